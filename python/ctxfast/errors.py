@@ -1,0 +1,33 @@
+"""The exception hierarchy of ctxfast, rooted at :class:`CtxfastError`.
+
+The native classes are created in Rust (so the core can raise them) and re-exported here;
+pure-Python errors subclass the same root, so ``except CtxfastError`` catches everything the
+library raises on bad input.
+"""
+
+from ctxfast._native import (
+    CtxfastError,
+    EncodingError,
+    IndexError,
+    InternalError,
+    InvalidArgumentError,
+)
+
+
+class BudgetError(CtxfastError):
+    """The mandatory (pinned) content alone exceeds the token budget: no valid window exists."""
+
+
+class ConfigError(CtxfastError):
+    """A configuration file or value is malformed."""
+
+
+__all__ = [
+    "BudgetError",
+    "ConfigError",
+    "CtxfastError",
+    "EncodingError",
+    "IndexError",
+    "InternalError",
+    "InvalidArgumentError",
+]

@@ -1,0 +1,11 @@
+//! ctxfast-core: the pure-Rust algorithms behind ctxfast.
+//!
+//! Nothing here depends on Python; the `ctxfast-py` crate is a thin binding over these
+//! functions. Every public function is deterministic and returns [`CoreError`] instead of
+//! panicking on bad input.
+
+pub mod error;
+pub mod tokens;
+pub mod truncate;
+
+pub use error::{CoreError, CoreResult};

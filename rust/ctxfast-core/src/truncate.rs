@@ -1,0 +1,170 @@
+//! Budget fitting: the longest head of a text that, with an elision marker appended, fits a
+//! token budget.
+//!
+//! The naive approach adds one word at a time and re-counts (O(w²)); here the cut points are
+//! enumerated once and the longest fitting one is found by binary search, so a 50,000-word
+//! section needs about 17 counts. Only candidates that were verified to fit are returned, so
+//! the budget holds even if BPE counts were ever non-monotone in the prefix length.
+
+use crate::error::{CoreError, CoreResult};
+use crate::tokens::{self, Encoding};
+
+/// Where a truncated head may end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cut {
+    /// After the last character of a word (before whitespace).
+    Word,
+    /// At the end of a line (before its newline).
+    Line,
+    /// On a token boundary that is also a character boundary.
+    Token,
+}
+
+impl Cut {
+    pub fn from_name(name: &str) -> CoreResult<Self> {
+        match name {
+            "word" => Ok(Cut::Word),
+            "line" => Ok(Cut::Line),
+            "token" => Ok(Cut::Token),
+            other => Err(CoreError::InvalidArgument(format!(
+                "unknown cut {other:?}; expected 'word', 'line' or 'token'"
+            ))),
+        }
+    }
+}
+
+/// Byte offsets (ascending, starting with 0, all `< text.len()`) where a head may end.
+pub fn cut_points(text: &str, cut: Cut, enc: Encoding) -> CoreResult<Vec<usize>> {
+    let mut points = vec![0usize];
+    match cut {
+        Cut::Word => {
+            let mut prev_word = false;
+            for (i, ch) in text.char_indices() {
+                if ch.is_whitespace() && prev_word {
+                    points.push(i);
+                }
+                prev_word = !ch.is_whitespace();
+            }
+        }
+        Cut::Line => {
+            points.extend(
+                text.char_indices()
+                    .filter(|&(i, ch)| ch == '\n' && i > 0)
+                    .map(|(i, _)| i),
+            );
+        }
+        Cut::Token => {
+            if enc == Encoding::Approx {
+                points.extend(text.char_indices().skip(1).map(|(i, _)| i));
+            } else {
+                points.extend(
+                    tokens::token_ends(text, enc)?
+                        .into_iter()
+                        .filter(|&e| e > 0 && e < text.len() && text.is_char_boundary(e)),
+                );
+            }
+        }
+    }
+    points.dedup();
+    Ok(points)
+}
+
+/// The longest head of `text` ending at a `cut` point such that `head + elision` has at most
+/// `max_tokens` tokens. `text` is returned unchanged when it already fits; an empty string
+/// when not even the elision marker fits.
+pub fn truncate_to_tokens(
+    text: &str,
+    max_tokens: usize,
+    enc: Encoding,
+    elision: &str,
+    cut: Cut,
+) -> CoreResult<String> {
+    if tokens::fits(text, max_tokens, enc) {
+        return Ok(text.to_string());
+    }
+    let points = cut_points(text, cut, enc)?;
+    let candidate = |end: usize| -> String {
+        let mut s = String::with_capacity(end + elision.len());
+        s.push_str(&text[..end]);
+        s.push_str(elision);
+        s
+    };
+    let fits_at = |idx: usize| tokens::fits(&candidate(points[idx]), max_tokens, enc);
+    if !fits_at(0) {
+        return Ok(String::new());
+    }
+    // Invariant: points[lo] fits; every index > hi is known not to fit.
+    let (mut lo, mut hi) = (0usize, points.len() - 1);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if fits_at(mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    Ok(candidate(points[lo]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const E: &str = " […]";
+
+    #[test]
+    fn unchanged_when_fits() {
+        let t = "short text";
+        assert_eq!(
+            truncate_to_tokens(t, 10, Encoding::Cl100kBase, E, Cut::Word).unwrap(),
+            t
+        );
+    }
+
+    #[test]
+    fn word_cut_is_longest_fitting_head() {
+        let text = "alpha beta gamma delta epsilon zeta eta theta";
+        for max in 0..12 {
+            let out = truncate_to_tokens(text, max, Encoding::Cl100kBase, E, Cut::Word).unwrap();
+            assert!(tokens::count(&out, Encoding::Cl100kBase) <= max);
+            if !out.is_empty() && out != text {
+                let head = out.strip_suffix(E).unwrap();
+                assert!(text.starts_with(head));
+                // The next word would not have fit.
+                let rest = &text[head.len()..];
+                let next_end = rest
+                    .trim_start()
+                    .find(' ')
+                    .map(|i| head.len() + (rest.len() - rest.trim_start().len()) + i)
+                    .unwrap_or(text.len());
+                if next_end < text.len() {
+                    let longer = format!("{}{}", &text[..next_end], E);
+                    assert!(tokens::count(&longer, Encoding::Cl100kBase) > max);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn never_splits_utf8() {
+        let text = "🎉".repeat(100);
+        for max in 0..30 {
+            let out = truncate_to_tokens(&text, max, Encoding::Cl100kBase, E, Cut::Token).unwrap();
+            assert!(tokens::count(&out, Encoding::Cl100kBase) <= max);
+        }
+    }
+
+    #[test]
+    fn line_cut_ends_before_newline() {
+        let text = "line one\nline two\nline three\nline four";
+        let out = truncate_to_tokens(text, 8, Encoding::Cl100kBase, E, Cut::Line).unwrap();
+        let head = out.strip_suffix(E).unwrap();
+        assert!(text[head.len()..].starts_with('\n'));
+    }
+
+    #[test]
+    fn empty_when_elision_does_not_fit() {
+        let out = truncate_to_tokens("a b c d e f", 0, Encoding::Cl100kBase, E, Cut::Word).unwrap();
+        assert_eq!(out, "");
+    }
+}
