@@ -12,7 +12,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ctxfast.errors import BudgetError
-from ctxfast.tokens import DEFAULT_ELISION, DEFAULT_ENCODING, count_tokens, truncate_to_tokens
+from ctxfast.tokens import (
+    DEFAULT_ELISION,
+    DEFAULT_ENCODING,
+    count_tokens,
+    count_tokens_batch,
+    truncate_to_tokens,
+)
 
 SEPARATOR = "\n\n"
 
@@ -80,10 +86,14 @@ def assemble_context(
     truncated: set[int] = set()
     dropped: set[int] = set()
     ranked = sorted((s for s in sections if not s.pinned), key=lambda s: -s.priority)
-    for section in ranked:
-        header_cost = count_tokens(render_section(section.name, ""), encoding)
+    # One parallel native call counts every header and body up front.
+    counts = count_tokens_batch(
+        [render_section(s.name, "") for s in ranked] + [s.text for s in ranked], encoding
+    )
+    header_costs, body_costs = counts[: len(ranked)], counts[len(ranked) :]
+    for section, header_cost, body_cost in zip(ranked, header_costs, body_costs, strict=True):
         overhead = header_cost + (sep_cost if chosen else 0)
-        cost = overhead + count_tokens(section.text, encoding)
+        cost = overhead + body_cost
         if cost <= remaining:
             chosen[id(section)] = section.text
             remaining -= cost
