@@ -136,6 +136,7 @@ class RunnerCandidate:
     name: str
     command: str
     evidence: str
+    framework: str | None = None
 
 
 @dataclass
@@ -181,10 +182,18 @@ class Collector:
         self.external.append({"name": name, "path": path, "evidence": evidence})
 
     def runner(
-        self, level: int, canonical: str | None, name: str, command: str, evidence: str
+        self,
+        level: int,
+        canonical: str | None,
+        name: str,
+        command: str,
+        evidence: str,
+        framework: str | None = None,
     ) -> None:
         self.runners.append(
-            RunnerCandidate(level, canonical, self.clip(name), self.clip(command), evidence)
+            RunnerCandidate(
+                level, canonical, self.clip(name), self.clip(command), evidence, framework
+            )
         )
 
     def entry_point(self, name: str, kind: str, evidence: str, target: str | None = None) -> None:

@@ -169,12 +169,20 @@ def canonical_runners(cands: list[RunnerCandidate]) -> dict[str, RunnerCandidate
 def _assemble(col: Collector) -> dict[str, Any]:
     winners = canonical_runners(col.runners)
     runners = [{"name": n, "command": c.command, "evidence": c.evidence} for n, c in winners.items()]
-    seen = {(c.name, c.command) for c in winners.values()}
+    won = {id(c) for c in winners.values()}
+    names = set(winners)
+    seen_cmds: set[tuple[str, str]] = set()
     for c in col.runners:
-        if c.level <= 1 or c.canonical is None:
-            if (c.name, c.command) not in seen:
-                seen.add((c.name, c.command))
-                runners.append({"name": c.name, "command": c.command, "evidence": c.evidence})
+        if id(c) in won or (c.level > 1 and c.canonical is not None):
+            continue  # a losing convention is implied, not a separate runner
+        if (c.name, c.command) in seen_cmds:
+            continue
+        seen_cmds.add((c.name, c.command))
+        name, n = c.name, 2
+        while name in names:
+            name, n = f"{c.name}#{n}", n + 1
+        names.add(name)
+        runners.append({"name": name, "command": c.command, "evidence": c.evidence})
 
     tests: list[dict[str, Any]] = []
     test_cands = sorted(
@@ -184,7 +192,8 @@ def _assemble(col: Collector) -> dict[str, Any]:
     default_fw = col.test_frameworks[0][0] if col.test_frameworks else None
     for *_, c in test_cands:
         if all(t["command"] != c.command for t in tests):
-            tests.append({"framework": framework_of(c.command) or default_fw,
+            fw = c.framework or framework_of(c.command) or default_fw
+            tests.append({"framework": fw,
                           "command": c.command, "evidence": c.evidence})
 
     langs: dict[str, dict[str, Any]] = {}
@@ -200,7 +209,10 @@ def _assemble(col: Collector) -> dict[str, Any]:
         "languages": list(langs.values()),
         "package_manager": {"name": pm[1], "evidence": pm[2]} if pm else {"name": None, "evidence": None},
         "components": _unique(col.components, key=lambda c: c["path"]),
-        "dependencies": _unique(col.dependencies, key=lambda d: (d["name"].lower(), d["kind"])),
+        "dependencies": _unique(
+            col.dependencies,
+            key=lambda d: (d["name"].lower(), d["kind"], d["evidence"].rsplit(":", 1)[0]),
+        ),
         "tests": tests,
         "external-packages": _unique(col.external, key=lambda e: e["path"]),
         "runners": runners,

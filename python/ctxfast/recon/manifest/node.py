@@ -61,9 +61,9 @@ def parse_package_json(col: Collector, src: Source, root_level: bool) -> None:
     for name in ("build", "test", "lint"):
         if root_level and isinstance(scripts.get(name), str):
             cmd = f"{runner_pm} test" if name == "test" else f"{runner_pm} run {name}"
-            col.runner(2, name, name, cmd, ev("scripts", name))
+            fw = _framework(scripts[name], deps) if name == "test" else None
+            col.runner(2, name, name, cmd, ev("scripts", name), fw)
             if name == "test":
-                fw = _framework(scripts[name], deps)
                 col.test_framework(fw or "npm-test", ev("scripts", name))
 
     if isinstance(data.get("main"), str):
