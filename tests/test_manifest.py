@@ -11,7 +11,6 @@ from typing import Any
 
 import jsonschema
 import pytest
-
 from ctxfast.errors import InvalidArgumentError
 from ctxfast.recon.manifest import (
     ManifestConfig,
@@ -90,7 +89,9 @@ def assert_evidence(root: Path, m: dict[str, Any]) -> None:
     for e in m["entry-points"]:
         text = line_at(root, e["evidence"])
         words = e["name"].split()
-        assert e["name"] in text or e.get("target", "\0") in text or all(w in text for w in words), e
+        assert (
+            e["name"] in text or e.get("target", "\0") in text or all(w in text for w in words)
+        ), e
     for c in m["components"]:
         text = line_at(root, c["evidence"])
         assert c["evidence"].startswith(c["path"]) or c["name"].rsplit("/", 1)[-1] in text, c
@@ -103,8 +104,11 @@ def assert_evidence(root: Path, m: dict[str, Any]) -> None:
     if pm["name"]:
         text = line_at(root, pm["evidence"])
         needles = {
-            "poetry": ("poetry",), "setuptools": ("setuptools",), "go": ("module",),
-            "cargo": ("[package]", "[workspace]"), "maven": ("artifactId",),
+            "poetry": ("poetry",),
+            "setuptools": ("setuptools",),
+            "go": ("module",),
+            "cargo": ("[package]", "[workspace]"),
+            "maven": ("artifactId",),
             "pip": ("[project]", "=", ">"),
         }.get(pm["name"], ())
         if pm["name"] in ("npm", "yarn", "pnpm"):
@@ -143,16 +147,31 @@ def test_python_pep621_family() -> None:
         {"name": "python", "version_hint": ">=3.10", "evidence": "pyproject.toml:8"}
     ]
     assert m["package_manager"] == {"name": "setuptools", "evidence": "pyproject.toml:3"}
-    assert {("requests", ">=2.28", "runtime"), ("click", None, "runtime"),
-            ("pydantic", ">=2,<3", "runtime"), ("pytest", ">=7", "dev"),
-            ("psycopg", ">=3.1", "runtime")} <= deps(m)
-    assert m["entry-points"] == [{"name": "memstore", "kind": "console-script",
-                                  "evidence": "pyproject.toml:20", "target": "memstore.cli:main"}]
+    assert {
+        ("requests", ">=2.28", "runtime"),
+        ("click", None, "runtime"),
+        ("pydantic", ">=2,<3", "runtime"),
+        ("pytest", ">=7", "dev"),
+        ("psycopg", ">=3.1", "runtime"),
+    } <= deps(m)
+    assert m["entry-points"] == [
+        {
+            "name": "memstore",
+            "kind": "console-script",
+            "evidence": "pyproject.toml:20",
+            "target": "memstore.cli:main",
+        }
+    ]
     assert m["components"][0]["path"] == "src/memstore"
     assert "src-layout" in m["layout"]["conventions"]
     assert "tests/ mirrors src/memstore/" in m["layout"]["conventions"]
-    assert m["external-packages"] == [{"name": "vendor/minijson", "path": "vendor/minijson",
-                                       "evidence": "vendor/minijson/setup.py:1"}]
+    assert m["external-packages"] == [
+        {
+            "name": "vendor/minijson",
+            "path": "vendor/minijson",
+            "evidence": "vendor/minijson/setup.py:1",
+        }
+    ]
     # vendored code is recognized and left alone: its setup.py contributes no claims
     assert all(not d["evidence"].startswith("vendor/") for d in m["dependencies"])
 
@@ -161,8 +180,11 @@ def test_poetry_family() -> None:
     m = build(FIXTURES / "poetry")
     assert m["package_manager"]["name"] == "poetry"
     assert m["languages"][0]["version_hint"] == "^3.11"
-    assert {("fastapi", "^0.110", "runtime"), ("sqlalchemy", "^2.0", "runtime"),
-            ("pytest", "^8.0", "dev")} <= deps(m)
+    assert {
+        ("fastapi", "^0.110", "runtime"),
+        ("sqlalchemy", "^2.0", "runtime"),
+        ("pytest", "^8.0", "dev"),
+    } <= deps(m)
     assert all(d["name"] != "python" for d in m["dependencies"])
     assert m["entry-points"][0]["target"] == "svc.main:run"
 
@@ -173,11 +195,20 @@ def test_setup_py_cfg_requirements_family() -> None:
     assert m["package_manager"]["name"] == "setuptools"
     got = deps(m)
     # setup.py: a module-level REQUIREMENTS name is resolved statically, extras keep their kind
-    assert {("numpy", ">=1.20", "runtime"), ("scipy", None, "runtime"), ("pytest", None, "dev"),
-            ("matplotlib", None, "runtime")} <= got
+    assert {
+        ("numpy", ">=1.20", "runtime"),
+        ("scipy", None, "runtime"),
+        ("pytest", None, "dev"),
+        ("matplotlib", None, "runtime"),
+    } <= got
     # setup.cfg multi-line values, requirements pins, -e #egg=, hash continuation
-    assert {("attrs", ">=21", "runtime"), ("six", None, "runtime"), ("numpy", "==1.26.4", "runtime"),
-            ("exampletool", None, "runtime"), ("coverage", ">=7", "dev")} <= got
+    assert {
+        ("attrs", ">=21", "runtime"),
+        ("six", None, "runtime"),
+        ("numpy", "==1.26.4", "runtime"),
+        ("exampletool", None, "runtime"),
+        ("coverage", ">=7", "dev"),
+    } <= got
     assert not any(d["name"] in ("local-package", "git") for d in m["dependencies"])
     names = {e["name"] for e in m["entry-points"]}
     assert names == {"legacy-run", "legacy-cfg"}
@@ -196,20 +227,34 @@ def test_node_family() -> None:
     assert ("express", "^4.19.2", "runtime") in deps(m)
     assert ("vitest", "^1.6.0", "dev") in deps(m)
     assert {(e["name"], e["kind"]) for e in m["entry-points"]} == {
-        ("dist/index.js", "main"), ("webapp", "bin")}
-    assert m["components"] == [{"name": "@webapp/ui", "path": "packages/ui", "kind": "app",
-                                "evidence": "packages/ui/package.json:2"}]
+        ("dist/index.js", "main"),
+        ("webapp", "bin"),
+    }
+    assert m["components"] == [
+        {
+            "name": "@webapp/ui",
+            "path": "packages/ui",
+            "kind": "app",
+            "evidence": "packages/ui/package.json:2",
+        }
+    ]
 
 
 def test_go_family() -> None:
     m = build(FIXTURES / "go")
     assert m["languages"] == [{"name": "go", "version_hint": "1.22", "evidence": "go.mod:3"}]
-    assert {("github.com/spf13/cobra", "v1.8.0", "runtime"),
-            ("golang.org/x/sync", "v0.7.0", "runtime"),
-            ("github.com/stretchr/testify", "v1.9.0", "runtime")} == deps(m)
+    assert {
+        ("github.com/spf13/cobra", "v1.8.0", "runtime"),
+        ("golang.org/x/sync", "v0.7.0", "runtime"),
+        ("github.com/stretchr/testify", "v1.9.0", "runtime"),
+    } == deps(m)
     assert runner(m, "test")["command"] == "go test ./..."
-    assert m["components"][0] == {"name": "gosvc", "path": "cmd/gosvc", "kind": "app",
-                                  "evidence": "cmd/gosvc/main.go:2"}
+    assert m["components"][0] == {
+        "name": "gosvc",
+        "path": "cmd/gosvc",
+        "kind": "app",
+        "evidence": "cmd/gosvc/main.go:2",
+    }
     assert m["external-packages"][0]["evidence"] == "vendor/modules.txt:1"
 
 
@@ -220,7 +265,9 @@ def test_rust_family() -> None:
     assert ("serde", "1.0", "runtime") in deps(m)
     assert ("proptest", "1.4", "dev") in deps(m)
     assert [(e["name"], e["evidence"]) for e in m["entry-points"]] == [
-        ("rtool", "Cargo.toml:14"), ("rtool-admin", "Cargo.toml:18")]
+        ("rtool", "Cargo.toml:14"),
+        ("rtool-admin", "Cargo.toml:18"),
+    ]
     assert runner(m, "lint")["command"] == "cargo clippy"
 
 
@@ -238,12 +285,25 @@ def test_java_family() -> None:
 
 def test_dockerfile_and_justfile_family() -> None:
     m = build(FIXTURES / "docker")
-    assert m["languages"][0] == {"name": "python", "version_hint": "3.12",
-                                 "evidence": "Dockerfile:1"}
-    assert m["entry-points"] == [{"name": "python -m app.server", "kind": "main",
-                                  "evidence": "Dockerfile:9", "target": "Dockerfile"}]
+    assert m["languages"][0] == {
+        "name": "python",
+        "version_hint": "3.12",
+        "evidence": "Dockerfile:1",
+    }
+    assert m["entry-points"] == [
+        {
+            "name": "python -m app.server",
+            "kind": "main",
+            "evidence": "Dockerfile:9",
+            "target": "Dockerfile",
+        }
+    ]
     assert "container workdir: /srv" in m["layout"]["conventions"]
-    assert runner(m, "lint") == {"name": "lint", "command": "ruff check .", "evidence": "justfile:12"}
+    assert runner(m, "lint") == {
+        "name": "lint",
+        "command": "ruff check .",
+        "evidence": "justfile:12",
+    }
     assert runner(m, "test")["command"] == "pytest {{ARGS}}"
     assert m["package_manager"] == {"name": None, "evidence": None}
 
@@ -254,19 +314,29 @@ def test_dockerfile_and_justfile_family() -> None:
 def test_makefile_beats_ci_beats_conventions_and_exact_name_beats_prefix() -> None:
     m = build(FIXTURES / "python")
     # Makefile `test:` (exact) wins over `test-unit:` (earlier, prefix), CI and [tool.pytest]
-    assert runner(m, "test") == {"name": "test", "command": "pytest -q tests/",
-                                 "evidence": "Makefile:15"}
+    assert runner(m, "test") == {
+        "name": "test",
+        "command": "pytest -q tests/",
+        "evidence": "Makefile:15",
+    }
     assert runner(m, "build")["evidence"] == "Makefile:5"
     assert runner(m, "lint")["command"] == "ruff check . && mypy src"
     assert [r["name"] for r in m["runners"][:3]] == ["build", "test", "lint"]
     assert [t["evidence"] for t in m["tests"]] == [
-        "Makefile:15", "Makefile:12", ".github/workflows/ci.yml:11", "pyproject.toml:25"]
+        "Makefile:15",
+        "Makefile:12",
+        ".github/workflows/ci.yml:11",
+        "pyproject.toml:25",
+    ]
 
 
 def test_ci_beats_conventions_without_a_makefile() -> None:
     m = build(FIXTURES / "ci")
-    assert runner(m, "test") == {"name": "test", "command": "pytest -x tests/unit",
-                                 "evidence": ".github/workflows/test.yaml:11"}
+    assert runner(m, "test") == {
+        "name": "test",
+        "command": "pytest -x tests/unit",
+        "evidence": ".github/workflows/test.yaml:11",
+    }
     assert runner(m, "lint")["command"] == "ruff check src"
     # installs are runners (each run: step) but never classified as build/test/lint
     assert runner(m, "build") is None
@@ -279,15 +349,21 @@ def test_conventions_need_evidence_and_missing_runners_are_omitted(tmp_path: Pat
     assert "test:" not in render_manifest_header(m)
     (tmp_path / "requirements-dev.txt").write_text("pytest==8\n")
     m = build(tmp_path)
-    assert runner(m, "test") == {"name": "test", "command": "pytest",
-                                 "evidence": "requirements-dev.txt:1"}
+    assert runner(m, "test") == {
+        "name": "test",
+        "command": "pytest",
+        "evidence": "requirements-dev.txt:1",
+    }
 
 
 def test_check_target_maps_to_lint(tmp_path: Path) -> None:
     (tmp_path / "Makefile").write_text("check:\n\tblack --check .\n")
     m = build(tmp_path)
-    assert runner(m, "lint") == {"name": "lint", "command": "black --check .",
-                                 "evidence": "Makefile:2"}
+    assert runner(m, "lint") == {
+        "name": "lint",
+        "command": "black --check .",
+        "evidence": "Makefile:2",
+    }
 
 
 # --- fail-soft ------------------------------------------------------------------------------
@@ -338,8 +414,19 @@ def test_malformed_package_json(tmp_path: Path) -> None:
 def test_empty_repository(tmp_path: Path) -> None:
     m = build(tmp_path)
     assert m["repo"] == tmp_path.name
-    assert all(m[k] == [] for k in ("languages", "components", "dependencies", "tests",
-                                    "external-packages", "runners", "entry-points", "errors"))
+    assert all(
+        m[k] == []
+        for k in (
+            "languages",
+            "components",
+            "dependencies",
+            "tests",
+            "external-packages",
+            "runners",
+            "entry-points",
+            "errors",
+        )
+    )
     assert m["package_manager"] == {"name": None, "evidence": None}
     assert m["layout"]["conventions"] == [] and m["layout"]["evidence"] is None
     assert count_tokens(render_manifest_header(m)) <= 500
@@ -353,8 +440,9 @@ def test_empty_repository(tmp_path: Path) -> None:
         ("Cargo.toml", b"\x7fELF\x00\x00\x00", "binary"),
     ],
 )
-def test_binary_or_undecodable_manifest(tmp_path: Path, name: str, payload: bytes,
-                                        reason: str) -> None:
+def test_binary_or_undecodable_manifest(
+    tmp_path: Path, name: str, payload: bytes, reason: str
+) -> None:
     (tmp_path / name).write_bytes(payload)
     m = build(tmp_path)
     assert reason in _errors(m)[name]["reason"]
@@ -362,7 +450,8 @@ def test_binary_or_undecodable_manifest(tmp_path: Path, name: str, payload: byte
 
 def test_partial_parse_is_rolled_back(tmp_path: Path) -> None:
     (tmp_path / "go.mod").write_text(
-        "module example.com/x\n\nrequire (\n\tgithub.com/a/b v1.0.0\n\tnot a requirement\n)\n")
+        "module example.com/x\n\nrequire (\n\tgithub.com/a/b v1.0.0\n\tnot a requirement\n)\n"
+    )
     m = build(tmp_path)
     assert _errors(m)["go.mod"]["line"] == 5
     assert m["dependencies"] == [] and m["runners"] == []
@@ -409,16 +498,21 @@ def test_not_a_directory_raises_clear_error(tmp_path: Path) -> None:
 def test_defaults_are_the_spec_values() -> None:
     cfg = ManifestConfig()
     assert (cfg.max_tokens, cfg.header_tokens, cfg.encoding) == (5000, 500, "cl100k_base")
-    assert cfg.target_patterns == (("build", r"^build"), ("test", r"^test"),
-                                   ("lint", r"^(lint|check)"))
+    assert cfg.target_patterns == (
+        ("build", r"^build"),
+        ("test", r"^test"),
+        ("lint", r"^(lint|check)"),
+    )
     assert {"vendor", "third_party", "external", "site-packages"} <= set(cfg.vendored_dirs)
 
 
 def test_oversize_manifest_trims_largest_list_first(tmp_path: Path) -> None:
     (tmp_path / "requirements.txt").write_text(
-        "".join(f"package-number-{i}>={i}.0\n" for i in range(1500)))
+        "".join(f"package-number-{i}>={i}.0\n" for i in range(1500))
+    )
     (tmp_path / "Makefile").write_text(
-        "".join(f"target{i}:\n\techo {i}\n" for i in range(20)) + "test:\n\tpytest\n")
+        "".join(f"target{i}:\n\techo {i}\n" for i in range(20)) + "test:\n\tpytest\n"
+    )
     m = build(tmp_path)
     text = render_manifest_json(m)
     assert count_tokens(text) <= 5000
@@ -446,17 +540,24 @@ def test_long_field_values_are_clipped(tmp_path: Path) -> None:
 def test_header_shape() -> None:
     m = build(FIXTURES / "poetry")
     assert render_manifest_header(m) == (
-        "languages: python · package_manager: poetry · build: `python -m build` · "
-        "test: `pytest`")
+        "languages: python · package_manager: poetry · build: `python -m build` · test: `pytest`"
+    )
 
 
 @pytest.mark.parametrize("budget", [500, 60, 20, 5, 1])
 def test_header_never_exceeds_budget(budget: int) -> None:
     m = build(FIXTURES / "python")
-    m["runners"] = [{"name": n, "command": "run " + " ".join(f"arg{i}" for i in range(800)),
-                     "evidence": "Makefile:1"} for n in ("build", "test", "lint")]
-    m["languages"] = [{"name": f"lang{i}", "version_hint": None, "evidence": "x:1"}
-                      for i in range(40)]
+    m["runners"] = [
+        {
+            "name": n,
+            "command": "run " + " ".join(f"arg{i}" for i in range(800)),
+            "evidence": "Makefile:1",
+        }
+        for n in ("build", "test", "lint")
+    ]
+    m["languages"] = [
+        {"name": f"lang{i}", "version_hint": None, "evidence": "x:1"} for i in range(40)
+    ]
     text = render_manifest_header(m, max_tokens=budget)
     assert 0 < count_tokens(text) <= budget
     assert render_manifest_header(m, max_tokens=0) == ""
@@ -468,8 +569,9 @@ def test_header_never_exceeds_budget(budget: int) -> None:
 def test_schema_ships_with_the_package() -> None:
     from importlib import resources
 
-    schema = json.loads(resources.files("ctxfast.recon").joinpath("manifest.schema.json")
-                        .read_text("utf-8"))
+    schema = json.loads(
+        resources.files("ctxfast.recon").joinpath("manifest.schema.json").read_text("utf-8")
+    )
     jsonschema.Draft202012Validator.check_schema(schema)
     assert schema["$schema"].endswith("2020-12/schema")
 
@@ -483,12 +585,23 @@ def test_schema_rejects_a_claim_without_evidence() -> None:
 
 def test_cli_manifest(tmp_path: Path) -> None:
     root = str(FIXTURES / "rust")
-    out = subprocess.run([sys.executable, "-m", "ctxfast.cli", "manifest", root, "--json"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "ctxfast.cli", "manifest", root, "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert json.loads(out) == build_manifest(root)
-    human = subprocess.run([sys.executable, "-m", "ctxfast.cli", "manifest", root],
-                           capture_output=True, text=True, check=True).stdout
+    human = subprocess.run(
+        [sys.executable, "-m", "ctxfast.cli", "manifest", root],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert "test: cargo test  [Cargo.toml:1]" in human
-    bad = subprocess.run([sys.executable, "-m", "ctxfast.cli", "manifest", str(tmp_path / "no")],
-                         capture_output=True, text=True)
+    bad = subprocess.run(
+        [sys.executable, "-m", "ctxfast.cli", "manifest", str(tmp_path / "no")],
+        capture_output=True,
+        text=True,
+    )
     assert bad.returncode == 2 and "not a directory" in bad.stderr

@@ -1,1 +1,2 @@
-"""Repository reconnaissance (spec 03): the deterministic map of a repository built before the model runs."""
+"""Repository reconnaissance (spec 03): the deterministic repository map built before the
+model runs."""

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ctxfast.errors import CtxfastError
+
 #: Directory names whose content is third-party code living in the tree (spec 03 §3.2 list,
 #: plus common spellings). They become ``external-packages`` and are never parsed for claims.
 VENDORED_DIRS = ("vendor", "third_party", "third-party", "external", "extern", "site-packages")
@@ -93,8 +95,9 @@ class ManifestConfig:
     target_patterns: tuple[tuple[str, str], ...] = TARGET_PATTERNS
 
 
-class ManifestParseError(Exception):
-    """Raised inside a parser for malformed content; the driver turns it into an ``errors`` entry."""
+class ManifestParseError(CtxfastError):
+    """Malformed manifest content, raised inside a parser; the builder always catches it and
+    records an ``errors`` entry, so it never reaches the caller."""
 
     def __init__(self, reason: str, line: int | None = None) -> None:
         super().__init__(reason)
@@ -162,9 +165,7 @@ class Collector:
         return text if len(text) <= limit else text[: limit - 1] + "…"
 
     def language(self, name: str, version_hint: str | None, evidence: str) -> None:
-        self.languages.append(
-            {"name": name, "version_hint": version_hint, "evidence": evidence}
-        )
+        self.languages.append({"name": name, "version_hint": version_hint, "evidence": evidence})
 
     def package_manager(self, priority: int, name: str, evidence: str) -> None:
         self.package_managers.append((priority, name, evidence))
@@ -228,7 +229,9 @@ def read_source(col: Collector, path: Path) -> Source | None:
             return None
         size = real.stat().st_size
         if size > col.config.max_file_bytes:
-            col.error(rel, f"skipped: {size} bytes exceeds the {col.config.max_file_bytes}-byte cap")
+            col.error(
+                rel, f"skipped: {size} bytes exceeds the {col.config.max_file_bytes}-byte cap"
+            )
             return None
         data = real.read_bytes()
     except OSError as exc:
@@ -257,7 +260,11 @@ def walk_files(col: Collector) -> list[Path]:
         depth = len(Path(dirpath).relative_to(root).parts)
         keep = []
         for d in sorted(dirnames):
-            if d in skip or (d.startswith(".") and d != ".github") or depth + 1 > col.config.max_depth:
+            if (
+                d in skip
+                or (d.startswith(".") and d != ".github")
+                or depth + 1 > col.config.max_depth
+            ):
                 continue
             keep.append(d)
         dirnames[:] = keep

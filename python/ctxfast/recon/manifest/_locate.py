@@ -57,13 +57,11 @@ class TomlLines:
         written in a parent table."""
         for tp, ti, _hl, s, e in self.tables:
             if tp == path and ti == index:
-                line = self.src.find_line(
-                    rf"""^\s*(["']?){re.escape(key)}\1\s*=""", start=s, end=e
-                )
+                line = self.src.find_line(rf"""^\s*(["']?){re.escape(key)}\1\s*=""", start=s, end=e)
                 if line:
                     return line
         for n in range(len(path) - 1, -1, -1):
-            dotted = ".".join(path[n:] + (key,))
+            dotted = ".".join((*path[n:], key))
             for tp, _ti, _hl, s, e in self.tables:
                 if tp == path[:n]:
                     line = self.src.find_line(rf"^\s*{re.escape(dotted)}\s*=", start=s, end=e)

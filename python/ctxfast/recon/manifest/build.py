@@ -39,34 +39,74 @@ def _root_only(fn: Callable[[Collector, Source], None]) -> Parser:
 #: (family order, file-name test, parser, root_only). The order is the ecosystem priority used
 #: to break ties between package-manager conventions; within a family, shallower files first.
 FAMILIES: tuple[tuple[int, Callable[[str], bool], Parser, bool], ...] = (
-    (0, lambda p: p.endswith("pyproject.toml") and p.rsplit("/", 1)[-1] == "pyproject.toml",
-     _root_only(python.parse_pyproject), False),
+    (
+        0,
+        lambda p: p.endswith("pyproject.toml") and p.rsplit("/", 1)[-1] == "pyproject.toml",
+        _root_only(python.parse_pyproject),
+        False,
+    ),
     (1, lambda p: p.rsplit("/", 1)[-1] == "setup.py", _root_only(python.parse_setup_py), False),
     (2, lambda p: p.rsplit("/", 1)[-1] == "setup.cfg", _root_only(python.parse_setup_cfg), False),
-    (3, lambda p: bool(re.fullmatch(r"(.*/)?(requirements[^/]*\.txt|requirements/[^/]+\.txt)", p)),
-     _root_only(python.parse_requirements), False),
+    (
+        3,
+        lambda p: bool(re.fullmatch(r"(.*/)?(requirements[^/]*\.txt|requirements/[^/]+\.txt)", p)),
+        _root_only(python.parse_requirements),
+        False,
+    ),
     (4, lambda p: p in ("pytest.ini", "tox.ini"), _root_only(python.parse_test_ini), True),
     (5, lambda p: p == "noxfile.py", _root_only(python.parse_noxfile), True),
     (10, lambda p: p.rsplit("/", 1)[-1] == "package.json", node.parse_package_json, False),
     (20, lambda p: p.rsplit("/", 1)[-1] == "go.mod", go.parse_go_mod, False),
     (30, lambda p: p.rsplit("/", 1)[-1] == "Cargo.toml", rust.parse_cargo_toml, False),
     (40, lambda p: p.rsplit("/", 1)[-1] == "pom.xml", java.parse_pom, False),
-    (41, lambda p: p.rsplit("/", 1)[-1] in ("build.gradle", "build.gradle.kts"),
-     java.parse_gradle, False),
-    (50, lambda p: p in ("Makefile", "makefile", "GNUmakefile"), _root_only(make.parse_makefile), True),
-    (51, lambda p: p in ("justfile", "Justfile", ".justfile"), _root_only(make.parse_justfile), True),
-    (60, lambda p: bool(re.fullmatch(r"\.github/workflows/[^/]+\.ya?ml", p)),
-     _root_only(ci.parse_workflow), True),
-    (70, lambda p: bool(re.fullmatch(r"(.*/)?(Dockerfile|Dockerfile\.[\w.-]+|[\w.-]+\.Dockerfile)", p)),
-     _root_only(docker.parse_dockerfile), False),
+    (
+        41,
+        lambda p: p.rsplit("/", 1)[-1] in ("build.gradle", "build.gradle.kts"),
+        java.parse_gradle,
+        False,
+    ),
+    (
+        50,
+        lambda p: p in ("Makefile", "makefile", "GNUmakefile"),
+        _root_only(make.parse_makefile),
+        True,
+    ),
+    (
+        51,
+        lambda p: p in ("justfile", "Justfile", ".justfile"),
+        _root_only(make.parse_justfile),
+        True,
+    ),
+    (
+        60,
+        lambda p: bool(re.fullmatch(r"\.github/workflows/[^/]+\.ya?ml", p)),
+        _root_only(ci.parse_workflow),
+        True,
+    ),
+    (
+        70,
+        lambda p: bool(
+            re.fullmatch(r"(.*/)?(Dockerfile|Dockerfile\.[\w.-]+|[\w.-]+\.Dockerfile)", p)
+        ),
+        _root_only(docker.parse_dockerfile),
+        False,
+    ),
 )
 
 _FRAMEWORKS = (
-    (r"\bpytest\b|\bpy\.test\b", "pytest"), (r"\btox\b", "tox"), (r"\bnox\b", "nox"),
-    (r"\bunittest\b", "unittest"), (r"\bcargo (test|nextest)\b", "cargo test"),
-    (r"\bgo test\b", "go test"), (r"\bvitest\b", "vitest"), (r"\bjest\b", "jest"),
-    (r"\bmocha\b", "mocha"), (r"\bmvn\b", "junit (maven-surefire)"), (r"\bgradlew?\b", "gradle test"),
-    (r"\b(npm|yarn|pnpm)( run)? test\b", "npm-test"), (r"\bctest\b", "ctest"),
+    (r"\bpytest\b|\bpy\.test\b", "pytest"),
+    (r"\btox\b", "tox"),
+    (r"\bnox\b", "nox"),
+    (r"\bunittest\b", "unittest"),
+    (r"\bcargo (test|nextest)\b", "cargo test"),
+    (r"\bgo test\b", "go test"),
+    (r"\bvitest\b", "vitest"),
+    (r"\bjest\b", "jest"),
+    (r"\bmocha\b", "mocha"),
+    (r"\bmvn\b", "junit (maven-surefire)"),
+    (r"\bgradlew?\b", "gradle test"),
+    (r"\b(npm|yarn|pnpm)( run)? test\b", "npm-test"),
+    (r"\bctest\b", "ctest"),
 )
 
 
@@ -92,7 +132,7 @@ def build_manifest(root: str | Path, config: ManifestConfig | None = None) -> di
                 break
     jobs.sort(key=lambda j: (j[0], j[1], j[2]))
     python_done = False
-    for order, _depth, rel, path, parser, root_level in jobs:
+    for order, _depth, _rel, path, parser, root_level in jobs:
         if order >= 10 and not python_done:
             _python_conventions(col)
             python_done = True
@@ -116,15 +156,23 @@ def _run_parser(col: Collector, src: Source, parser: Parser, root_level: bool, o
         _rollback(col, snapshot)
         col.error(src.rel, exc.reason, exc.line)
         return
-    except (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError,
-            MemoryError, UnicodeError) as exc:
+    except (
+        ValueError,
+        TypeError,
+        KeyError,
+        AttributeError,
+        IndexError,
+        RecursionError,
+        MemoryError,
+        UnicodeError,
+    ) as exc:
         _rollback(col, snapshot)
         col.error(src.rel, f"unparseable: {type(exc).__name__}: {exc}")
         return
     if not root_level and order < 10:
         # A nested Python project is a component; its runners/package manager are not the repo's.
-        col.package_managers[snapshot["package_managers"]:] = []
-        col.runners[snapshot["runners"]:] = []
+        col.package_managers[snapshot["package_managers"] :] = []
+        col.runners[snapshot["runners"] :] = []
         d = src.rel.rsplit("/", 1)[0]
         col.component(d.rsplit("/", 1)[-1], d, "package", src.ev(1))
 
@@ -138,8 +186,9 @@ def _python_conventions(col: Collector) -> None:
     """Python's package-manager convention runners, only where a file evidences them."""
     pytest_ev = next((ev for fw, ev in col.test_frameworks if fw == "pytest"), None)
     if pytest_ev is None:
-        pytest_ev = next((d["evidence"] for d in col.dependencies
-                          if d["name"].lower() == "pytest"), None)
+        pytest_ev = next(
+            (d["evidence"] for d in col.dependencies if d["name"].lower() == "pytest"), None
+        )
     if pytest_ev is not None:
         col.runner(2, "test", "test", "pytest", pytest_ev)
     for tool in ("tox", "nox"):
@@ -168,7 +217,9 @@ def canonical_runners(cands: list[RunnerCandidate]) -> dict[str, RunnerCandidate
 
 def _assemble(col: Collector) -> dict[str, Any]:
     winners = canonical_runners(col.runners)
-    runners = [{"name": n, "command": c.command, "evidence": c.evidence} for n, c in winners.items()]
+    runners = [
+        {"name": n, "command": c.command, "evidence": c.evidence} for n, c in winners.items()
+    ]
     won = {id(c) for c in winners.values()}
     names = set(winners)
     seen_cmds: set[tuple[str, str]] = set()
@@ -186,15 +237,18 @@ def _assemble(col: Collector) -> dict[str, Any]:
 
     tests: list[dict[str, Any]] = []
     test_cands = sorted(
-        ((c.level, c.name != "test", i, c) for i, c in enumerate(col.runners) if c.canonical == "test"),
+        (
+            (c.level, c.name != "test", i, c)
+            for i, c in enumerate(col.runners)
+            if c.canonical == "test"
+        ),
         key=lambda t: t[:3],
     )
     default_fw = col.test_frameworks[0][0] if col.test_frameworks else None
     for *_, c in test_cands:
         if all(t["command"] != c.command for t in tests):
             fw = c.framework or framework_of(c.command) or default_fw
-            tests.append({"framework": fw,
-                          "command": c.command, "evidence": c.evidence})
+            tests.append({"framework": fw, "command": c.command, "evidence": c.evidence})
 
     langs: dict[str, dict[str, Any]] = {}
     for lang in col.languages:
@@ -207,7 +261,9 @@ def _assemble(col: Collector) -> dict[str, Any]:
     manifest: dict[str, Any] = {
         "repo": col.root.name,
         "languages": list(langs.values()),
-        "package_manager": {"name": pm[1], "evidence": pm[2]} if pm else {"name": None, "evidence": None},
+        "package_manager": {"name": pm[1], "evidence": pm[2]}
+        if pm
+        else {"name": None, "evidence": None},
         "components": _unique(col.components, key=lambda c: c["path"]),
         "dependencies": _unique(
             col.dependencies,
@@ -244,11 +300,21 @@ def render_manifest_json(manifest: dict[str, Any]) -> str:
 
 
 #: Top-level lists the cap may trim (``errors`` last-resort included; notes are kept).
-TRIMMABLE = ("languages", "components", "dependencies", "tests", "external-packages",
-             "runners", "entry-points", "errors")
+TRIMMABLE = (
+    "languages",
+    "components",
+    "dependencies",
+    "tests",
+    "external-packages",
+    "runners",
+    "entry-points",
+    "errors",
+)
 
 
-def enforce_cap(manifest: dict[str, Any], max_tokens: int, encoding: str = "cl100k_base") -> dict[str, Any]:
+def enforce_cap(
+    manifest: dict[str, Any], max_tokens: int, encoding: str = "cl100k_base"
+) -> dict[str, Any]:
     """Trim entries from the tail of the currently largest list (by rendered tokens) until the
     rendering fits ``max_tokens``; each trim is recorded as an ``errors`` note so truncation
     is never silent."""
@@ -263,16 +329,26 @@ def enforce_cap(manifest: dict[str, Any], max_tokens: int, encoding: str = "cl10
 
     def refresh_notes() -> None:
         notes[:] = [
-            {"file": "<manifest>", "line": None,
-             "reason": f"trimmed {k}: kept {len(m[k])} of {original[k]} entries to fit the "
-                       f"{max_tokens}-token cap"}
-            for k in TRIMMABLE if len(m[k]) < original[k]
+            {
+                "file": "<manifest>",
+                "line": None,
+                "reason": f"trimmed {k}: kept {len(m[k])} of {original[k]} entries to fit the "
+                f"{max_tokens}-token cap",
+            }
+            for k in TRIMMABLE
+            if len(m[k]) < original[k]
         ]
 
     total = count_tokens(render(), encoding)
     while total > max_tokens:
-        sizes = sorted(((count_tokens(json.dumps(m[k], indent=2, ensure_ascii=False), encoding), k)
-                        for k in TRIMMABLE if m[k]), reverse=True)
+        sizes = sorted(
+            (
+                (count_tokens(json.dumps(m[k], indent=2, ensure_ascii=False), encoding), k)
+                for k in TRIMMABLE
+                if m[k]
+            ),
+            reverse=True,
+        )
         if not sizes:
             break
         size, key = sizes[0]
@@ -280,7 +356,7 @@ def enforce_cap(manifest: dict[str, Any], max_tokens: int, encoding: str = "cl10
         per_entry = max(1, size // len(m[key]))
         excess = total - max_tokens
         drop = max(1, min(-(-excess // per_entry), (size - second) // per_entry or 1))
-        del m[key][max(0, len(m[key]) - drop):]
+        del m[key][max(0, len(m[key]) - drop) :]
         refresh_notes()
         total = count_tokens(render(), encoding)
     m["errors"] = m["errors"] + notes

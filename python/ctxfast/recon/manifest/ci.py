@@ -61,7 +61,11 @@ def parse_workflow(col: Collector, src: Source) -> None:
         if ind == 0:
             in_jobs = raw.startswith("jobs")
             continue
-        if in_jobs and (job_indent is None or ind == job_indent) and re.match(r"^\s*[\w.-]+\s*:\s*$", raw):
+        if (
+            in_jobs
+            and (job_indent is None or ind == job_indent)
+            and re.match(r"^\s*[\w.-]+\s*:\s*$", raw)
+        ):
             job_indent, job, step_no, step_name = ind, raw.strip()[:-1].strip(), 0, None
             continue
         item = _ITEM.match(raw)

@@ -26,7 +26,9 @@ def parse_go_mod(col: Collector, src: Source, root_level: bool) -> None:
             if in_block == "require":
                 _require(col, src, line, i)
             continue
-        m = re.match(r"^(module|go|toolchain|require|replace|exclude|retract|godebug|tool)\b\s*(.*)$", line)
+        m = re.match(
+            r"^(module|go|toolchain|require|replace|exclude|retract|godebug|tool)\b\s*(.*)$", line
+        )
         if not m:
             raise ManifestParseError(f"unparseable: unknown directive {line.split()[0]!r}", i)
         directive, rest = m.group(1), m.group(2).strip()

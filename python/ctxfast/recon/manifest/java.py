@@ -81,16 +81,23 @@ def parse_pom(col: Collector, src: Source, root_level: bool) -> None:
         hint_el = props.find(key) if props else None
         if hint_el:
             break
-    col.language("java", hint_el.text.strip() if hint_el else None,
-                 src.ev(hint_el.line if hint_el else project.line))
+    col.language(
+        "java",
+        hint_el.text.strip() if hint_el else None,
+        src.ev(hint_el.line if hint_el else project.line),
+    )
     for dep in project.all("dependencies", "dependency"):
         gid, aid = dep.value("groupId"), dep.value("artifactId")
         if not aid:
             continue
         kind = "dev" if dep.value("scope") == "test" else "runtime"
         a = dep.find("artifactId")
-        col.dependency(f"{gid}:{aid}" if gid else aid, dep.value("version"), kind,
-                       src.ev(a.line if a else dep.line))
+        col.dependency(
+            f"{gid}:{aid}" if gid else aid,
+            dep.value("version"),
+            kind,
+            src.ev(a.line if a else dep.line),
+        )
     for module in project.all("modules", "module"):
         name = module.text.strip()
         if name:

@@ -10,14 +10,32 @@ from pathlib import Path
 from ctxfast.recon.manifest._common import Collector
 
 _NOT_COMPONENT_MODULES = frozenset({"setup.py", "conftest.py", "noxfile.py", "fabfile.py"})
-_PROOF_FILES = ("setup.py", "pyproject.toml", "package.json", "go.mod", "Cargo.toml", "pom.xml",
-                "__init__.py", "LICENSE", "LICENSE.txt", "README.md", "README.rst", "README")
+_PROOF_FILES = (
+    "setup.py",
+    "pyproject.toml",
+    "package.json",
+    "go.mod",
+    "Cargo.toml",
+    "pom.xml",
+    "__init__.py",
+    "LICENSE",
+    "LICENSE.txt",
+    "README.md",
+    "README.rst",
+    "README",
+)
 
 
 def _dirs(path: Path, col: Collector) -> list[Path]:
     try:
-        return sorted(p for p in path.iterdir() if p.is_dir() and not p.is_symlink()
-                      and not p.name.startswith(".") and p.name not in col.config.skipped_dirs)
+        return sorted(
+            p
+            for p in path.iterdir()
+            if p.is_dir()
+            and not p.is_symlink()
+            and not p.name.startswith(".")
+            and p.name not in col.config.skipped_dirs
+        )
     except OSError:
         return []
 
@@ -90,8 +108,12 @@ def _go(col: Collector) -> None:
             main = d / "main.go"
             if main.is_file():
                 rel = main.relative_to(root).as_posix()
-                col.component(d.name, d.relative_to(root).as_posix(), "app",
-                              f"{rel}:{_line_of(main, r'^package main')}")
+                col.component(
+                    d.name,
+                    d.relative_to(root).as_posix(),
+                    "app",
+                    f"{rel}:{_line_of(main, r'^package main')}",
+                )
         if (root / "internal").is_dir():
             first = next(iter(sorted((root / "internal").rglob("*.go"))), None)
             if first:
@@ -140,5 +162,8 @@ def _go_vendor(col: Collector, modules_txt: Path) -> None:
     for i, line in enumerate(lines, start=1):
         m = re.match(r"^# (\S+) (v\S+)", line)
         if m:
-            col.external_package(m.group(1), f"{rel_base}/{m.group(1)}",
-                                 f"{modules_txt.relative_to(col.root).as_posix()}:{i}")
+            col.external_package(
+                m.group(1),
+                f"{rel_base}/{m.group(1)}",
+                f"{modules_txt.relative_to(col.root).as_posix()}:{i}",
+            )

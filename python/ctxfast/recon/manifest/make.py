@@ -10,7 +10,9 @@ import re
 from ctxfast.recon.manifest._common import Collector, Source
 
 _ASSIGN = re.compile(r"^\s*(export\s+)?[A-Za-z0-9_.-]+\s*(\?|::|:|!|\+)?=")
-_MAKE_TARGET = re.compile(r"^([A-Za-z0-9_][A-Za-z0-9_./-]*(?:[ \t]+[A-Za-z0-9_][A-Za-z0-9_./-]*)*)\s*::?(.*)$")
+_MAKE_TARGET = re.compile(
+    r"^([A-Za-z0-9_][A-Za-z0-9_./-]*(?:[ \t]+[A-Za-z0-9_][A-Za-z0-9_./-]*)*)\s*::?(.*)$"
+)
 _JUST_RECIPE = re.compile(r"^@?([A-Za-z_][A-Za-z0-9_-]*)((?:\s+[^:=]*)?):(?!=)(.*)$")
 
 
@@ -18,8 +20,9 @@ def _clean(cmd: str) -> str:
     return cmd.lstrip("@-+ \t").strip()
 
 
-def _emit(col: Collector, src: Source, targets: list[tuple[str, int, list[tuple[str, int]]]],
-          tool: str) -> None:
+def _emit(
+    col: Collector, src: Source, targets: list[tuple[str, int, list[tuple[str, int]]]], tool: str
+) -> None:
     for name, line, recipe in targets:
         canonical = canonical_target(col, name)
         command = " && ".join(c for c, _ in recipe) or f"{tool} {name}"

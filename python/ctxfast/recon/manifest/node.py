@@ -12,8 +12,12 @@ from ctxfast.recon.manifest._locate import json_key_lines
 
 PM_NODE = 5
 #: Lockfile → package manager, in precedence order (the ``packageManager`` field wins over all).
-LOCKFILES = (("pnpm-lock.yaml", "pnpm"), ("yarn.lock", "yarn"), ("package-lock.json", "npm"),
-             ("npm-shrinkwrap.json", "npm"))
+LOCKFILES = (
+    ("pnpm-lock.yaml", "pnpm"),
+    ("yarn.lock", "yarn"),
+    ("package-lock.json", "npm"),
+    ("npm-shrinkwrap.json", "npm"),
+)
 
 
 def parse_package_json(col: Collector, src: Source, root_level: bool) -> None:
@@ -32,23 +36,32 @@ def parse_package_json(col: Collector, src: Source, root_level: bool) -> None:
         return src.ev(1)
 
     deps: dict[str, Any] = {}
-    for section, kind in (("dependencies", "runtime"), ("devDependencies", "dev"),
-                          ("peerDependencies", "runtime"), ("optionalDependencies", "runtime")):
+    for section, kind in (
+        ("dependencies", "runtime"),
+        ("devDependencies", "dev"),
+        ("peerDependencies", "runtime"),
+        ("optionalDependencies", "runtime"),
+    ):
         table = data.get(section)
         if isinstance(table, dict):
             for name, version in table.items():
                 deps[name] = section
-                col.dependency(name, version if isinstance(version, str) else None, kind,
-                               ev(section, name))
+                col.dependency(
+                    name, version if isinstance(version, str) else None, kind, ev(section, name)
+                )
 
-    engines = data.get("engines") if isinstance(data.get("engines"), dict) else {}
+    engines = _obj(data.get("engines"))
     node_ver = engines.get("node") if isinstance(engines.get("node"), str) else None
     col.language("javascript", node_ver, ev("engines", "node") if node_ver else ev("name"))
     base = Path(col.root, src.rel).parent
     if "typescript" in deps:
         col.language("typescript", None, ev(deps["typescript"], "typescript"))
     elif (base / "tsconfig.json").is_file():
-        col.language("typescript", None, f"{(Path(src.rel).parent / 'tsconfig.json').as_posix().removeprefix('./')}:1")
+        col.language(
+            "typescript",
+            None,
+            f"{(Path(src.rel).parent / 'tsconfig.json').as_posix().removeprefix('./')}:1",
+        )
 
     pm = _package_manager(data, base)
     if pm is not None and root_level:
@@ -57,7 +70,7 @@ def parse_package_json(col: Collector, src: Source, root_level: bool) -> None:
         col.package_manager(PM_NODE, name, evidence)
     runner_pm = pm[0] if pm else "npm"
 
-    scripts = data.get("scripts") if isinstance(data.get("scripts"), dict) else {}
+    scripts = _obj(data.get("scripts"))
     for name in ("build", "test", "lint"):
         if root_level and isinstance(scripts.get(name), str):
             cmd = f"{runner_pm} test" if name == "test" else f"{runner_pm} run {name}"
@@ -77,6 +90,10 @@ def parse_package_json(col: Collector, src: Source, root_level: bool) -> None:
     if not root_level and isinstance(data.get("name"), str):
         d = Path(src.rel).parent.as_posix()
         col.component(data["name"], d, "app" if data.get("private") else "package", ev("name"))
+
+
+def _obj(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _package_manager(data: dict[str, Any], base: Path) -> tuple[str, str] | None:

@@ -21,8 +21,25 @@ from ctxfast.recon.manifest._locate import TomlLines, ini_entries
 
 #: Optional-dependency / group names treated as development-only.
 DEV_GROUPS = frozenset(
-    {"dev", "develop", "development", "test", "tests", "testing", "lint", "linting", "docs",
-     "doc", "typing", "types", "ci", "check", "style", "bench", "benchmark"}
+    {
+        "dev",
+        "develop",
+        "development",
+        "test",
+        "tests",
+        "testing",
+        "lint",
+        "linting",
+        "docs",
+        "doc",
+        "typing",
+        "types",
+        "ci",
+        "check",
+        "style",
+        "bench",
+        "benchmark",
+    }
 )
 
 # package_manager priorities: lower wins across the whole repository.
@@ -58,12 +75,16 @@ def parse_pyproject(col: Collector, src: Source) -> None:
     backend = str(bs.get("build-backend", ""))
 
     if "project" in data:
-        col.language("python", _str(project.get("requires-python")),
-                     src.ev(t.best(("project",), "requires-python")))
+        col.language(
+            "python",
+            _str(project.get("requires-python")),
+            src.ev(t.best(("project",), "requires-python")),
+        )
     elif "poetry" in tool:
         py = _dict(poetry.get("dependencies")).get("python")
-        col.language("python", _str(py),
-                     src.ev(t.best(("tool", "poetry", "dependencies"), "python")))
+        col.language(
+            "python", _str(py), src.ev(t.best(("tool", "poetry", "dependencies"), "python"))
+        )
     elif bs:
         col.language("python", None, src.ev(t.best(("build-system",))))
 
@@ -72,11 +93,15 @@ def parse_pyproject(col: Collector, src: Source) -> None:
     elif "poetry" in backend:
         col.package_manager(PM_POETRY, "poetry", src.ev(t.best(("build-system",), "build-backend")))
     elif backend.startswith("setuptools"):
-        col.package_manager(PM_SETUPTOOLS_PYPROJECT, "setuptools",
-                            src.ev(t.best(("build-system",), "build-backend")))
+        col.package_manager(
+            PM_SETUPTOOLS_PYPROJECT,
+            "setuptools",
+            src.ev(t.best(("build-system",), "build-backend")),
+        )
     elif project or bs:
-        col.package_manager(PM_PIP_PYPROJECT, "pip",
-                            src.ev(t.best(("project",) if project else ("build-system",))))
+        col.package_manager(
+            PM_PIP_PYPROJECT, "pip", src.ev(t.best(("project",) if project else ("build-system",)))
+        )
 
     def in_array(path: tuple[str, ...], key: str) -> Any:
         return lambda req: src.ev(t.value(path, key, req) or t.best(path, key))
@@ -94,8 +119,8 @@ def parse_pyproject(col: Collector, src: Source) -> None:
     ]
     for gname, group in _dict(poetry.get("group")).items():
         kind = "runtime" if gname == "main" else "dev"
-        path = ("tool", "poetry", "group", gname, "dependencies")
-        poetry_tables.append((path, _dict(group).get("dependencies"), kind))
+        gpath: tuple[str, ...] = ("tool", "poetry", "group", gname, "dependencies")
+        poetry_tables.append((gpath, _dict(group).get("dependencies"), kind))
     for path, table, kind in poetry_tables:
         for name, spec in _dict(table).items():
             if name.lower() == "python":
@@ -103,14 +128,19 @@ def parse_pyproject(col: Collector, src: Source) -> None:
             version = spec if isinstance(spec, str) else _str(_dict(spec).get("version"))
             col.dependency(name, version, kind, src.ev(t.best(path, name)))
 
-    for key, table in (("scripts", project.get("scripts")), ("gui-scripts", project.get("gui-scripts"))):
+    for key, table in (
+        ("scripts", project.get("scripts")),
+        ("gui-scripts", project.get("gui-scripts")),
+    ):
         for name, target in _dict(table).items():
-            col.entry_point(name, "console-script", src.ev(t.best(("project", key), name)),
-                            _str(target))
+            col.entry_point(
+                name, "console-script", src.ev(t.best(("project", key), name)), _str(target)
+            )
     for name, target in _dict(poetry.get("scripts")).items():
         tgt = target if isinstance(target, str) else _str(_dict(target).get("callable"))
-        col.entry_point(name, "console-script", src.ev(t.best(("tool", "poetry", "scripts"), name)),
-                        tgt)
+        col.entry_point(
+            name, "console-script", src.ev(t.best(("tool", "poetry", "scripts"), name)), tgt
+        )
 
     pytest_cfg = _dict(tool.get("pytest"))
     if "ini_options" in pytest_cfg:
@@ -122,7 +152,9 @@ def parse_pyproject(col: Collector, src: Source) -> None:
         col.runner(2, "lint", "lint", "ruff check .", src.ev(t.best(("tool", "ruff"))))
     if bs:
         col.runner(2, "build", "build", "python -m build", src.ev(t.best(("build-system",))))
-    for where in _list(_dict(_dict(_dict(tool.get("setuptools")).get("packages")).get("find")).get("where")):
+    for where in _list(
+        _dict(_dict(_dict(tool.get("setuptools")).get("packages")).get("find")).get("where")
+    ):
         if where == "src":
             line = t.value(("tool", "setuptools", "packages", "find"), "where", "src")
             col.convention("src-layout", src.ev(line or 1))
@@ -155,12 +187,14 @@ def parse_setup_py(col: Collector, src: Source) -> None:
                 if isinstance(target, ast.Name):
                     assigns[target.id] = node.value
     call = None
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            f = node.func
-            name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+    for sub in ast.walk(tree):
+        if isinstance(sub, ast.Call):
+            f = sub.func
+            name = (
+                f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+            )
             if name == "setup":
-                call = node
+                call = sub
                 break
     if call is None:
         raise ManifestParseError("no setup(...) call found")
@@ -178,15 +212,24 @@ def parse_setup_py(col: Collector, src: Source) -> None:
     def strings(node: ast.expr | None) -> list[tuple[str, int]]:
         node = resolve(node) if node is not None else None
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            return [(s.strip(), node.lineno + i) for i, s in enumerate(node.value.split("\n"))
-                    if s.strip() and not s.strip().startswith("[")]
+            return [
+                (s.strip(), node.lineno + i)
+                for i, s in enumerate(node.value.split("\n"))
+                if s.strip() and not s.strip().startswith("[")
+            ]
         if isinstance(node, ast.List | ast.Tuple):
-            return [(e.value, e.lineno) for e in node.elts
-                    if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+            return [
+                (e.value, e.lineno)
+                for e in node.elts
+                if isinstance(e, ast.Constant) and isinstance(e.value, str)
+            ]
         return []
 
-    for key, kind in (("install_requires", "runtime"), ("tests_require", "dev"),
-                      ("setup_requires", "dev")):
+    for key, kind in (
+        ("install_requires", "runtime"),
+        ("tests_require", "dev"),
+        ("setup_requires", "dev"),
+    ):
         for req, line in strings(kw.get(key)):
             parsed = split_requirement(req)
             if parsed:
@@ -242,8 +285,9 @@ def parse_setup_cfg(col: Collector, src: Source) -> None:
         head = ini.get(("options", "")) or ini[("metadata", "")]
         col.package_manager(PM_SETUPTOOLS, "setuptools", src.ev(head[0][1]))
         pyreq = ini.get(("options", "python_requires"))
-        col.language("python", pyreq[0][0] if pyreq else None,
-                     src.ev(pyreq[0][1] if pyreq else head[0][1]))
+        col.language(
+            "python", pyreq[0][0] if pyreq else None, src.ev(pyreq[0][1] if pyreq else head[0][1])
+        )
     for key, kind in (("install_requires", "runtime"), ("tests_require", "dev")):
         for piece, line in ini.get(("options", key), []):
             parsed = split_requirement(piece) if piece else None
@@ -263,7 +307,9 @@ def parse_setup_cfg(col: Collector, src: Source) -> None:
     _ini_tools(col, src, ini)
 
 
-def _ini_tools(col: Collector, src: Source, ini: dict[tuple[str, str], list[tuple[str, int]]]) -> None:
+def _ini_tools(
+    col: Collector, src: Source, ini: dict[tuple[str, str], list[tuple[str, int]]]
+) -> None:
     for section in ("pytest", "tool:pytest"):
         if (section, "") in ini:
             col.test_framework("pytest", src.ev(ini[(section, "")][0][1]))
@@ -301,7 +347,11 @@ def parse_noxfile(col: Collector, src: Source) -> None:
 
 def parse_requirements(col: Collector, src: Source) -> None:
     """One dependency per requirement line; options, includes and comments are skipped."""
-    kind = "dev" if re.search(r"dev|test|lint|doc|ci|check|type", src.rel.rsplit("/", 1)[-1]) else "runtime"
+    kind = (
+        "dev"
+        if re.search(r"dev|test|lint|doc|ci|check|type", src.rel.rsplit("/", 1)[-1])
+        else "runtime"
+    )
     first = None
     pending = ""
     pending_line = 0

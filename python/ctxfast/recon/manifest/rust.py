@@ -34,7 +34,9 @@ def parse_cargo_toml(col: Collector, src: Source, root_level: bool) -> None:
     if not package and not workspace:
         raise ManifestParseError("unparseable: neither [package] nor [workspace]")
     anchor = ("package",) if package else ("workspace",)
-    hint_key = "rust-version" if "rust-version" in package else "edition" if "edition" in package else None
+    hint_key = (
+        "rust-version" if "rust-version" in package else "edition" if "edition" in package else None
+    )
     hint = package.get(hint_key) if hint_key else None
     if not isinstance(hint, str | int):
         hint = None  # `edition.workspace = true` inherits: the value is not stated here
@@ -50,14 +52,22 @@ def parse_cargo_toml(col: Collector, src: Source, root_level: bool) -> None:
     for path, table, kind in tables:
         for name, spec in _d(table).items():
             version = spec if isinstance(spec, str) else _d(spec).get("version")
-            col.dependency(name, version if isinstance(version, str) else None, kind,
-                           src.ev(t.best(path, name)))
+            col.dependency(
+                name,
+                version if isinstance(version, str) else None,
+                kind,
+                src.ev(t.best(path, name)),
+            )
 
-    bins = data.get("bin") if isinstance(data.get("bin"), list) else []
+    bins = _list(data.get("bin"))
     for idx, b in enumerate(bins):
         if isinstance(b, dict) and isinstance(b.get("name"), str):
-            col.entry_point(b["name"], "bin", src.ev(t.best(("bin",), "name", idx)),
-                            b.get("path") if isinstance(b.get("path"), str) else None)
+            col.entry_point(
+                b["name"],
+                "bin",
+                src.ev(t.best(("bin",), "name", idx)),
+                b.get("path") if isinstance(b.get("path"), str) else None,
+            )
     base = Path(col.root, src.rel).parent
     main_rs = base / "src" / "main.rs"
     if not bins and package and main_rs.is_file():

@@ -9,8 +9,11 @@ from typing import Any
 def render_summary(manifest: dict[str, Any]) -> str:
     out = [f"repository: {manifest['repo']}"]
     pm = manifest["package_manager"]
-    out.append(f"package manager: {pm['name']} [{pm['evidence']}]" if pm["name"]
-               else "package manager: (none evidenced)")
+    out.append(
+        f"package manager: {pm['name']} [{pm['evidence']}]"
+        if pm["name"]
+        else "package manager: (none evidenced)"
+    )
     sections = (
         ("languages", lambda x: f"{x['name']} {x['version_hint'] or ''}".rstrip()),
         ("runners", lambda x: f"{x['name']}: {x['command']}"),
@@ -29,8 +32,10 @@ def render_summary(manifest: dict[str, Any]) -> str:
     out.append(f"layout ({len(layout['conventions'])}):")
     out.extend(f"  {c}  [{e}]" for c, e in zip(layout["conventions"], evs, strict=False))
     out.append(f"errors ({len(manifest['errors'])}):")
-    out.extend(f"  {e['file']}{':' + str(e['line']) if e['line'] else ''}: {e['reason']}"
-               for e in manifest["errors"])
+    out.extend(
+        f"  {e['file']}{':' + str(e['line']) if e['line'] else ''}: {e['reason']}"
+        for e in manifest["errors"]
+    )
     return "\n".join(out)
 
 
