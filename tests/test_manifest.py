@@ -70,8 +70,13 @@ def _command_stated(root: Path, command: str, evidence: str) -> None:
     # exec-form CMD/ENTRYPOINT: every word of the command is on the line
     if all(w in text for w in command.split()):
         return
-    # folded CI block: the first physical line starts the command
-    assert text.strip() and command.startswith(text.strip()), (command, evidence, text)
+    # a target without a recipe runs as `make X` / `just X`, stated by the `X:` line
+    tool, _, target = command.partition(" ")
+    if tool in ("make", "just") and text.lstrip("@").startswith(target + ":"):
+        return
+    # folded CI block / backslash continuation: the first physical line starts the command
+    head = text.strip().removesuffix("\\").strip()
+    assert head and command.startswith(head), (command, evidence, text)
 
 
 def assert_evidence(root: Path, m: dict[str, Any]) -> None:
@@ -605,3 +610,16 @@ def test_cli_manifest(tmp_path: Path) -> None:
         text=True,
     )
     assert bad.returncode == 2 and "not a directory" in bad.stderr
+
+
+def test_cargo_subtable_dependency_form(tmp_path: Path) -> None:
+    # the form `cargo package` normalizes to: each dependency is its own table
+    (tmp_path / "Cargo.toml").write_text(
+        '[package]\nname = "x"\nedition = "2021"\n\n[dependencies.bstr]\nversion = "1.6.2"\n'
+        'default-features = false\n\n[dev-dependencies.quickcheck]\nversion = "1"\n'
+    )
+    m = build(tmp_path)
+    assert [(d["name"], d["version"], d["kind"], d["evidence"]) for d in m["dependencies"]] == [
+        ("bstr", "1.6.2", "runtime", "Cargo.toml:5"),
+        ("quickcheck", "1", "dev", "Cargo.toml:9"),
+    ]

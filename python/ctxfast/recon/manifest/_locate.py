@@ -77,9 +77,16 @@ class TomlLines:
         q = re.escape(needle)
         return self.src.find_line(rf"""(["']){q}\1|(["']){q}""", start=start)
 
+    def exact_header(self, path: tuple[str, ...]) -> int | None:
+        """Line of the ``[path]`` header itself, no parent fallback."""
+        return next((hl for tp, _ti, hl, _s, _e in self.tables if tp == path and hl), None)
+
     def best(self, path: tuple[str, ...], key: str | None = None, index: int = 0) -> int:
-        """Key line, else header line, else 1: the most specific line that exists."""
+        """Key line, else a ``[path.key]`` sub-table header (Cargo's ``[dependencies.serde]``
+        form), else the table header, else 1: the most specific line that exists."""
         line = self.key(path, key, index) if key else None
+        if line is None and key:
+            line = self.exact_header((*path, key))
         return line or self.header(path, index) or 1
 
 
