@@ -30,6 +30,15 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return run_bench(args.target, repeat=args.repeat)
 
 
+def _cmd_manifest(args: argparse.Namespace) -> int:
+    from ctxfast.recon.manifest import build_manifest, render_manifest_json
+    from ctxfast.recon.manifest.summary import render_summary
+
+    manifest = build_manifest(args.path)
+    print(render_manifest_json(manifest) if args.json else render_summary(manifest))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ctxfast", description="Exact, fast context construction for coding agents."
@@ -46,6 +55,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("target", choices=["tokens"], help="what to benchmark")
     p.add_argument("--repeat", type=int, default=3, help="timed repetitions (best is kept)")
     p.set_defaults(func=_cmd_bench)
+
+    p = sub.add_parser("manifest", help="print the evidence-backed repository manifest")
+    p.add_argument("path", help="repository root")
+    p.add_argument("--json", action="store_true", help="print the full manifest as JSON")
+    p.set_defaults(func=_cmd_manifest)
     return parser
 
 

@@ -1,0 +1,36 @@
+"""The repository manifest of spec 03 §3.1: one evidence-backed JSON per repository.
+
+Every claim carries a ``file:line`` pointer to the line that states it; runners are
+canonicalized Makefile/justfile > CI ``run:`` steps > package-manager conventions and omitted
+when nothing evidences them; unparseable files land in ``errors``; the rendering fits 5,000
+tokens.
+"""
+
+from ctxfast.recon.manifest._common import ManifestConfig
+from ctxfast.recon.manifest.build import (
+    build_manifest,
+    enforce_cap,
+    render_manifest_json,
+)
+from ctxfast.recon.manifest.header import manifest_header, render_manifest_header
+
+SCHEMA_RESOURCE = "manifest.schema.json"
+
+
+def load_schema() -> dict:  # type: ignore[type-arg]
+    """The JSON Schema (draft 2020-12) every manifest validates against."""
+    import json
+    from importlib import resources
+
+    return json.loads(resources.files("ctxfast.recon").joinpath(SCHEMA_RESOURCE).read_text("utf-8"))
+
+
+__all__ = [
+    "ManifestConfig",
+    "build_manifest",
+    "enforce_cap",
+    "load_schema",
+    "manifest_header",
+    "render_manifest_header",
+    "render_manifest_json",
+]
