@@ -11,6 +11,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+
 from ctxfast.errors import InvalidArgumentError
 from ctxfast.recon.manifest import (
     ManifestConfig,
