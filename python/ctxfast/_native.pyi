@@ -20,4 +20,11 @@ def truncate_to_tokens(
     elision: str = " […]",
     cut: str = "word",
 ) -> str: ...
+def best_windows(
+    line_tokens: list[int],
+    line_scores: list[float],
+    budget: int,
+    max_windows: int = 3,
+    context: int = 3,
+) -> list[tuple[int, int]]: ...
 def _panic_for_test() -> None: ...
