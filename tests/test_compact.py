@@ -3,9 +3,6 @@
 import json
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from ctxfast import compact
 from ctxfast.compact import (
     COMPACT_AT_PERCENT,
@@ -22,10 +19,16 @@ from ctxfast.compact import (
     validate_transcript,
 )
 from ctxfast.errors import ConfigError
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def call(cid, name, **args):
-    return {"id": cid, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+    return {
+        "id": cid,
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(args)},
+    }
 
 
 def tool(cid, content):
@@ -50,8 +53,11 @@ def transcripts(draw):
             ids = [f"c{n + i}" for i in range(k)]
             n += k
             msgs.append(
-                {"role": "assistant", "content": None,
-                 "tool_calls": [call(i, "read_file", path=f"f{i}.py") for i in ids]}
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [call(i, "read_file", path=f"f{i}.py") for i in ids],
+                }
             )
             for i in draw(st.permutations(ids)):
                 msgs.append(tool(i, "data " * draw(st.integers(0, 200))))
@@ -98,8 +104,13 @@ def test_checkpoint_output_is_always_legal(msgs, limit):
 def _session(n_tools, size=300):
     msgs = [{"role": "system", "content": "sys"}, {"role": "user", "content": "task"}]
     for i in range(n_tools):
-        msgs.append({"role": "assistant", "content": None,
-                     "tool_calls": [call(f"c{i}", "read_file", path=f"f{i}.py")]})
+        msgs.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [call(f"c{i}", "read_file", path=f"f{i}.py")],
+            }
+        )
         msgs.append(tool(f"c{i}", f"content {i} " * size))
     return msgs
 
@@ -138,17 +149,30 @@ def test_checkpoint_digest_order_and_content():
     msgs = [
         {"role": "system", "content": "sys"},
         {"role": "user", "content": "fix the failing test"},
-        {"role": "assistant", "content": "Plan: read the module first.",
-         "tool_calls": [call("a", "read_file", path="src/pager.py")]},
+        {
+            "role": "assistant",
+            "content": "Plan: read the module first.",
+            "tool_calls": [call("a", "read_file", path="src/pager.py")],
+        },
         tool("a", "x = 1\n" * 400),
-        {"role": "assistant", "content": "Decision: change the loop bound.",
-         "tool_calls": [call("b", "edit_file", path="src/pager.py"),
-                        call("c", "bash", command="pytest -q")]},
+        {
+            "role": "assistant",
+            "content": "Decision: change the loop bound.",
+            "tool_calls": [
+                call("b", "edit_file", path="src/pager.py"),
+                call("c", "bash", command="pytest -q"),
+            ],
+        },
         tool("b", "ok"),
         tool("c", "1 failed\nexit code: 1"),
-        {"role": "assistant", "content": None, "tool_calls": [call("d", "read_file", path="nope.py")]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [call("d", "read_file", path="nope.py")],
+        },
         tool("d", "Error: no such file nope.py"),
-    ] + _session(6, size=200)[2:]
+        *_session(6, size=200)[2:],
+    ]
     # Long narrative turns that elision cannot touch force the digest path.
     msgs += [{"role": "assistant", "content": f"analysis {i} " * 300} for i in range(4)]
     # Elision alone leaves the transcript at 77% of the window: above the 75% target.
@@ -157,10 +181,20 @@ def test_checkpoint_digest_order_and_content():
     res = compact_checkpoint(msgs, limit)
     assert res.action == "digest" and res.dropped > 0
     assert validate_transcript(res.messages) == []
-    assert res.messages[0]["content"] == "sys" and res.messages[1]["content"] == "fix the failing test"
+    assert (
+        res.messages[0]["content"] == "sys" and res.messages[1]["content"] == "fix the failing test"
+    )
     note = res.messages[2]["content"]
-    heads = [note.index(h) for h in ("## Files read", "## Files edited", "## Commands",
-                                      "## Failed calls", "## Decisions")]
+    heads = [
+        note.index(h)
+        for h in (
+            "## Files read",
+            "## Files edited",
+            "## Commands",
+            "## Failed calls",
+            "## Decisions",
+        )
+    ]
     assert heads == sorted(heads)
     assert "- src/pager.py" in note.split("## Files edited")[0]
     assert "- src/pager.py" in note.split("## Files edited")[1].split("## Commands")[0]
@@ -196,7 +230,11 @@ def test_hysteresis_pauses_instead_of_thrashing():
 def test_digest_of_nothing_is_empty():
     d = build_digest([])
     assert (d.files_read, d.files_edited, d.commands, d.failed_calls, d.decisions) == (
-        [], [], [], [], []
+        [],
+        [],
+        [],
+        [],
+        [],
     )
     assert "- (none)" in d.render(0)
 

@@ -3,7 +3,6 @@
 import os
 
 import pytest
-
 from ctxfast import load_instructions
 from ctxfast.errors import ConfigError
 from ctxfast.instructions import (
@@ -24,19 +23,38 @@ def _w(root, rel, text):
 def test_defaults_pinned():
     assert TOTAL_BUDGET_BYTES == 12_000 and FILE_BUDGET_BYTES == 4_000
     assert INSTRUCTION_FILES == (
-        "AGENTS.md", "CLAUDE.md", "AGENT.md", ".cursorrules", ".cursor/rules",
-        ".ctxfast/AGENTS.md", ".ctxfast/PROJECT.md",
+        "AGENTS.md",
+        "CLAUDE.md",
+        "AGENT.md",
+        ".cursorrules",
+        ".cursor/rules",
+        ".ctxfast/AGENTS.md",
+        ".ctxfast/PROJECT.md",
     )
 
 
 def test_priority_order_and_layering(tmp_path):
-    for rel in [".ctxfast/PROJECT.md", ".cursorrules", "AGENTS.md", ".ctxfast/AGENTS.md",
-                "CLAUDE.md", "AGENT.md", ".cursor/rules/b.mdc", ".cursor/rules/a.mdc"]:
+    for rel in [
+        ".ctxfast/PROJECT.md",
+        ".cursorrules",
+        "AGENTS.md",
+        ".ctxfast/AGENTS.md",
+        "CLAUDE.md",
+        "AGENT.md",
+        ".cursor/rules/b.mdc",
+        ".cursor/rules/a.mdc",
+    ]:
         _w(tmp_path, rel, f"rule from {rel}")
     ins = load_instructions(tmp_path)
     assert ins.files == [
-        "AGENTS.md", "CLAUDE.md", "AGENT.md", ".cursorrules", ".cursor/rules/a.mdc",
-        ".cursor/rules/b.mdc", ".ctxfast/AGENTS.md", ".ctxfast/PROJECT.md",
+        "AGENTS.md",
+        "CLAUDE.md",
+        "AGENT.md",
+        ".cursorrules",
+        ".cursor/rules/a.mdc",
+        ".cursor/rules/b.mdc",
+        ".ctxfast/AGENTS.md",
+        ".ctxfast/PROJECT.md",
     ]
     # .ctxfast/AGENTS.md layers under AGENTS.md instead of shadowing it.
     assert ins.text.index("rule from AGENTS.md") < ins.text.index("rule from .ctxfast/AGENTS.md")

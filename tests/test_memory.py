@@ -5,7 +5,6 @@ import subprocess
 import sys
 
 import pytest
-
 from ctxfast import memory
 from ctxfast.errors import ConfigError
 from ctxfast.memory import (
@@ -37,12 +36,11 @@ def test_defaults_pinned():
     assert HashingEmbedder().embed("x").shape == (384,)
 
 
-@pytest.mark.parametrize("embedder, floor", [("hashing", HASHING_NOISE_FLOOR),
-                                             ("tfidf", TFIDF_NOISE_FLOOR)])
+@pytest.mark.parametrize(
+    "embedder, floor", [("hashing", HASHING_NOISE_FLOOR), ("tfidf", TFIDF_NOISE_FLOOR)]
+)
 def test_noise_floors_are_calibrated_on_random_text(embedder, floor):
-    measured = [
-        measure_noise_floor(embedder, seed=s, words=w) for s in (0, 1) for w in (20, 200)
-    ]
+    measured = [measure_noise_floor(embedder, seed=s, words=w) for s in (0, 1) for w in (20, 200)]
     # The floor sits above the 99th percentile of unrelated-text similarity...
     assert floor >= max(measured)
     # ...but not so far above it that real matches are thrown away.
@@ -55,7 +53,12 @@ def test_old_fixed_threshold_was_inside_the_noise_band():
 
 def test_section_chunking():
     chunks = chunk_sections(MEMORY, "MEMORY.md")
-    assert [c.section for c in chunks] == ["Project memory", "Database", "Authentication", "Frontend"]
+    assert [c.section for c in chunks] == [
+        "Project memory",
+        "Database",
+        "Authentication",
+        "Frontend",
+    ]
     long = "## Big\n" + "\n\n".join("para " * 50 for _ in range(20))
     parts = chunk_sections(long, "x", max_chars=600)
     assert len(parts) > 1 and all(len(p.text) <= 600 for p in parts)
@@ -79,8 +82,12 @@ def test_threshold_combines_floor_and_corpus_baseline():
     assert idx.threshold == max(HASHING_NOISE_FLOOR, idx.noise_baseline() + BASELINE_MARGIN)
     # A corpus of near-duplicates has a high baseline, which lifts the threshold above the floor.
     dup = MemoryIndex(embedder="hashing")
-    dup.add("d", "\n".join(f"## S{i}\nthe deploy script pushes the image to the registry {i}"
-                           for i in range(6)))
+    dup.add(
+        "d",
+        "\n".join(
+            f"## S{i}\nthe deploy script pushes the image to the registry {i}" for i in range(6)
+        ),
+    )
     assert dup.threshold > HASHING_NOISE_FLOOR
     assert dup.threshold == pytest.approx(dup.noise_baseline() + BASELINE_MARGIN)
     assert MemoryIndex(min_score=0.9).threshold == 0.9
@@ -113,8 +120,9 @@ def test_tfidf_fallback_without_numpy(tmp_path):
     )
     f = tmp_path / "MEMORY.md"
     f.write_text(MEMORY, encoding="utf-8")
-    out = subprocess.run([sys.executable, "-c", code, str(f)], capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(f)], capture_output=True, text=True, check=True
+    ).stdout
     assert out.split() == ["tfidf", "Authentication"]
 
 

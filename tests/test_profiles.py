@@ -1,7 +1,6 @@
 """Model profiles, TOML extension and the pack budget formula."""
 
 import pytest
-
 from ctxfast import ModelProfile, pack_budget, resolve_profile
 from ctxfast.errors import ConfigError, CtxfastError
 from ctxfast.profiles import (

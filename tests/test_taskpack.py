@@ -6,7 +6,6 @@ import sys
 import textwrap
 
 import pytest
-
 from ctxfast import ModelProfile, TaskPack, count_tokens, pack_budget
 from ctxfast.errors import ConfigError
 from ctxfast.taskpack import DEFAULT_ORDER
@@ -14,7 +13,13 @@ from ctxfast.taskpack import DEFAULT_ORDER
 
 def test_default_order_is_stable_first_volatile_last():
     assert DEFAULT_ORDER == (
-        "instructions", "skills", "repo_map", "memory", "files", "task", "history"
+        "instructions",
+        "skills",
+        "repo_map",
+        "memory",
+        "files",
+        "task",
+        "history",
     )
 
 

@@ -1,12 +1,13 @@
 """Native line-window selection: parity with the pure-Python reference and its invariants."""
 
-import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+import itertools
 
+import pytest
 from ctxfast import _reference
 from ctxfast.errors import ConfigError, InvalidArgumentError
 from ctxfast.excerpt import best_windows
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 lines = st.integers(min_value=0, max_value=40).flatmap(
     lambda n: st.tuples(
@@ -32,7 +33,7 @@ def test_invariants(data, budget, max_windows, context):
     windows = best_windows(tokens, scores, budget, max_windows=max_windows, context=context)
     assert len(windows) <= max_windows
     assert sum(sum(tokens[s:e]) for s, e in windows) <= budget
-    for (s1, e1), (s2, e2) in zip(windows, windows[1:], strict=False):
+    for (_s1, e1), (s2, _e2) in itertools.pairwise(windows):
         assert e1 < s2  # disjoint and not adjacent (adjacent windows merge)
     for s, e in windows:
         assert 0 <= s < e <= len(tokens)

@@ -3,6 +3,7 @@
 The public API is plain Python over the private native module ``ctxfast._native``.
 """
 
+from ctxfast import compact, memory, skills
 from ctxfast._native import __version__
 from ctxfast.buffer import RollingBuffer, Turn
 from ctxfast.errors import BudgetError, CtxfastError
@@ -40,6 +41,7 @@ __all__ = [
     "Turn",
     "__version__",
     "assemble_context",
+    "compact",
     "count_tokens",
     "count_tokens_batch",
     "decode",
@@ -47,11 +49,10 @@ __all__ = [
     "excerpt",
     "fits",
     "load_instructions",
+    "memory",
     "order_for_recall",
     "pack_budget",
     "resolve_profile",
+    "skills",
     "truncate_to_tokens",
 ]
-
-# Submodules a harness uses by name: ``ctxfast.skills``, ``ctxfast.compact``, ``ctxfast.memory``.
-from ctxfast import compact, memory, skills  # noqa: E402

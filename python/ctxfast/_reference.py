@@ -101,7 +101,10 @@ def best_windows(
             if (
                 best is None
                 or cand[0] > best[0]
-                or (cand[0] == best[0] and (cand[1] < best[1] or (cand[1] == best[1] and cand[2] < best[2])))
+                or (
+                    cand[0] == best[0]
+                    and (cand[1] < best[1] or (cand[1] == best[1] and cand[2] < best[2]))
+                )
             ):
                 best = cand
         if best is None:

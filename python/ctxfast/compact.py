@@ -68,7 +68,9 @@ def message_tokens(message: Mapping[str, Any], encoding: str = DEFAULT_ENCODING)
     return MESSAGE_OVERHEAD_TOKENS + sum(count_tokens(p, encoding) for p in parts if p)
 
 
-def transcript_tokens(messages: Sequence[Mapping[str, Any]], encoding: str = DEFAULT_ENCODING) -> int:
+def transcript_tokens(
+    messages: Sequence[Mapping[str, Any]], encoding: str = DEFAULT_ENCODING
+) -> int:
     """The estimated prompt size of ``messages`` (exact content counts + framing)."""
     return sum(message_tokens(m, encoding) for m in messages)
 
@@ -223,7 +225,7 @@ class Digest:
         ]
         for title, items in sections:
             lines.append(f"## {title}")
-            lines.extend(f"- {x}" for x in items) if items else lines.append("- (none)")
+            lines.extend(f"- {x}" for x in items or ["(none)"])
         return "\n".join(lines)
 
 
@@ -279,7 +281,7 @@ def build_digest(
             status_m = rules.exit_status.search(result or "")
             if rules.command_tools.search(name):
                 cmd = " ".join(_first(args, rules.command_keys)) or args.get("_raw", name)
-                status = status_m.group(1) if status_m else ("?" if result is None else "?")
+                status = status_m.group(1) if status_m else "?"  # no result or no status printed
                 commands.append(f"`{_short(str(cmd), n)}` → exit {status}")
             elif rules.edit_tools.search(name):
                 for p in _first(args, rules.path_keys):
@@ -290,8 +292,9 @@ def build_digest(
             exit_failed = status_m is not None and status_m.group(1) != "0"
             if result is not None and (exit_failed or rules.failure.search(result)):
                 first = next((ln for ln in result.splitlines() if ln.strip()), "")
-                failed.append(f"{name}({_short(json.dumps(args, sort_keys=True), 80)}): "
-                              f"{_short(first, n)}")
+                failed.append(
+                    f"{name}({_short(json.dumps(args, sort_keys=True), 80)}): {_short(first, n)}"
+                )
     return Digest(list(read), list(edited), commands, failed, list(decisions))
 
 

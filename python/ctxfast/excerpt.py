@@ -57,9 +57,7 @@ def _identifier_patterns(identifiers: Iterable[str]) -> list[re.Pattern[str]]:
         names.add(ident)
         # ``Pager.next_page`` should also find the line that defines ``next_page``.
         names.update(part for part in re.split(r"\.|::", ident) if part)
-    return [
-        re.compile(rf"(?<![A-Za-z0-9_]){re.escape(n)}(?![A-Za-z0-9_])") for n in sorted(names)
-    ]
+    return [re.compile(rf"(?<![A-Za-z0-9_]){re.escape(n)}(?![A-Za-z0-9_])") for n in sorted(names)]
 
 
 def line_scores(lines: Sequence[str], identifiers: Iterable[str]) -> list[float]:

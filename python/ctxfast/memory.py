@@ -19,6 +19,7 @@ well above zero (a fixed 0.02 cut-off sits deep inside that noise band and injec
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 import random
 import re
@@ -53,7 +54,7 @@ def tokenize(text: str) -> list[str]:
 def _features(text: str) -> Counter[str]:
     words = tokenize(text)
     feats = Counter(words)
-    feats.update(f"{a} {b}" for a, b in zip(words, words[1:], strict=False))
+    feats.update(f"{a} {b}" for a, b in itertools.pairwise(words))
     return feats
 
 

@@ -109,9 +109,7 @@ class ProfileRegistry:
         default: ModelProfile | None = None,
     ) -> None:
         self.exact: dict[str, ModelProfile] = {k.lower(): v for k, v in (exact or {}).items()}
-        self.families: dict[str, ModelProfile] = {
-            k.lower(): v for k, v in (families or {}).items()
-        }
+        self.families: dict[str, ModelProfile] = {k.lower(): v for k, v in (families or {}).items()}
         self.sizes: dict[str, ModelProfile] = {k.lower(): v for k, v in (sizes or {}).items()}
         self.default = default or ModelProfile("default", 8192)
 

@@ -26,8 +26,37 @@ MATCH_SCORE = 1e-9
 REFERENCE_RE = re.compile(r"@skill:([A-Za-z0-9_.-]+)")
 _WORD_RE = re.compile(r"[a-z0-9]+")
 STOPWORDS = frozenset(
-    "a an and are as at be by for from how i in is it of on or the this to use using when "
-    "with you your we our".split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "of",
+        "on",
+        "or",
+        "the",
+        "this",
+        "to",
+        "use",
+        "using",
+        "when",
+        "with",
+        "you",
+        "your",
+        "we",
+        "our",
+    ]
 )
 
 

@@ -174,7 +174,10 @@ mod tests {
         let tokens = vec![1; 20];
         let mut scores = vec![0.0; 20];
         scores[10] = 1.0;
-        assert_eq!(best_windows(&tokens, &scores, 100, 3, 2).unwrap(), vec![(8, 13)]);
+        assert_eq!(
+            best_windows(&tokens, &scores, 100, 3, 2).unwrap(),
+            vec![(8, 13)]
+        );
     }
 
     #[test]
@@ -182,8 +185,14 @@ mod tests {
         let tokens = vec![1; 20];
         let mut scores = vec![0.0; 20];
         scores[10] = 1.0;
-        assert_eq!(best_windows(&tokens, &scores, 3, 3, 5).unwrap(), vec![(9, 12)]);
-        assert_eq!(best_windows(&tokens, &scores, 1, 3, 5).unwrap(), vec![(10, 11)]);
+        assert_eq!(
+            best_windows(&tokens, &scores, 3, 3, 5).unwrap(),
+            vec![(9, 12)]
+        );
+        assert_eq!(
+            best_windows(&tokens, &scores, 1, 3, 5).unwrap(),
+            vec![(10, 11)]
+        );
         assert!(best_windows(&tokens, &scores, 0, 3, 5).unwrap().is_empty());
     }
 
@@ -211,7 +220,10 @@ mod tests {
         s2[3] = 1.0;
         s2[5] = 1.0;
         // [2,5) and [4,7) overlap: one window.
-        assert_eq!(best_windows(&[1; 10], &s2, 100, 1, 1).unwrap(), vec![(2, 7)]);
+        assert_eq!(
+            best_windows(&[1; 10], &s2, 100, 1, 1).unwrap(),
+            vec![(2, 7)]
+        );
     }
 
     #[test]
@@ -220,7 +232,10 @@ mod tests {
         let mut scores = vec![0.0; 10];
         scores[1] = 1.0;
         scores[7] = 5.0;
-        assert_eq!(best_windows(&tokens, &scores, 1, 5, 0).unwrap(), vec![(7, 8)]);
+        assert_eq!(
+            best_windows(&tokens, &scores, 1, 5, 0).unwrap(),
+            vec![(7, 8)]
+        );
     }
 
     #[test]
@@ -229,13 +244,20 @@ mod tests {
         let mut scores = vec![0.0; 10];
         scores[2] = 1.0;
         scores[6] = 1.0;
-        assert_eq!(best_windows(&tokens, &scores, 1, 5, 0).unwrap(), vec![(2, 3)]);
+        assert_eq!(
+            best_windows(&tokens, &scores, 1, 5, 0).unwrap(),
+            vec![(2, 3)]
+        );
     }
 
     #[test]
     fn no_hits_or_no_windows_yield_nothing() {
-        assert!(best_windows(&[1, 1], &[0.0, 0.0], 10, 3, 1).unwrap().is_empty());
-        assert!(best_windows(&[1, 1], &[1.0, 1.0], 10, 0, 1).unwrap().is_empty());
+        assert!(best_windows(&[1, 1], &[0.0, 0.0], 10, 3, 1)
+            .unwrap()
+            .is_empty());
+        assert!(best_windows(&[1, 1], &[1.0, 1.0], 10, 0, 1)
+            .unwrap()
+            .is_empty());
         assert!(best_windows(&[], &[], 10, 3, 1).unwrap().is_empty());
     }
 
