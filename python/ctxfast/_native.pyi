@@ -1,6 +1,23 @@
 """Type stub for the private native module (checked by mypy.stubtest)."""
 
 __version__: str
+# PyO3 fills the module's __all__ at import time; stubtest compares it with this list.
+__all__ = [
+    "CtxfastError",
+    "EncodingError",
+    "IndexError",
+    "InternalError",
+    "InvalidArgumentError",
+    "__version__",
+    "_panic_for_test",
+    "best_windows",
+    "count_tokens",
+    "count_tokens_batch",
+    "decode",
+    "encode",
+    "fits",
+    "truncate_to_tokens",
+]
 
 class CtxfastError(Exception): ...
 class EncodingError(CtxfastError): ...
