@@ -3,9 +3,13 @@
 The public API is plain Python over the private native module ``ctxfast._native``.
 """
 
+from ctxfast import compact, memory, skills
 from ctxfast._native import __version__
 from ctxfast.buffer import RollingBuffer, Turn
 from ctxfast.errors import BudgetError, CtxfastError
+from ctxfast.excerpt import excerpt
+from ctxfast.instructions import Instructions, load_instructions
+from ctxfast.profiles import ModelProfile, pack_budget, resolve_profile
 from ctxfast.routing import IntentRouter, RouteDecision
 from ctxfast.sections import (
     AssembledContext,
@@ -13,6 +17,7 @@ from ctxfast.sections import (
     assemble_context,
     order_for_recall,
 )
+from ctxfast.taskpack import TaskPack
 from ctxfast.tokens import (
     count_tokens,
     count_tokens_batch,
@@ -27,17 +32,27 @@ __all__ = [
     "BudgetError",
     "ContextSection",
     "CtxfastError",
+    "Instructions",
     "IntentRouter",
+    "ModelProfile",
     "RollingBuffer",
     "RouteDecision",
+    "TaskPack",
     "Turn",
     "__version__",
     "assemble_context",
+    "compact",
     "count_tokens",
     "count_tokens_batch",
     "decode",
     "encode",
+    "excerpt",
     "fits",
+    "load_instructions",
+    "memory",
     "order_for_recall",
+    "pack_budget",
+    "resolve_profile",
+    "skills",
     "truncate_to_tokens",
 ]

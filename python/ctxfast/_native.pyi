@@ -1,6 +1,23 @@
 """Type stub for the private native module (checked by mypy.stubtest)."""
 
 __version__: str
+# PyO3 fills the module's __all__ at import time; stubtest compares it with this list.
+__all__ = [
+    "CtxfastError",
+    "EncodingError",
+    "IndexError",
+    "InternalError",
+    "InvalidArgumentError",
+    "__version__",
+    "_panic_for_test",
+    "best_windows",
+    "count_tokens",
+    "count_tokens_batch",
+    "decode",
+    "encode",
+    "fits",
+    "truncate_to_tokens",
+]
 
 class CtxfastError(Exception): ...
 class EncodingError(CtxfastError): ...
@@ -20,4 +37,11 @@ def truncate_to_tokens(
     elision: str = " […]",
     cut: str = "word",
 ) -> str: ...
+def best_windows(
+    line_tokens: list[int],
+    line_scores: list[float],
+    budget: int,
+    max_windows: int = 3,
+    context: int = 3,
+) -> list[tuple[int, int]]: ...
 def _panic_for_test() -> None: ...

@@ -7,5 +7,6 @@
 pub mod error;
 pub mod tokens;
 pub mod truncate;
+pub mod window;
 
 pub use error::{CoreError, CoreResult};

@@ -11,11 +11,13 @@ use pyo3::prelude::*;
 mod errors;
 mod gil;
 mod tokens;
+mod window;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     tokens::register(m)?;
+    window::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -1,0 +1,25 @@
+//! Line-window selection binding (see `ctxfast_core::window`).
+
+use crate::gil::detached;
+use ctxfast_core::window;
+use pyo3::prelude::*;
+
+#[pyfunction]
+#[pyo3(signature = (line_tokens, line_scores, budget, max_windows = 3, context = 3))]
+fn best_windows(
+    py: Python<'_>,
+    line_tokens: Vec<u32>,
+    line_scores: Vec<f64>,
+    budget: u64,
+    max_windows: usize,
+    context: usize,
+) -> PyResult<Vec<(usize, usize)>> {
+    detached(py, move || {
+        window::best_windows(&line_tokens, &line_scores, budget, max_windows, context)
+    })
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(best_windows, m)?)?;
+    Ok(())
+}
