@@ -3,6 +3,9 @@
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from ctxfast import compact
 from ctxfast.compact import (
     COMPACT_AT_PERCENT,
@@ -19,8 +22,6 @@ from ctxfast.compact import (
     validate_transcript,
 )
 from ctxfast.errors import ConfigError
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 def call(cid, name, **args):

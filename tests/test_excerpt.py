@@ -3,10 +3,11 @@
 import re
 
 import pytest
-from ctxfast import count_tokens, excerpt
-from ctxfast.errors import ConfigError
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from ctxfast import count_tokens, excerpt
+from ctxfast.errors import ConfigError
 
 
 def _big_file(tmp_path, target_line=300, total=600):

@@ -3,6 +3,7 @@
 import os
 
 import pytest
+
 from ctxfast import load_instructions
 from ctxfast.errors import ConfigError
 from ctxfast.instructions import (

@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import pytest
+
 from ctxfast import memory
 from ctxfast.errors import ConfigError
 from ctxfast.memory import (

@@ -1,6 +1,7 @@
 """Model profiles, TOML extension and the pack budget formula."""
 
 import pytest
+
 from ctxfast import ModelProfile, pack_budget, resolve_profile
 from ctxfast.errors import ConfigError, CtxfastError
 from ctxfast.profiles import (

@@ -1,6 +1,7 @@
 """Progressive skill disclosure: cards for all matches, few bodies, lookup for the rest."""
 
 import pytest
+
 from ctxfast import skills
 from ctxfast.errors import ConfigError, InvalidArgumentError
 from ctxfast.skills import SKILL_MAX_EXPANDED, Skill, disclose, load_skills, lookup

@@ -6,6 +6,7 @@ import sys
 import textwrap
 
 import pytest
+
 from ctxfast import ModelProfile, TaskPack, count_tokens, pack_budget
 from ctxfast.errors import ConfigError
 from ctxfast.taskpack import DEFAULT_ORDER

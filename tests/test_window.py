@@ -3,11 +3,12 @@
 import itertools
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from ctxfast import _reference
 from ctxfast.errors import ConfigError, InvalidArgumentError
 from ctxfast.excerpt import best_windows
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 lines = st.integers(min_value=0, max_value=40).flatmap(
     lambda n: st.tuples(
