@@ -6,6 +6,7 @@ The public API is plain Python over the private native module ``ctxfast._native`
 from ctxfast._native import __version__
 from ctxfast.buffer import RollingBuffer, Turn
 from ctxfast.errors import BudgetError, CtxfastError
+from ctxfast.recon import IndexStats, Repository
 from ctxfast.routing import IntentRouter, RouteDecision
 from ctxfast.sections import (
     AssembledContext,
@@ -27,7 +28,9 @@ __all__ = [
     "BudgetError",
     "ContextSection",
     "CtxfastError",
+    "IndexStats",
     "IntentRouter",
+    "Repository",
     "RollingBuffer",
     "RouteDecision",
     "Turn",

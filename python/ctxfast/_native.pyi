@@ -1,5 +1,7 @@
 """Type stub for the private native module (checked by mypy.stubtest)."""
 
+import os
+
 __version__: str
 
 class CtxfastError(Exception): ...
@@ -21,3 +23,8 @@ def truncate_to_tokens(
     cut: str = "word",
 ) -> str: ...
 def _panic_for_test() -> None: ...
+def index_graph(
+    root: str | os.PathLike[str],
+    db_path: str | os.PathLike[str],
+    max_file_bytes: int = 1_000_000,
+) -> tuple[int, int, int, int, int, float, list[tuple[str, str]]]: ...
