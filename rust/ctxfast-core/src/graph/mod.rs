@@ -384,3 +384,83 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         errors,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let d = tempfile::tempdir().unwrap();
+        for (p, t) in files {
+            let path = d.path().join(p);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, t).unwrap();
+        }
+        d
+    }
+
+    #[test]
+    fn raw_blob_round_trips() {
+        let src = b"import os\nfrom .a import b as c\n\nclass K(Base):\n    def m(self, x):\n        return self.n(x)\n";
+        let ex = lang::extract(Lang::Python, src, "pkg.mod", 6);
+        let blob = ex.raw.encode();
+        assert_eq!(RawFile::decode(&blob), Some(ex.raw));
+        assert_eq!(RawFile::decode(&blob[..blob.len() - 1]), None);
+    }
+
+    #[test]
+    fn module_qualnames() {
+        assert_eq!(module_qualname("src/pkg/__init__.py", Lang::Python), "pkg");
+        assert_eq!(module_qualname("pkg/mod.py", Lang::Python), "pkg.mod");
+        assert_eq!(module_qualname("src/lib.rs", Lang::Rust), "crate");
+        assert_eq!(module_qualname("core/src/graph/mod.rs", Lang::Rust), "core.graph");
+        assert_eq!(module_qualname("src/main/java/a/B.java", Lang::Java), "a.B");
+        assert_eq!(module_qualname("web/app.ts", Lang::TypeScript), "web.app");
+    }
+
+    #[test]
+    fn defaults_are_pinned() {
+        assert_eq!(IndexOptions::default().max_file_bytes, 1_000_000);
+        assert_eq!(discover::BINARY_SNIFF_BYTES, 8192);
+        assert!(discover::is_binary(b"ab\0c"));
+        assert!(!discover::is_binary("é".as_bytes()));
+    }
+
+    #[test]
+    fn index_and_refresh() {
+        let d = repo(&[
+            ("a.py", "def f():\n    return 1\n"),
+            ("b.py", "from a import f\n\ndef g():\n    print(f())\n    missing()\n"),
+        ]);
+        let db = d.path().join(".ctxfast/recon.db");
+        let s = index(d.path(), &db, &IndexOptions::default()).unwrap();
+        assert_eq!((s.files_seen, s.files_parsed), (2, 2));
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let edges: Vec<(String, String, String)> = conn
+            .prepare("SELECT src, dst, type FROM edges WHERE type != 'contain' ORDER BY src, type")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(
+            edges,
+            vec![
+                ("b.g:4".into(), "a.f:1".into(), "invoke".into()),
+                ("b:1".into(), "a.f:1".into(), "import".into()),
+            ]
+        );
+        let unresolved: String = conn.query_row("SELECT name FROM unresolved", [], |r| r.get(0)).unwrap();
+        assert_eq!(unresolved, "missing");
+        let s2 = index(d.path(), &db, &IndexOptions::default()).unwrap();
+        assert_eq!((s2.files_parsed, s2.nodes, s2.edges), (0, s.nodes, s.edges));
+    }
+
+    #[test]
+    fn not_a_directory_is_an_error() {
+        let d = tempfile::tempdir().unwrap();
+        let err = index(&d.path().join("nope"), &d.path().join("x.db"), &IndexOptions::default());
+        assert!(matches!(err, Err(CoreError::InvalidArgument(_))));
+    }
+}

@@ -126,6 +126,24 @@ pub struct Resolver<'a> {
     go_module: String,
 }
 
+/// Where a file's child modules live: its own module, except the root Rust crate (`crate`),
+/// whose children are top-level.
+fn children_base(fd: &FileData) -> String {
+    if fd.lang == Lang::Rust {
+        children_base_of(&fd.module)
+    } else {
+        fd.module.clone()
+    }
+}
+
+fn children_base_of(module: &str) -> String {
+    if module == "crate" {
+        String::new()
+    } else {
+        module.to_string()
+    }
+}
+
 fn parent_module(q: &str) -> &str {
     q.rsplit_once('.').map_or("", |(p, _)| p)
 }
@@ -403,54 +421,54 @@ impl<'a> Resolver<'a> {
             Lang::Java => Res::Package(module.to_string()),
             Lang::Rust => {
                 let segs: Vec<&str> = module.split("::").collect();
-                let mut cur = fd.module.clone();
-                let mut i = 0;
-                let start = match segs.first() {
-                    Some(&"crate") => {
-                        i = 1;
-                        Some(self.rust_crate_root(fd))
-                    }
-                    Some(&"self") => {
-                        i = 1;
-                        Some(cur.clone())
-                    }
+                let crate_base = children_base_of(&self.rust_crate_root(fd));
+                let own = children_base(fd);
+                match segs.first() {
+                    Some(&"crate") => self.rust_path(&crate_base, &segs[1..], depth),
+                    Some(&"self") => self.rust_path(&own, &segs[1..], depth),
                     Some(&"super") => {
+                        let mut cur = own.clone();
+                        let mut i = 0;
                         while segs.get(i) == Some(&"super") {
                             cur = parent_module(&cur).to_string();
                             i += 1;
                         }
-                        Some(cur.clone())
+                        self.rust_path(&cur, &segs[i..], depth)
                     }
-                    _ => None,
-                };
-                let base = match start {
-                    Some(b) => b,
-                    None => {
-                        // A bare path: a child module of this one, else the crate root, else external.
-                        let child = format!("{}.{}", fd.module, segs[0]);
-                        let root = format!("{}.{}", self.rust_crate_root(fd), segs[0]);
-                        if self.module_by_qual.contains_key(&child) || self.packages.contains(&child) {
-                            fd.module.clone()
-                        } else if self.module_by_qual.contains_key(&root) {
-                            self.rust_crate_root(fd)
-                        } else {
-                            return Res::External;
-                        }
-                    }
-                };
-                let mut r = match self.module_by_qual.get(&base) {
-                    Some(&m) => Res::Module(m),
-                    None => Res::Package(base),
-                };
-                for s in &segs[i..] {
+                    _ => match self.rust_path(&own, &segs, depth) {
+                        r @ (Res::Def(..) | Res::Module(_)) => r,
+                        _ => match self.rust_path(&crate_base, &segs, depth) {
+                            r @ (Res::Def(..) | Res::Module(_)) => r,
+                            _ => Res::External,
+                        },
+                    },
+                }
+            }
+        }
+    }
+
+    /// Resolves `rest` below the module whose children live at `base` (`""` = root crate):
+    /// the longest module prefix first, then attributes.
+    fn rust_path(&self, base: &str, rest: &[&str], depth: u32) -> Res {
+        for k in (0..=rest.len()).rev() {
+            let cand = match (base.is_empty(), k) {
+                (true, 0) => "crate".to_string(),
+                (true, _) => rest[..k].join("."),
+                (false, 0) => base.to_string(),
+                (false, _) => format!("{base}.{}", rest[..k].join(".")),
+            };
+            if let Some(&m) = self.module_by_qual.get(&cand) {
+                let mut r = Res::Module(m);
+                for s in &rest[k..] {
                     r = self.attr(&r, s, depth + 1);
-                    if !matches!(r, Res::Def(..) | Res::Module(_) | Res::Package(_)) {
+                    if !matches!(r, Res::Def(..) | Res::Module(_)) {
                         return Res::External;
                     }
                 }
-                r
+                return r;
             }
         }
+        Res::External
     }
 
     fn rust_crate_root(&self, fd: &FileData) -> String {
@@ -506,7 +524,8 @@ impl<'a> Resolver<'a> {
                         return r;
                     }
                 }
-                let sub = format!("{}.{}", fd.module, name);
+                let base = children_base(fd);
+                let sub = if base.is_empty() { name.to_string() } else { format!("{base}.{name}") };
                 if let Some(&s) = self.module_by_qual.get(&sub) {
                     return Res::Module(s);
                 }

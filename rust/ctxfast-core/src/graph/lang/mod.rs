@@ -87,7 +87,8 @@ impl Lang {
 ///
 /// * Python: `pkg/mod.py` → `pkg.mod`, `pkg/__init__.py` → `pkg`; a leading `src/` layout
 ///   root is stripped (`src/pkg/mod.py` → `pkg.mod`), matching how the package is imported.
-/// * Rust: the `src/` segment is dropped and `lib.rs`/`main.rs`/`mod.rs` name their directory.
+/// * Rust: the `src/` segment is dropped and `lib.rs`/`main.rs`/`mod.rs` name their directory;
+///   the root crate's `src/lib.rs` is `crate` (its child modules are top-level: `src/a.rs` → `a`).
 /// * Java: a leading `src/main/java/`, `src/test/java/` or `src/` is stripped.
 /// * JS/TS and Go: the path without extension, with `/` → `.`.
 ///
@@ -108,9 +109,12 @@ pub fn module_qualname(path: &str, lang: Lang) -> String {
             if let Some(i) = segs.iter().position(|s| *s == "src") {
                 segs.remove(i);
             }
-            if matches!(segs.last(), Some(&"lib") | Some(&"main") | Some(&"mod")) && segs.len() > 1
-            {
+            if matches!(segs.last(), Some(&"lib") | Some(&"main") | Some(&"mod")) {
                 segs.pop();
+            }
+            if segs.is_empty() {
+                // The root crate's `src/lib.rs`/`src/main.rs`: its child modules are top-level.
+                return "crate".to_string();
             }
         }
         Lang::Java => {
@@ -177,7 +181,7 @@ fn first_error(root: Node<'_>) -> String {
         if n.is_error() || n.is_missing() {
             let p = n.start_position();
             let what = if n.is_missing() { "missing token" } else { "syntax error" };
-            return format!("{what} at line {} col {}", p.row + 1, p.column);
+            return format!("syntax error: {what} at line {} col {}", p.row + 1, p.column);
         }
         if n.has_error() {
             let kids: Vec<Node<'_>> = n.children(&mut cur).collect();

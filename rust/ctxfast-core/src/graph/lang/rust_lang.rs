@@ -127,7 +127,12 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>, impl_ty: Option<&str>) {
         }
         "mod_item" => {
             let Some(name) = b.field_text(n, "name") else { return };
-            let Some(body) = n.child_by_field_name("body") else { return };
+            let Some(body) = n.child_by_field_name("body") else {
+                // `mod x;` declares a file module: bind it like a `use self::x`.
+                let t = Target::Module { module: format!("self::{name}"), level: 0 };
+                b.bind(name, t, n);
+                return;
+            };
             let sig = b.header(n, Some(body));
             let idx = b.def(DefKind::Module, name, n, sig);
             b.within(idx, |b| visit(b, body, None));
