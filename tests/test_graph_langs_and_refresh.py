@@ -8,7 +8,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from ctxfast import Repository
 from ctxfast.errors import CtxfastError
 
@@ -60,7 +59,11 @@ def test_javascript_and_typescript(tmp_path: Path) -> None:
     repo = Repository(tmp_path)
     repo.index()
     g = repo.graph
-    assert kinds(g, "web/util.js") == {"web.util": "def", "web.util.fmt": "function", "web.util.twice": "function"}
+    assert kinds(g, "web/util.js") == {
+        "web.util": "def",
+        "web.util.fmt": "function",
+        "web.util.twice": "function",
+    }
     k = kinds(g, "web/app.ts")
     assert k["web.app.Shape"] == "class" and k["web.app.Box.size"] == "function"
     assert callees(g, "web.app.main") == {"web.util.fmt", "web.util.twice", "web.app.Box"}
@@ -134,7 +137,11 @@ def test_rust(tmp_path: Path) -> None:
     repo = Repository(tmp_path)
     repo.index()
     g = repo.graph
-    assert kinds(g, "src/store.rs") == {"store": "def", "store.open": "function", "store.close": "function"}
+    assert kinds(g, "src/store.rs") == {
+        "store": "def",
+        "store.open": "function",
+        "store.close": "function",
+    }
     assert g.signature("store.open:2").doc == "Opens the store."
     assert callees(g, "crate.Index.new") == {"crate.Index.empty"}
     assert callees(g, "crate.Index.run") == {"crate.Index.step", "store.open", "store.close"}
@@ -225,7 +232,9 @@ def test_incremental_refresh_modify_and_delete(tmp_path: Path) -> None:
     assert g.nodes_in_file("a.py") == []
     assert not g.edges_to("a.f:3")
     con = sqlite3.connect(repo.graph_db)
-    dangling = con.execute("SELECT COUNT(*) FROM edges WHERE dst NOT IN (SELECT id FROM nodes)").fetchone()
+    dangling = con.execute(
+        "SELECT COUNT(*) FROM edges WHERE dst NOT IN (SELECT id FROM nodes)"
+    ).fetchone()
     con.close()
     assert dangling == (0,)
     # `a` no longer maps to a project file, so it reads as a third-party module: no edge.
@@ -258,8 +267,10 @@ def test_schema_tables_and_wal(tmp_path: Path) -> None:
 
 
 def test_gitignore_and_vendored_dirs_are_skipped(tmp_path: Path) -> None:
-    files = {d + "/x.py": "def f():\n    pass\n" for d in
-             ("vendor", "node_modules", "site-packages", "third_party", "external", "build")}
+    files = {
+        d + "/x.py": "def f():\n    pass\n"
+        for d in ("vendor", "node_modules", "site-packages", "third_party", "external", "build")
+    }
     files[".gitignore"] = "build/\n"
     files["main.py"] = "def main():\n    pass\n"
     write(tmp_path, files)
@@ -273,7 +284,10 @@ def test_bad_input_is_recorded_never_fatal(tmp_path: Path) -> None:
     write(
         tmp_path,
         {
-            "syntax.py": "def ok():\n    return 1\n\ndef broken(:\n    pass\n\ndef after():\n    return ok()\n",
+            "syntax.py": (
+                "def ok():\n    return 1\n\ndef broken(:\n    pass\n\n"
+                "def after():\n    return ok()\n"
+            ),
             "latin.py": b"def caf\xe9():\n    return 1\n\ndef fine():\n    return 2\n",
             "fake.py": b"\x00\x01\x02binary" * 100,
             "big.js": "var a=1;" * 700_000,

@@ -6,7 +6,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from ctxfast import Repository
 
 
@@ -114,7 +113,13 @@ def callee_qualnames(graph, qualname: str) -> set[str]:
 
 def test_node_schema_and_kinds(graph) -> None:
     pa = one(graph, "pkg.utils.parse_args")
-    assert (pa.kind, pa.name, pa.file, pa.line, pa.col) == ("function", "parse_args", "pkg/utils.py", 7, 0)
+    assert (pa.kind, pa.name, pa.file, pa.line, pa.col) == (
+        "function",
+        "parse_args",
+        "pkg/utils.py",
+        7,
+        0,
+    )
     assert pa.id == "pkg.utils.parse_args:7"
     assert pa.end_line == 12
     assert one(graph, "pkg.models.Child").kind == "class"
@@ -151,10 +156,14 @@ def test_import_forms_resolve(graph) -> None:
 
 
 def test_import_edges(graph) -> None:
-    dsts = {e.dst for n in graph.nodes_in_file("pkg/cli.py") for e in graph.edges_from(n.id, "import")}
+    dsts = {
+        e.dst for n in graph.nodes_in_file("pkg/cli.py") for e in graph.edges_from(n.id, "import")
+    }
     assert {"pkg.utils:1", "pkg.utils.parse_args:7", "pkg.models:1", "pkg.models.Child:9"} <= dsts
     # __init__ re-export: `from .utils import parse_args as pa`
-    init_dsts = {e.dst for n in graph.nodes_in_file("pkg/__init__.py") for e in graph.edges_from(n.id)}
+    init_dsts = {
+        e.dst for n in graph.nodes_in_file("pkg/__init__.py") for e in graph.edges_from(n.id)
+    }
     assert "pkg.utils.parse_args:7" in init_dsts
 
 

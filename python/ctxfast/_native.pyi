@@ -1,7 +1,5 @@
 """Type stub for the private native module (checked by mypy.stubtest)."""
 
-import os
-
 __version__: str
 
 class CtxfastError(Exception): ...
@@ -24,7 +22,7 @@ def truncate_to_tokens(
 ) -> str: ...
 def _panic_for_test() -> None: ...
 def index_graph(
-    root: str | os.PathLike[str],
-    db_path: str | os.PathLike[str],
+    root: str,
+    db_path: str,
     max_file_bytes: int = 1_000_000,
 ) -> tuple[int, int, int, int, int, float, list[tuple[str, str]]]: ...

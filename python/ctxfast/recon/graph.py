@@ -50,7 +50,8 @@ class Edge:
 
 @dataclass(frozen=True)
 class FileRecord:
-    """One row of ``files``; ``sha256`` is ``None`` for skipped files (reason in ``parse_error``)."""
+    """One row of ``files``; ``sha256`` is ``None`` for skipped files (reason in
+    ``parse_error``)."""
 
     path: str
     sha256: str | None
@@ -201,6 +202,10 @@ class CodeGraph:
 
     def counts(self) -> dict[str, int]:
         """Row counts per node kind and per edge type (cheap summary for reports)."""
-        out = {f"nodes.{k}": c for k, c in self._q("SELECT kind, COUNT(*) FROM nodes GROUP BY kind")}
-        out.update({f"edges.{t}": c for t, c in self._q("SELECT type, COUNT(*) FROM edges GROUP BY type")})
+        out = {
+            f"nodes.{k}": c for k, c in self._q("SELECT kind, COUNT(*) FROM nodes GROUP BY kind")
+        }
+        out.update(
+            {f"edges.{t}": c for t, c in self._q("SELECT type, COUNT(*) FROM edges GROUP BY type")}
+        )
         return out

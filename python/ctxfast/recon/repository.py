@@ -54,7 +54,9 @@ class Repository:
         if max_file_bytes <= 0:
             raise InvalidArgumentError("max_file_bytes must be positive")
         self.root = root.resolve()
-        self.index_dir = Path(index_dir) if index_dir is not None else self.root / DEFAULT_INDEX_DIRNAME
+        self.index_dir = (
+            Path(index_dir) if index_dir is not None else self.root / DEFAULT_INDEX_DIRNAME
+        )
         self.max_file_bytes = max_file_bytes
 
     @property

@@ -52,15 +52,21 @@ pub fn discover(root: &Path, max_file_bytes: u64) -> Vec<Found> {
         .parents(false)
         .filter_entry(|e| {
             let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-            !(is_dir && e.depth() > 0 && VENDORED_DIRS.contains(&e.file_name().to_string_lossy().as_ref()))
+            !(is_dir
+                && e.depth() > 0
+                && VENDORED_DIRS.contains(&e.file_name().to_string_lossy().as_ref()))
         })
         .build();
     for entry in walker.flatten() {
-        let Some(ft) = entry.file_type() else { continue };
+        let Some(ft) = entry.file_type() else {
+            continue;
+        };
         if ft.is_dir() {
             continue;
         }
-        let Ok(rel) = entry.path().strip_prefix(root) else { continue };
+        let Ok(rel) = entry.path().strip_prefix(root) else {
+            continue;
+        };
         let rel = rel
             .components()
             .map(|c| c.as_os_str().to_string_lossy())
@@ -75,7 +81,13 @@ pub fn discover(root: &Path, max_file_bytes: u64) -> Vec<Found> {
             continue;
         }
         let abs = entry.path().to_path_buf();
-        let mut f = Found { rel, abs, lang, bytes: 0, skip: None };
+        let mut f = Found {
+            rel,
+            abs,
+            lang,
+            bytes: 0,
+            skip: None,
+        };
         if ft.is_symlink() {
             f.skip = Some(symlink_reason(root, entry.path()));
         } else {

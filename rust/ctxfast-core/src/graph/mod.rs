@@ -33,8 +33,8 @@ pub mod store;
 
 use crate::error::{CoreError, CoreResult};
 use lang::{module_qualname, Lang};
-use rayon::prelude::*;
 use raw::RawFile;
+use rayon::prelude::*;
 use resolve::{FileData, Resolver};
 use rusqlite::params;
 use sha2::{Digest, Sha256};
@@ -52,7 +52,9 @@ pub struct IndexOptions {
 
 impl Default for IndexOptions {
     fn default() -> Self {
-        IndexOptions { max_file_bytes: discover::DEFAULT_MAX_FILE_BYTES }
+        IndexOptions {
+            max_file_bytes: discover::DEFAULT_MAX_FILE_BYTES,
+        }
     }
 }
 
@@ -71,7 +73,11 @@ pub struct IndexStats {
 
 enum Outcome {
     Unchanged,
-    Parsed { sha: String, raw: RawFile, parse_error: Option<String> },
+    Parsed {
+        sha: String,
+        raw: RawFile,
+        parse_error: Option<String>,
+    },
     Skipped(String),
 }
 
@@ -86,8 +92,11 @@ fn go_module(root: &Path) -> String {
     std::fs::read_to_string(root.join("go.mod"))
         .ok()
         .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.trim().strip_prefix("module ").map(|m| m.trim().trim_matches('"').to_string()))
+            s.lines().find_map(|l| {
+                l.trim()
+                    .strip_prefix("module ")
+                    .map(|m| m.trim().trim_matches('"').to_string())
+            })
         })
         .unwrap_or_default()
 }
@@ -96,16 +105,23 @@ fn go_module(root: &Path) -> String {
 pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<IndexStats> {
     let t0 = Instant::now();
     if !root.is_dir() {
-        return Err(CoreError::InvalidArgument(format!("not a directory: {}", root.display())));
+        return Err(CoreError::InvalidArgument(format!(
+            "not a directory: {}",
+            root.display()
+        )));
     }
     let mut conn = store::open(db_path)?;
     let found = discover::discover(root, opts.max_file_bytes);
 
     let mut stored: HashMap<String, Option<String>> = HashMap::new();
     {
-        let mut st = conn.prepare("SELECT path, sha256 FROM files").map_err(|e| db_err("read files", e))?;
+        let mut st = conn
+            .prepare("SELECT path, sha256 FROM files")
+            .map_err(|e| db_err("read files", e))?;
         let rows = st
-            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?)))
+            .query_map([], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?))
+            })
             .map_err(|e| db_err("read files", e))?;
         for row in rows {
             let (p, s) = row.map_err(|e| db_err("read files", e))?;
@@ -124,7 +140,9 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
                 Err(e) => return Outcome::Skipped(format!("unreadable: {e}")),
             };
             if discover::is_binary(&bytes) {
-                return Outcome::Skipped("skipped: binary file (NUL byte in the first 8 KB)".into());
+                return Outcome::Skipped(
+                    "skipped: binary file (NUL byte in the first 8 KB)".into(),
+                );
             }
             let sha = sha_key(&bytes, &f.rel);
             if stored.get(&f.rel).and_then(|s| s.as_deref()) == Some(sha.as_str()) {
@@ -133,7 +151,11 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             let module = module_qualname(&f.rel, lang);
             let lines = bytes.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
             let ex = lang::extract(lang, &bytes, &module, lines);
-            Outcome::Parsed { sha, raw: ex.raw, parse_error: ex.parse_error }
+            Outcome::Parsed {
+                sha,
+                raw: ex.raw,
+                parse_error: ex.parse_error,
+            }
         })
         .collect();
 
@@ -146,9 +168,13 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         .collect();
     let mut old_raw: HashMap<String, RawFile> = HashMap::new();
     if !unchanged.is_empty() {
-        let mut st = conn.prepare("SELECT path, data FROM raw").map_err(|e| db_err("read raw", e))?;
+        let mut st = conn
+            .prepare("SELECT path, data FROM raw")
+            .map_err(|e| db_err("read raw", e))?;
         let rows = st
-            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?)))
+            .query_map([], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))
+            })
             .map_err(|e| db_err("read raw", e))?;
         for row in rows {
             let (p, data) = row.map_err(|e| db_err("read raw", e))?;
@@ -181,11 +207,19 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
                     let ex = lang::extract(lang, &bytes, &module, 1);
                     present.insert(f.rel.clone());
                     changed.push(files.len());
-                    file_meta.push((sha_key(&bytes, &f.rel), Some(lang.as_str().to_string()), ex.parse_error));
+                    file_meta.push((
+                        sha_key(&bytes, &f.rel),
+                        Some(lang.as_str().to_string()),
+                        ex.parse_error,
+                    ));
                     files.push(FileData::new(f.rel.clone(), lang, ex.raw));
                 }
             },
-            Outcome::Parsed { sha, raw, parse_error } => {
+            Outcome::Parsed {
+                sha,
+                raw,
+                parse_error,
+            } => {
                 let Some(lang) = f.lang else { continue };
                 if let Some(e) = &parse_error {
                     errors.push((f.rel.clone(), e.clone()));
@@ -209,7 +243,11 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     let files_parsed = changed.len();
 
     let resolver = Resolver::new(&files, &go_module(root));
-    let index_of: HashMap<&str, usize> = files.iter().enumerate().map(|(i, f)| (f.rel.as_str(), i)).collect();
+    let index_of: HashMap<&str, usize> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.rel.as_str(), i))
+        .collect();
 
     // Which files to re-resolve.
     let cold = stored.values().all(|s| s.is_none());
@@ -229,15 +267,21 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
                 .prepare("SELECT src_file FROM file_deps WHERE dst_file = ?1")
                 .map_err(|e| db_err("deps", e))?;
             for t in &touched {
-                let rows = st.query_map([t], |r| r.get::<_, String>(0)).map_err(|e| db_err("deps", e))?;
+                let rows = st
+                    .query_map([t], |r| r.get::<_, String>(0))
+                    .map_err(|e| db_err("deps", e))?;
                 for p in rows.flatten() {
                     if let Some(&i) = index_of.get(p.as_str()) {
                         affected.insert(i);
                     }
                 }
             }
-            let mut st = conn.prepare("SELECT DISTINCT file FROM unresolved").map_err(|e| db_err("unresolved", e))?;
-            let rows = st.query_map([], |r| r.get::<_, String>(0)).map_err(|e| db_err("unresolved", e))?;
+            let mut st = conn
+                .prepare("SELECT DISTINCT file FROM unresolved")
+                .map_err(|e| db_err("unresolved", e))?;
+            let rows = st
+                .query_map([], |r| r.get::<_, String>(0))
+                .map_err(|e| db_err("unresolved", e))?;
             for p in rows.flatten() {
                 if let Some(&i) = index_of.get(p.as_str()) {
                     affected.insert(i);
@@ -248,7 +292,9 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             let hit = f.raw.bindings.iter().any(|b| {
                 let (m, n) = match &b.target {
                     raw::Target::Symbol { module, name, .. } => (module.as_str(), name.as_str()),
-                    raw::Target::Module { module, .. } | raw::Target::Star { module, .. } => (module.as_str(), ""),
+                    raw::Target::Module { module, .. } | raw::Target::Star { module, .. } => {
+                        (module.as_str(), "")
+                    }
                 };
                 stems.iter().any(|s| m.contains(s.as_str()) || n == s)
             });
@@ -261,8 +307,10 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     }
     let mut affected: Vec<usize> = affected.into_iter().collect();
     affected.sort_unstable();
-    let results: Vec<(usize, resolve::Resolved)> =
-        affected.par_iter().map(|&i| (i, resolver.resolve_file(i as u32))).collect();
+    let results: Vec<(usize, resolve::Resolved)> = affected
+        .par_iter()
+        .map(|&i| (i, resolver.resolve_file(i as u32)))
+        .collect();
 
     // ---- one transaction ----
     let tx = conn.transaction().map_err(|e| db_err("begin", e))?;
@@ -270,18 +318,32 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         let mut del_edges = tx
             .prepare_cached("DELETE FROM edges WHERE src IN (SELECT id FROM nodes WHERE file = ?1)")
             .map_err(|e| db_err("prepare", e))?;
-        let mut del_nodes = tx.prepare_cached("DELETE FROM nodes WHERE file = ?1").map_err(|e| db_err("prepare", e))?;
+        let mut del_nodes = tx
+            .prepare_cached("DELETE FROM nodes WHERE file = ?1")
+            .map_err(|e| db_err("prepare", e))?;
         let mut del_refs = tx
             .prepare_cached("DELETE FROM nodes WHERE file = ?1 AND kind = 'ref'")
             .map_err(|e| db_err("prepare", e))?;
         let mut del_meta = tx
-            .prepare_cached("DELETE FROM defs_meta WHERE id IN (SELECT id FROM nodes WHERE file = ?1)")
+            .prepare_cached(
+                "DELETE FROM defs_meta WHERE id IN (SELECT id FROM nodes WHERE file = ?1)",
+            )
             .map_err(|e| db_err("prepare", e))?;
-        let mut del_unres = tx.prepare_cached("DELETE FROM unresolved WHERE file = ?1").map_err(|e| db_err("prepare", e))?;
-        let mut del_deps = tx.prepare_cached("DELETE FROM file_deps WHERE src_file = ?1").map_err(|e| db_err("prepare", e))?;
-        let mut del_raw = tx.prepare_cached("DELETE FROM raw WHERE path = ?1").map_err(|e| db_err("prepare", e))?;
-        let mut del_file = tx.prepare_cached("DELETE FROM files WHERE path = ?1").map_err(|e| db_err("prepare", e))?;
-        let run = |st: &mut rusqlite::CachedStatement<'_>, p: &str| st.execute([p]).map(|_| ()).map_err(|e| db_err("delete", e));
+        let mut del_unres = tx
+            .prepare_cached("DELETE FROM unresolved WHERE file = ?1")
+            .map_err(|e| db_err("prepare", e))?;
+        let mut del_deps = tx
+            .prepare_cached("DELETE FROM file_deps WHERE src_file = ?1")
+            .map_err(|e| db_err("prepare", e))?;
+        let mut del_raw = tx
+            .prepare_cached("DELETE FROM raw WHERE path = ?1")
+            .map_err(|e| db_err("prepare", e))?;
+        let mut del_file = tx
+            .prepare_cached("DELETE FROM files WHERE path = ?1")
+            .map_err(|e| db_err("prepare", e))?;
+        let run = |st: &mut rusqlite::CachedStatement<'_>, p: &str| {
+            st.execute([p]).map(|_| ()).map_err(|e| db_err("delete", e))
+        };
         let wipe_all: Vec<&str> = removed
             .iter()
             .map(String::as_str)
@@ -303,7 +365,8 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             run(&mut del_unres, p)?;
             run(&mut del_deps, p)?;
         }
-        tx.execute("DELETE FROM files WHERE sha256 IS NULL", []).map_err(|e| db_err("delete", e))?;
+        tx.execute("DELETE FROM files WHERE sha256 IS NULL", [])
+            .map_err(|e| db_err("delete", e))?;
 
         let mut ins_file = tx
             .prepare_cached("INSERT OR REPLACE INTO files(path, sha256, language, bytes, parse_error) VALUES(?1, ?2, ?3, ?4, ?5)")
@@ -312,34 +375,65 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             .prepare_cached("INSERT OR IGNORE INTO nodes(id, kind, name, qualname, file, line, col, end_line) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")
             .map_err(|e| db_err("prepare", e))?;
         let mut ins_meta = tx
-            .prepare_cached("INSERT OR IGNORE INTO defs_meta(id, signature, doc) VALUES(?1, ?2, ?3)")
+            .prepare_cached(
+                "INSERT OR IGNORE INTO defs_meta(id, signature, doc) VALUES(?1, ?2, ?3)",
+            )
             .map_err(|e| db_err("prepare", e))?;
-        let mut ins_raw = tx.prepare_cached("INSERT OR REPLACE INTO raw(path, data) VALUES(?1, ?2)").map_err(|e| db_err("prepare", e))?;
+        let mut ins_raw = tx
+            .prepare_cached("INSERT OR REPLACE INTO raw(path, data) VALUES(?1, ?2)")
+            .map_err(|e| db_err("prepare", e))?;
         for (n, &i) in changed.iter().enumerate() {
             let f = &files[i];
             let (sha, language, perr) = &file_meta[n];
             let bytes = found.iter().find(|x| x.rel == f.rel).map_or(0, |x| x.bytes) as i64;
-            ins_file.execute(params![f.rel, sha, language, bytes, perr]).map_err(|e| db_err("insert file", e))?;
+            ins_file
+                .execute(params![f.rel, sha, language, bytes, perr])
+                .map_err(|e| db_err("insert file", e))?;
             let quals = resolver.qualnames(i as u32);
             for (di, d) in f.raw.defs.iter().enumerate() {
                 let id = format!("{}:{}", quals[di], d.line);
                 ins_node
-                    .execute(params![id, d.kind.as_str(), d.name, quals[di], f.rel, d.line, d.col, d.end_line])
+                    .execute(params![
+                        id,
+                        d.kind.as_str(),
+                        d.name,
+                        quals[di],
+                        f.rel,
+                        d.line,
+                        d.col,
+                        d.end_line
+                    ])
                     .map_err(|e| db_err("insert node", e))?;
-                ins_meta.execute(params![id, d.signature, d.doc]).map_err(|e| db_err("insert meta", e))?;
+                ins_meta
+                    .execute(params![id, d.signature, d.doc])
+                    .map_err(|e| db_err("insert meta", e))?;
             }
-            ins_raw.execute(params![f.rel, f.raw.encode()]).map_err(|e| db_err("insert raw", e))?;
+            ins_raw
+                .execute(params![f.rel, f.raw.encode()])
+                .map_err(|e| db_err("insert raw", e))?;
         }
         for (rel, lang, bytes, reason) in &skipped {
             ins_file
-                .execute(params![rel, Option::<String>::None, lang.map(|l| l.as_str()), *bytes as i64, reason])
+                .execute(params![
+                    rel,
+                    Option::<String>::None,
+                    lang.map(|l| l.as_str()),
+                    *bytes as i64,
+                    reason
+                ])
                 .map_err(|e| db_err("insert file", e))?;
         }
-        let mut ins_edge = tx.prepare_cached("INSERT INTO edges(src, dst, type) VALUES(?1, ?2, ?3)").map_err(|e| db_err("prepare", e))?;
-        let mut ins_unres = tx
-            .prepare_cached("INSERT INTO unresolved(name, node_id, file, line, col) VALUES(?1, ?2, ?3, ?4, ?5)")
+        let mut ins_edge = tx
+            .prepare_cached("INSERT INTO edges(src, dst, type) VALUES(?1, ?2, ?3)")
             .map_err(|e| db_err("prepare", e))?;
-        let mut ins_dep = tx.prepare_cached("INSERT INTO file_deps(src_file, dst_file) VALUES(?1, ?2)").map_err(|e| db_err("prepare", e))?;
+        let mut ins_unres = tx
+            .prepare_cached(
+                "INSERT INTO unresolved(name, node_id, file, line, col) VALUES(?1, ?2, ?3, ?4, ?5)",
+            )
+            .map_err(|e| db_err("prepare", e))?;
+        let mut ins_dep = tx
+            .prepare_cached("INSERT INTO file_deps(src_file, dst_file) VALUES(?1, ?2)")
+            .map_err(|e| db_err("prepare", e))?;
         for (i, r) in &results {
             let rel = files[*i].rel.as_str();
             for (id, name, q, line, col) in &r.ref_nodes {
@@ -348,13 +442,19 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
                     .map_err(|e| db_err("insert ref", e))?;
             }
             for (s, d, t) in &r.edges {
-                ins_edge.execute(params![s, d, t]).map_err(|e| db_err("insert edge", e))?;
+                ins_edge
+                    .execute(params![s, d, t])
+                    .map_err(|e| db_err("insert edge", e))?;
             }
             for (name, id, line, col) in &r.unresolved {
-                ins_unres.execute(params![name, id, rel, line, col]).map_err(|e| db_err("insert unresolved", e))?;
+                ins_unres
+                    .execute(params![name, id, rel, line, col])
+                    .map_err(|e| db_err("insert unresolved", e))?;
             }
             for d in &r.deps {
-                ins_dep.execute(params![rel, files[*d as usize].rel]).map_err(|e| db_err("insert dep", e))?;
+                ins_dep
+                    .execute(params![rel, files[*d as usize].rel])
+                    .map_err(|e| db_err("insert dep", e))?;
             }
         }
     }
@@ -367,12 +467,17 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64());
-    tx.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('last_refresh', ?1)", [now.to_string()])
-        .map_err(|e| db_err("meta", e))?;
+    tx.execute(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES('last_refresh', ?1)",
+        [now.to_string()],
+    )
+    .map_err(|e| db_err("meta", e))?;
     tx.commit().map_err(|e| db_err("commit", e))?;
 
     let count = |sql: &str| -> CoreResult<usize> {
-        conn.query_row(sql, [], |r| r.get::<_, i64>(0)).map(|v| v as usize).map_err(|e| db_err("count", e))
+        conn.query_row(sql, [], |r| r.get::<_, i64>(0))
+            .map(|v| v as usize)
+            .map_err(|e| db_err("count", e))
     };
     Ok(IndexStats {
         files_seen: found.len(),
@@ -414,7 +519,10 @@ mod tests {
         assert_eq!(module_qualname("src/pkg/__init__.py", Lang::Python), "pkg");
         assert_eq!(module_qualname("pkg/mod.py", Lang::Python), "pkg.mod");
         assert_eq!(module_qualname("src/lib.rs", Lang::Rust), "crate");
-        assert_eq!(module_qualname("core/src/graph/mod.rs", Lang::Rust), "core.graph");
+        assert_eq!(
+            module_qualname("core/src/graph/mod.rs", Lang::Rust),
+            "core.graph"
+        );
         assert_eq!(module_qualname("src/main/java/a/B.java", Lang::Java), "a.B");
         assert_eq!(module_qualname("web/app.ts", Lang::TypeScript), "web.app");
     }
@@ -431,7 +539,10 @@ mod tests {
     fn index_and_refresh() {
         let d = repo(&[
             ("a.py", "def f():\n    return 1\n"),
-            ("b.py", "from a import f\n\ndef g():\n    print(f())\n    missing()\n"),
+            (
+                "b.py",
+                "from a import f\n\ndef g():\n    print(f())\n    missing()\n",
+            ),
         ]);
         let db = d.path().join(".ctxfast/recon.db");
         let s = index(d.path(), &db, &IndexOptions::default()).unwrap();
@@ -451,7 +562,9 @@ mod tests {
                 ("b:1".into(), "a.f:1".into(), "import".into()),
             ]
         );
-        let unresolved: String = conn.query_row("SELECT name FROM unresolved", [], |r| r.get(0)).unwrap();
+        let unresolved: String = conn
+            .query_row("SELECT name FROM unresolved", [], |r| r.get(0))
+            .unwrap();
         assert_eq!(unresolved, "missing");
         let s2 = index(d.path(), &db, &IndexOptions::default()).unwrap();
         assert_eq!((s2.files_parsed, s2.nodes, s2.edges), (0, s.nodes, s.edges));
@@ -460,7 +573,11 @@ mod tests {
     #[test]
     fn not_a_directory_is_an_error() {
         let d = tempfile::tempdir().unwrap();
-        let err = index(&d.path().join("nope"), &d.path().join("x.db"), &IndexOptions::default());
+        let err = index(
+            &d.path().join("nope"),
+            &d.path().join("x.db"),
+            &IndexOptions::default(),
+        );
         assert!(matches!(err, Err(CoreError::InvalidArgument(_))));
     }
 }

@@ -73,9 +73,19 @@ pub struct RawRef {
 /// interpreted by the resolver (`level` = Python relative-import dots).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Target {
-    Module { module: String, level: u32 },
-    Symbol { module: String, level: u32, name: String },
-    Star { module: String, level: u32 },
+    Module {
+        module: String,
+        level: u32,
+    },
+    Symbol {
+        module: String,
+        level: u32,
+        name: String,
+    },
+    Star {
+        module: String,
+        level: u32,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -151,7 +161,11 @@ fn enc_target(w: &mut W, t: &Target) {
             w.s(module);
             w.u32(*level);
         }
-        Target::Symbol { module, level, name } => {
+        Target::Symbol {
+            module,
+            level,
+            name,
+        } => {
             w.0.push(1);
             w.s(module);
             w.u32(*level);
@@ -167,9 +181,19 @@ fn enc_target(w: &mut W, t: &Target) {
 
 fn dec_target(r: &mut R<'_>) -> Option<Target> {
     Some(match r.u8()? {
-        0 => Target::Module { module: r.s()?, level: r.u32()? },
-        1 => Target::Symbol { module: r.s()?, level: r.u32()?, name: r.s()? },
-        _ => Target::Star { module: r.s()?, level: r.u32()? },
+        0 => Target::Module {
+            module: r.s()?,
+            level: r.u32()?,
+        },
+        1 => Target::Symbol {
+            module: r.s()?,
+            level: r.u32()?,
+            name: r.s()?,
+        },
+        _ => Target::Star {
+            module: r.s()?,
+            level: r.u32()?,
+        },
     })
 }
 
@@ -237,12 +261,23 @@ impl RawFile {
         }
         for _ in 0..r.u32()? {
             let path = r.strs()?;
-            f.refs.push(RawRef { path, line: r.u32()?, col: r.u32()?, scope: r.u32()? });
+            f.refs.push(RawRef {
+                path,
+                line: r.u32()?,
+                col: r.u32()?,
+                scope: r.u32()?,
+            });
         }
         for _ in 0..r.u32()? {
             let name = r.s()?;
             let (scope, line, col) = (r.u32()?, r.u32()?, r.u32()?);
-            f.bindings.push(RawBinding { name, scope, line, col, target: dec_target(&mut r)? });
+            f.bindings.push(RawBinding {
+                name,
+                scope,
+                line,
+                col,
+                target: dec_target(&mut r)?,
+            });
         }
         f.package = r.s()?;
         for _ in 0..r.u32()? {

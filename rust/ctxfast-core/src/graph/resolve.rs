@@ -17,7 +17,7 @@
 //!   *unresolved*, recorded for the gate. Other languages record no unresolved names (their
 //!   local scoping is not modelled well enough to make that signal trustworthy).
 
-use super::lang::{Lang, module_qualname};
+use super::lang::{module_qualname, Lang};
 use super::raw::{DefKind, RawFile, Target};
 use std::collections::{HashMap, HashSet};
 
@@ -32,7 +32,12 @@ pub struct FileData {
 impl FileData {
     pub fn new(rel: String, lang: Lang, raw: RawFile) -> FileData {
         let module = module_qualname(&rel, lang);
-        FileData { rel, lang, module, raw }
+        FileData {
+            rel,
+            lang,
+            module,
+            raw,
+        }
     }
 
     /// The prefix that qualifies this file's definitions (module, Go package dir, Java package).
@@ -54,7 +59,13 @@ impl FileData {
             .defs
             .iter()
             .enumerate()
-            .map(|(i, d)| if i == 0 { self.module.clone() } else { format!("{prefix}.{}", d.local) })
+            .map(|(i, d)| {
+                if i == 0 {
+                    self.module.clone()
+                } else {
+                    format!("{prefix}.{}", d.local)
+                }
+            })
             .collect()
     }
 }
@@ -83,39 +94,179 @@ enum Res {
 }
 
 const PY_BUILTINS: &[&str] = &[
-    "abs", "aiter", "all", "anext", "any", "ascii", "bin", "bool", "breakpoint", "bytearray",
-    "bytes", "callable", "chr", "classmethod", "compile", "complex", "copyright", "credits",
-    "delattr", "dict", "dir", "divmod", "enumerate", "eval", "exec", "exit", "filter", "float",
-    "format", "frozenset", "getattr", "globals", "hasattr", "hash", "help", "hex", "id", "input",
-    "int", "isinstance", "issubclass", "iter", "len", "license", "list", "locals", "map", "max",
-    "memoryview", "min", "next", "object", "oct", "open", "ord", "pow", "print", "property",
-    "quit", "range", "repr", "reversed", "round", "set", "setattr", "slice", "sorted",
-    "staticmethod", "str", "sum", "super", "tuple", "type", "vars", "zip", "__import__",
-    "__name__", "__file__", "__doc__", "__package__", "__spec__", "__loader__", "__builtins__",
-    "__debug__", "__dict__", "__class__", "NotImplemented", "Ellipsis", "None", "True", "False",
-    "BaseException", "BaseExceptionGroup", "Exception", "ExceptionGroup", "ArithmeticError",
-    "AssertionError", "AttributeError", "BlockingIOError", "BrokenPipeError", "BufferError",
-    "BytesWarning", "ChildProcessError", "ConnectionAbortedError", "ConnectionError",
-    "ConnectionRefusedError", "ConnectionResetError", "DeprecationWarning", "EOFError",
-    "EncodingWarning", "EnvironmentError", "FileExistsError", "FileNotFoundError",
-    "FloatingPointError", "FutureWarning", "GeneratorExit", "IOError", "ImportError",
-    "ImportWarning", "IndentationError", "IndexError", "InterruptedError", "IsADirectoryError",
-    "KeyError", "KeyboardInterrupt", "LookupError", "MemoryError", "ModuleNotFoundError",
-    "NameError", "NotADirectoryError", "NotImplementedError", "OSError", "OverflowError",
-    "PendingDeprecationWarning", "PermissionError", "ProcessLookupError", "RecursionError",
-    "ReferenceError", "ResourceWarning", "RuntimeError", "RuntimeWarning", "StopAsyncIteration",
-    "StopIteration", "SyntaxError", "SyntaxWarning", "SystemError", "SystemExit", "TabError",
-    "TimeoutError", "TypeError", "UnboundLocalError", "UnicodeDecodeError",
-    "UnicodeEncodeError", "UnicodeError", "UnicodeTranslateError", "UnicodeWarning",
-    "UserWarning", "ValueError", "Warning", "ZeroDivisionError", "WindowsError", "reveal_type",
+    "abs",
+    "aiter",
+    "all",
+    "anext",
+    "any",
+    "ascii",
+    "bin",
+    "bool",
+    "breakpoint",
+    "bytearray",
+    "bytes",
+    "callable",
+    "chr",
+    "classmethod",
+    "compile",
+    "complex",
+    "copyright",
+    "credits",
+    "delattr",
+    "dict",
+    "dir",
+    "divmod",
+    "enumerate",
+    "eval",
+    "exec",
+    "exit",
+    "filter",
+    "float",
+    "format",
+    "frozenset",
+    "getattr",
+    "globals",
+    "hasattr",
+    "hash",
+    "help",
+    "hex",
+    "id",
+    "input",
+    "int",
+    "isinstance",
+    "issubclass",
+    "iter",
+    "len",
+    "license",
+    "list",
+    "locals",
+    "map",
+    "max",
+    "memoryview",
+    "min",
+    "next",
+    "object",
+    "oct",
+    "open",
+    "ord",
+    "pow",
+    "print",
+    "property",
+    "quit",
+    "range",
+    "repr",
+    "reversed",
+    "round",
+    "set",
+    "setattr",
+    "slice",
+    "sorted",
+    "staticmethod",
+    "str",
+    "sum",
+    "super",
+    "tuple",
+    "type",
+    "vars",
+    "zip",
+    "__import__",
+    "__name__",
+    "__file__",
+    "__doc__",
+    "__package__",
+    "__spec__",
+    "__loader__",
+    "__builtins__",
+    "__debug__",
+    "__dict__",
+    "__class__",
+    "NotImplemented",
+    "Ellipsis",
+    "None",
+    "True",
+    "False",
+    "BaseException",
+    "BaseExceptionGroup",
+    "Exception",
+    "ExceptionGroup",
+    "ArithmeticError",
+    "AssertionError",
+    "AttributeError",
+    "BlockingIOError",
+    "BrokenPipeError",
+    "BufferError",
+    "BytesWarning",
+    "ChildProcessError",
+    "ConnectionAbortedError",
+    "ConnectionError",
+    "ConnectionRefusedError",
+    "ConnectionResetError",
+    "DeprecationWarning",
+    "EOFError",
+    "EncodingWarning",
+    "EnvironmentError",
+    "FileExistsError",
+    "FileNotFoundError",
+    "FloatingPointError",
+    "FutureWarning",
+    "GeneratorExit",
+    "IOError",
+    "ImportError",
+    "ImportWarning",
+    "IndentationError",
+    "IndexError",
+    "InterruptedError",
+    "IsADirectoryError",
+    "KeyError",
+    "KeyboardInterrupt",
+    "LookupError",
+    "MemoryError",
+    "ModuleNotFoundError",
+    "NameError",
+    "NotADirectoryError",
+    "NotImplementedError",
+    "OSError",
+    "OverflowError",
+    "PendingDeprecationWarning",
+    "PermissionError",
+    "ProcessLookupError",
+    "RecursionError",
+    "ReferenceError",
+    "ResourceWarning",
+    "RuntimeError",
+    "RuntimeWarning",
+    "StopAsyncIteration",
+    "StopIteration",
+    "SyntaxError",
+    "SyntaxWarning",
+    "SystemError",
+    "SystemExit",
+    "TabError",
+    "TimeoutError",
+    "TypeError",
+    "UnboundLocalError",
+    "UnicodeDecodeError",
+    "UnicodeEncodeError",
+    "UnicodeError",
+    "UnicodeTranslateError",
+    "UnicodeWarning",
+    "UserWarning",
+    "ValueError",
+    "Warning",
+    "ZeroDivisionError",
+    "WindowsError",
+    "reveal_type",
 ];
+
+/// (scope, name) → (binding index, "bound by the first segment of a dotted import").
+type BindingMap = HashMap<(u32, String), Vec<(u32, bool)>>;
 
 /// The cross-file symbol tables over every parsed file.
 pub struct Resolver<'a> {
     files: &'a [FileData],
     quals: Vec<Vec<String>>,
     local_index: Vec<HashMap<String, u32>>,
-    bindings: Vec<HashMap<(u32, String), Vec<(u32, bool)>>>,
+    bindings: Vec<BindingMap>,
     stars: Vec<Vec<u32>>,
     locals: Vec<HashSet<(u32, String)>>,
     def_by_qual: HashMap<String, (u32, u32)>,
@@ -170,10 +321,12 @@ impl<'a> Resolver<'a> {
             let mut li = HashMap::with_capacity(f.raw.defs.len());
             for (di, d) in f.raw.defs.iter().enumerate().skip(1) {
                 li.entry(d.local.clone()).or_insert(di as u32);
-                r.def_by_qual.entry(quals[fi as usize][di].clone()).or_insert((fi, di as u32));
+                r.def_by_qual
+                    .entry(quals[fi as usize][di].clone())
+                    .or_insert((fi, di as u32));
             }
             r.local_index.push(li);
-            let mut bm: HashMap<(u32, String), Vec<(u32, bool)>> = HashMap::new();
+            let mut bm: BindingMap = HashMap::new();
             let mut stars = vec![];
             for (bi, b) in f.raw.bindings.iter().enumerate() {
                 if matches!(b.target, Target::Star { .. }) {
@@ -182,9 +335,13 @@ impl<'a> Resolver<'a> {
                 }
                 if f.lang == Lang::Python && b.name.contains('.') {
                     let first = b.name.split('.').next().unwrap_or("").to_string();
-                    bm.entry((b.scope, first)).or_default().push((bi as u32, true));
+                    bm.entry((b.scope, first))
+                        .or_default()
+                        .push((bi as u32, true));
                 } else {
-                    bm.entry((b.scope, b.name.clone())).or_default().push((bi as u32, false));
+                    bm.entry((b.scope, b.name.clone()))
+                        .or_default()
+                        .push((bi as u32, false));
                 }
             }
             r.bindings.push(bm);
@@ -270,7 +427,11 @@ impl<'a> Resolver<'a> {
                 if s != 0 && d.self_names.iter().any(|x| x == name) {
                     return self.self_class(f, s);
                 }
-                let q = if d.local.is_empty() { name.to_string() } else { format!("{}.{}", d.local, name) };
+                let q = if d.local.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{}.{}", d.local, name)
+                };
                 if let Some(&i) = self.local_index[fi].get(&q) {
                     return Res::Def(f, i);
                 }
@@ -290,7 +451,8 @@ impl<'a> Resolver<'a> {
         }
         match fd.lang {
             Lang::Go | Lang::Java => {
-                if let Some(&(df, dd)) = self.def_by_qual.get(&format!("{}.{}", fd.prefix(), name)) {
+                if let Some(&(df, dd)) = self.def_by_qual.get(&format!("{}.{}", fd.prefix(), name))
+                {
                     return Res::Def(df, dd);
                 }
             }
@@ -329,7 +491,11 @@ impl<'a> Resolver<'a> {
                 }
             }
             Target::Star { module, level } => self.module_lookup(f, module, *level, depth),
-            Target::Symbol { module, level, name } => {
+            Target::Symbol {
+                module,
+                level,
+                name,
+            } => {
                 let m = self.module_lookup(f, module, *level, depth);
                 self.attr(&m, name, depth + 1)
             }
@@ -348,7 +514,10 @@ impl<'a> Resolver<'a> {
             let me = &self.files[from as usize].module;
             let best = c.iter().max_by_key(|&&i| {
                 let other = &self.files[i as usize].module;
-                me.split('.').zip(other.split('.')).take_while(|(a, b)| a == b).count()
+                me.split('.')
+                    .zip(other.split('.'))
+                    .take_while(|(a, b)| a == b)
+                    .count()
             });
             if let Some(&b) = best {
                 return Res::Module(b);
@@ -365,7 +534,11 @@ impl<'a> Resolver<'a> {
                     return self.py_module(module, f);
                 }
                 let is_pkg = fd.rel.ends_with("__init__.py") || fd.rel.ends_with("__init__.pyi");
-                let mut base = if is_pkg { fd.module.as_str() } else { parent_module(&fd.module) };
+                let mut base = if is_pkg {
+                    fd.module.as_str()
+                } else {
+                    parent_module(&fd.module)
+                };
                 for _ in 1..level {
                     base = parent_module(base);
                 }
@@ -385,7 +558,11 @@ impl<'a> Resolver<'a> {
                     return Res::External;
                 }
                 let dir = fd.rel.rsplit_once('/').map_or("", |(d, _)| d);
-                let mut parts: Vec<&str> = if dir.is_empty() { vec![] } else { dir.split('/').collect() };
+                let mut parts: Vec<&str> = if dir.is_empty() {
+                    vec![]
+                } else {
+                    dir.split('/').collect()
+                };
                 for seg in module.split('/') {
                     match seg {
                         "." | "" => {}
@@ -401,7 +578,11 @@ impl<'a> Resolver<'a> {
                         p = stem.to_string();
                     }
                 }
-                if let Some(&m) = self.js_by_path.get(&p).or_else(|| self.js_by_path.get(&format!("{p}/index"))) {
+                if let Some(&m) = self
+                    .js_by_path
+                    .get(&p)
+                    .or_else(|| self.js_by_path.get(&format!("{p}/index")))
+                {
                     return Res::Module(m);
                 }
                 Res::External
@@ -410,8 +591,14 @@ impl<'a> Resolver<'a> {
                 if self.go_module.is_empty() || !module.starts_with(&self.go_module) {
                     return Res::External;
                 }
-                let rest = module[self.go_module.len()..].trim_matches('/').replace('/', ".");
-                let pkg = if rest.is_empty() { "root".to_string() } else { rest };
+                let rest = module[self.go_module.len()..]
+                    .trim_matches('/')
+                    .replace('/', ".");
+                let pkg = if rest.is_empty() {
+                    "root".to_string()
+                } else {
+                    rest
+                };
                 if self.packages.contains(&pkg) {
                     Res::Package(pkg)
                 } else {
@@ -493,7 +680,10 @@ impl<'a> Resolver<'a> {
                 if let Some(&i) = self.local_index[*f as usize].get(&q) {
                     return Res::Def(*f, i);
                 }
-                if let Some(&(df, dd)) = self.def_by_qual.get(&format!("{}.{}", self.quals[*f as usize][*d as usize], name)) {
+                if let Some(&(df, dd)) = self.def_by_qual.get(&format!(
+                    "{}.{}",
+                    self.quals[*f as usize][*d as usize], name
+                )) {
                     return Res::Def(df, dd);
                 }
                 for base in &def.bases {
@@ -525,7 +715,11 @@ impl<'a> Resolver<'a> {
                     }
                 }
                 let base = children_base(fd);
-                let sub = if base.is_empty() { name.to_string() } else { format!("{base}.{name}") };
+                let sub = if base.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{base}.{name}")
+                };
                 if let Some(&s) = self.module_by_qual.get(&sub) {
                     return Res::Module(s);
                 }
@@ -581,17 +775,22 @@ impl<'a> Resolver<'a> {
                 out.edges.push(e);
             }
         }
-        let mut emit = |out: &mut Resolved, scope: u32, name: &str, line: u32, col: u32| -> String {
-            let q = &quals[scope as usize];
-            let id = format!("{q}:{line}");
-            if seen_nodes.insert(id.clone()) {
-                out.ref_nodes.push((id.clone(), name.to_string(), q.clone(), line, col));
-            }
-            id
-        };
+        let mut emit =
+            |out: &mut Resolved, scope: u32, name: &str, line: u32, col: u32| -> String {
+                let q = &quals[scope as usize];
+                let id = format!("{q}:{line}");
+                if seen_nodes.insert(id.clone()) {
+                    out.ref_nodes
+                        .push((id.clone(), name.to_string(), q.clone(), line, col));
+                }
+                id
+            };
         for r in &fd.raw.refs {
             let head = r.path[0].as_str();
-            let via_self = fd.raw.defs[r.scope as usize].self_names.iter().any(|s| s == head)
+            let via_self = fd.raw.defs[r.scope as usize]
+                .self_names
+                .iter()
+                .any(|s| s == head)
                 || {
                     let mut s = r.scope;
                     let mut hit = false;
@@ -679,7 +878,11 @@ impl<'a> Resolver<'a> {
                 None if python && r == Res::NotFound => {
                     let id = emit(&mut out, b.scope, name, b.line, b.col);
                     let text = match &b.target {
-                        Target::Symbol { module, level, name } => {
+                        Target::Symbol {
+                            module,
+                            level,
+                            name,
+                        } => {
                             format!("{}{}.{}", ".".repeat(*level as usize), module, name)
                         }
                         Target::Module { module, level } | Target::Star { module, level } => {

@@ -35,7 +35,15 @@ CREATE INDEX IF NOT EXISTS file_deps_src ON file_deps(src_file);
 ";
 
 const TABLES: &[&str] = &[
-    "meta", "files", "nodes", "edges", "name_index", "defs_meta", "unresolved", "raw", "file_deps",
+    "meta",
+    "files",
+    "nodes",
+    "edges",
+    "name_index",
+    "defs_meta",
+    "unresolved",
+    "raw",
+    "file_deps",
 ];
 
 pub fn db_err(op: &str, e: rusqlite::Error) -> CoreError {
@@ -45,22 +53,32 @@ pub fn db_err(op: &str, e: rusqlite::Error) -> CoreError {
 /// Opens (creating if needed) the database, in WAL mode, with a schema of the current version.
 pub fn open(path: &Path) -> CoreResult<Connection> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| CoreError::Io(format!("cannot create index dir {}: {e}", dir.display())))?;
+        std::fs::create_dir_all(dir).map_err(|e| {
+            CoreError::Io(format!("cannot create index dir {}: {e}", dir.display()))
+        })?;
     }
     let conn = Connection::open(path).map_err(|e| db_err("open", e))?;
-    conn.busy_timeout(std::time::Duration::from_secs(10)).map_err(|e| db_err("busy_timeout", e))?;
-    conn.pragma_update(None, "journal_mode", "WAL").map_err(|e| db_err("journal_mode", e))?;
-    conn.pragma_update(None, "synchronous", "NORMAL").map_err(|e| db_err("synchronous", e))?;
+    conn.busy_timeout(std::time::Duration::from_secs(10))
+        .map_err(|e| db_err("busy_timeout", e))?;
+    conn.pragma_update(None, "journal_mode", "WAL")
+        .map_err(|e| db_err("journal_mode", e))?;
+    conn.pragma_update(None, "synchronous", "NORMAL")
+        .map_err(|e| db_err("synchronous", e))?;
     let version: Option<String> = conn
-        .query_row("SELECT value FROM meta WHERE key='schema_version'", [], |r| r.get(0))
+        .query_row(
+            "SELECT value FROM meta WHERE key='schema_version'",
+            [],
+            |r| r.get(0),
+        )
         .ok();
     if version.as_deref() != Some(SCHEMA_VERSION) {
         for t in TABLES {
-            conn.execute_batch(&format!("DROP TABLE IF EXISTS {t};")).map_err(|e| db_err("reset", e))?;
+            conn.execute_batch(&format!("DROP TABLE IF EXISTS {t};"))
+                .map_err(|e| db_err("reset", e))?;
         }
     }
-    conn.execute_batch(SCHEMA).map_err(|e| db_err("schema", e))?;
+    conn.execute_batch(SCHEMA)
+        .map_err(|e| db_err("schema", e))?;
     conn.execute(
         "INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', ?1)",
         [SCHEMA_VERSION],

@@ -35,7 +35,9 @@ fn type_name(b: &Builder<'_>, t: Node<'_>) -> Option<String> {
 fn visit(b: &mut Builder<'_>, n: Node<'_>) {
     match n.kind() {
         "function_declaration" | "method_declaration" => {
-            let Some(name) = b.field_text(n, "name") else { return };
+            let Some(name) = b.field_text(n, "name") else {
+                return;
+            };
             let body = n.child_by_field_name("body");
             let sig = b.header(n, body);
             let mut recv: Option<(String, String)> = None;
@@ -55,7 +57,12 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>) {
                     d.self_names.push(rn);
                 }
                 d.self_class = t.clone();
-                if let Some(p) = b.out.defs.iter().position(|x| x.local == t && x.kind == DefKind::Class) {
+                if let Some(p) = b
+                    .out
+                    .defs
+                    .iter()
+                    .position(|x| x.local == t && x.kind == DefKind::Class)
+                {
                     b.out.defs[idx as usize].parent = p as u32;
                 }
             }
@@ -65,7 +72,9 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>) {
             }
         }
         "type_spec" | "type_alias" => {
-            let Some(name) = b.field_text(n, "name") else { return };
+            let Some(name) = b.field_text(n, "name") else {
+                return;
+            };
             let sig = cap_type(b, n);
             let idx = b.def(DefKind::Class, name, n, sig);
             if let Some(parent) = n.parent() {
@@ -97,14 +106,18 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>) {
             }
         }
         "import_spec" => {
-            let Some(p) = n.child_by_field_name("path") else { return };
+            let Some(p) = n.child_by_field_name("path") else {
+                return;
+            };
             let module = b.text(p).trim_matches(|c| c == '"' || c == '`').to_string();
             let alias = b.field_text(n, "name");
             match alias.as_deref() {
                 Some("_") => {}
                 Some(".") => b.bind("*".into(), Target::Star { module, level: 0 }, n),
                 _ => {
-                    let name = alias.unwrap_or_else(|| module.rsplit('/').next().unwrap_or(&module).to_string());
+                    let name = alias.unwrap_or_else(|| {
+                        module.rsplit('/').next().unwrap_or(&module).to_string()
+                    });
                     b.bind(name, Target::Module { module, level: 0 }, n);
                 }
             }

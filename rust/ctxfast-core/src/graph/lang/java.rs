@@ -17,7 +17,11 @@ fn doc(b: &Builder<'_>, n: Node<'_>) -> String {
     match n.prev_sibling() {
         Some(c) if c.kind() == "block_comment" => {
             let t = b.text(c);
-            first_paragraph(t.trim_start_matches("/**").trim_start_matches("/*").trim_end_matches("*/"))
+            first_paragraph(
+                t.trim_start_matches("/**")
+                    .trim_start_matches("/*")
+                    .trim_end_matches("*/"),
+            )
         }
         _ => String::new(),
     }
@@ -33,18 +37,39 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>) {
         "import_declaration" => {
             let text = b.text(n);
             let star = text.contains('*');
-            let Some(p) = n.named_children(&mut n.walk()).find(|k| k.kind() == "scoped_identifier" || k.kind() == "identifier") else { return };
+            let Some(p) = n
+                .named_children(&mut n.walk())
+                .find(|k| k.kind() == "scoped_identifier" || k.kind() == "identifier")
+            else {
+                return;
+            };
             let full = b.text(p);
             if star {
-                b.bind("*".into(), Target::Star { module: full, level: 0 }, n);
+                b.bind(
+                    "*".into(),
+                    Target::Star {
+                        module: full,
+                        level: 0,
+                    },
+                    n,
+                );
             } else if let Some((m, name)) = full.rsplit_once('.') {
-                let t = Target::Symbol { module: m.to_string(), level: 0, name: name.to_string() };
+                let t = Target::Symbol {
+                    module: m.to_string(),
+                    level: 0,
+                    name: name.to_string(),
+                };
                 b.bind(name.to_string(), t, n);
             }
         }
-        "class_declaration" | "interface_declaration" | "enum_declaration" | "record_declaration"
+        "class_declaration"
+        | "interface_declaration"
+        | "enum_declaration"
+        | "record_declaration"
         | "annotation_type_declaration" => {
-            let Some(name) = b.field_text(n, "name") else { return };
+            let Some(name) = b.field_text(n, "name") else {
+                return;
+            };
             let body = n.child_by_field_name("body");
             let sig = b.header(n, body);
             let mut bases = vec![];
@@ -64,7 +89,9 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>) {
             }
         }
         "method_declaration" | "constructor_declaration" => {
-            let Some(name) = b.field_text(n, "name") else { return };
+            let Some(name) = b.field_text(n, "name") else {
+                return;
+            };
             let body = n.child_by_field_name("body");
             let sig = b.header(n, body);
             let idx = b.def(DefKind::Function, name, n, sig);
@@ -100,10 +127,12 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>) {
             let obj = n.child_by_field_name("object");
             let p = match (obj, name) {
                 (None, Some(nm)) => Some(vec![b.text(nm)]),
-                (Some(o), Some(nm)) => dotted(b, o, MEMBER, "object", "field", IDENT).map(|mut p| {
-                    p.push(b.text(nm));
-                    p
-                }),
+                (Some(o), Some(nm)) => {
+                    dotted(b, o, MEMBER, "object", "field", IDENT).map(|mut p| {
+                        p.push(b.text(nm));
+                        p
+                    })
+                }
                 _ => None,
             };
             match (p, name) {

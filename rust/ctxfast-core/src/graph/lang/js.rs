@@ -18,7 +18,9 @@ fn path(b: &Builder<'_>, n: Node<'_>) -> Option<Vec<String>> {
 }
 
 fn string_value(b: &Builder<'_>, n: Node<'_>) -> String {
-    b.text(n).trim_matches(|c| c == '"' || c == '\'' || c == '`').to_string()
+    b.text(n)
+        .trim_matches(|c| c == '"' || c == '\'' || c == '`')
+        .to_string()
 }
 
 /// The `/** ... */` comment right before a declaration (first paragraph).
@@ -32,7 +34,11 @@ fn leading_doc(b: &Builder<'_>, n: Node<'_>) -> String {
     match prev {
         Some(c) if c.kind() == "comment" => {
             let t = b.text(c);
-            first_paragraph(t.trim_start_matches("/**").trim_start_matches("/*").trim_end_matches("*/"))
+            first_paragraph(
+                t.trim_start_matches("/**")
+                    .trim_start_matches("/*")
+                    .trim_end_matches("*/"),
+            )
         }
         _ => String::new(),
     }
@@ -48,9 +54,15 @@ fn def_with_body(b: &mut Builder<'_>, n: Node<'_>, kind: DefKind, name: String) 
 
 fn visit(b: &mut Builder<'_>, n: Node<'_>) {
     match n.kind() {
-        "function_declaration" | "generator_function_declaration" | "method_definition"
-        | "function_signature" | "method_signature" | "abstract_method_signature" => {
-            let Some(name) = b.field_text(n, "name") else { return };
+        "function_declaration"
+        | "generator_function_declaration"
+        | "method_definition"
+        | "function_signature"
+        | "method_signature"
+        | "abstract_method_signature" => {
+            let Some(name) = b.field_text(n, "name") else {
+                return;
+            };
             let idx = def_with_body(b, n, DefKind::Function, name);
             if n.kind().starts_with("method") || n.kind().starts_with("abstract") {
                 b.out.defs[idx as usize].self_names.push("this".into());
@@ -59,8 +71,12 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>) {
                 b.within(idx, |b| visit(b, body));
             }
         }
-        "class_declaration" | "abstract_class_declaration" | "class" | "interface_declaration"
-        | "enum_declaration" | "type_alias_declaration" => {
+        "class_declaration"
+        | "abstract_class_declaration"
+        | "class"
+        | "interface_declaration"
+        | "enum_declaration"
+        | "type_alias_declaration" => {
             let Some(name) = b.field_text(n, "name") else {
                 b.children(n, visit);
                 return;
@@ -95,18 +111,32 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>) {
                 if d.kind() != "variable_declarator" {
                     return visit(b, d);
                 }
-                let name = d.child_by_field_name("name").filter(|x| x.kind() == "identifier");
+                let name = d
+                    .child_by_field_name("name")
+                    .filter(|x| x.kind() == "identifier");
                 let value = d.child_by_field_name("value");
                 let is_fn = value.is_some_and(|v| {
-                    matches!(v.kind(), "arrow_function" | "function_expression" | "function")
+                    matches!(
+                        v.kind(),
+                        "arrow_function" | "function_expression" | "function"
+                    )
                 });
                 match (name, top || is_fn) {
                     (Some(nm), true) => {
-                        let kind = if is_fn { DefKind::Function } else { DefKind::Var };
+                        let kind = if is_fn {
+                            DefKind::Function
+                        } else {
+                            DefKind::Var
+                        };
                         let sig = if is_fn {
                             let v = value.unwrap_or(d);
                             let h = b.header(v, v.child_by_field_name("body"));
-                            format!("{} {} = {}", b.text(n).split_whitespace().next().unwrap_or("const"), b.text(nm), h)
+                            format!(
+                                "{} {} = {}",
+                                b.text(n).split_whitespace().next().unwrap_or("const"),
+                                b.text(nm),
+                                h
+                            )
                         } else {
                             b.first_line(n)
                         };
@@ -132,37 +162,65 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>) {
             });
         }
         "import_statement" => {
-            let Some(src) = n.child_by_field_name("source") else { return };
+            let Some(src) = n.child_by_field_name("source") else {
+                return;
+            };
             let module = string_value(b, src);
             let mut c = n.walk();
-            let clause = n.named_children(&mut c).find(|k| k.kind() == "import_clause");
+            let clause = n
+                .named_children(&mut c)
+                .find(|k| k.kind() == "import_clause");
             let Some(clause) = clause else {
-                b.bind(format!("<{module}>"), Target::Module { module, level: 0 }, n);
+                b.bind(
+                    format!("<{module}>"),
+                    Target::Module { module, level: 0 },
+                    n,
+                );
                 return;
             };
             b.children(clause, |b, k| match k.kind() {
-                "identifier" => {
-                    b.bind(b.text(k), Target::Module { module: module.clone(), level: 0 }, n)
-                }
+                "identifier" => b.bind(
+                    b.text(k),
+                    Target::Module {
+                        module: module.clone(),
+                        level: 0,
+                    },
+                    n,
+                ),
                 "namespace_import" => {
                     if let Some(id) = k.named_child(0) {
-                        b.bind(b.text(id), Target::Module { module: module.clone(), level: 0 }, n);
+                        b.bind(
+                            b.text(id),
+                            Target::Module {
+                                module: module.clone(),
+                                level: 0,
+                            },
+                            n,
+                        );
                     }
                 }
                 "named_imports" => b.children(k, |b, s| {
                     if s.kind() != "import_specifier" {
                         return;
                     }
-                    let Some(name) = b.field_text(s, "name") else { return };
+                    let Some(name) = b.field_text(s, "name") else {
+                        return;
+                    };
                     let alias = b.field_text(s, "alias").unwrap_or_else(|| name.clone());
-                    let t = Target::Symbol { module: module.clone(), level: 0, name };
+                    let t = Target::Symbol {
+                        module: module.clone(),
+                        level: 0,
+                        name,
+                    };
                     b.bind(alias, t, n);
                 }),
                 _ => {}
             });
         }
         "call_expression" | "new_expression" => {
-            let f = n.child_by_field_name("function").or_else(|| n.child_by_field_name("constructor"));
+            let f = n
+                .child_by_field_name("function")
+                .or_else(|| n.child_by_field_name("constructor"));
             if let Some(f) = f {
                 match path(b, f) {
                     Some(p) => b.reference(p, f),

@@ -118,7 +118,11 @@ pub fn module_qualname(path: &str, lang: Lang) -> String {
             }
         }
         Lang::Java => {
-            for prefix in [&["src", "main", "java"][..], &["src", "test", "java"], &["src"]] {
+            for prefix in [
+                &["src", "main", "java"][..],
+                &["src", "test", "java"],
+                &["src"],
+            ] {
                 if segs.len() > prefix.len() && segs[..prefix.len()] == *prefix {
                     segs.drain(..prefix.len());
                     break;
@@ -180,8 +184,16 @@ fn first_error(root: Node<'_>) -> String {
     while let Some(n) = stack.pop() {
         if n.is_error() || n.is_missing() {
             let p = n.start_position();
-            let what = if n.is_missing() { "missing token" } else { "syntax error" };
-            return format!("syntax error: {what} at line {} col {}", p.row + 1, p.column);
+            let what = if n.is_missing() {
+                "missing token"
+            } else {
+                "syntax error"
+            };
+            return format!(
+                "syntax error: {what} at line {} col {}",
+                p.row + 1,
+                p.column
+            );
         }
         if n.has_error() {
             let kids: Vec<Node<'_>> = n.children(&mut cur).collect();
@@ -353,7 +365,12 @@ pub fn first_paragraph(doc: &str) -> String {
         .next()
         .unwrap_or("")
         .lines()
-        .map(|l| l.trim().trim_start_matches("///").trim_start_matches("//").trim_start_matches('*'))
+        .map(|l| {
+            l.trim()
+                .trim_start_matches("///")
+                .trim_start_matches("//")
+                .trim_start_matches('*')
+        })
         .collect::<Vec<_>>()
         .join(" ");
     cap(collapse(&para), 400)

@@ -23,8 +23,14 @@ fn path(b: &Builder<'_>, n: Node<'_>) -> Option<Vec<String>> {
 fn target_names(b: &Builder<'_>, n: Node<'_>, out: &mut Vec<String>) {
     match n.kind() {
         "identifier" => out.push(b.text(n)),
-        "pattern_list" | "tuple_pattern" | "list_pattern" | "tuple" | "list"
-        | "list_splat_pattern" | "parenthesized_expression" | "as_pattern_target" => {
+        "pattern_list"
+        | "tuple_pattern"
+        | "list_pattern"
+        | "tuple"
+        | "list"
+        | "list_splat_pattern"
+        | "parenthesized_expression"
+        | "as_pattern_target" => {
             let mut c = n.walk();
             for k in n.named_children(&mut c) {
                 target_names(b, k, out);
@@ -62,8 +68,12 @@ fn param_names(b: &Builder<'_>, params: Node<'_>) -> Vec<String> {
 }
 
 fn docstring(b: &Builder<'_>, body: Option<Node<'_>>) -> String {
-    let Some(body) = body else { return String::new() };
-    let Some(first) = body.named_child(0) else { return String::new() };
+    let Some(body) = body else {
+        return String::new();
+    };
+    let Some(first) = body.named_child(0) else {
+        return String::new();
+    };
     if first.kind() != "expression_statement" {
         return String::new();
     }
@@ -83,7 +93,12 @@ fn is_def_scope(b: &Builder<'_>) -> bool {
     matches!(b.cur_def().kind, DefKind::Module | DefKind::Class)
 }
 
-fn bind_targets(b: &mut Builder<'_>, stmt: Node<'_>, left: Node<'_>, seen: &mut HashSet<(u32, String)>) {
+fn bind_targets(
+    b: &mut Builder<'_>,
+    stmt: Node<'_>,
+    left: Node<'_>,
+    seen: &mut HashSet<(u32, String)>,
+) {
     let mut names = vec![];
     target_names(b, left, &mut names);
     for n in names {
@@ -101,7 +116,9 @@ fn bind_targets(b: &mut Builder<'_>, stmt: Node<'_>, left: Node<'_>, seen: &mut 
 fn visit(b: &mut Builder<'_>, n: Node<'_>, seen: &mut HashSet<(u32, String)>) {
     match n.kind() {
         "function_definition" => {
-            let Some(name) = b.field_text(n, "name") else { return };
+            let Some(name) = b.field_text(n, "name") else {
+                return;
+            };
             let body = n.child_by_field_name("body");
             let sig = b.header(n, body);
             let in_class = b.cur_def().kind == DefKind::Class;
@@ -127,7 +144,9 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>, seen: &mut HashSet<(u32, String)>) {
             }
         }
         "class_definition" => {
-            let Some(name) = b.field_text(n, "name") else { return };
+            let Some(name) = b.field_text(n, "name") else {
+                return;
+            };
             let body = n.child_by_field_name("body");
             let sig = b.header(n, body);
             let mut bases = vec![];
@@ -161,18 +180,35 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>, seen: &mut HashSet<(u32, String)>) {
             b.children(n, |b, k| match k.kind() {
                 "dotted_name" => {
                     let full = b.text(k);
-                    b.bind(full.clone(), Target::Module { module: full, level: 0 }, n);
+                    b.bind(
+                        full.clone(),
+                        Target::Module {
+                            module: full,
+                            level: 0,
+                        },
+                        n,
+                    );
                 }
                 "aliased_import" => {
-                    if let (Some(m), Some(a)) = (b.field_text(k, "name"), b.field_text(k, "alias")) {
-                        b.bind(a, Target::Module { module: m, level: 0 }, n);
+                    if let (Some(m), Some(a)) = (b.field_text(k, "name"), b.field_text(k, "alias"))
+                    {
+                        b.bind(
+                            a,
+                            Target::Module {
+                                module: m,
+                                level: 0,
+                            },
+                            n,
+                        );
                     }
                 }
                 _ => {}
             });
         }
         "import_from_statement" => {
-            let Some(m) = n.child_by_field_name("module_name") else { return };
+            let Some(m) = n.child_by_field_name("module_name") else {
+                return;
+            };
             let (module, level) = if m.kind() == "relative_import" {
                 let mut level = 0;
                 let mut module = String::new();
@@ -192,17 +228,36 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>, seen: &mut HashSet<(u32, String)>) {
                     continue;
                 }
                 match k.kind() {
-                    "wildcard_import" => {
-                        b.bind("*".into(), Target::Star { module: module.clone(), level }, n)
-                    }
+                    "wildcard_import" => b.bind(
+                        "*".into(),
+                        Target::Star {
+                            module: module.clone(),
+                            level,
+                        },
+                        n,
+                    ),
                     "dotted_name" => {
                         let name = b.text(k);
-                        let t = Target::Symbol { module: module.clone(), level, name: name.clone() };
+                        let t = Target::Symbol {
+                            module: module.clone(),
+                            level,
+                            name: name.clone(),
+                        };
                         b.bind(name, t, n);
                     }
                     "aliased_import" => {
-                        if let (Some(nm), Some(a)) = (b.field_text(k, "name"), b.field_text(k, "alias")) {
-                            b.bind(a, Target::Symbol { module: module.clone(), level, name: nm }, n);
+                        if let (Some(nm), Some(a)) =
+                            (b.field_text(k, "name"), b.field_text(k, "alias"))
+                        {
+                            b.bind(
+                                a,
+                                Target::Symbol {
+                                    module: module.clone(),
+                                    level,
+                                    name: nm,
+                                },
+                                n,
+                            );
                         }
                     }
                     _ => {}

@@ -47,7 +47,8 @@ fn call_path(b: &Builder<'_>, f: Node<'_>) -> Option<Vec<String>> {
 
 /// Expands a `use` tree into (bound name, full path) pairs.
 fn use_tree(b: &Builder<'_>, n: Node<'_>, prefix: &[String], out: &mut Vec<(String, Vec<String>)>) {
-    let with = |extra: Vec<String>| -> Vec<String> { prefix.iter().cloned().chain(extra).collect() };
+    let with =
+        |extra: Vec<String>| -> Vec<String> { prefix.iter().cloned().chain(extra).collect() };
     match n.kind() {
         "identifier" | "scoped_identifier" | "self" | "crate" | "super" => {
             let full = with(split_path(&b.text(n)));
@@ -61,7 +62,10 @@ fn use_tree(b: &Builder<'_>, n: Node<'_>, prefix: &[String], out: &mut Vec<(Stri
             }
         }
         "scoped_use_list" => {
-            let p = n.child_by_field_name("path").map(|p| with(split_path(&b.text(p)))).unwrap_or_else(|| prefix.to_vec());
+            let p = n
+                .child_by_field_name("path")
+                .map(|p| with(split_path(&b.text(p))))
+                .unwrap_or_else(|| prefix.to_vec());
             if let Some(list) = n.child_by_field_name("list") {
                 use_tree(b, list, &p, out);
             }
@@ -73,7 +77,10 @@ fn use_tree(b: &Builder<'_>, n: Node<'_>, prefix: &[String], out: &mut Vec<(Stri
             }
         }
         "use_wildcard" => {
-            let p = n.named_child(0).map(|p| with(split_path(&b.text(p)))).unwrap_or_else(|| prefix.to_vec());
+            let p = n
+                .named_child(0)
+                .map(|p| with(split_path(&b.text(p))))
+                .unwrap_or_else(|| prefix.to_vec());
             out.push(("*".into(), p));
         }
         _ => {}
@@ -83,13 +90,19 @@ fn use_tree(b: &Builder<'_>, n: Node<'_>, prefix: &[String], out: &mut Vec<(Stri
 fn visit(b: &mut Builder<'_>, n: Node<'_>, impl_ty: Option<&str>) {
     match n.kind() {
         "function_item" | "function_signature_item" => {
-            let Some(name) = b.field_text(n, "name") else { return };
+            let Some(name) = b.field_text(n, "name") else {
+                return;
+            };
             let body = n.child_by_field_name("body");
             let sig = b.header(n, body);
             let idx = b.def(DefKind::Function, name.clone(), n, sig);
             let d = &mut b.out.defs[idx as usize];
             if let Some(t) = impl_ty {
-                d.local = if d.parent == 0 { format!("{t}.{name}") } else { d.local.clone() };
+                d.local = if d.parent == 0 {
+                    format!("{t}.{name}")
+                } else {
+                    d.local.clone()
+                };
                 d.self_names = vec!["self".into(), "Self".into()];
                 d.self_class = t.to_string();
             }
@@ -99,7 +112,9 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>, impl_ty: Option<&str>) {
             }
         }
         "struct_item" | "enum_item" | "union_item" | "trait_item" | "type_item" => {
-            let Some(name) = b.field_text(n, "name") else { return };
+            let Some(name) = b.field_text(n, "name") else {
+                return;
+            };
             let body = n.child_by_field_name("body");
             let sig = b.header(n, body);
             let idx = b.def(DefKind::Class, name.clone(), n, sig);
@@ -116,7 +131,10 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>, impl_ty: Option<&str>) {
                 s.split('<').next().unwrap_or("").trim().to_string()
             });
             let owner = ty.as_deref().and_then(|t| {
-                b.out.defs.iter().position(|d| d.local == t && d.kind == DefKind::Class)
+                b.out
+                    .defs
+                    .iter()
+                    .position(|d| d.local == t && d.kind == DefKind::Class)
             });
             if let Some(body) = n.child_by_field_name("body") {
                 match owner {
@@ -126,10 +144,15 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>, impl_ty: Option<&str>) {
             }
         }
         "mod_item" => {
-            let Some(name) = b.field_text(n, "name") else { return };
+            let Some(name) = b.field_text(n, "name") else {
+                return;
+            };
             let Some(body) = n.child_by_field_name("body") else {
                 // `mod x;` declares a file module: bind it like a `use self::x`.
-                let t = Target::Module { module: format!("self::{name}"), level: 0 };
+                let t = Target::Module {
+                    module: format!("self::{name}"),
+                    level: 0,
+                };
                 b.bind(name, t, n);
                 return;
             };
@@ -148,7 +171,9 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>, impl_ty: Option<&str>) {
             }
         }
         "use_declaration" => {
-            let Some(arg) = n.child_by_field_name("argument") else { return };
+            let Some(arg) = n.child_by_field_name("argument") else {
+                return;
+            };
             let mut out = vec![];
             use_tree(b, arg, &[], &mut out);
             for (name, full) in out {
