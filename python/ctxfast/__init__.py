@@ -10,6 +10,7 @@ from ctxfast.errors import BudgetError, CtxfastError
 from ctxfast.excerpt import excerpt
 from ctxfast.instructions import Instructions, load_instructions
 from ctxfast.profiles import ModelProfile, pack_budget, resolve_profile
+from ctxfast.recon import IndexStats, Repository
 from ctxfast.routing import IntentRouter, RouteDecision
 from ctxfast.sections import (
     AssembledContext,
@@ -32,9 +33,11 @@ __all__ = [
     "BudgetError",
     "ContextSection",
     "CtxfastError",
+    "IndexStats",
     "Instructions",
     "IntentRouter",
     "ModelProfile",
+    "Repository",
     "RollingBuffer",
     "RouteDecision",
     "TaskPack",

@@ -16,6 +16,7 @@ __all__ = [
     "decode",
     "encode",
     "fits",
+    "index_graph",
     "truncate_to_tokens",
 ]
 
@@ -45,3 +46,8 @@ def best_windows(
     context: int = 3,
 ) -> list[tuple[int, int]]: ...
 def _panic_for_test() -> None: ...
+def index_graph(
+    root: str,
+    db_path: str,
+    max_file_bytes: int = 1_000_000,
+) -> tuple[int, int, int, int, int, float, list[tuple[str, str]]]: ...

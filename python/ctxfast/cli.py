@@ -39,6 +39,34 @@ def _cmd_manifest(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_index(args: argparse.Namespace) -> int:
+    import dataclasses
+    import json
+    import time
+
+    from ctxfast.recon import Repository
+
+    repo = Repository(args.path, args.index_dir)
+    tty = sys.stderr.isatty()
+    if tty:
+        print(f"indexing {repo.root} …", file=sys.stderr, flush=True)
+    t0 = time.perf_counter()
+    stats = repo.index()
+    if tty:
+        print(f"done in {time.perf_counter() - t0:.2f}s", file=sys.stderr)
+    if args.json:
+        print(json.dumps(dataclasses.asdict(stats), indent=2))
+    else:
+        print(
+            f"files seen {stats.files_seen} · parsed {stats.files_parsed} · removed "
+            f"{stats.files_removed} · nodes {stats.nodes} · edges {stats.edges} · "
+            f"{stats.seconds:.3f}s · errors {len(stats.errors)}"
+        )
+        for e in stats.errors:
+            print(f"  {e['path']}: {e['error']}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ctxfast", description="Exact, fast context construction for coding agents."
@@ -50,6 +78,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", nargs="?", default="-", help="file to count, or - for stdin")
     p.add_argument("--encoding", default="cl100k_base", help="cl100k_base, o200k_base or approx")
     p.set_defaults(func=_cmd_tokens)
+
+    p = sub.add_parser("index", help="build or refresh the code graph of a repository")
+    p.add_argument("path", help="repository root")
+    p.add_argument("--index-dir", default=None, help="index directory (default PATH/.ctxfast)")
+    p.add_argument("--json", action="store_true", help="print the stats as JSON")
+    p.set_defaults(func=_cmd_index)
 
     p = sub.add_parser("bench", help="measure ctxfast against the real alternatives")
     p.add_argument("target", choices=["tokens"], help="what to benchmark")

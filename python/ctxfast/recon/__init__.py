@@ -1,2 +1,15 @@
-"""Repository reconnaissance (spec 03): the deterministic repository map built before the
-model runs."""
+"""Repository reconnaissance (spec-03): the line-level code graph and its read API."""
+
+from ctxfast.recon.graph import CodeGraph, Edge, FileRecord, Node, Signature, Unresolved
+from ctxfast.recon.repository import IndexStats, Repository
+
+__all__ = [
+    "CodeGraph",
+    "Edge",
+    "FileRecord",
+    "IndexStats",
+    "Node",
+    "Repository",
+    "Signature",
+    "Unresolved",
+]

@@ -25,8 +25,15 @@ QUESTIONS = {
     "Q6": "which files does changing API {subject} plausibly affect?",
 }
 DATABASE_KEYS = (
-    "DATABASE_URL", "DATABASES", "SQLALCHEMY_DATABASE_URI", "DB_URL", "DB_HOST", "DB_NAME",
-    "database_url", "db_url", "database",
+    "DATABASE_URL",
+    "DATABASES",
+    "SQLALCHEMY_DATABASE_URI",
+    "DB_URL",
+    "DB_HOST",
+    "DB_NAME",
+    "database_url",
+    "db_url",
+    "database",
 )
 _CONFIG_SUFFIXES = (".env", ".toml", ".yaml", ".yml", ".ini", ".cfg", ".conf", ".json")
 
@@ -43,7 +50,10 @@ class Answer:
 
 
 def answer_question(
-    graph: CodeGraph, manifest: Mapping[str, Any], root: Any, question_id: str,
+    graph: CodeGraph,
+    manifest: Mapping[str, Any],
+    root: Any,
+    question_id: str,
     subject: str | None = None,
 ) -> Answer:
     qid = question_id.upper()
@@ -57,18 +67,27 @@ def answer_question(
         mirror = _test_files_for(graph, subject) if subject else []
         command = tests[0]["command"] if tests else None
         evidence = [t["evidence"] for t in tests if t.get("evidence")]
-        return Answer(qid, question, subject, {"command": command, "test_files": mirror},
-                      evidence)
+        return Answer(qid, question, subject, {"command": command, "test_files": mirror}, evidence)
     if qid == "Q2":
         node = resolve_entity(graph, subject or "")
         module = node.qualname.rsplit(".", 1)[0] if "." in node.qualname else node.qualname
-        return Answer(qid, question, subject, {"module": module, "file": node.file},
-                      [f"{node.file}:{node.line}"])
+        return Answer(
+            qid,
+            question,
+            subject,
+            {"module": module, "file": node.file},
+            [f"{node.file}:{node.line}"],
+        )
     if qid == "Q3":
         node = resolve_entity(graph, subject or "")
         sites = graph.callers(node.id)
-        return Answer(qid, question, subject, sorted({s.qualname for s in sites}),
-                      sorted({f"{s.file}:{s.line}" for s in sites}))
+        return Answer(
+            qid,
+            question,
+            subject,
+            sorted({s.qualname for s in sites}),
+            sorted({f"{s.file}:{s.line}" for s in sites}),
+        )
     if qid == "Q4":
         for runner in manifest.get("runners") or []:
             if runner.get("name") == "build":
@@ -78,8 +97,13 @@ def answer_question(
         return _database_config(graph, manifest, root, subject)
     ego = build_ego_graph(graph, subject or "")
     neighbours = [e for e in ego.edges if e.type in ("invoke", "import")]
-    return Answer(qid, question, subject, sorted({e.target.file for e in neighbours}),
-                  sorted({f"{e.target.file}:{e.target.line}" for e in neighbours}))
+    return Answer(
+        qid,
+        question,
+        subject,
+        sorted({e.target.file for e in neighbours}),
+        sorted({f"{e.target.file}:{e.target.line}" for e in neighbours}),
+    )
 
 
 def _test_files_for(graph: CodeGraph, subject: str) -> list[str]:
@@ -89,20 +113,28 @@ def _test_files_for(graph: CodeGraph, subject: str) -> list[str]:
     except InvalidArgumentError:
         return []
     files = {s.file for s in graph.callers(node.id)}
-    files |= {graph.node(e.src).file for e in graph.edges_to(node.id, "import")  # type: ignore[union-attr]
-              if graph.node(e.src) is not None}
+    files |= {
+        graph.node(e.src).file
+        for e in graph.edges_to(node.id, "import")  # type: ignore[union-attr]
+        if graph.node(e.src) is not None
+    }
     return sorted(f for f in files if _is_test_path(f))
 
 
 def _is_test_path(path: str) -> bool:
     name = path.rsplit("/", 1)[-1]
-    return (path.startswith(("tests/", "test/")) or "/tests/" in path or "/test/" in path
-            or name.startswith("test_") or name.endswith(("_test.py", "_test.go", ".test.js",
-                                                          ".test.ts", "Test.java")))
+    return (
+        path.startswith(("tests/", "test/"))
+        or "/tests/" in path
+        or "/test/" in path
+        or name.startswith("test_")
+        or name.endswith(("_test.py", "_test.go", ".test.js", ".test.ts", "Test.java"))
+    )
 
 
-def _database_config(graph: CodeGraph, manifest: Mapping[str, Any], root: Any,
-                     subject: str | None) -> Answer:
+def _database_config(
+    graph: CodeGraph, manifest: Mapping[str, Any], root: Any, subject: str | None
+) -> Answer:
     """The first line that states a database configuration key: config files first, then
     definitions (e.g. Django's ``DATABASES`` setting)."""
     keys = (subject,) if subject else DATABASE_KEYS
@@ -111,9 +143,15 @@ def _database_config(graph: CodeGraph, manifest: Mapping[str, Any], root: Any,
 
     base = Path(root)
     candidates = sorted(
-        (p for p in base.rglob("*") if p.is_file() and not p.is_symlink()
-         and (p.suffix in _CONFIG_SUFFIXES or p.name in (".env", "settings.py"))
-         and ".ctxfast" not in p.parts and ".git" not in p.parts),
+        (
+            p
+            for p in base.rglob("*")
+            if p.is_file()
+            and not p.is_symlink()
+            and (p.suffix in _CONFIG_SUFFIXES or p.name in (".env", "settings.py"))
+            and ".ctxfast" not in p.parts
+            and ".git" not in p.parts
+        ),
         key=lambda p: (p.suffix == ".py", str(p)),
     )
     patterns = [re.compile(rf"(?<![A-Za-z0-9_]){re.escape(k)}(?![A-Za-z0-9_])") for k in keys]
@@ -128,11 +166,17 @@ def _database_config(graph: CodeGraph, manifest: Mapping[str, Any], root: Any,
             for key, rx in zip(keys, patterns, strict=True):
                 if rx.search(line) and ("=" in line or ":" in line):
                     rel = path.relative_to(base).as_posix()
-                    return Answer("Q5", question, subject, {"key": key, "file": rel},
-                                  [f"{rel}:{i}"])
+                    return Answer(
+                        "Q5", question, subject, {"key": key, "file": rel}, [f"{rel}:{i}"]
+                    )
     for key in keys:
         defs = [n for n in graph.lookup(key) if n.is_definition]
         if defs:
-            return Answer("Q5", question, subject, {"key": key, "file": defs[0].file},
-                          [f"{defs[0].file}:{defs[0].line}"])
+            return Answer(
+                "Q5",
+                question,
+                subject,
+                {"key": key, "file": defs[0].file},
+                [f"{defs[0].file}:{defs[0].line}"],
+            )
     return Answer("Q5", question, subject, None, [])

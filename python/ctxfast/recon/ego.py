@@ -61,7 +61,9 @@ class EgoGraph:
             last = i == len(edges) - 1
             branch = "└── " if last else "├── "
             if e.type == "contain":
-                lines.append(f"{branch}{e.target.qualname}:contain [{e.target.file}:{e.target.line}]")
+                lines.append(
+                    f"{branch}{e.target.qualname}:contain [{e.target.file}:{e.target.line}]"
+                )
                 continue
             label = "invoked-by" if e.direction == "in" else e.type
             name = e.target.qualname

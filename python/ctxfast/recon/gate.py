@@ -83,7 +83,11 @@ class GateResult:
     def to_json(self) -> str:
         if not self.retrieved:
             return json.dumps(
-                {"retrieved": False, "entity": self.entity, "manifest_header": self.manifest_header},
+                {
+                    "retrieved": False,
+                    "entity": self.entity,
+                    "manifest_header": self.manifest_header,
+                },
                 indent=2,
             )
         data = {
@@ -142,21 +146,27 @@ class Gate:
             for site, edge in self.graph.file_edges(current.file, "import"):
                 dst = self.graph.node(edge.dst)
                 if dst is not None and dst.file != cur_file:
-                    out.append(GateSignal("S2", f"import of {dst.qualname}", _loc(site), dst.qualname))
+                    out.append(
+                        GateSignal("S2", f"import of {dst.qualname}", _loc(site), dst.qualname)
+                    )
                     break
         if "S3" in on and sbfl_top:
             top = self._entity(sbfl_top)
             if top is not None and top.file != cur_file:
-                out.append(GateSignal("S3", f"failing-test top entity {top.qualname}", _loc(top),
-                                      top.qualname))
+                out.append(
+                    GateSignal(
+                        "S3", f"failing-test top entity {top.qualname}", _loc(top), top.qualname
+                    )
+                )
         if "S4" in on and current is not None:
             for site, edge in self.graph.scope_edges(current):
                 if edge.type not in ("invoke", "import"):
                     continue
                 dst = self.graph.node(edge.dst)
                 if dst is not None and dst.file != cur_file:
-                    out.append(GateSignal("S4", f"{edge.type} of {dst.qualname}", _loc(site),
-                                          dst.qualname))
+                    out.append(
+                        GateSignal("S4", f"{edge.type} of {dst.qualname}", _loc(site), dst.qualname)
+                    )
                     break
         if "S5" in on:
             out += self._s5(task_text, cur_file)
@@ -175,16 +185,25 @@ class Gate:
                 continue  # resolvable in the current entity's scope
             if defs:
                 d = defs[0]
-                out.append(GateSignal("S1", f"identifier {ident} defined outside the current scope",
-                                      _loc(d), d.qualname))
+                out.append(
+                    GateSignal(
+                        "S1",
+                        f"identifier {ident} defined outside the current scope",
+                        _loc(d),
+                        d.qualname,
+                    )
+                )
             else:
                 out.append(GateSignal("S1", f"identifier {ident} resolves nowhere", "", None))
         return out
 
     def _s5(self, task_text: str, cur_file: str | None) -> list[GateSignal]:
         out = []
-        keys = [m.group(0) for rx in (_CONFIG_FILE, _CONFIG_KEY, _ENV_REF)
-                for m in rx.finditer(task_text)]
+        keys = [
+            m.group(0)
+            for rx in (_CONFIG_FILE, _CONFIG_KEY, _ENV_REF)
+            for m in rx.finditer(task_text)
+        ]
         for key in dict.fromkeys(keys):
             evidence = self._config_evidence(key)
             if evidence and evidence.split(":", 1)[0] != cur_file:
@@ -248,8 +267,16 @@ def run_gate(
     signals = gate.signals(task_text, current, sbfl_top)
     if not signals:
         text = render_manifest_header(dict(manifest), max_tokens=cfg.manifest_header_tokens)
-        return GateResult(False, current_entity, [], "none", [], header, context=text,
-                          token_count=count_tokens(text, cfg.encoding))
+        return GateResult(
+            False,
+            current_entity,
+            [],
+            "none",
+            [],
+            header,
+            context=text,
+            token_count=count_tokens(text, cfg.encoding),
+        )
 
     # R0: the task plus the named entity of the first signal that names a resolvable one.
     named: Node | None = None
@@ -259,50 +286,79 @@ def run_gate(
             if named is not None:
                 break
     ladder: list[dict[str, Any]] = [
-        {"level": "R0", "entity": named.qualname if named else None,
-         "reason": f"signal {signals[0].id} fired"}
+        {
+            "level": "R0",
+            "entity": named.qualname if named else None,
+            "reason": f"signal {signals[0].id} fired",
+        }
     ]
     level = "R0"
     ego: EgoGraph | None = None
     deferred = None
     if named is not None and cfg.max_level in ("R1", "R2"):
-        internal = graph.scope_edges(named) or graph.edges_from(named.id) or graph.file_edges(
-            named.file, "import"
+        internal = (
+            graph.scope_edges(named)
+            or graph.edges_from(named.id)
+            or graph.file_edges(named.file, "import")
         )
         if internal:
             ego = build_ego_graph(graph, named)
-            r1_ids = {named.id} | {
-                e.target.id for e in ego.edges if e.target.file == named.file
-            }
-            ladder.append({"level": "R1", "entity": named.qualname,
-                           "reason": "named entity has project-internal edges"})
+            r1_ids = {named.id} | {e.target.id for e in ego.edges if e.target.file == named.file}
+            ladder.append(
+                {
+                    "level": "R1",
+                    "entity": named.qualname,
+                    "reason": "named entity has project-internal edges",
+                }
+            )
             level = "R1"
-            cross = [e for e in ego.edges if e.target.file != named.file
-                     and e.target.id not in r1_ids and e.type in ("invoke", "import")]
+            cross = [
+                e
+                for e in ego.edges
+                if e.target.file != named.file
+                and e.target.id not in r1_ids
+                and e.type in ("invoke", "import")
+            ]
             if cross and cfg.max_level == "R2":
-                ladder.append({"level": "R2", "entity": named.qualname,
-                               "reason": f"cross-file edge to {cross[0].target.qualname} missing from R1"})
+                ladder.append(
+                    {
+                        "level": "R2",
+                        "entity": named.qualname,
+                        "reason": f"cross-file edge to {cross[0].target.qualname} missing from R1",
+                    }
+                )
                 level = "R2"
                 second_hop = any(
-                    graph.node(e.dst) is not None
-                    and graph.node(e.dst).file not in ego.files()  # type: ignore[union-attr]
-                    for nb in ego.edges if nb.direction == "out"
+                    graph.node(e.dst) is not None and graph.node(e.dst).file not in ego.files()  # type: ignore[union-attr]
+                    for nb in ego.edges
+                    if nb.direction == "out"
                     for _, e in graph.scope_edges(nb.target)
                     if e.type in ("invoke", "import")
                 )
                 if second_hop and any(s.id == "S6" for s in signals):
                     deferred = "r3_required_deferred"
-                    ladder.append({"level": "r3_required_deferred", "entity": named.qualname,
-                                   "reason": "component-level evidence beyond k=1; proceeding with R2"})
+                    ladder.append(
+                        {
+                            "level": "r3_required_deferred",
+                            "entity": named.qualname,
+                            "reason": "component-level evidence beyond k=1; proceeding with R2",
+                        }
+                    )
             if level == "R1":
                 ego.edges = [e for e in ego.edges if e.target.file == named.file]
-    context = render_injection(
-        manifest, ego, named, task_text, cfg
-    )
+    context = render_injection(manifest, ego, named, task_text, cfg)
     return GateResult(
-        True, current_entity, signals, level, ladder, header,
-        named_entity=named.qualname if named else None, deferred=deferred, context=context,
-        token_count=count_tokens(context, cfg.encoding), ego_graph=ego,
+        True,
+        current_entity,
+        signals,
+        level,
+        ladder,
+        header,
+        named_entity=named.qualname if named else None,
+        deferred=deferred,
+        context=context,
+        token_count=count_tokens(context, cfg.encoding),
+        ego_graph=ego,
     )
 
 
@@ -323,7 +379,10 @@ def render_injection(
         if tree:
             parts += ["### Dependency ego-graph (k=1, tree-encoded)", tree]
     elif named is not None:
-        parts += ["### Named entity", f"{named.qualname} ({named.kind}) [{named.file}:{named.line}]"]
+        parts += [
+            "### Named entity",
+            f"{named.qualname} ({named.kind}) [{named.file}:{named.line}]",
+        ]
     text = "\n".join(parts)
     while count_tokens(text, cfg.encoding) > cfg.total_tokens and len(parts) > 3:
         parts.pop()

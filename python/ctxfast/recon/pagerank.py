@@ -9,8 +9,10 @@ few thousand files of a real repository; no networkx.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def pagerank(
@@ -25,8 +27,11 @@ def pagerank(
     """Scores (summing to 1) for ``n`` nodes given weighted directed ``edges`` (src, dst, w).
 
     Dangling nodes redistribute their mass by the personalisation vector, as networkx does,
-    so results match the textbook definition. Deterministic for identical input.
+    so results match the textbook definition. Deterministic for identical input. numpy is
+    imported here so ``import ctxfast`` works where only the pure-Python paths are used.
     """
+    import numpy as np
+
     if n == 0:
         return np.zeros(0)
     p = np.full(n, 1.0 / n)

@@ -180,12 +180,18 @@ def effective_budget(max_tokens: int, files_in_prompt: int) -> int:
     return max(max_tokens // (1 + files_in_prompt), max_tokens // 4)
 
 
-def build_repo_map(graph: CodeGraph, index_dir: Path, query: str | None = None,
-                   max_tokens: int = 1024, files_in_prompt: Iterable[str] = (),
-                   encoding: str = DEFAULT_ENCODING) -> str:
+def build_repo_map(
+    graph: CodeGraph,
+    index_dir: Path,
+    query: str | None = None,
+    max_tokens: int = 1024,
+    files_in_prompt: Iterable[str] = (),
+    encoding: str = DEFAULT_ENCODING,
+) -> str:
     """The rendered map; ``""`` when it cannot be built (a map failure never fails a caller)."""
     try:
-        return RepoMap(graph, index_dir).render(query, max_tokens, files_in_prompt,
-                                                encoding=encoding)
-    except Exception:  # noqa: BLE001 - non-fatal by design (notes §4)
+        return RepoMap(graph, index_dir).render(
+            query, max_tokens, files_in_prompt, encoding=encoding
+        )
+    except Exception:
         return ""

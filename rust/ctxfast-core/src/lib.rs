@@ -5,6 +5,7 @@
 //! panicking on bad input.
 
 pub mod error;
+pub mod graph;
 pub mod tokens;
 pub mod truncate;
 pub mod window;

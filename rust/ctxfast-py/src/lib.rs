@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 
 mod errors;
 mod gil;
+mod graph;
 mod tokens;
 mod window;
 
@@ -18,6 +19,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     tokens::register(m)?;
     window::register(m)?;
+    graph::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

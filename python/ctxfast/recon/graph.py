@@ -1,0 +1,245 @@
+"""Read API over the line-level code graph (``recon.db``, spec-03 §3.2).
+
+The graph is written by the Rust core (``ctxfast._native.index_graph``); reading is plain
+SQL through the stdlib ``sqlite3`` module, one short query per call, so callers never hold
+per-node Python objects for the whole repository. Node kinds: ``function``, ``class``,
+``var`` and ``def`` (a file's module node) are definitions; ``ref`` rows are reference sites
+(see ``rust/ctxfast-core/src/graph/mod.rs`` for the exact conventions). All paths are POSIX
+paths relative to the repository root.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from ctxfast.errors import IndexError as CtxIndexError
+
+DEFINITION_KINDS = ("function", "class", "var", "def")
+
+_NODE_COLS = "n.id, n.kind, n.name, n.qualname, n.file, n.line, n.col, n.end_line"
+
+
+@dataclass(frozen=True)
+class Node:
+    """One row of ``nodes`` (spec §3.2 node schema)."""
+
+    id: str
+    kind: str
+    name: str
+    qualname: str
+    file: str
+    line: int
+    col: int
+    end_line: int
+
+    @property
+    def is_definition(self) -> bool:
+        return self.kind in DEFINITION_KINDS
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One row of ``edges``: ``type`` is ``invoke``, ``import`` or ``contain``."""
+
+    src: str
+    dst: str
+    type: str
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    """One row of ``files``; ``sha256`` is ``None`` for skipped files (reason in
+    ``parse_error``)."""
+
+    path: str
+    sha256: str | None
+    language: str | None
+    bytes: int
+    parse_error: str | None
+
+
+@dataclass(frozen=True)
+class Unresolved:
+    """A reference whose name resolves nowhere (not project code, builtin or imported)."""
+
+    name: str
+    node_id: str
+    file: str
+    line: int
+    col: int
+
+
+@dataclass(frozen=True)
+class Signature:
+    """Skeleton signature (header line, no body) and first docstring paragraph of a definition."""
+
+    signature: str
+    doc: str
+
+
+def _node(row: tuple) -> Node:  # type: ignore[type-arg]
+    return Node(*row)
+
+
+class CodeGraph:
+    """Queries over one ``recon.db``. Cheap to construct; each call opens a read transaction."""
+
+    def __init__(self, db_path: str | Path) -> None:
+        self.db_path = Path(db_path)
+        if not self.db_path.exists():
+            raise CtxIndexError(f"no code graph at {self.db_path}; run Repository.index() first")
+
+    def _q(self, sql: str, args: tuple = ()) -> list[tuple]:  # type: ignore[type-arg]
+        try:
+            con = sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True)
+        except sqlite3.Error as exc:
+            raise CtxIndexError(f"cannot open {self.db_path}: {exc}") from exc
+        try:
+            return con.execute(sql, args).fetchall()
+        except sqlite3.Error as exc:
+            raise CtxIndexError(f"query on {self.db_path} failed: {exc}") from exc
+        finally:
+            con.close()
+
+    def node(self, node_id: str) -> Node | None:
+        rows = self._q(f"SELECT {_NODE_COLS} FROM nodes n WHERE n.id = ?", (node_id,))
+        return _node(rows[0]) if rows else None
+
+    def nodes_in_file(self, path: str) -> list[Node]:
+        sql = f"SELECT {_NODE_COLS} FROM nodes n WHERE n.file = ? ORDER BY n.line, n.col, n.id"
+        return [_node(r) for r in self._q(sql, (path,))]
+
+    def lookup(self, name_or_qualname: str, *, include_refs: bool = False) -> list[Node]:
+        """Definitions whose qualname (via ``name_index``), qualname suffix or bare name match.
+
+        Exact qualname hits come first, then ``...<name>`` suffix hits, then bare-name hits.
+        """
+        kinds = "" if include_refs else "AND n.kind != 'ref'"
+        exact = self._q(
+            f"SELECT {_NODE_COLS} FROM name_index x JOIN nodes n ON n.qualname = x.qualname "
+            f"WHERE x.qualname = ? {kinds} ORDER BY n.file, n.line",
+            (name_or_qualname,),
+        )
+        last = name_or_qualname.rsplit(".", 1)[-1]
+        by_name = self._q(
+            f"SELECT {_NODE_COLS} FROM nodes n WHERE n.name = ? {kinds} ORDER BY n.file, n.line",
+            (last,),
+        )
+        out: dict[str, Node] = {}
+        for r in exact:
+            out.setdefault(r[0], _node(r))
+        suffix = "." + name_or_qualname
+        for r in by_name:
+            if "." in name_or_qualname and not r[3].endswith(suffix):
+                continue
+            out.setdefault(r[0], _node(r))
+        return list(out.values())
+
+    def edges_from(self, node_id: str, type: str | None = None) -> list[Edge]:
+        sql = "SELECT src, dst, type FROM edges WHERE src = ?"
+        args: tuple = (node_id,)  # type: ignore[type-arg]
+        if type is not None:
+            sql, args = sql + " AND type = ?", (node_id, type)
+        return [Edge(*r) for r in self._q(sql + " ORDER BY dst, type", args)]
+
+    def edges_to(self, node_id: str, type: str | None = None) -> list[Edge]:
+        sql = "SELECT src, dst, type FROM edges WHERE dst = ?"
+        args: tuple = (node_id,)  # type: ignore[type-arg]
+        if type is not None:
+            sql, args = sql + " AND type = ?", (node_id, type)
+        return [Edge(*r) for r in self._q(sql + " ORDER BY src, type", args)]
+
+    def callers(self, node_id: str) -> list[Node]:
+        """Reference sites (``ref`` rows, or a definition when the call is on its own line)
+        with an ``invoke`` edge to ``node_id``; each site's ``qualname`` is the calling scope."""
+        sql = (
+            f"SELECT DISTINCT {_NODE_COLS} FROM edges e JOIN nodes n ON n.id = e.src "
+            "WHERE e.dst = ? AND e.type = 'invoke' ORDER BY n.file, n.line"
+        )
+        return [_node(r) for r in self._q(sql, (node_id,))]
+
+    def callees(self, node_id: str) -> list[Node]:
+        """Definitions invoked from within ``node_id``'s span (its own body, not nested defs'
+        bodies excluded — any ref whose enclosing scope is this definition)."""
+        n = self.node(node_id)
+        if n is None:
+            return []
+        sql = (
+            f"SELECT DISTINCT {_NODE_COLS} FROM nodes r JOIN edges e ON e.src = r.id "
+            "JOIN nodes n ON n.id = e.dst "
+            "WHERE r.qualname = ? AND r.file = ? AND e.type = 'invoke' ORDER BY n.file, n.line"
+        )
+        return [_node(r) for r in self._q(sql, (n.qualname, n.file))]
+
+    def scope_edges(self, node: Node) -> list[tuple[Node, Edge]]:
+        """Every edge leaving a reference site inside ``node``'s own scope (its call and import
+        sites, and the definition row itself), as (site, edge) pairs in line order."""
+        sql = (
+            f"SELECT {_NODE_COLS}, e.src, e.dst, e.type FROM nodes n JOIN edges e ON e.src = n.id "
+            "WHERE n.qualname = ? AND n.file = ? AND e.type IN ('invoke', 'import') "
+            "ORDER BY n.line, e.dst"
+        )
+        return [(_node(r[:8]), Edge(*r[8:])) for r in self._q(sql, (node.qualname, node.file))]
+
+    def file_edges(self, file: str, type: str | None = None) -> list[tuple[Node, Edge]]:
+        """Every edge leaving any site or definition of ``file`` (optionally of one type)."""
+        sql = (
+            f"SELECT {_NODE_COLS}, e.src, e.dst, e.type FROM nodes n JOIN edges e ON e.src = n.id "
+            "WHERE n.file = ?"
+        )
+        args: tuple = (file,)  # type: ignore[type-arg]
+        if type is not None:
+            sql, args = sql + " AND e.type = ?", (file, type)
+        return [
+            (_node(r[:8]), Edge(*r[8:])) for r in self._q(sql + " ORDER BY n.line, e.dst", args)
+        ]
+
+    def scope_definition(self, site: Node) -> Node | None:
+        """The definition whose scope contains a reference site (sites carry its qualname)."""
+        if site.is_definition:
+            return site
+        sql = (
+            f"SELECT {_NODE_COLS} FROM nodes n WHERE n.qualname = ? AND n.file = ? "
+            "AND n.kind != 'ref' ORDER BY n.line LIMIT 1"
+        )
+        rows = self._q(sql, (site.qualname, site.file))
+        return _node(rows[0]) if rows else None
+
+    def definitions_enclosing(self, file: str, line: int) -> list[Node]:
+        """Definitions containing ``line`` in ``file``, innermost first (traceback mapping)."""
+        sql = (
+            f"SELECT {_NODE_COLS} FROM nodes n WHERE n.file = ? AND n.kind != 'ref' "
+            "AND n.line <= ? AND n.end_line >= ? ORDER BY (n.end_line - n.line), n.line DESC"
+        )
+        return [_node(r) for r in self._q(sql, (file, line, line))]
+
+    def innermost_definition(self, file: str, line: int) -> Node | None:
+        found = self.definitions_enclosing(file, line)
+        return found[0] if found else None
+
+    def signature(self, node_id: str) -> Signature | None:
+        rows = self._q("SELECT signature, doc FROM defs_meta WHERE id = ?", (node_id,))
+        return Signature(rows[0][0] or "", rows[0][1] or "") if rows else None
+
+    def unresolved(self, file: str | None = None) -> list[Unresolved]:
+        sql = "SELECT name, node_id, file, line, col FROM unresolved"
+        args: tuple = ()  # type: ignore[type-arg]
+        if file is not None:
+            sql, args = sql + " WHERE file = ?", (file,)
+        return [Unresolved(*r) for r in self._q(sql + " ORDER BY file, line, col", args)]
+
+    def files(self) -> list[FileRecord]:
+        rows = self._q("SELECT path, sha256, language, bytes, parse_error FROM files ORDER BY path")
+        return [FileRecord(*r) for r in rows]
+
+    def counts(self) -> dict[str, int]:
+        """Row counts per node kind and per edge type (cheap summary for reports)."""
+        out = {
+            f"nodes.{k}": c for k, c in self._q("SELECT kind, COUNT(*) FROM nodes GROUP BY kind")
+        }
+        out.update(
+            {f"edges.{t}": c for t, c in self._q("SELECT type, COUNT(*) FROM edges GROUP BY type")}
+        )
+        return out

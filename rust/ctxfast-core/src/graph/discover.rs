@@ -1,0 +1,131 @@
+//! File discovery: which files the graph indexes, and which it deliberately skips.
+//!
+//! Uses the `ignore` crate (ripgrep's walker), so `.gitignore`/`.ignore` rules apply even
+//! outside a git checkout. Vendored trees (spec §3.2: `vendor/`, `node_modules/`,
+//! `site-packages/`, `third_party/`, `external/`) and `.git`/`.ctxfast` are pruned. Symlinks
+//! are never followed (so a symlink loop or a link pointing outside the repository cannot
+//! escape or hang the walk); a symlinked source file is recorded as skipped, with the reason.
+//! Binary files (a NUL byte in the first 8 KB) and files over `max_file_bytes` are recorded as
+//! skipped too: every skip is visible in the `files` table, never silent.
+
+use super::lang::Lang;
+use ignore::WalkBuilder;
+use std::path::{Path, PathBuf};
+
+/// Directory names pruned from the walk.
+pub const VENDORED_DIRS: &[&str] = &[
+    "vendor",
+    "node_modules",
+    "site-packages",
+    "third_party",
+    "external",
+    ".git",
+    ".ctxfast",
+];
+
+/// Default per-file size cap (1 MB); larger files are skipped and recorded.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 1_000_000;
+
+/// Bytes inspected for a NUL when classifying a file as binary.
+pub const BINARY_SNIFF_BYTES: usize = 8192;
+
+/// One candidate source file.
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// POSIX path relative to the root.
+    pub rel: String,
+    pub abs: PathBuf,
+    /// `None` only for recorded non-source entries (a symlinked directory).
+    pub lang: Option<Lang>,
+    pub bytes: u64,
+    /// `Some(reason)` when the file is recorded but not parsed.
+    pub skip: Option<String>,
+}
+
+/// Walks `root` and returns every source file (by extension), sorted by path.
+pub fn discover(root: &Path, max_file_bytes: u64) -> Vec<Found> {
+    let mut out = vec![];
+    let walker = WalkBuilder::new(root)
+        .hidden(false)
+        .follow_links(false)
+        .require_git(false)
+        .parents(false)
+        .filter_entry(|e| {
+            let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+            !(is_dir
+                && e.depth() > 0
+                && VENDORED_DIRS.contains(&e.file_name().to_string_lossy().as_ref()))
+        })
+        .build();
+    for entry in walker.flatten() {
+        let Some(ft) = entry.file_type() else {
+            continue;
+        };
+        if ft.is_dir() {
+            continue;
+        }
+        let Ok(rel) = entry.path().strip_prefix(root) else {
+            continue;
+        };
+        let rel = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        let lang = Lang::from_path(&rel);
+        // Non-source files are not indexed; a directory link or a broken/looping link is
+        // still recorded, so a skipped subtree is visible.
+        let odd_link = ft.is_symlink()
+            && (entry.path().is_dir() || std::fs::canonicalize(entry.path()).is_err());
+        if lang.is_none() && !odd_link {
+            continue;
+        }
+        let abs = entry.path().to_path_buf();
+        let mut f = Found {
+            rel,
+            abs,
+            lang,
+            bytes: 0,
+            skip: None,
+        };
+        if ft.is_symlink() {
+            f.skip = Some(symlink_reason(root, entry.path()));
+        } else {
+            match entry.metadata() {
+                Ok(m) => {
+                    f.bytes = m.len();
+                    if m.len() > max_file_bytes {
+                        f.skip = Some(format!(
+                            "skipped: {} bytes exceeds the {} byte limit",
+                            m.len(),
+                            max_file_bytes
+                        ));
+                    }
+                }
+                Err(e) => f.skip = Some(format!("unreadable: {e}")),
+            }
+        }
+        out.push(f);
+    }
+    out.sort_by(|a, b| a.rel.cmp(&b.rel));
+    out
+}
+
+fn symlink_reason(root: &Path, p: &Path) -> String {
+    match std::fs::canonicalize(p) {
+        Err(e) => format!("skipped: symlink not followed (broken or looping: {e})"),
+        Ok(target) => {
+            let inside = std::fs::canonicalize(root).is_ok_and(|r| target.starts_with(r));
+            if inside {
+                "skipped: symlink not followed (target inside the repository is indexed at its own path)".into()
+            } else {
+                "skipped: symlink not followed (points outside the repository)".into()
+            }
+        }
+    }
+}
+
+/// True when the first [`BINARY_SNIFF_BYTES`] contain a NUL byte.
+pub fn is_binary(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(BINARY_SNIFF_BYTES)].contains(&0)
+}

@@ -1,0 +1,142 @@
+//! Go extraction: functions, methods (`Type.Method`, receiver name as the self name), type
+//! specs (`class`), package-level `var`/`const`, imports and call references. Go definitions
+//! are qualified by their package directory (see `RawFile::package`).
+
+use super::{dotted, first_paragraph, Builder};
+use crate::graph::raw::{DefKind, Target};
+use tree_sitter::Node;
+
+const MEMBER: &[&str] = &["selector_expression"];
+const IDENT: &[&str] = &["identifier", "field_identifier", "package_identifier"];
+
+pub fn walk(b: &mut Builder<'_>, root: Node<'_>) {
+    visit(b, root);
+}
+
+fn doc(b: &Builder<'_>, n: Node<'_>) -> String {
+    let mut lines = vec![];
+    let mut p = n.prev_sibling();
+    while let Some(c) = p.filter(|c| c.kind() == "comment") {
+        lines.push(b.text(c));
+        p = c.prev_sibling();
+    }
+    lines.reverse();
+    first_paragraph(&lines.join("\n"))
+}
+
+fn type_name(b: &Builder<'_>, t: Node<'_>) -> Option<String> {
+    match t.kind() {
+        "type_identifier" => Some(b.text(t)),
+        "pointer_type" | "generic_type" => t.named_child(0).and_then(|c| type_name(b, c)),
+        _ => t.child_by_field_name("type").and_then(|c| type_name(b, c)),
+    }
+}
+
+fn visit(b: &mut Builder<'_>, n: Node<'_>) {
+    match n.kind() {
+        "function_declaration" | "method_declaration" => {
+            let Some(name) = b.field_text(n, "name") else {
+                return;
+            };
+            let body = n.child_by_field_name("body");
+            let sig = b.header(n, body);
+            let mut recv: Option<(String, String)> = None;
+            if let Some(r) = n.child_by_field_name("receiver") {
+                if let Some(pd) = r.named_child(0) {
+                    let rn = b.field_text(pd, "name").unwrap_or_default();
+                    if let Some(t) = pd.child_by_field_name("type").and_then(|t| type_name(b, t)) {
+                        recv = Some((rn, t));
+                    }
+                }
+            }
+            let idx = b.def(DefKind::Function, name.clone(), n, sig);
+            let d = &mut b.out.defs[idx as usize];
+            if let Some((rn, t)) = recv {
+                d.local = format!("{t}.{name}");
+                if !rn.is_empty() {
+                    d.self_names.push(rn);
+                }
+                d.self_class = t.clone();
+                if let Some(p) = b
+                    .out
+                    .defs
+                    .iter()
+                    .position(|x| x.local == t && x.kind == DefKind::Class)
+                {
+                    b.out.defs[idx as usize].parent = p as u32;
+                }
+            }
+            b.out.defs[idx as usize].doc = doc(b, n);
+            if let Some(body) = body {
+                b.within(idx, |b| visit(b, body));
+            }
+        }
+        "type_spec" | "type_alias" => {
+            let Some(name) = b.field_text(n, "name") else {
+                return;
+            };
+            let sig = cap_type(b, n);
+            let idx = b.def(DefKind::Class, name, n, sig);
+            if let Some(parent) = n.parent() {
+                b.out.defs[idx as usize].doc = doc(b, parent);
+            }
+        }
+        "var_spec" | "const_spec" => {
+            let top = b.scope == 0;
+            let mut c = n.walk();
+            let names: Vec<Node<'_>> = n.children_by_field_name("name", &mut c).collect();
+            for k in &names {
+                if top {
+                    let sig = b.first_line(n);
+                    b.def(DefKind::Var, b.text(*k), n, sig);
+                } else {
+                    b.local(b.text(*k));
+                }
+            }
+            if let Some(v) = n.child_by_field_name("value") {
+                visit(b, v);
+            }
+        }
+        "short_var_declaration" => {
+            if let Some(l) = n.child_by_field_name("left") {
+                b.children(l, |b, k| b.local(b.text(k)));
+            }
+            if let Some(r) = n.child_by_field_name("right") {
+                visit(b, r);
+            }
+        }
+        "import_spec" => {
+            let Some(p) = n.child_by_field_name("path") else {
+                return;
+            };
+            let module = b.text(p).trim_matches(|c| c == '"' || c == '`').to_string();
+            let alias = b.field_text(n, "name");
+            match alias.as_deref() {
+                Some("_") => {}
+                Some(".") => b.bind("*".into(), Target::Star { module, level: 0 }, n),
+                _ => {
+                    let name = alias.unwrap_or_else(|| {
+                        module.rsplit('/').next().unwrap_or(&module).to_string()
+                    });
+                    b.bind(name, Target::Module { module, level: 0 }, n);
+                }
+            }
+        }
+        "call_expression" => {
+            if let Some(f) = n.child_by_field_name("function") {
+                match dotted(b, f, MEMBER, "operand", "field", IDENT) {
+                    Some(p) => b.reference(p, f),
+                    None => visit(b, f),
+                }
+            }
+            if let Some(a) = n.child_by_field_name("arguments") {
+                visit(b, a);
+            }
+        }
+        _ => b.children(n, visit),
+    }
+}
+
+fn cap_type(b: &Builder<'_>, n: Node<'_>) -> String {
+    format!("type {}", b.first_line(n))
+}

@@ -1,0 +1,175 @@
+//! Java extraction: classes/interfaces/enums/records (`class`), methods and constructors
+//! (`function`), fields (`var`), `import` declarations and method-invocation / `new`
+//! references. Definitions are qualified by the `package` clause (see `RawFile::package`).
+
+use super::{dotted, first_paragraph, Builder};
+use crate::graph::raw::{DefKind, Target};
+use tree_sitter::Node;
+
+const MEMBER: &[&str] = &["field_access"];
+const IDENT: &[&str] = &["identifier", "this", "type_identifier"];
+
+pub fn walk(b: &mut Builder<'_>, root: Node<'_>) {
+    visit(b, root);
+}
+
+fn doc(b: &Builder<'_>, n: Node<'_>) -> String {
+    match n.prev_sibling() {
+        Some(c) if c.kind() == "block_comment" => {
+            let t = b.text(c);
+            first_paragraph(
+                t.trim_start_matches("/**")
+                    .trim_start_matches("/*")
+                    .trim_end_matches("*/"),
+            )
+        }
+        _ => String::new(),
+    }
+}
+
+fn visit(b: &mut Builder<'_>, n: Node<'_>) {
+    match n.kind() {
+        "package_declaration" => {
+            if let Some(p) = n.named_child(0) {
+                b.out.package = b.text(p);
+            }
+        }
+        "import_declaration" => {
+            let text = b.text(n);
+            let star = text.contains('*');
+            let Some(p) = n
+                .named_children(&mut n.walk())
+                .find(|k| k.kind() == "scoped_identifier" || k.kind() == "identifier")
+            else {
+                return;
+            };
+            let full = b.text(p);
+            if star {
+                b.bind(
+                    "*".into(),
+                    Target::Star {
+                        module: full,
+                        level: 0,
+                    },
+                    n,
+                );
+            } else if let Some((m, name)) = full.rsplit_once('.') {
+                let t = Target::Symbol {
+                    module: m.to_string(),
+                    level: 0,
+                    name: name.to_string(),
+                };
+                b.bind(name.to_string(), t, n);
+            }
+        }
+        "class_declaration"
+        | "interface_declaration"
+        | "enum_declaration"
+        | "record_declaration"
+        | "annotation_type_declaration" => {
+            let Some(name) = b.field_text(n, "name") else {
+                return;
+            };
+            let body = n.child_by_field_name("body");
+            let sig = b.header(n, body);
+            let mut bases = vec![];
+            for f in ["superclass", "interfaces"] {
+                if let Some(s) = n.child_by_field_name(f) {
+                    collect_types(b, s, &mut bases);
+                }
+            }
+            let idx = b.def(DefKind::Class, name, n, sig);
+            b.out.defs[idx as usize].doc = doc(b, n);
+            b.out.defs[idx as usize].bases = bases.clone();
+            for base in bases {
+                b.reference(vec![base], n);
+            }
+            if let Some(body) = body {
+                b.within(idx, |b| visit(b, body));
+            }
+        }
+        "method_declaration" | "constructor_declaration" => {
+            let Some(name) = b.field_text(n, "name") else {
+                return;
+            };
+            let body = n.child_by_field_name("body");
+            let sig = b.header(n, body);
+            let idx = b.def(DefKind::Function, name, n, sig);
+            b.out.defs[idx as usize].doc = doc(b, n);
+            b.out.defs[idx as usize].self_names.push("this".into());
+            if let Some(body) = body {
+                b.within(idx, |b| visit(b, body));
+            }
+        }
+        "field_declaration" => {
+            b.children(n, |b, k| {
+                if k.kind() == "variable_declarator" {
+                    if let Some(nm) = b.field_text(k, "name") {
+                        let sig = b.first_line(n);
+                        b.def(DefKind::Var, nm, n, sig);
+                    }
+                    if let Some(v) = k.child_by_field_name("value") {
+                        visit(b, v);
+                    }
+                }
+            });
+        }
+        "local_variable_declaration" => b.children(n, |b, k| {
+            if k.kind() == "variable_declarator" {
+                if let Some(nm) = b.field_text(k, "name") {
+                    b.local(nm);
+                }
+            }
+            visit(b, k);
+        }),
+        "method_invocation" => {
+            let name = n.child_by_field_name("name");
+            let obj = n.child_by_field_name("object");
+            let p = match (obj, name) {
+                (None, Some(nm)) => Some(vec![b.text(nm)]),
+                (Some(o), Some(nm)) => {
+                    dotted(b, o, MEMBER, "object", "field", IDENT).map(|mut p| {
+                        p.push(b.text(nm));
+                        p
+                    })
+                }
+                _ => None,
+            };
+            match (p, name) {
+                (Some(p), Some(nm)) => b.reference(p, nm),
+                _ => {
+                    if let Some(o) = obj {
+                        visit(b, o);
+                    }
+                }
+            }
+            if let Some(a) = n.child_by_field_name("arguments") {
+                visit(b, a);
+            }
+        }
+        "object_creation_expression" => {
+            if let Some(t) = n.child_by_field_name("type") {
+                let name = b.text(t);
+                let name = name.split('<').next().unwrap_or("").trim().to_string();
+                b.reference(name.split('.').map(str::to_string).collect(), t);
+            }
+            b.children(n, |b, k| {
+                if k.kind() != "type_identifier" && k.kind() != "generic_type" {
+                    visit(b, k)
+                }
+            });
+        }
+        _ => b.children(n, visit),
+    }
+}
+
+fn collect_types(b: &Builder<'_>, n: Node<'_>, out: &mut Vec<String>) {
+    if n.kind() == "type_identifier" {
+        out.push(b.text(n));
+        return;
+    }
+    let mut c = n.walk();
+    for k in n.named_children(&mut c) {
+        collect_types(b, k, out);
+    }
+}

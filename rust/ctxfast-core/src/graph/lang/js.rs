@@ -1,0 +1,236 @@
+//! JavaScript / TypeScript / TSX extraction: functions, classes (and TS interfaces, type
+//! aliases, enums as `class`), methods, top-level `const`/`let`/`var` (arrow functions and
+//! function expressions become `function`), ES imports and call/`new` references.
+
+use super::{dotted, first_paragraph, Builder};
+use crate::graph::raw::{DefKind, Target};
+use tree_sitter::Node;
+
+const MEMBER: &[&str] = &["member_expression"];
+const IDENT: &[&str] = &["identifier", "this", "property_identifier"];
+
+pub fn walk(b: &mut Builder<'_>, root: Node<'_>) {
+    visit(b, root);
+}
+
+fn path(b: &Builder<'_>, n: Node<'_>) -> Option<Vec<String>> {
+    dotted(b, n, MEMBER, "object", "property", IDENT)
+}
+
+fn string_value(b: &Builder<'_>, n: Node<'_>) -> String {
+    b.text(n)
+        .trim_matches(|c| c == '"' || c == '\'' || c == '`')
+        .to_string()
+}
+
+/// The `/** ... */` comment right before a declaration (first paragraph).
+fn leading_doc(b: &Builder<'_>, n: Node<'_>) -> String {
+    let mut prev = n.prev_sibling();
+    if prev.is_none() {
+        if let Some(p) = n.parent().filter(|p| p.kind() == "export_statement") {
+            prev = p.prev_sibling();
+        }
+    }
+    match prev {
+        Some(c) if c.kind() == "comment" => {
+            let t = b.text(c);
+            first_paragraph(
+                t.trim_start_matches("/**")
+                    .trim_start_matches("/*")
+                    .trim_end_matches("*/"),
+            )
+        }
+        _ => String::new(),
+    }
+}
+
+fn def_with_body(b: &mut Builder<'_>, n: Node<'_>, kind: DefKind, name: String) -> u32 {
+    let body = n.child_by_field_name("body");
+    let sig = b.header(n, body);
+    let idx = b.def(kind, name, n, sig);
+    b.out.defs[idx as usize].doc = leading_doc(b, n);
+    idx
+}
+
+fn visit(b: &mut Builder<'_>, n: Node<'_>) {
+    match n.kind() {
+        "function_declaration"
+        | "generator_function_declaration"
+        | "method_definition"
+        | "function_signature"
+        | "method_signature"
+        | "abstract_method_signature" => {
+            let Some(name) = b.field_text(n, "name") else {
+                return;
+            };
+            let idx = def_with_body(b, n, DefKind::Function, name);
+            if n.kind().starts_with("method") || n.kind().starts_with("abstract") {
+                b.out.defs[idx as usize].self_names.push("this".into());
+            }
+            if let Some(body) = n.child_by_field_name("body") {
+                b.within(idx, |b| visit(b, body));
+            }
+        }
+        "class_declaration"
+        | "abstract_class_declaration"
+        | "class"
+        | "interface_declaration"
+        | "enum_declaration"
+        | "type_alias_declaration" => {
+            let Some(name) = b.field_text(n, "name") else {
+                b.children(n, visit);
+                return;
+            };
+            let idx = def_with_body(b, n, DefKind::Class, name);
+            let mut bases = vec![];
+            let mut c = n.walk();
+            for k in n.named_children(&mut c) {
+                if k.kind() == "class_heritage" || k.kind() == "extends_type_clause" {
+                    let mut c2 = k.walk();
+                    for e in k.named_children(&mut c2) {
+                        let v = if e.kind() == "extends_clause" {
+                            e.child_by_field_name("value")
+                        } else {
+                            Some(e)
+                        };
+                        if let Some(p) = v.and_then(|v| path(b, v)) {
+                            bases.push(p.join("."));
+                            b.reference(p, e);
+                        }
+                    }
+                }
+            }
+            b.out.defs[idx as usize].bases = bases;
+            if let Some(body) = n.child_by_field_name("body") {
+                b.within(idx, |b| visit(b, body));
+            }
+        }
+        "lexical_declaration" | "variable_declaration" => {
+            let top = b.cur_def().kind != DefKind::Function;
+            b.children(n, |b, d| {
+                if d.kind() != "variable_declarator" {
+                    return visit(b, d);
+                }
+                let name = d
+                    .child_by_field_name("name")
+                    .filter(|x| x.kind() == "identifier");
+                let value = d.child_by_field_name("value");
+                let is_fn = value.is_some_and(|v| {
+                    matches!(
+                        v.kind(),
+                        "arrow_function" | "function_expression" | "function"
+                    )
+                });
+                match (name, top || is_fn) {
+                    (Some(nm), true) => {
+                        let kind = if is_fn {
+                            DefKind::Function
+                        } else {
+                            DefKind::Var
+                        };
+                        let sig = if is_fn {
+                            let v = value.unwrap_or(d);
+                            let h = b.header(v, v.child_by_field_name("body"));
+                            format!(
+                                "{} {} = {}",
+                                b.text(n).split_whitespace().next().unwrap_or("const"),
+                                b.text(nm),
+                                h
+                            )
+                        } else {
+                            b.first_line(n)
+                        };
+                        let idx = b.def(kind, b.text(nm), n, sig);
+                        b.out.defs[idx as usize].doc = leading_doc(b, n);
+                        if let Some(v) = value {
+                            if is_fn {
+                                b.within(idx, |b| visit(b, v));
+                            } else {
+                                visit(b, v);
+                            }
+                        }
+                    }
+                    _ => {
+                        if let Some(nm) = name {
+                            b.local(b.text(nm));
+                        }
+                        if let Some(v) = value {
+                            visit(b, v);
+                        }
+                    }
+                }
+            });
+        }
+        "import_statement" => {
+            let Some(src) = n.child_by_field_name("source") else {
+                return;
+            };
+            let module = string_value(b, src);
+            let mut c = n.walk();
+            let clause = n
+                .named_children(&mut c)
+                .find(|k| k.kind() == "import_clause");
+            let Some(clause) = clause else {
+                b.bind(
+                    format!("<{module}>"),
+                    Target::Module { module, level: 0 },
+                    n,
+                );
+                return;
+            };
+            b.children(clause, |b, k| match k.kind() {
+                "identifier" => b.bind(
+                    b.text(k),
+                    Target::Module {
+                        module: module.clone(),
+                        level: 0,
+                    },
+                    n,
+                ),
+                "namespace_import" => {
+                    if let Some(id) = k.named_child(0) {
+                        b.bind(
+                            b.text(id),
+                            Target::Module {
+                                module: module.clone(),
+                                level: 0,
+                            },
+                            n,
+                        );
+                    }
+                }
+                "named_imports" => b.children(k, |b, s| {
+                    if s.kind() != "import_specifier" {
+                        return;
+                    }
+                    let Some(name) = b.field_text(s, "name") else {
+                        return;
+                    };
+                    let alias = b.field_text(s, "alias").unwrap_or_else(|| name.clone());
+                    let t = Target::Symbol {
+                        module: module.clone(),
+                        level: 0,
+                        name,
+                    };
+                    b.bind(alias, t, n);
+                }),
+                _ => {}
+            });
+        }
+        "call_expression" | "new_expression" => {
+            let f = n
+                .child_by_field_name("function")
+                .or_else(|| n.child_by_field_name("constructor"));
+            if let Some(f) = f {
+                match path(b, f) {
+                    Some(p) => b.reference(p, f),
+                    None => visit(b, f),
+                }
+            }
+            if let Some(a) = n.child_by_field_name("arguments") {
+                visit(b, a);
+            }
+        }
+        _ => b.children(n, visit),
+    }
+}

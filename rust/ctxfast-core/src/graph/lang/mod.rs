@@ -1,0 +1,401 @@
+//! Per-language extraction: tree-sitter parse → [`RawFile`] (definitions, references,
+//! import bindings, local names). Each language lives in its own module; the shared
+//! [`Builder`] keeps the scope stack and the text helpers in one place.
+
+use super::raw::{DefKind, RawBinding, RawDef, RawFile, RawRef, Target};
+use tree_sitter::{Node, Parser};
+
+mod go;
+mod java;
+mod js;
+mod python;
+mod rust_lang;
+
+/// Source languages the graph understands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Lang {
+    Python,
+    JavaScript,
+    TypeScript,
+    Tsx,
+    Go,
+    Rust,
+    Java,
+}
+
+impl Lang {
+    /// Language by file extension; `None` means "not a source file" (not indexed, not recorded).
+    pub fn from_path(path: &str) -> Option<Lang> {
+        let ext = path.rsplit_once('.').map(|(_, e)| e)?;
+        Some(match ext {
+            "py" | "pyi" => Lang::Python,
+            "js" | "jsx" | "mjs" | "cjs" => Lang::JavaScript,
+            "ts" | "mts" | "cts" => Lang::TypeScript,
+            "tsx" => Lang::Tsx,
+            "go" => Lang::Go,
+            "rs" => Lang::Rust,
+            "java" => Lang::Java,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Lang::Python => "python",
+            Lang::JavaScript => "javascript",
+            Lang::TypeScript => "typescript",
+            Lang::Tsx => "tsx",
+            Lang::Go => "go",
+            Lang::Rust => "rust",
+            Lang::Java => "java",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Lang> {
+        [
+            Lang::Python,
+            Lang::JavaScript,
+            Lang::TypeScript,
+            Lang::Tsx,
+            Lang::Go,
+            Lang::Rust,
+            Lang::Java,
+        ]
+        .into_iter()
+        .find(|l| l.as_str() == s)
+    }
+
+    fn grammar(self) -> tree_sitter::Language {
+        match self {
+            Lang::Python => tree_sitter_python::LANGUAGE.into(),
+            Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+            Lang::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+            Lang::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+            Lang::Go => tree_sitter_go::LANGUAGE.into(),
+            Lang::Rust => tree_sitter_rust::LANGUAGE.into(),
+            Lang::Java => tree_sitter_java::LANGUAGE.into(),
+        }
+    }
+
+    /// True for the JS family, which shares one extractor and one module resolver.
+    pub fn is_js(self) -> bool {
+        matches!(self, Lang::JavaScript | Lang::TypeScript | Lang::Tsx)
+    }
+}
+
+/// The dotted module qualname of a file, from its POSIX path relative to the root.
+///
+/// * Python: `pkg/mod.py` → `pkg.mod`, `pkg/__init__.py` → `pkg`; a leading `src/` layout
+///   root is stripped (`src/pkg/mod.py` → `pkg.mod`), matching how the package is imported.
+/// * Rust: the `src/` segment is dropped and `lib.rs`/`main.rs`/`mod.rs` name their directory;
+///   the root crate's `src/lib.rs` is `crate` (its child modules are top-level: `src/a.rs` → `a`).
+/// * Java: a leading `src/main/java/`, `src/test/java/` or `src/` is stripped.
+/// * JS/TS and Go: the path without extension, with `/` → `.`.
+///
+/// An empty result (a root `__init__.py` or `src/lib.rs`) becomes the file stem.
+pub fn module_qualname(path: &str, lang: Lang) -> String {
+    let no_ext = path.rsplit_once('.').map_or(path, |(s, _)| s);
+    let mut segs: Vec<&str> = no_ext.split('/').collect();
+    match lang {
+        Lang::Python => {
+            if segs.len() > 1 && segs[0] == "src" {
+                segs.remove(0);
+            }
+            if segs.last() == Some(&"__init__") && segs.len() > 1 {
+                segs.pop();
+            }
+        }
+        Lang::Rust => {
+            if let Some(i) = segs.iter().position(|s| *s == "src") {
+                segs.remove(i);
+            }
+            if matches!(segs.last(), Some(&"lib") | Some(&"main") | Some(&"mod")) {
+                segs.pop();
+            }
+            if segs.is_empty() {
+                // The root crate's `src/lib.rs`/`src/main.rs`: its child modules are top-level.
+                return "crate".to_string();
+            }
+        }
+        Lang::Java => {
+            for prefix in [
+                &["src", "main", "java"][..],
+                &["src", "test", "java"],
+                &["src"],
+            ] {
+                if segs.len() > prefix.len() && segs[..prefix.len()] == *prefix {
+                    segs.drain(..prefix.len());
+                    break;
+                }
+            }
+        }
+        _ => {}
+    }
+    let q = segs.join(".");
+    if q.is_empty() {
+        "module".to_string()
+    } else {
+        q
+    }
+}
+
+/// Outcome of extracting one file.
+pub struct Extracted {
+    pub raw: RawFile,
+    /// `Some` when tree-sitter had to recover from syntax errors (the partial graph is kept).
+    pub parse_error: Option<String>,
+}
+
+/// Parses `src` and extracts its raw graph. Never panics on bad input: invalid UTF-8 is
+/// parsed as bytes and names are decoded lossily.
+pub fn extract(lang: Lang, src: &[u8], module: &str, end_line: u32) -> Extracted {
+    let mut parser = Parser::new();
+    let mut b = Builder::new(src, module, end_line);
+    if parser.set_language(&lang.grammar()).is_err() {
+        return Extracted {
+            raw: b.finish(),
+            parse_error: Some("grammar version mismatch".into()),
+        };
+    }
+    let Some(tree) = parser.parse(src, None) else {
+        return Extracted {
+            raw: b.finish(),
+            parse_error: Some("parser gave up".into()),
+        };
+    };
+    let root = tree.root_node();
+    match lang {
+        Lang::Python => python::walk(&mut b, root),
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => js::walk(&mut b, root),
+        Lang::Go => go::walk(&mut b, root),
+        Lang::Rust => rust_lang::walk(&mut b, root),
+        Lang::Java => java::walk(&mut b, root),
+    }
+    let parse_error = root.has_error().then(|| first_error(root));
+    Extracted {
+        raw: b.finish(),
+        parse_error,
+    }
+}
+
+fn first_error(root: Node<'_>) -> String {
+    let mut cur = root.walk();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        if n.is_error() || n.is_missing() {
+            let p = n.start_position();
+            let what = if n.is_missing() {
+                "missing token"
+            } else {
+                "syntax error"
+            };
+            return format!(
+                "syntax error: {what} at line {} col {}",
+                p.row + 1,
+                p.column
+            );
+        }
+        if n.has_error() {
+            let kids: Vec<Node<'_>> = n.children(&mut cur).collect();
+            stack.extend(kids.into_iter().rev());
+        }
+    }
+    "syntax error".to_string()
+}
+
+/// Scope stack + output buffers shared by every language extractor.
+pub struct Builder<'s> {
+    pub src: &'s [u8],
+    pub out: RawFile,
+    /// Index of the innermost enclosing definition (0 = the module).
+    pub scope: u32,
+}
+
+impl<'s> Builder<'s> {
+    fn new(src: &'s [u8], module: &str, end_line: u32) -> Self {
+        let name = module.rsplit('.').next().unwrap_or(module).to_string();
+        let out = RawFile {
+            defs: vec![RawDef {
+                kind: DefKind::Module,
+                name,
+                local: String::new(),
+                line: 1,
+                col: 0,
+                end_line: end_line.max(1),
+                parent: 0,
+                bases: vec![],
+                self_names: vec![],
+                self_class: String::new(),
+                signature: String::new(),
+                doc: String::new(),
+            }],
+            ..Default::default()
+        };
+        Builder { src, out, scope: 0 }
+    }
+
+    fn finish(self) -> RawFile {
+        self.out
+    }
+
+    /// Node text, lossily decoded.
+    pub fn text(&self, n: Node<'_>) -> String {
+        String::from_utf8_lossy(&self.src[n.byte_range()]).into_owned()
+    }
+
+    pub fn field_text(&self, n: Node<'_>, field: &str) -> Option<String> {
+        n.child_by_field_name(field).map(|c| self.text(c))
+    }
+
+    pub fn cur_def(&self) -> &RawDef {
+        &self.out.defs[self.scope as usize]
+    }
+
+    /// Adds a definition under the current scope and returns its index.
+    pub fn def(&mut self, kind: DefKind, name: String, at: Node<'_>, signature: String) -> u32 {
+        let parent = self.cur_def();
+        let local = if parent.local.is_empty() {
+            name.clone()
+        } else {
+            format!("{}.{}", parent.local, name)
+        };
+        let p = at.start_position();
+        self.out.defs.push(RawDef {
+            kind,
+            name,
+            local,
+            line: p.row as u32 + 1,
+            col: p.column as u32,
+            end_line: at.end_position().row as u32 + 1,
+            parent: self.scope,
+            bases: vec![],
+            self_names: vec![],
+            self_class: String::new(),
+            signature,
+            doc: String::new(),
+        });
+        (self.out.defs.len() - 1) as u32
+    }
+
+    /// Runs `f` with `idx` as the current scope.
+    pub fn within<F: FnOnce(&mut Self)>(&mut self, idx: u32, f: F) {
+        let saved = self.scope;
+        self.scope = idx;
+        f(self);
+        self.scope = saved;
+    }
+
+    pub fn reference(&mut self, path: Vec<String>, at: Node<'_>) {
+        if path.is_empty() || path.iter().any(|s| s.is_empty()) {
+            return;
+        }
+        let p = at.start_position();
+        self.out.refs.push(RawRef {
+            path,
+            line: p.row as u32 + 1,
+            col: p.column as u32,
+            scope: self.scope,
+        });
+    }
+
+    pub fn bind(&mut self, name: String, target: Target, at: Node<'_>) {
+        let p = at.start_position();
+        self.out.bindings.push(RawBinding {
+            name,
+            scope: self.scope,
+            line: p.row as u32 + 1,
+            col: p.column as u32,
+            target,
+        });
+    }
+
+    pub fn local(&mut self, name: String) {
+        self.out.locals.push((self.scope, name));
+    }
+
+    /// The header text from `n`'s start up to (not including) `body`, whitespace-collapsed and
+    /// capped: the skeleton signature the ego-graph and API index show.
+    pub fn header(&self, n: Node<'_>, body: Option<Node<'_>>) -> String {
+        let end = body.map_or(n.end_byte(), |b| b.start_byte());
+        let raw = String::from_utf8_lossy(&self.src[n.start_byte()..end.max(n.start_byte())]);
+        let mut s = collapse(&raw);
+        while s.ends_with('{') || s.ends_with(' ') {
+            s.pop();
+        }
+        cap(s, 300)
+    }
+
+    /// The first line of `n`'s text (for variables).
+    pub fn first_line(&self, n: Node<'_>) -> String {
+        let t = self.text(n);
+        cap(collapse(t.lines().next().unwrap_or("")), 200)
+    }
+
+    /// Recurses into every named child with the current scope.
+    pub fn children<F: FnMut(&mut Self, Node<'_>)>(&mut self, n: Node<'_>, mut f: F) {
+        let mut cur = n.walk();
+        let kids: Vec<Node<'_>> = n.named_children(&mut cur).collect();
+        for k in kids {
+            f(self, k);
+        }
+    }
+}
+
+pub fn collapse(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+pub fn cap(mut s: String, n: usize) -> String {
+    if s.len() > n {
+        let mut i = n;
+        while !s.is_char_boundary(i) {
+            i -= 1;
+        }
+        s.truncate(i);
+        s.push('…');
+    }
+    s
+}
+
+/// First paragraph of a docstring/comment block, whitespace-collapsed and capped.
+pub fn first_paragraph(doc: &str) -> String {
+    let para = doc
+        .trim()
+        .split("\n\n")
+        .next()
+        .unwrap_or("")
+        .lines()
+        .map(|l| {
+            l.trim()
+                .trim_start_matches("///")
+                .trim_start_matches("//")
+                .trim_start_matches('*')
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    cap(collapse(&para), 400)
+}
+
+/// Dotted path of an identifier/member chain, or `None` for anything dynamic
+/// (calls, subscripts, literals in the chain).
+pub fn dotted(
+    b: &Builder<'_>,
+    n: Node<'_>,
+    member_kinds: &[&str],
+    obj_field: &str,
+    prop_field: &str,
+    ident_kinds: &[&str],
+) -> Option<Vec<String>> {
+    let k = n.kind();
+    if ident_kinds.contains(&k) {
+        return Some(vec![b.text(n)]);
+    }
+    if member_kinds.contains(&k) {
+        let obj = n.child_by_field_name(obj_field)?;
+        let prop = n.child_by_field_name(prop_field)?;
+        let mut p = dotted(b, obj, member_kinds, obj_field, prop_field, ident_kinds)?;
+        p.push(b.text(prop));
+        return Some(p);
+    }
+    None
+}

@@ -1,0 +1,343 @@
+//! Python extraction: functions/methods (`function`), classes (`class`), module- and
+//! class-level assignments (`var`), call/decorator/base-class references, imports (absolute,
+//! relative, aliased, star) and function-local names.
+
+use super::{dotted, first_paragraph, Builder};
+use crate::graph::raw::{DefKind, Target};
+use std::collections::HashSet;
+use tree_sitter::Node;
+
+const MEMBER: &[&str] = &["attribute"];
+const IDENT: &[&str] = &["identifier"];
+
+pub fn walk(b: &mut Builder<'_>, root: Node<'_>) {
+    let mut seen = HashSet::new();
+    visit(b, root, &mut seen);
+}
+
+fn path(b: &Builder<'_>, n: Node<'_>) -> Option<Vec<String>> {
+    dotted(b, n, MEMBER, "object", "attribute", IDENT)
+}
+
+/// Identifiers bound by an assignment/loop target pattern.
+fn target_names(b: &Builder<'_>, n: Node<'_>, out: &mut Vec<String>) {
+    match n.kind() {
+        "identifier" => out.push(b.text(n)),
+        "pattern_list"
+        | "tuple_pattern"
+        | "list_pattern"
+        | "tuple"
+        | "list"
+        | "list_splat_pattern"
+        | "parenthesized_expression"
+        | "as_pattern_target" => {
+            let mut c = n.walk();
+            for k in n.named_children(&mut c) {
+                target_names(b, k, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn param_names(b: &Builder<'_>, params: Node<'_>) -> Vec<String> {
+    let mut out = vec![];
+    let mut c = params.walk();
+    for p in params.named_children(&mut c) {
+        let name = match p.kind() {
+            "identifier" => Some(p),
+            "default_parameter" | "typed_default_parameter" => p.child_by_field_name("name"),
+            "typed_parameter" | "list_splat_pattern" | "dictionary_splat_pattern" => {
+                let mut c2 = p.walk();
+                let first = p.named_children(&mut c2).next();
+                first.and_then(|f| {
+                    if f.kind() == "identifier" {
+                        Some(f)
+                    } else {
+                        f.named_child(0)
+                    }
+                })
+            }
+            _ => None,
+        };
+        if let Some(n) = name.filter(|n| n.kind() == "identifier") {
+            out.push(b.text(n));
+        }
+    }
+    out
+}
+
+fn docstring(b: &Builder<'_>, body: Option<Node<'_>>) -> String {
+    let Some(body) = body else {
+        return String::new();
+    };
+    let Some(first) = body.named_child(0) else {
+        return String::new();
+    };
+    if first.kind() != "expression_statement" {
+        return String::new();
+    }
+    let Some(s) = first.named_child(0).filter(|s| s.kind() == "string") else {
+        return String::new();
+    };
+    let mut c = s.walk();
+    let content: String = s
+        .named_children(&mut c)
+        .filter(|k| k.kind() == "string_content")
+        .map(|k| b.text(k))
+        .collect();
+    first_paragraph(&content)
+}
+
+fn is_def_scope(b: &Builder<'_>) -> bool {
+    matches!(b.cur_def().kind, DefKind::Module | DefKind::Class)
+}
+
+fn bind_targets(
+    b: &mut Builder<'_>,
+    stmt: Node<'_>,
+    left: Node<'_>,
+    seen: &mut HashSet<(u32, String)>,
+) {
+    let mut names = vec![];
+    target_names(b, left, &mut names);
+    for n in names {
+        if is_def_scope(b) {
+            if seen.insert((b.scope, n.clone())) {
+                let sig = b.first_line(stmt);
+                b.def(DefKind::Var, n, stmt, sig);
+            }
+        } else {
+            b.local(n);
+        }
+    }
+}
+
+fn visit(b: &mut Builder<'_>, n: Node<'_>, seen: &mut HashSet<(u32, String)>) {
+    match n.kind() {
+        "function_definition" => {
+            let Some(name) = b.field_text(n, "name") else {
+                return;
+            };
+            let body = n.child_by_field_name("body");
+            let sig = b.header(n, body);
+            let in_class = b.cur_def().kind == DefKind::Class;
+            let idx = b.def(DefKind::Function, name, n, sig);
+            b.out.defs[idx as usize].doc = docstring(b, body);
+            if let Some(params) = n.child_by_field_name("parameters") {
+                let names = param_names(b, params);
+                if in_class {
+                    if let Some(first) = names.first() {
+                        b.out.defs[idx as usize].self_names.push(first.clone());
+                    }
+                }
+                // Default values are evaluated in the enclosing scope.
+                visit(b, params, seen);
+                b.within(idx, |b| {
+                    for p in names {
+                        b.local(p);
+                    }
+                });
+            }
+            if let Some(body) = body {
+                b.within(idx, |b| visit(b, body, seen));
+            }
+        }
+        "class_definition" => {
+            let Some(name) = b.field_text(n, "name") else {
+                return;
+            };
+            let body = n.child_by_field_name("body");
+            let sig = b.header(n, body);
+            let mut bases = vec![];
+            if let Some(sup) = n.child_by_field_name("superclasses") {
+                let mut c = sup.walk();
+                let kids: Vec<Node<'_>> = sup.named_children(&mut c).collect();
+                for k in kids {
+                    match path(b, k) {
+                        Some(p) => {
+                            bases.push(p.join("."));
+                            b.reference(p, k);
+                        }
+                        None => visit(b, k, seen),
+                    }
+                }
+            }
+            let idx = b.def(DefKind::Class, name, n, sig);
+            b.out.defs[idx as usize].bases = bases;
+            b.out.defs[idx as usize].doc = docstring(b, body);
+            if let Some(body) = body {
+                b.within(idx, |b| visit(b, body, seen));
+            }
+        }
+        "decorator" => {
+            b.children(n, |b, k| match path(b, k) {
+                Some(p) => b.reference(p, k),
+                None => visit(b, k, seen),
+            });
+        }
+        "import_statement" => {
+            b.children(n, |b, k| match k.kind() {
+                "dotted_name" => {
+                    let full = b.text(k);
+                    b.bind(
+                        full.clone(),
+                        Target::Module {
+                            module: full,
+                            level: 0,
+                        },
+                        n,
+                    );
+                }
+                "aliased_import" => {
+                    if let (Some(m), Some(a)) = (b.field_text(k, "name"), b.field_text(k, "alias"))
+                    {
+                        b.bind(
+                            a,
+                            Target::Module {
+                                module: m,
+                                level: 0,
+                            },
+                            n,
+                        );
+                    }
+                }
+                _ => {}
+            });
+        }
+        "import_from_statement" => {
+            let Some(m) = n.child_by_field_name("module_name") else {
+                return;
+            };
+            let (module, level) = if m.kind() == "relative_import" {
+                let mut level = 0;
+                let mut module = String::new();
+                b.children(m, |b, k| match k.kind() {
+                    "import_prefix" => level = b.text(k).matches('.').count() as u32,
+                    "dotted_name" => module = b.text(k),
+                    _ => {}
+                });
+                (module, level)
+            } else {
+                (b.text(m), 0)
+            };
+            let mut c = n.walk();
+            let kids: Vec<Node<'_>> = n.named_children(&mut c).collect();
+            for k in kids {
+                if k.id() == m.id() {
+                    continue;
+                }
+                match k.kind() {
+                    "wildcard_import" => b.bind(
+                        "*".into(),
+                        Target::Star {
+                            module: module.clone(),
+                            level,
+                        },
+                        n,
+                    ),
+                    "dotted_name" => {
+                        let name = b.text(k);
+                        let t = Target::Symbol {
+                            module: module.clone(),
+                            level,
+                            name: name.clone(),
+                        };
+                        b.bind(name, t, n);
+                    }
+                    "aliased_import" => {
+                        if let (Some(nm), Some(a)) =
+                            (b.field_text(k, "name"), b.field_text(k, "alias"))
+                        {
+                            b.bind(
+                                a,
+                                Target::Symbol {
+                                    module: module.clone(),
+                                    level,
+                                    name: nm,
+                                },
+                                n,
+                            );
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        "call" => {
+            if let Some(f) = n.child_by_field_name("function") {
+                match path(b, f) {
+                    Some(p) => b.reference(p, f),
+                    None => visit(b, f, seen),
+                }
+            }
+            if let Some(a) = n.child_by_field_name("arguments") {
+                visit(b, a, seen);
+            }
+        }
+        "assignment" | "augmented_assignment" => {
+            if let Some(left) = n.child_by_field_name("left") {
+                bind_targets(b, n, left, seen);
+            }
+            for f in ["right", "type"] {
+                if let Some(r) = n.child_by_field_name(f) {
+                    visit(b, r, seen);
+                }
+            }
+        }
+        "for_statement" | "for_in_clause" => {
+            if let Some(left) = n.child_by_field_name("left") {
+                let mut names = vec![];
+                target_names(b, left, &mut names);
+                names.into_iter().for_each(|x| b.local(x));
+            }
+            b.children(n, |b, k| {
+                if Some(k) != n.child_by_field_name("left") {
+                    visit(b, k, seen)
+                }
+            });
+        }
+        "as_pattern" => {
+            if let Some(a) = n.child_by_field_name("alias") {
+                let mut names = vec![];
+                target_names(b, a, &mut names);
+                names.into_iter().for_each(|x| b.local(x));
+            }
+            if let Some(v) = n.named_child(0) {
+                visit(b, v, seen);
+            }
+        }
+        "named_expression" => {
+            if let Some(nm) = b.field_text(n, "name") {
+                b.local(nm);
+            }
+            if let Some(v) = n.child_by_field_name("value") {
+                visit(b, v, seen);
+            }
+        }
+        "lambda" => {
+            if let Some(p) = n.child_by_field_name("parameters") {
+                for x in param_names(b, p) {
+                    b.local(x);
+                }
+            }
+            if let Some(body) = n.child_by_field_name("body") {
+                visit(b, body, seen);
+            }
+        }
+        "except_clause" => {
+            // `except E as e`: the name after `as` is a local binding.
+            let mut c = n.walk();
+            let kids: Vec<Node<'_>> = n.children(&mut c).collect();
+            for (i, k) in kids.iter().enumerate() {
+                if k.kind() == "identifier" && i > 0 && kids[i - 1].kind() == "as" {
+                    b.local(b.text(*k));
+                } else if k.is_named() {
+                    visit(b, *k, seen);
+                }
+            }
+        }
+        "global_statement" | "nonlocal_statement" => {}
+        _ => b.children(n, |b, k| visit(b, k, seen)),
+    }
+}

@@ -1,0 +1,219 @@
+//! Rust extraction: `fn` items (methods in `impl`/`trait` blocks as `Type.method`, with
+//! `self`/`Self` as self names), structs/enums/unions/traits/type aliases (`class`), inline
+//! `mod` blocks (`def`), `const`/`static` (`var`), `use` trees and call references.
+
+use super::{first_paragraph, Builder};
+use crate::graph::raw::{DefKind, Target};
+use tree_sitter::Node;
+
+pub fn walk(b: &mut Builder<'_>, root: Node<'_>) {
+    visit(b, root, None);
+}
+
+fn doc(b: &Builder<'_>, n: Node<'_>) -> String {
+    let mut lines = vec![];
+    let mut p = n.prev_sibling();
+    while let Some(c) = p.filter(|c| c.kind() == "line_comment" || c.kind() == "attribute_item") {
+        if c.kind() == "line_comment" {
+            lines.push(b.text(c));
+        }
+        p = c.prev_sibling();
+    }
+    lines.reverse();
+    first_paragraph(&lines.join("\n"))
+}
+
+/// `a::b::<T>::c` → `["a","b","c"]`.
+fn split_path(s: &str) -> Vec<String> {
+    s.split("::")
+        .map(|x| x.split('<').next().unwrap_or("").trim().to_string())
+        .filter(|x| !x.is_empty())
+        .collect()
+}
+
+fn call_path(b: &Builder<'_>, f: Node<'_>) -> Option<Vec<String>> {
+    match f.kind() {
+        "identifier" | "self" => Some(vec![b.text(f)]),
+        "scoped_identifier" => Some(split_path(&b.text(f))),
+        "field_expression" => {
+            let mut p = call_path(b, f.child_by_field_name("value")?)?;
+            p.push(b.field_text(f, "field")?);
+            Some(p)
+        }
+        "generic_function" => call_path(b, f.child_by_field_name("function")?),
+        _ => None,
+    }
+}
+
+/// Expands a `use` tree into (bound name, full path) pairs.
+fn use_tree(b: &Builder<'_>, n: Node<'_>, prefix: &[String], out: &mut Vec<(String, Vec<String>)>) {
+    let with =
+        |extra: Vec<String>| -> Vec<String> { prefix.iter().cloned().chain(extra).collect() };
+    match n.kind() {
+        "identifier" | "scoped_identifier" | "self" | "crate" | "super" => {
+            let full = with(split_path(&b.text(n)));
+            if let Some(last) = full.last().cloned() {
+                out.push((last, full));
+            }
+        }
+        "use_as_clause" => {
+            if let (Some(p), Some(a)) = (n.child_by_field_name("path"), b.field_text(n, "alias")) {
+                out.push((a, with(split_path(&b.text(p)))));
+            }
+        }
+        "scoped_use_list" => {
+            let p = n
+                .child_by_field_name("path")
+                .map(|p| with(split_path(&b.text(p))))
+                .unwrap_or_else(|| prefix.to_vec());
+            if let Some(list) = n.child_by_field_name("list") {
+                use_tree(b, list, &p, out);
+            }
+        }
+        "use_list" => {
+            let mut c = n.walk();
+            for k in n.named_children(&mut c) {
+                use_tree(b, k, prefix, out);
+            }
+        }
+        "use_wildcard" => {
+            let p = n
+                .named_child(0)
+                .map(|p| with(split_path(&b.text(p))))
+                .unwrap_or_else(|| prefix.to_vec());
+            out.push(("*".into(), p));
+        }
+        _ => {}
+    }
+}
+
+fn visit(b: &mut Builder<'_>, n: Node<'_>, impl_ty: Option<&str>) {
+    match n.kind() {
+        "function_item" | "function_signature_item" => {
+            let Some(name) = b.field_text(n, "name") else {
+                return;
+            };
+            let body = n.child_by_field_name("body");
+            let sig = b.header(n, body);
+            let idx = b.def(DefKind::Function, name.clone(), n, sig);
+            let d = &mut b.out.defs[idx as usize];
+            if let Some(t) = impl_ty {
+                d.local = if d.parent == 0 {
+                    format!("{t}.{name}")
+                } else {
+                    d.local.clone()
+                };
+                d.self_names = vec!["self".into(), "Self".into()];
+                d.self_class = t.to_string();
+            }
+            b.out.defs[idx as usize].doc = doc(b, n);
+            if let Some(body) = body {
+                b.within(idx, |b| visit(b, body, None));
+            }
+        }
+        "struct_item" | "enum_item" | "union_item" | "trait_item" | "type_item" => {
+            let Some(name) = b.field_text(n, "name") else {
+                return;
+            };
+            let body = n.child_by_field_name("body");
+            let sig = b.header(n, body);
+            let idx = b.def(DefKind::Class, name.clone(), n, sig);
+            b.out.defs[idx as usize].doc = doc(b, n);
+            if n.kind() == "trait_item" {
+                if let Some(body) = body {
+                    b.within(idx, |b| visit(b, body, Some(&name)));
+                }
+            }
+        }
+        "impl_item" => {
+            let ty = n.child_by_field_name("type").map(|t| {
+                let s = b.text(t);
+                s.split('<').next().unwrap_or("").trim().to_string()
+            });
+            let owner = ty.as_deref().and_then(|t| {
+                b.out
+                    .defs
+                    .iter()
+                    .position(|d| d.local == t && d.kind == DefKind::Class)
+            });
+            if let Some(body) = n.child_by_field_name("body") {
+                match owner {
+                    Some(o) => b.within(o as u32, |b| visit(b, body, ty.as_deref())),
+                    None => visit(b, body, ty.as_deref()),
+                }
+            }
+        }
+        "mod_item" => {
+            let Some(name) = b.field_text(n, "name") else {
+                return;
+            };
+            let Some(body) = n.child_by_field_name("body") else {
+                // `mod x;` declares a file module: bind it like a `use self::x`.
+                let t = Target::Module {
+                    module: format!("self::{name}"),
+                    level: 0,
+                };
+                b.bind(name, t, n);
+                return;
+            };
+            let sig = b.header(n, Some(body));
+            let idx = b.def(DefKind::Module, name, n, sig);
+            b.within(idx, |b| visit(b, body, None));
+        }
+        "const_item" | "static_item" => {
+            if let Some(name) = b.field_text(n, "name") {
+                let sig = b.first_line(n);
+                let idx = b.def(DefKind::Var, name, n, sig);
+                b.out.defs[idx as usize].doc = doc(b, n);
+            }
+            if let Some(v) = n.child_by_field_name("value") {
+                visit(b, v, None);
+            }
+        }
+        "use_declaration" => {
+            let Some(arg) = n.child_by_field_name("argument") else {
+                return;
+            };
+            let mut out = vec![];
+            use_tree(b, arg, &[], &mut out);
+            for (name, full) in out {
+                let module = full.join("::");
+                let t = if name == "*" {
+                    Target::Star { module, level: 0 }
+                } else {
+                    Target::Module { module, level: 0 }
+                };
+                b.bind(name, t, n);
+            }
+        }
+        "let_declaration" => {
+            if let Some(p) = n.child_by_field_name("pattern") {
+                if p.kind() == "identifier" {
+                    b.local(b.text(p));
+                }
+            }
+            if let Some(v) = n.child_by_field_name("value") {
+                visit(b, v, None);
+            }
+        }
+        "call_expression" => {
+            if let Some(f) = n.child_by_field_name("function") {
+                match call_path(b, f) {
+                    Some(p) => b.reference(p, f),
+                    None => visit(b, f, None),
+                }
+            }
+            if let Some(a) = n.child_by_field_name("arguments") {
+                visit(b, a, None);
+            }
+        }
+        "declaration_list" => {
+            let mut c = n.walk();
+            let kids: Vec<Node<'_>> = n.named_children(&mut c).collect();
+            for k in kids {
+                visit(b, k, impl_ty);
+            }
+        }
+        _ => b.children(n, |b, k| visit(b, k, None)),
+    }
+}

@@ -1,0 +1,289 @@
+//! Per-file raw extraction: what one parse of one file yields, before any cross-file name
+//! resolution.
+//!
+//! The raw form is persisted (as a compact binary blob per file) so an incremental refresh can
+//! re-run resolution for unchanged files without re-parsing them: parsing is the expensive
+//! stage, resolution is cheap hash-map work.
+
+/// Definition kinds. `Module` is stored with node kind `def` (one per file); the others map
+/// to `function`, `class` and `var`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DefKind {
+    Module,
+    Function,
+    Class,
+    Var,
+}
+
+impl DefKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DefKind::Module => "def",
+            DefKind::Function => "function",
+            DefKind::Class => "class",
+            DefKind::Var => "var",
+        }
+    }
+    fn code(self) -> u8 {
+        self as u8
+    }
+    fn from_code(c: u8) -> DefKind {
+        match c {
+            0 => DefKind::Module,
+            1 => DefKind::Function,
+            2 => DefKind::Class,
+            _ => DefKind::Var,
+        }
+    }
+}
+
+/// One definition. `local` is the qualname inside the module (`Class.method`); index 0 of a
+/// file's defs is always the module itself (with an empty `local`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawDef {
+    pub kind: DefKind,
+    pub name: String,
+    pub local: String,
+    pub line: u32,
+    pub col: u32,
+    pub end_line: u32,
+    pub parent: u32,
+    /// Dotted base-class expressions (Python/Java/TS `extends`), resolved in the parent scope.
+    pub bases: Vec<String>,
+    /// Names that denote the enclosing class instance inside this function (`self`, `cls`,
+    /// `this`, a Go receiver).
+    pub self_names: Vec<String>,
+    /// For methods defined outside their type's body (Go receivers, Rust `impl`): the local
+    /// qualname of the type that `self_names` refer to.
+    pub self_class: String,
+    pub signature: String,
+    pub doc: String,
+}
+
+/// A reference (call site, decorator, base class): a dotted path of identifiers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawRef {
+    pub path: Vec<String>,
+    pub line: u32,
+    pub col: u32,
+    pub scope: u32,
+}
+
+/// What an import binds a name to. `module` is written in the language's own syntax and is
+/// interpreted by the resolver (`level` = Python relative-import dots).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Target {
+    Module {
+        module: String,
+        level: u32,
+    },
+    Symbol {
+        module: String,
+        level: u32,
+        name: String,
+    },
+    Star {
+        module: String,
+        level: u32,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawBinding {
+    pub name: String,
+    pub scope: u32,
+    pub line: u32,
+    pub col: u32,
+    pub target: Target,
+}
+
+/// Everything extracted from one file.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RawFile {
+    pub defs: Vec<RawDef>,
+    pub refs: Vec<RawRef>,
+    pub bindings: Vec<RawBinding>,
+    /// Names bound in a scope that are not definitions (parameters, assignment targets inside
+    /// functions, loop variables): a reference to them is dynamic, neither an edge nor
+    /// unresolved.
+    pub locals: Vec<(u32, String)>,
+    /// Java `package` clause; empty elsewhere. Qualifies the file's definitions.
+    pub package: String,
+}
+
+// ---- compact binary encoding -------------------------------------------------------------
+
+struct W(Vec<u8>);
+impl W {
+    fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn s(&mut self, v: &str) {
+        self.u32(v.len() as u32);
+        self.0.extend_from_slice(v.as_bytes());
+    }
+    fn strs(&mut self, v: &[String]) {
+        self.u32(v.len() as u32);
+        for s in v {
+            self.s(s);
+        }
+    }
+}
+
+struct R<'a>(&'a [u8], usize);
+impl R<'_> {
+    fn u32(&mut self) -> Option<u32> {
+        let b = self.0.get(self.1..self.1 + 4)?;
+        self.1 += 4;
+        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    fn u8(&mut self) -> Option<u8> {
+        let b = *self.0.get(self.1)?;
+        self.1 += 1;
+        Some(b)
+    }
+    fn s(&mut self) -> Option<String> {
+        let n = self.u32()? as usize;
+        let b = self.0.get(self.1..self.1 + n)?;
+        self.1 += n;
+        Some(String::from_utf8_lossy(b).into_owned())
+    }
+    fn strs(&mut self) -> Option<Vec<String>> {
+        let n = self.u32()?;
+        (0..n).map(|_| self.s()).collect()
+    }
+}
+
+fn enc_target(w: &mut W, t: &Target) {
+    match t {
+        Target::Module { module, level } => {
+            w.0.push(0);
+            w.s(module);
+            w.u32(*level);
+        }
+        Target::Symbol {
+            module,
+            level,
+            name,
+        } => {
+            w.0.push(1);
+            w.s(module);
+            w.u32(*level);
+            w.s(name);
+        }
+        Target::Star { module, level } => {
+            w.0.push(2);
+            w.s(module);
+            w.u32(*level);
+        }
+    }
+}
+
+fn dec_target(r: &mut R<'_>) -> Option<Target> {
+    Some(match r.u8()? {
+        0 => Target::Module {
+            module: r.s()?,
+            level: r.u32()?,
+        },
+        1 => Target::Symbol {
+            module: r.s()?,
+            level: r.u32()?,
+            name: r.s()?,
+        },
+        _ => Target::Star {
+            module: r.s()?,
+            level: r.u32()?,
+        },
+    })
+}
+
+impl RawFile {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = W(Vec::with_capacity(256));
+        w.u32(self.defs.len() as u32);
+        for d in &self.defs {
+            w.0.push(d.kind.code());
+            w.s(&d.name);
+            w.s(&d.local);
+            for v in [d.line, d.col, d.end_line, d.parent] {
+                w.u32(v);
+            }
+            w.strs(&d.bases);
+            w.strs(&d.self_names);
+            w.s(&d.self_class);
+            w.s(&d.signature);
+            w.s(&d.doc);
+        }
+        w.u32(self.refs.len() as u32);
+        for r in &self.refs {
+            w.strs(&r.path);
+            for v in [r.line, r.col, r.scope] {
+                w.u32(v);
+            }
+        }
+        w.u32(self.bindings.len() as u32);
+        for b in &self.bindings {
+            w.s(&b.name);
+            for v in [b.scope, b.line, b.col] {
+                w.u32(v);
+            }
+            enc_target(&mut w, &b.target);
+        }
+        w.s(&self.package);
+        w.u32(self.locals.len() as u32);
+        for (s, n) in &self.locals {
+            w.u32(*s);
+            w.s(n);
+        }
+        w.0
+    }
+
+    /// Decodes a blob written by [`RawFile::encode`]; `None` on a truncated or foreign blob
+    /// (the caller then re-parses the file).
+    pub fn decode(b: &[u8]) -> Option<RawFile> {
+        let mut r = R(b, 0);
+        let mut f = RawFile::default();
+        for _ in 0..r.u32()? {
+            f.defs.push(RawDef {
+                kind: DefKind::from_code(r.u8()?),
+                name: r.s()?,
+                local: r.s()?,
+                line: r.u32()?,
+                col: r.u32()?,
+                end_line: r.u32()?,
+                parent: r.u32()?,
+                bases: r.strs()?,
+                self_names: r.strs()?,
+                self_class: r.s()?,
+                signature: r.s()?,
+                doc: r.s()?,
+            });
+        }
+        for _ in 0..r.u32()? {
+            let path = r.strs()?;
+            f.refs.push(RawRef {
+                path,
+                line: r.u32()?,
+                col: r.u32()?,
+                scope: r.u32()?,
+            });
+        }
+        for _ in 0..r.u32()? {
+            let name = r.s()?;
+            let (scope, line, col) = (r.u32()?, r.u32()?, r.u32()?);
+            f.bindings.push(RawBinding {
+                name,
+                scope,
+                line,
+                col,
+                target: dec_target(&mut r)?,
+            });
+        }
+        f.package = r.s()?;
+        for _ in 0..r.u32()? {
+            let s = r.u32()?;
+            f.locals.push((s, r.s()?));
+        }
+        (r.1 == b.len()).then_some(f)
+    }
+}

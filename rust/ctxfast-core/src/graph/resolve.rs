@@ -1,0 +1,900 @@
+//! Name resolution: raw references and import bindings → project-internal `invoke`/`import`
+//! edges, or `unresolved` entries.
+//!
+//! Rules (Python is modelled most fully):
+//! * a name is looked up innermost scope first (Python skips enclosing *class* bodies, as the
+//!   language does; other languages see class members), then module scope (definitions,
+//!   import bindings, star imports), then the package (Go: the directory; Java: the
+//!   `package` clause);
+//! * `self`/`cls`/`this`/Go receivers/Rust `Self` denote the enclosing class; attribute lookup
+//!   on a class searches its members and then its project-internal base classes;
+//! * `mod.func` follows module bindings, package re-exports (`from .x import y` in an
+//!   `__init__.py`) and submodules;
+//! * builtins, the standard library and third-party modules (anything that does not map to a
+//!   file in the index) are external: no edge, never unresolved;
+//! * a name bound as a local/parameter is dynamic: no edge, never unresolved;
+//! * in Python, a bare name found nowhere (or an attribute missing from a project module) is
+//!   *unresolved*, recorded for the gate. Other languages record no unresolved names (their
+//!   local scoping is not modelled well enough to make that signal trustworthy).
+
+use super::lang::{module_qualname, Lang};
+use super::raw::{DefKind, RawFile, Target};
+use std::collections::{HashMap, HashSet};
+
+/// One parsed file as resolution sees it.
+pub struct FileData {
+    pub rel: String,
+    pub lang: Lang,
+    pub module: String,
+    pub raw: RawFile,
+}
+
+impl FileData {
+    pub fn new(rel: String, lang: Lang, raw: RawFile) -> FileData {
+        let module = module_qualname(&rel, lang);
+        FileData {
+            rel,
+            lang,
+            module,
+            raw,
+        }
+    }
+
+    /// The prefix that qualifies this file's definitions (module, Go package dir, Java package).
+    pub fn prefix(&self) -> String {
+        match self.lang {
+            Lang::Go => match self.rel.rsplit_once('/') {
+                Some((dir, _)) => dir.replace('/', "."),
+                None => "root".into(),
+            },
+            Lang::Java if !self.raw.package.is_empty() => self.raw.package.clone(),
+            _ => self.module.clone(),
+        }
+    }
+
+    /// Qualnames of every definition (index 0 = the module itself).
+    pub fn qualnames(&self) -> Vec<String> {
+        let prefix = self.prefix();
+        self.raw
+            .defs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                if i == 0 {
+                    self.module.clone()
+                } else {
+                    format!("{prefix}.{}", d.local)
+                }
+            })
+            .collect()
+    }
+}
+
+/// Resolution output for one file.
+#[derive(Default, Debug)]
+pub struct Resolved {
+    /// Reference-site nodes: (id, name, qualname, line, col).
+    pub ref_nodes: Vec<(String, String, String, u32, u32)>,
+    /// (src, dst, type) — invoke, import and contain edges.
+    pub edges: Vec<(String, String, &'static str)>,
+    /// (dotted name, ref node id, line, col).
+    pub unresolved: Vec<(String, String, u32, u32)>,
+    /// Files this file's edges point into.
+    pub deps: HashSet<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Res {
+    Def(u32, u32),
+    Module(u32),
+    Package(String),
+    External,
+    Dynamic,
+    NotFound,
+}
+
+const PY_BUILTINS: &[&str] = &[
+    "abs",
+    "aiter",
+    "all",
+    "anext",
+    "any",
+    "ascii",
+    "bin",
+    "bool",
+    "breakpoint",
+    "bytearray",
+    "bytes",
+    "callable",
+    "chr",
+    "classmethod",
+    "compile",
+    "complex",
+    "copyright",
+    "credits",
+    "delattr",
+    "dict",
+    "dir",
+    "divmod",
+    "enumerate",
+    "eval",
+    "exec",
+    "exit",
+    "filter",
+    "float",
+    "format",
+    "frozenset",
+    "getattr",
+    "globals",
+    "hasattr",
+    "hash",
+    "help",
+    "hex",
+    "id",
+    "input",
+    "int",
+    "isinstance",
+    "issubclass",
+    "iter",
+    "len",
+    "license",
+    "list",
+    "locals",
+    "map",
+    "max",
+    "memoryview",
+    "min",
+    "next",
+    "object",
+    "oct",
+    "open",
+    "ord",
+    "pow",
+    "print",
+    "property",
+    "quit",
+    "range",
+    "repr",
+    "reversed",
+    "round",
+    "set",
+    "setattr",
+    "slice",
+    "sorted",
+    "staticmethod",
+    "str",
+    "sum",
+    "super",
+    "tuple",
+    "type",
+    "vars",
+    "zip",
+    "__import__",
+    "__name__",
+    "__file__",
+    "__doc__",
+    "__package__",
+    "__spec__",
+    "__loader__",
+    "__builtins__",
+    "__debug__",
+    "__dict__",
+    "__class__",
+    "NotImplemented",
+    "Ellipsis",
+    "None",
+    "True",
+    "False",
+    "BaseException",
+    "BaseExceptionGroup",
+    "Exception",
+    "ExceptionGroup",
+    "ArithmeticError",
+    "AssertionError",
+    "AttributeError",
+    "BlockingIOError",
+    "BrokenPipeError",
+    "BufferError",
+    "BytesWarning",
+    "ChildProcessError",
+    "ConnectionAbortedError",
+    "ConnectionError",
+    "ConnectionRefusedError",
+    "ConnectionResetError",
+    "DeprecationWarning",
+    "EOFError",
+    "EncodingWarning",
+    "EnvironmentError",
+    "FileExistsError",
+    "FileNotFoundError",
+    "FloatingPointError",
+    "FutureWarning",
+    "GeneratorExit",
+    "IOError",
+    "ImportError",
+    "ImportWarning",
+    "IndentationError",
+    "IndexError",
+    "InterruptedError",
+    "IsADirectoryError",
+    "KeyError",
+    "KeyboardInterrupt",
+    "LookupError",
+    "MemoryError",
+    "ModuleNotFoundError",
+    "NameError",
+    "NotADirectoryError",
+    "NotImplementedError",
+    "OSError",
+    "OverflowError",
+    "PendingDeprecationWarning",
+    "PermissionError",
+    "ProcessLookupError",
+    "RecursionError",
+    "ReferenceError",
+    "ResourceWarning",
+    "RuntimeError",
+    "RuntimeWarning",
+    "StopAsyncIteration",
+    "StopIteration",
+    "SyntaxError",
+    "SyntaxWarning",
+    "SystemError",
+    "SystemExit",
+    "TabError",
+    "TimeoutError",
+    "TypeError",
+    "UnboundLocalError",
+    "UnicodeDecodeError",
+    "UnicodeEncodeError",
+    "UnicodeError",
+    "UnicodeTranslateError",
+    "UnicodeWarning",
+    "UserWarning",
+    "ValueError",
+    "Warning",
+    "ZeroDivisionError",
+    "WindowsError",
+    "reveal_type",
+];
+
+/// (scope, name) → (binding index, "bound by the first segment of a dotted import").
+type BindingMap = HashMap<(u32, String), Vec<(u32, bool)>>;
+
+/// The cross-file symbol tables over every parsed file.
+pub struct Resolver<'a> {
+    files: &'a [FileData],
+    quals: Vec<Vec<String>>,
+    local_index: Vec<HashMap<String, u32>>,
+    bindings: Vec<BindingMap>,
+    stars: Vec<Vec<u32>>,
+    locals: Vec<HashSet<(u32, String)>>,
+    def_by_qual: HashMap<String, (u32, u32)>,
+    module_by_qual: HashMap<String, u32>,
+    packages: HashSet<String>,
+    py_suffix: HashMap<String, Vec<u32>>,
+    js_by_path: HashMap<String, u32>,
+    go_module: String,
+}
+
+/// Where a file's child modules live: its own module, except the root Rust crate (`crate`),
+/// whose children are top-level.
+fn children_base(fd: &FileData) -> String {
+    if fd.lang == Lang::Rust {
+        children_base_of(&fd.module)
+    } else {
+        fd.module.clone()
+    }
+}
+
+fn children_base_of(module: &str) -> String {
+    if module == "crate" {
+        String::new()
+    } else {
+        module.to_string()
+    }
+}
+
+fn parent_module(q: &str) -> &str {
+    q.rsplit_once('.').map_or("", |(p, _)| p)
+}
+
+impl<'a> Resolver<'a> {
+    pub fn new(files: &'a [FileData], go_module: &str) -> Resolver<'a> {
+        let quals: Vec<Vec<String>> = files.iter().map(FileData::qualnames).collect();
+        let mut r = Resolver {
+            files,
+            local_index: Vec::with_capacity(files.len()),
+            bindings: Vec::with_capacity(files.len()),
+            stars: Vec::with_capacity(files.len()),
+            locals: Vec::with_capacity(files.len()),
+            def_by_qual: HashMap::new(),
+            module_by_qual: HashMap::new(),
+            packages: HashSet::new(),
+            py_suffix: HashMap::new(),
+            js_by_path: HashMap::new(),
+            go_module: go_module.to_string(),
+            quals: vec![],
+        };
+        for (fi, f) in files.iter().enumerate() {
+            let fi = fi as u32;
+            let mut li = HashMap::with_capacity(f.raw.defs.len());
+            for (di, d) in f.raw.defs.iter().enumerate().skip(1) {
+                li.entry(d.local.clone()).or_insert(di as u32);
+                r.def_by_qual
+                    .entry(quals[fi as usize][di].clone())
+                    .or_insert((fi, di as u32));
+            }
+            r.local_index.push(li);
+            let mut bm: BindingMap = HashMap::new();
+            let mut stars = vec![];
+            for (bi, b) in f.raw.bindings.iter().enumerate() {
+                if matches!(b.target, Target::Star { .. }) {
+                    stars.push(bi as u32);
+                    continue;
+                }
+                if f.lang == Lang::Python && b.name.contains('.') {
+                    let first = b.name.split('.').next().unwrap_or("").to_string();
+                    bm.entry((b.scope, first))
+                        .or_default()
+                        .push((bi as u32, true));
+                } else {
+                    bm.entry((b.scope, b.name.clone()))
+                        .or_default()
+                        .push((bi as u32, false));
+                }
+            }
+            r.bindings.push(bm);
+            r.stars.push(stars);
+            r.locals.push(f.raw.locals.iter().cloned().collect());
+            r.module_by_qual.entry(f.module.clone()).or_insert(fi);
+            let pkg_base = match f.lang {
+                Lang::Go => f.prefix(),
+                _ => f.module.clone(),
+            };
+            let mut p = pkg_base.as_str();
+            if f.lang == Lang::Go {
+                r.packages.insert(p.to_string());
+            }
+            loop {
+                p = parent_module(p);
+                if p.is_empty() || !r.packages.insert(p.to_string()) {
+                    break;
+                }
+            }
+            if f.lang == Lang::Python {
+                let segs: Vec<&str> = f.module.split('.').collect();
+                for i in 1..segs.len() {
+                    r.py_suffix.entry(segs[i..].join(".")).or_default().push(fi);
+                }
+            }
+            if f.lang.is_js() {
+                let no_ext = f.rel.rsplit_once('.').map_or(f.rel.as_str(), |(s, _)| s);
+                r.js_by_path.entry(no_ext.to_string()).or_insert(fi);
+            }
+        }
+        r.quals = quals;
+        r
+    }
+
+    pub fn qualnames(&self, f: u32) -> &[String] {
+        &self.quals[f as usize]
+    }
+
+    fn def_id(&self, f: u32, d: u32) -> String {
+        let def = &self.files[f as usize].raw.defs[d as usize];
+        format!("{}:{}", self.quals[f as usize][d as usize], def.line)
+    }
+
+    fn target_id(&self, r: &Res) -> Option<(String, u32)> {
+        match r {
+            Res::Def(f, d) => Some((self.def_id(*f, *d), *f)),
+            Res::Module(f) => Some((self.def_id(*f, 0), *f)),
+            _ => None,
+        }
+    }
+
+    fn self_class(&self, f: u32, s: u32) -> Res {
+        let fd = &self.files[f as usize];
+        let d = &fd.raw.defs[s as usize];
+        if !d.self_class.is_empty() {
+            if let Some(&i) = self.local_index[f as usize].get(&d.self_class) {
+                return Res::Def(f, i);
+            }
+            let q = format!("{}.{}", fd.prefix(), d.self_class);
+            if let Some(&(df, dd)) = self.def_by_qual.get(&q) {
+                return Res::Def(df, dd);
+            }
+            return Res::Dynamic;
+        }
+        let p = d.parent;
+        if p != 0 && fd.raw.defs[p as usize].kind == DefKind::Class {
+            return Res::Def(f, p);
+        }
+        Res::Dynamic
+    }
+
+    fn lookup_name(&self, f: u32, scope: u32, name: &str, depth: u32) -> Res {
+        let fd = &self.files[f as usize];
+        let defs = &fd.raw.defs;
+        let fi = f as usize;
+        let mut s = scope;
+        let mut first = true;
+        loop {
+            let d = &defs[s as usize];
+            let consult = s == 0 || d.kind != DefKind::Class || first || fd.lang != Lang::Python;
+            if consult {
+                if s != 0 && d.self_names.iter().any(|x| x == name) {
+                    return self.self_class(f, s);
+                }
+                let q = if d.local.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{}.{}", d.local, name)
+                };
+                if let Some(&i) = self.local_index[fi].get(&q) {
+                    return Res::Def(f, i);
+                }
+                if let Some(bs) = self.bindings[fi].get(&(s, name.to_string())) {
+                    let (bi, truncate) = bs[0];
+                    return self.resolve_binding(f, bi, truncate, depth + 1);
+                }
+                if self.locals[fi].contains(&(s, name.to_string())) {
+                    return Res::Dynamic;
+                }
+            }
+            if s == 0 {
+                break;
+            }
+            first = false;
+            s = if d.parent < s { d.parent } else { 0 };
+        }
+        match fd.lang {
+            Lang::Go | Lang::Java => {
+                if let Some(&(df, dd)) = self.def_by_qual.get(&format!("{}.{}", fd.prefix(), name))
+                {
+                    return Res::Def(df, dd);
+                }
+            }
+            _ => {}
+        }
+        let mut external_star = false;
+        for &bi in &self.stars[fi] {
+            let m = self.resolve_binding(f, bi, false, depth + 1);
+            match self.attr(&m, name, depth + 1) {
+                r @ (Res::Def(..) | Res::Module(_)) => return r,
+                Res::External | Res::Dynamic => external_star = true,
+                _ => {}
+            }
+        }
+        if external_star {
+            return Res::External;
+        }
+        match fd.lang {
+            Lang::Python if !PY_BUILTINS.contains(&name) => Res::NotFound,
+            _ => Res::External,
+        }
+    }
+
+    fn resolve_binding(&self, f: u32, bi: u32, truncate: bool, depth: u32) -> Res {
+        if depth > 12 {
+            return Res::Dynamic;
+        }
+        let b = &self.files[f as usize].raw.bindings[bi as usize];
+        match &b.target {
+            Target::Module { module, level } => {
+                if truncate {
+                    let first = module.split('.').next().unwrap_or("");
+                    self.module_lookup(f, first, *level, depth)
+                } else {
+                    self.module_lookup(f, module, *level, depth)
+                }
+            }
+            Target::Star { module, level } => self.module_lookup(f, module, *level, depth),
+            Target::Symbol {
+                module,
+                level,
+                name,
+            } => {
+                let m = self.module_lookup(f, module, *level, depth);
+                self.attr(&m, name, depth + 1)
+            }
+        }
+    }
+
+    fn py_module(&self, full: &str, from: u32) -> Res {
+        if let Some(&m) = self.module_by_qual.get(full) {
+            return Res::Module(m);
+        }
+        if self.packages.contains(full) {
+            return Res::Package(full.to_string());
+        }
+        if let Some(c) = self.py_suffix.get(full) {
+            // Prefer the candidate sharing the longest module prefix with the importer.
+            let me = &self.files[from as usize].module;
+            let best = c.iter().max_by_key(|&&i| {
+                let other = &self.files[i as usize].module;
+                me.split('.')
+                    .zip(other.split('.'))
+                    .take_while(|(a, b)| a == b)
+                    .count()
+            });
+            if let Some(&b) = best {
+                return Res::Module(b);
+            }
+        }
+        Res::External
+    }
+
+    fn module_lookup(&self, f: u32, module: &str, level: u32, depth: u32) -> Res {
+        let fd = &self.files[f as usize];
+        match fd.lang {
+            Lang::Python => {
+                if level == 0 {
+                    return self.py_module(module, f);
+                }
+                let is_pkg = fd.rel.ends_with("__init__.py") || fd.rel.ends_with("__init__.pyi");
+                let mut base = if is_pkg {
+                    fd.module.as_str()
+                } else {
+                    parent_module(&fd.module)
+                };
+                for _ in 1..level {
+                    base = parent_module(base);
+                }
+                let full = match (base.is_empty(), module.is_empty()) {
+                    (true, _) => module.to_string(),
+                    (false, true) => base.to_string(),
+                    (false, false) => format!("{base}.{module}"),
+                };
+                match self.module_by_qual.get(&full) {
+                    Some(&m) => Res::Module(m),
+                    None if self.packages.contains(&full) => Res::Package(full),
+                    None => Res::NotFound,
+                }
+            }
+            Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
+                if !module.starts_with('.') {
+                    return Res::External;
+                }
+                let dir = fd.rel.rsplit_once('/').map_or("", |(d, _)| d);
+                let mut parts: Vec<&str> = if dir.is_empty() {
+                    vec![]
+                } else {
+                    dir.split('/').collect()
+                };
+                for seg in module.split('/') {
+                    match seg {
+                        "." | "" => {}
+                        ".." => {
+                            parts.pop();
+                        }
+                        s => parts.push(s),
+                    }
+                }
+                let mut p = parts.join("/");
+                if let Some((stem, ext)) = p.rsplit_once('.') {
+                    if matches!(ext, "js" | "ts" | "tsx" | "jsx" | "mjs" | "cjs") {
+                        p = stem.to_string();
+                    }
+                }
+                if let Some(&m) = self
+                    .js_by_path
+                    .get(&p)
+                    .or_else(|| self.js_by_path.get(&format!("{p}/index")))
+                {
+                    return Res::Module(m);
+                }
+                Res::External
+            }
+            Lang::Go => {
+                if self.go_module.is_empty() || !module.starts_with(&self.go_module) {
+                    return Res::External;
+                }
+                let rest = module[self.go_module.len()..]
+                    .trim_matches('/')
+                    .replace('/', ".");
+                let pkg = if rest.is_empty() {
+                    "root".to_string()
+                } else {
+                    rest
+                };
+                if self.packages.contains(&pkg) {
+                    Res::Package(pkg)
+                } else {
+                    Res::External
+                }
+            }
+            Lang::Java => Res::Package(module.to_string()),
+            Lang::Rust => {
+                let segs: Vec<&str> = module.split("::").collect();
+                let crate_base = children_base_of(&self.rust_crate_root(fd));
+                let own = children_base(fd);
+                match segs.first() {
+                    Some(&"crate") => self.rust_path(&crate_base, &segs[1..], depth),
+                    Some(&"self") => self.rust_path(&own, &segs[1..], depth),
+                    Some(&"super") => {
+                        let mut cur = own.clone();
+                        let mut i = 0;
+                        while segs.get(i) == Some(&"super") {
+                            cur = parent_module(&cur).to_string();
+                            i += 1;
+                        }
+                        self.rust_path(&cur, &segs[i..], depth)
+                    }
+                    _ => match self.rust_path(&own, &segs, depth) {
+                        r @ (Res::Def(..) | Res::Module(_)) => r,
+                        _ => match self.rust_path(&crate_base, &segs, depth) {
+                            r @ (Res::Def(..) | Res::Module(_)) => r,
+                            _ => Res::External,
+                        },
+                    },
+                }
+            }
+        }
+    }
+
+    /// Resolves `rest` below the module whose children live at `base` (`""` = root crate):
+    /// the longest module prefix first, then attributes.
+    fn rust_path(&self, base: &str, rest: &[&str], depth: u32) -> Res {
+        for k in (0..=rest.len()).rev() {
+            let cand = match (base.is_empty(), k) {
+                (true, 0) => "crate".to_string(),
+                (true, _) => rest[..k].join("."),
+                (false, 0) => base.to_string(),
+                (false, _) => format!("{base}.{}", rest[..k].join(".")),
+            };
+            if let Some(&m) = self.module_by_qual.get(&cand) {
+                let mut r = Res::Module(m);
+                for s in &rest[k..] {
+                    r = self.attr(&r, s, depth + 1);
+                    if !matches!(r, Res::Def(..) | Res::Module(_)) {
+                        return Res::External;
+                    }
+                }
+                return r;
+            }
+        }
+        Res::External
+    }
+
+    fn rust_crate_root(&self, fd: &FileData) -> String {
+        match fd.rel.find("src/") {
+            Some(i) => module_qualname(&format!("{}src/lib.rs", &fd.rel[..i]), Lang::Rust),
+            None => module_qualname("lib.rs", Lang::Rust),
+        }
+    }
+
+    fn attr(&self, base: &Res, name: &str, depth: u32) -> Res {
+        if depth > 12 {
+            return Res::Dynamic;
+        }
+        match base {
+            Res::Def(f, d) => {
+                let fd = &self.files[*f as usize];
+                let def = &fd.raw.defs[*d as usize];
+                if !matches!(def.kind, DefKind::Class | DefKind::Module) {
+                    return Res::Dynamic;
+                }
+                let q = format!("{}.{}", def.local, name);
+                if let Some(&i) = self.local_index[*f as usize].get(&q) {
+                    return Res::Def(*f, i);
+                }
+                if let Some(&(df, dd)) = self.def_by_qual.get(&format!(
+                    "{}.{}",
+                    self.quals[*f as usize][*d as usize], name
+                )) {
+                    return Res::Def(df, dd);
+                }
+                for base in &def.bases {
+                    let segs: Vec<&str> = base.split('.').collect();
+                    let mut r = self.lookup_name(*f, def.parent, segs[0], depth + 1);
+                    for s in &segs[1..] {
+                        r = self.attr(&r, s, depth + 1);
+                    }
+                    if matches!(r, Res::Def(..)) && r != Res::Def(*f, *d) {
+                        let found = self.attr(&r, name, depth + 1);
+                        if matches!(found, Res::Def(..)) {
+                            return found;
+                        }
+                    }
+                }
+                Res::Dynamic
+            }
+            Res::Module(m) => {
+                let fd = &self.files[*m as usize];
+                let mi = *m as usize;
+                if let Some(&i) = self.local_index[mi].get(name) {
+                    return Res::Def(*m, i);
+                }
+                if let Some(bs) = self.bindings[mi].get(&(0, name.to_string())) {
+                    let (bi, truncate) = bs[0];
+                    let r = self.resolve_binding(*m, bi, truncate, depth + 1);
+                    if r != Res::NotFound {
+                        return r;
+                    }
+                }
+                let base = children_base(fd);
+                let sub = if base.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{base}.{name}")
+                };
+                if let Some(&s) = self.module_by_qual.get(&sub) {
+                    return Res::Module(s);
+                }
+                if self.packages.contains(&sub) {
+                    return Res::Package(sub);
+                }
+                if self.locals[mi].contains(&(0, name.to_string())) {
+                    return Res::Dynamic;
+                }
+                for &bi in &self.stars[mi] {
+                    let sm = self.resolve_binding(*m, bi, false, depth + 1);
+                    match self.attr(&sm, name, depth + 1) {
+                        r @ (Res::Def(..) | Res::Module(_)) => return r,
+                        Res::External | Res::Dynamic => return Res::External,
+                        _ => {}
+                    }
+                }
+                if fd.lang == Lang::Python {
+                    Res::NotFound
+                } else {
+                    Res::Dynamic
+                }
+            }
+            Res::Package(p) => {
+                let q = format!("{p}.{name}");
+                if let Some(&(df, dd)) = self.def_by_qual.get(&q) {
+                    return Res::Def(df, dd);
+                }
+                if let Some(&m) = self.module_by_qual.get(&q) {
+                    return Res::Module(m);
+                }
+                if self.packages.contains(&q) {
+                    return Res::Package(q);
+                }
+                Res::NotFound
+            }
+            other => other.clone(),
+        }
+    }
+
+    /// Resolves every reference and binding of file `f`, plus its contain edges.
+    pub fn resolve_file(&self, f: u32) -> Resolved {
+        let fd = &self.files[f as usize];
+        let quals = &self.quals[f as usize];
+        let mut out = Resolved::default();
+        let mut seen_nodes: HashSet<String> = HashSet::new();
+        let mut seen_edges: HashSet<(String, String, &'static str)> = HashSet::new();
+        let python = fd.lang == Lang::Python;
+        for (di, d) in fd.raw.defs.iter().enumerate().skip(1) {
+            let parent = d.parent.min(di as u32 - 1);
+            let e = (self.def_id(f, di as u32), self.def_id(f, parent), "contain");
+            if seen_edges.insert(e.clone()) {
+                out.edges.push(e);
+            }
+        }
+        let mut emit =
+            |out: &mut Resolved, scope: u32, name: &str, line: u32, col: u32| -> String {
+                let q = &quals[scope as usize];
+                let id = format!("{q}:{line}");
+                if seen_nodes.insert(id.clone()) {
+                    out.ref_nodes
+                        .push((id.clone(), name.to_string(), q.clone(), line, col));
+                }
+                id
+            };
+        for r in &fd.raw.refs {
+            let head = r.path[0].as_str();
+            let via_self = fd.raw.defs[r.scope as usize]
+                .self_names
+                .iter()
+                .any(|s| s == head)
+                || {
+                    let mut s = r.scope;
+                    let mut hit = false;
+                    while s != 0 {
+                        let d = &fd.raw.defs[s as usize];
+                        if d.self_names.iter().any(|x| x == head) {
+                            hit = true;
+                            break;
+                        }
+                        s = if d.parent < s { d.parent } else { 0 };
+                    }
+                    hit
+                };
+            let mut cur = self.lookup_name(f, r.scope, head, 0);
+            let mut last = self.target_id(&cur);
+            let self_only = via_self;
+            let mut resolved_all = last.is_some();
+            let mut unresolved = python && cur == Res::NotFound;
+            let mut extra_resolved = false;
+            if last.is_some() {
+                for seg in &r.path[1..] {
+                    let prev_is_module = matches!(cur, Res::Module(_) | Res::Package(_));
+                    let next = self.attr(&cur, seg, 0);
+                    match self.target_id(&next) {
+                        Some(t) => {
+                            last = Some(t);
+                            extra_resolved = true;
+                            cur = next;
+                        }
+                        None => {
+                            resolved_all = false;
+                            unresolved = python && next == Res::NotFound && prev_is_module;
+                            break;
+                        }
+                    }
+                }
+            } else if matches!(cur, Res::Package(_)) {
+                // `import a.b` then `a.b.f()` through a namespace package.
+                let mut c = cur.clone();
+                for seg in &r.path[1..] {
+                    c = self.attr(&c, seg, 0);
+                    if let Some(t) = self.target_id(&c) {
+                        last = Some(t);
+                        resolved_all = true;
+                    } else if matches!(c, Res::Package(_)) {
+                        continue;
+                    } else {
+                        resolved_all = false;
+                        unresolved = python && c == Res::NotFound;
+                        break;
+                    }
+                }
+            }
+            let name = r.path.last().map(String::as_str).unwrap_or("");
+            if unresolved {
+                let id = emit(&mut out, r.scope, name, r.line, r.col);
+                out.unresolved.push((r.path.join("."), id, r.line, r.col));
+                continue;
+            }
+            let keep = match &last {
+                Some(_) if self_only && !extra_resolved => false,
+                Some(_) => resolved_all || !self_only,
+                None => false,
+            };
+            if let (true, Some((dst, df))) = (keep, last) {
+                let id = emit(&mut out, r.scope, name, r.line, r.col);
+                if seen_edges.insert((id.clone(), dst.clone(), "invoke")) {
+                    out.edges.push((id, dst, "invoke"));
+                    out.deps.insert(df);
+                }
+            }
+        }
+        for (bi, b) in fd.raw.bindings.iter().enumerate() {
+            let r = self.resolve_binding(f, bi as u32, false, 0);
+            let name = b.name.rsplit('.').next().unwrap_or(&b.name);
+            let name = if name == "*" { "*" } else { name };
+            match self.target_id(&r) {
+                Some((dst, df)) => {
+                    let id = emit(&mut out, b.scope, name, b.line, b.col);
+                    if seen_edges.insert((id.clone(), dst.clone(), "import")) {
+                        out.edges.push((id, dst, "import"));
+                        out.deps.insert(df);
+                    }
+                }
+                None if python && r == Res::NotFound => {
+                    let id = emit(&mut out, b.scope, name, b.line, b.col);
+                    let text = match &b.target {
+                        Target::Symbol {
+                            module,
+                            level,
+                            name,
+                        } => {
+                            format!("{}{}.{}", ".".repeat(*level as usize), module, name)
+                        }
+                        Target::Module { module, level } | Target::Star { module, level } => {
+                            format!("{}{}", ".".repeat(*level as usize), module)
+                        }
+                    };
+                    out.unresolved.push((text, id, b.line, b.col));
+                }
+                None => {}
+            }
+        }
+        out.deps.remove(&f);
+        out
+    }
+}

@@ -1,0 +1,88 @@
+//! SQLite storage of the graph (`recon.db`): the spec §3.2 tables (`nodes`, `edges`,
+//! `name_index`) plus `files`, `defs_meta` (signature + first docstring paragraph),
+//! `unresolved`, `raw` (per-file extraction blobs for incremental refresh), `file_deps`
+//! (which files a file's edges point into) and `meta`.
+//!
+//! WAL mode and one transaction per refresh: a reader (or a crash mid-index) always sees the
+//! previous complete index.
+
+use crate::error::{CoreError, CoreResult};
+use rusqlite::Connection;
+use std::path::Path;
+
+/// Bumped whenever the schema or the raw blob format changes; a mismatch rebuilds the index.
+pub const SCHEMA_VERSION: &str = "1";
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, sha256 TEXT, language TEXT, bytes INT, parse_error TEXT);
+CREATE TABLE IF NOT EXISTS nodes(id TEXT PRIMARY KEY, kind TEXT, name TEXT, qualname TEXT, file TEXT, line INT, col INT, end_line INT);
+CREATE TABLE IF NOT EXISTS edges(src TEXT, dst TEXT, type TEXT);
+CREATE TABLE IF NOT EXISTS name_index(qualname TEXT);
+CREATE TABLE IF NOT EXISTS defs_meta(id TEXT PRIMARY KEY, signature TEXT, doc TEXT);
+CREATE TABLE IF NOT EXISTS unresolved(name TEXT, node_id TEXT, file TEXT, line INT, col INT);
+CREATE TABLE IF NOT EXISTS raw(path TEXT PRIMARY KEY, data BLOB);
+CREATE TABLE IF NOT EXISTS file_deps(src_file TEXT, dst_file TEXT);
+CREATE INDEX IF NOT EXISTS nodes_name ON nodes(name);
+CREATE INDEX IF NOT EXISTS nodes_qualname ON nodes(qualname);
+CREATE INDEX IF NOT EXISTS nodes_file ON nodes(file, line);
+CREATE INDEX IF NOT EXISTS edges_src ON edges(src);
+CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst);
+CREATE INDEX IF NOT EXISTS name_index_q ON name_index(qualname);
+CREATE INDEX IF NOT EXISTS unresolved_file ON unresolved(file);
+CREATE INDEX IF NOT EXISTS file_deps_dst ON file_deps(dst_file);
+CREATE INDEX IF NOT EXISTS file_deps_src ON file_deps(src_file);
+";
+
+const TABLES: &[&str] = &[
+    "meta",
+    "files",
+    "nodes",
+    "edges",
+    "name_index",
+    "defs_meta",
+    "unresolved",
+    "raw",
+    "file_deps",
+];
+
+pub fn db_err(op: &str, e: rusqlite::Error) -> CoreError {
+    CoreError::Io(format!("recon.db {op}: {e}"))
+}
+
+/// Opens (creating if needed) the database, in WAL mode, with a schema of the current version.
+pub fn open(path: &Path) -> CoreResult<Connection> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            CoreError::Io(format!("cannot create index dir {}: {e}", dir.display()))
+        })?;
+    }
+    let conn = Connection::open(path).map_err(|e| db_err("open", e))?;
+    conn.busy_timeout(std::time::Duration::from_secs(10))
+        .map_err(|e| db_err("busy_timeout", e))?;
+    conn.pragma_update(None, "journal_mode", "WAL")
+        .map_err(|e| db_err("journal_mode", e))?;
+    conn.pragma_update(None, "synchronous", "NORMAL")
+        .map_err(|e| db_err("synchronous", e))?;
+    let version: Option<String> = conn
+        .query_row(
+            "SELECT value FROM meta WHERE key='schema_version'",
+            [],
+            |r| r.get(0),
+        )
+        .ok();
+    if version.as_deref() != Some(SCHEMA_VERSION) {
+        for t in TABLES {
+            conn.execute_batch(&format!("DROP TABLE IF EXISTS {t};"))
+                .map_err(|e| db_err("reset", e))?;
+        }
+    }
+    conn.execute_batch(SCHEMA)
+        .map_err(|e| db_err("schema", e))?;
+    conn.execute(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', ?1)",
+        [SCHEMA_VERSION],
+    )
+    .map_err(|e| db_err("meta", e))?;
+    Ok(conn)
+}

@@ -1,0 +1,47 @@
+//! Code-graph bindings: building/refreshing `recon.db` runs entirely in Rust with the GIL
+//! released; Python reads the database with the stdlib `sqlite3` module.
+
+use crate::gil::detached;
+use ctxfast_core::graph::{self, IndexOptions};
+use pyo3::prelude::*;
+use std::path::PathBuf;
+
+type StatsTuple = (
+    usize,
+    usize,
+    usize,
+    usize,
+    usize,
+    f64,
+    Vec<(String, String)>,
+);
+
+/// Builds or refreshes the graph of `root` into `db_path`; returns
+/// `(files_seen, files_parsed, files_removed, nodes, edges, seconds, errors)`.
+#[pyfunction]
+#[pyo3(signature = (root, db_path, max_file_bytes = 1_000_000))]
+fn index_graph(
+    py: Python<'_>,
+    root: PathBuf,
+    db_path: PathBuf,
+    max_file_bytes: u64,
+) -> PyResult<StatsTuple> {
+    let opts = IndexOptions { max_file_bytes };
+    detached(py, move || {
+        let s = graph::index(&root, &db_path, &opts)?;
+        Ok((
+            s.files_seen,
+            s.files_parsed,
+            s.files_removed,
+            s.nodes,
+            s.edges,
+            s.seconds,
+            s.errors,
+        ))
+    })
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(index_graph, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,210 @@
+"""Python name resolution in the code graph: imports, attributes, self/cls, nesting, filters."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ctxfast import Repository
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text).lstrip("\n"))
+
+
+FILES = {
+    "pkg/__init__.py": """
+        from .utils import parse_args as pa
+        """,
+    "pkg/utils.py": '''
+        import os
+        import requests
+
+        LIMIT = 3
+
+
+        def parse_args(argv):
+            """Parse the command line.
+
+            More text.
+            """
+            return os.path.join(*argv)
+
+
+        def helper():
+            return requests.get("x")
+        ''',
+    "pkg/models.py": """
+        class Base:
+            def save(self):
+                return self.validate()
+
+            def validate(self):
+                return True
+
+
+        class Child(Base):
+            def run(self):
+                self.save()
+                return self.extra()
+
+            @classmethod
+            def build(cls):
+                return cls.make()
+
+            @classmethod
+            def make(cls):
+                return cls()
+        """,
+    "pkg/cli.py": """
+        import pkg.utils
+        from pkg import utils
+        from pkg.utils import parse_args as parse
+        from . import models
+        from .models import Child
+        from .missing_mod import nothing
+
+
+        def main(argv):
+            parse(argv)
+            utils.helper()
+            pkg.utils.parse_args(argv)
+            print("done")
+            len(argv)
+            c = Child()
+            c.run()
+            models.Base().save()
+            undefined_thing()
+            utils.not_there()
+
+            def inner():
+                return outer_helper()
+
+            def outer_helper():
+                return 1
+
+            return inner()
+        """,
+}
+
+
+@pytest.fixture()
+def graph(tmp_path: Path):
+    write(tmp_path, FILES)
+    repo = Repository(tmp_path)
+    stats = repo.index()
+    assert stats.files_parsed == 4
+    return repo.graph
+
+
+def one(graph, qualname: str):
+    hits = [n for n in graph.lookup(qualname) if n.qualname == qualname]
+    assert len(hits) == 1, (qualname, hits)
+    return hits[0]
+
+
+def callee_qualnames(graph, qualname: str) -> set[str]:
+    return {n.qualname for n in graph.callees(one(graph, qualname).id)}
+
+
+def test_node_schema_and_kinds(graph) -> None:
+    pa = one(graph, "pkg.utils.parse_args")
+    assert (pa.kind, pa.name, pa.file, pa.line, pa.col) == (
+        "function",
+        "parse_args",
+        "pkg/utils.py",
+        7,
+        0,
+    )
+    assert pa.id == "pkg.utils.parse_args:7"
+    assert pa.end_line == 12
+    assert one(graph, "pkg.models.Child").kind == "class"
+    assert one(graph, "pkg.models.Child.run").kind == "function"
+    assert one(graph, "pkg.utils.LIMIT").kind == "var"
+    mod = one(graph, "pkg.utils")
+    assert (mod.kind, mod.line, mod.id) == ("def", 1, "pkg.utils:1")
+
+
+def test_signature_and_docstring(graph) -> None:
+    sig = graph.signature("pkg.utils.parse_args:7")
+    assert sig.signature == "def parse_args(argv):"
+    assert sig.doc == "Parse the command line."
+
+
+def test_contain_edges(graph) -> None:
+    run = one(graph, "pkg.models.Child.run")
+    assert [e.dst for e in graph.edges_from(run.id, "contain")] == ["pkg.models.Child:9"]
+    child = one(graph, "pkg.models.Child")
+    assert [e.dst for e in graph.edges_from(child.id, "contain")] == ["pkg.models:1"]
+
+
+def test_import_forms_resolve(graph) -> None:
+    main = one(graph, "pkg.cli.main")
+    callees = callee_qualnames(graph, "pkg.cli.main")
+    # from x import y as z; module attribute; dotted absolute import
+    assert "pkg.utils.parse_args" in callees
+    assert "pkg.utils.helper" in callees
+    # class instantiation via relative `from .models import Child` and `models.Base()`
+    assert {"pkg.models.Child", "pkg.models.Base"} <= callees
+    # nested function
+    assert "pkg.cli.main.inner" in callees
+    assert main.kind == "function"
+
+
+def test_import_edges(graph) -> None:
+    dsts = {
+        e.dst for n in graph.nodes_in_file("pkg/cli.py") for e in graph.edges_from(n.id, "import")
+    }
+    assert {"pkg.utils:1", "pkg.utils.parse_args:7", "pkg.models:1", "pkg.models.Child:9"} <= dsts
+    # __init__ re-export: `from .utils import parse_args as pa`
+    init_dsts = {
+        e.dst for n in graph.nodes_in_file("pkg/__init__.py") for e in graph.edges_from(n.id)
+    }
+    assert "pkg.utils.parse_args:7" in init_dsts
+
+
+def test_self_and_cls_methods_including_base_class(graph) -> None:
+    assert callee_qualnames(graph, "pkg.models.Base.save") == {"pkg.models.Base.validate"}
+    # self.save() is inherited from the project-internal base class
+    assert "pkg.models.Base.save" in callee_qualnames(graph, "pkg.models.Child.run")
+    assert callee_qualnames(graph, "pkg.models.Child.build") == {"pkg.models.Child.make"}
+
+
+def test_nested_function_resolves_sibling(graph) -> None:
+    assert callee_qualnames(graph, "pkg.cli.main.inner") == {"pkg.cli.main.outer_helper"}
+
+
+def test_builtins_stdlib_third_party_have_no_edges(graph) -> None:
+    dsts = {e.dst for n in graph.nodes_in_file("pkg/utils.py") for e in graph.edges_from(n.id)}
+    assert all(d.startswith("pkg.") for d in dsts)
+    names = {u.name for u in graph.unresolved()}
+    assert not names & {"print", "len", "os.path.join", "requests.get", "c.run", "self.extra"}
+
+
+def test_unresolved_names_are_recorded(graph) -> None:
+    names = {(u.name, u.file) for u in graph.unresolved()}
+    assert ("undefined_thing", "pkg/cli.py") in names
+    assert ("utils.not_there", "pkg/cli.py") in names
+    assert (".missing_mod.nothing", "pkg/cli.py") in names
+    u = next(u for u in graph.unresolved() if u.name == "undefined_thing")
+    assert u.line == 18 and u.node_id == "pkg.cli.main:18"
+    assert graph.node(u.node_id).kind == "ref"
+
+
+def test_callers_and_enclosing(graph) -> None:
+    callers = graph.callers("pkg.utils.parse_args:7")
+    assert {c.qualname for c in callers} == {"pkg.cli.main"}
+    assert {c.line for c in callers} == {10, 12}
+    inner = graph.definitions_enclosing("pkg/cli.py", 22)
+    assert [n.qualname for n in inner] == ["pkg.cli.main.inner", "pkg.cli.main", "pkg.cli"]
+
+
+def test_lookup_by_name_and_qualname(graph) -> None:
+    assert [n.qualname for n in graph.lookup("parse_args")] == ["pkg.utils.parse_args"]
+    assert [n.qualname for n in graph.lookup("models.Child")] == ["pkg.models.Child"]
+    assert graph.lookup("nope") == []
