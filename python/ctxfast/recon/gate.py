@@ -312,12 +312,15 @@ def run_gate(
                 }
             )
             level = "R1"
+            # R1's map holds the entity and its same-file neighbours; an outgoing edge of the
+            # entity whose target lives in another file is the evidence for R2.
             cross = [
                 e
                 for e in ego.edges
-                if e.target.file != named.file
-                and e.target.id not in r1_ids
+                if e.direction == "out"
                 and e.type in ("invoke", "import")
+                and e.target.file != named.file
+                and e.target.id not in r1_ids
             ]
             if cross and cfg.max_level == "R2":
                 ladder.append(

@@ -135,10 +135,11 @@ class RepoMap:
         return sorted(ranks.items(), key=lambda kv: (-kv[1], kv[0]))
 
     def _block(self, path: str) -> str:
-        sigs = self.signatures().get(path, [])[:MAX_SIGNATURES_PER_FILE]
+        all_sigs = self.signatures().get(path, [])
+        classes = {q for _l, q, s in all_sigs if s.lstrip().startswith(("class ", "struct "))}
         lines = [f"{path}:"]
-        for _line, qualname, sig in sigs:
-            depth = 2 if qualname.count(".") and "." in qualname.split(".", 1)[-1] else 1
+        for _line, qualname, sig in all_sigs[:MAX_SIGNATURES_PER_FILE]:
+            depth = 2 if qualname.rsplit(".", 1)[0] in classes else 1
             lines.append("  " * depth + (sig or qualname.rsplit(".", 1)[-1]))
         return "\n".join(lines)
 

@@ -1,0 +1,59 @@
+"""A tiny Python project with known answers, written fresh for each test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/utils.py": (
+        "def parse_args(argv):\n"
+        '    """Parse command line arguments."""\n'
+        "    return list(argv)\n"
+        "\n\n"
+        "def helper():\n"
+        "    return 1\n"
+    ),
+    "pkg/db.py": (
+        "import os\n"
+        "\n"
+        'DATABASE_URL = os.environ.get("DATABASE_URL", "sqlite://")\n'
+        "\n\n"
+        "def connect(uri: str):\n"
+        '    """Open a database connection."""\n'
+        "    return uri\n"
+    ),
+    "pkg/cli.py": (
+        "from pkg.utils import parse_args\n"
+        "from pkg import db\n"
+        "\n\n"
+        "def main(argv: list[str]) -> int:\n"
+        "    args = parse_args(argv)\n"
+        "    db.connect(db.DATABASE_URL)\n"
+        "    return len(args)\n"
+        "\n\n"
+        "class Runner:\n"
+        "    def run(self):\n"
+        "        return self.step()\n"
+        "\n"
+        "    def step(self):\n"
+        "        return main([])\n"
+    ),
+    "tests/test_cli.py": (
+        "from pkg.cli import main\n\n\ndef test_main():\n    assert main([]) == 0\n"
+    ),
+    "pyproject.toml": (
+        '[project]\nname = "pkg"\nversion = "0.1"\ndependencies = ["requests>=2"]\n\n'
+        '[project.scripts]\npkg = "pkg.cli:main"\n\n'
+        '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
+    ),
+    "Makefile": "build:\n\tpython -m build\n\ntest:\n\tpytest tests/\n",
+}
+
+
+def write_project(root: Path) -> Path:
+    for rel, text in FILES.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
