@@ -208,3 +208,23 @@ def test_lookup_by_name_and_qualname(graph) -> None:
     assert [n.qualname for n in graph.lookup("parse_args")] == ["pkg.utils.parse_args"]
     assert [n.qualname for n in graph.lookup("models.Child")] == ["pkg.models.Child"]
     assert graph.lookup("nope") == []
+
+
+def test_absolute_import_of_stdlib_name_is_not_a_project_module(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "lib/__init__.py": "",
+            "lib/json.py": "def loads(s):\n    return s\n",
+            "lib/user.py": "import json\n\n\ndef f():\n    return json.loads('1')\n",
+            # script-style: tests/ is a sys.path root (no __init__.py)
+            "tests/helpers.py": "def make():\n    return 1\n",
+            "tests/test_a.py": "from helpers import make\n\n\ndef test_x():\n    make()\n",
+        },
+    )
+    repo = Repository(tmp_path)
+    repo.index()
+    g = repo.graph
+    assert g.callees("lib.user.f:4") == []
+    assert g.unresolved() == []
+    assert [n.qualname for n in g.callees("tests.test_a.test_x:4")] == ["tests.helpers.make"]

@@ -22,8 +22,8 @@
 //! Incremental refresh: each file is keyed by `sha256(bytes + path)`. Unchanged files keep
 //! their nodes and their stored raw extraction; changed files are re-parsed; removed files'
 //! rows are deleted. Resolution re-runs for the changed files and every file that had an edge
-//! into a changed/removed file, had unresolved names, or imports a module whose name matches a
-//! changed file's module name — then its ref nodes, edges and unresolved rows are rewritten.
+//! into a changed/removed file, had unresolved names, or imports a module (or a name) whose last
+//! segment equals a changed file's module name — then its ref nodes, edges and unresolved rows are rewritten.
 
 pub mod discover;
 pub mod lang;
@@ -86,6 +86,16 @@ fn sha_key(bytes: &[u8], rel: &str) -> String {
     h.update(bytes);
     h.update(rel.as_bytes());
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Stage timings on stderr when `CTXFAST_TRACE` is set (performance diagnosis only).
+fn trace(stage: &str, t0: Instant) {
+    if std::env::var_os("CTXFAST_TRACE").is_some() {
+        eprintln!(
+            "ctxfast graph: {stage} done at {:.3}s",
+            t0.elapsed().as_secs_f64()
+        );
+    }
 }
 
 fn go_module(root: &Path) -> String {
@@ -242,6 +252,7 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         .collect();
     let files_parsed = changed.len();
 
+    trace("parse", t0);
     let resolver = Resolver::new(&files, &go_module(root));
     let index_of: HashMap<&str, usize> = files
         .iter()
@@ -276,13 +287,22 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
                     }
                 }
             }
+            // A file with unresolved names is re-resolved only if one of those names mentions
+            // a name defined by a changed file.
+            let mut defined: HashSet<&str> = stems.iter().map(String::as_str).collect();
+            for &i in &changed {
+                defined.extend(files[i].raw.defs.iter().map(|d| d.name.as_str()));
+            }
             let mut st = conn
-                .prepare("SELECT DISTINCT file FROM unresolved")
+                .prepare("SELECT file, name FROM unresolved")
                 .map_err(|e| db_err("unresolved", e))?;
             let rows = st
-                .query_map([], |r| r.get::<_, String>(0))
+                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
                 .map_err(|e| db_err("unresolved", e))?;
-            for p in rows.flatten() {
+            for (p, name) in rows.flatten() {
+                if !name.split('.').any(|s| defined.contains(s)) {
+                    continue;
+                }
                 if let Some(&i) = index_of.get(p.as_str()) {
                     affected.insert(i);
                 }
@@ -296,7 +316,10 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
                         (module.as_str(), "")
                     }
                 };
-                stems.iter().any(|s| m.contains(s.as_str()) || n == s)
+                {
+                    let last = m.rsplit(['.', '/', ':']).next().unwrap_or(m);
+                    stems.contains(last) || stems.contains(n) || m.is_empty()
+                }
             });
             if hit {
                 affected.insert(i);
@@ -312,8 +335,16 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         .map(|&i| (i, resolver.resolve_file(i as u32)))
         .collect();
 
+    trace("resolve", t0);
+    let found_bytes: HashMap<&str, u64> = found.iter().map(|f| (f.rel.as_str(), f.bytes)).collect();
+
     // ---- one transaction ----
     let tx = conn.transaction().map_err(|e| db_err("begin", e))?;
+    if cold {
+        // Bulk load: maintaining secondary indexes row by row is slower than rebuilding them.
+        tx.execute_batch(store::DROP_INDEXES)
+            .map_err(|e| db_err("drop indexes", e))?;
+    }
     {
         let mut del_edges = tx
             .prepare_cached("DELETE FROM edges WHERE src IN (SELECT id FROM nodes WHERE file = ?1)")
@@ -385,7 +416,7 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         for (n, &i) in changed.iter().enumerate() {
             let f = &files[i];
             let (sha, language, perr) = &file_meta[n];
-            let bytes = found.iter().find(|x| x.rel == f.rel).map_or(0, |x| x.bytes) as i64;
+            let bytes = found_bytes.get(f.rel.as_str()).copied().unwrap_or(0) as i64;
             ins_file
                 .execute(params![f.rel, sha, language, bytes, perr])
                 .map_err(|e| db_err("insert file", e))?;
@@ -458,6 +489,10 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             }
         }
     }
+    if cold {
+        tx.execute_batch(store::SCHEMA)
+            .map_err(|e| db_err("create indexes", e))?;
+    }
     if files_parsed > 0 || !removed.is_empty() {
         tx.execute_batch(
             "DELETE FROM name_index; INSERT INTO name_index(qualname) SELECT DISTINCT qualname FROM nodes WHERE kind != 'ref';",
@@ -473,6 +508,7 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     )
     .map_err(|e| db_err("meta", e))?;
     tx.commit().map_err(|e| db_err("commit", e))?;
+    trace("commit", t0);
 
     let count = |sql: &str| -> CoreResult<usize> {
         conn.query_row(sql, [], |r| r.get::<_, i64>(0))

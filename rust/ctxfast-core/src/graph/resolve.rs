@@ -510,16 +510,18 @@ impl<'a> Resolver<'a> {
             return Res::Package(full.to_string());
         }
         if let Some(c) = self.py_suffix.get(full) {
-            // Prefer the candidate sharing the longest module prefix with the importer.
+            // Script-style imports (`tests/` on sys.path): only a candidate below a directory
+            // that is *not* a package and that also holds the importer counts, so `import json`
+            // inside a package never maps to a project `json.py`.
             let me = &self.files[from as usize].module;
-            let best = c.iter().max_by_key(|&&i| {
+            let hit = c.iter().find(|&&i| {
                 let other = &self.files[i as usize].module;
-                me.split('.')
-                    .zip(other.split('.'))
-                    .take_while(|(a, b)| a == b)
-                    .count()
+                let root = other[..other.len() - full.len()].trim_end_matches('.');
+                !root.is_empty()
+                    && !self.module_by_qual.contains_key(root)
+                    && me.starts_with(&format!("{root}."))
             });
-            if let Some(&b) = best {
+            if let Some(&b) = hit {
                 return Res::Module(b);
             }
         }

@@ -13,7 +13,7 @@ use std::path::Path;
 /// Bumped whenever the schema or the raw blob format changes; a mismatch rebuilds the index.
 pub const SCHEMA_VERSION: &str = "1";
 
-const SCHEMA: &str = "
+pub const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, sha256 TEXT, language TEXT, bytes INT, parse_error TEXT);
 CREATE TABLE IF NOT EXISTS nodes(id TEXT PRIMARY KEY, kind TEXT, name TEXT, qualname TEXT, file TEXT, line INT, col INT, end_line INT);
@@ -32,6 +32,14 @@ CREATE INDEX IF NOT EXISTS name_index_q ON name_index(qualname);
 CREATE INDEX IF NOT EXISTS unresolved_file ON unresolved(file);
 CREATE INDEX IF NOT EXISTS file_deps_dst ON file_deps(dst_file);
 CREATE INDEX IF NOT EXISTS file_deps_src ON file_deps(src_file);
+";
+
+/// Secondary indexes dropped during a cold bulk load and recreated by [`SCHEMA`].
+pub const DROP_INDEXES: &str = "
+DROP INDEX IF EXISTS nodes_name; DROP INDEX IF EXISTS nodes_qualname;
+DROP INDEX IF EXISTS nodes_file; DROP INDEX IF EXISTS edges_src; DROP INDEX IF EXISTS edges_dst;
+DROP INDEX IF EXISTS name_index_q; DROP INDEX IF EXISTS unresolved_file;
+DROP INDEX IF EXISTS file_deps_dst; DROP INDEX IF EXISTS file_deps_src;
 ";
 
 const TABLES: &[&str] = &[
