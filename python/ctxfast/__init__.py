@@ -4,8 +4,10 @@ The public API is plain Python over the private native module ``ctxfast._native`
 """
 
 from ctxfast._native import __version__
+from ctxfast.bm25 import BM25Index, tokenize_code
 from ctxfast.buffer import RollingBuffer, Turn
 from ctxfast.errors import BudgetError, CtxfastError
+from ctxfast.retrieval.vet import Verdict, vet
 from ctxfast.routing import IntentRouter, RouteDecision
 from ctxfast.sections import (
     AssembledContext,
@@ -24,6 +26,7 @@ from ctxfast.tokens import (
 
 __all__ = [
     "AssembledContext",
+    "BM25Index",
     "BudgetError",
     "ContextSection",
     "CtxfastError",
@@ -31,6 +34,7 @@ __all__ = [
     "RollingBuffer",
     "RouteDecision",
     "Turn",
+    "Verdict",
     "__version__",
     "assemble_context",
     "count_tokens",
@@ -39,5 +43,7 @@ __all__ = [
     "encode",
     "fits",
     "order_for_recall",
+    "tokenize_code",
     "truncate_to_tokens",
+    "vet",
 ]

@@ -21,3 +21,49 @@ def truncate_to_tokens(
     cut: str = "word",
 ) -> str: ...
 def _panic_for_test() -> None: ...
+
+# --- BM25 + code tokenizer (rust/ctxfast-py/src/bm25.rs) ---
+class BM25Index:
+    def __new__(
+        cls,
+        docs: list[str | list[str]],
+        k1: float = 1.5,
+        b: float = 0.75,
+        symbol_weight: float = 3.0,
+        symbols: list[str] | None = None,
+    ) -> BM25Index: ...
+    def query(self, q: str | list[str], k: int = 20) -> list[tuple[int, float]]: ...
+    def query_batch(
+        self, qs: list[str | list[str]], k: int = 20
+    ) -> list[list[tuple[int, float]]]: ...
+    def scores(self, q: str | list[str]) -> list[float]: ...
+    def idf(self, term: str) -> float | None: ...
+    def term_weight(self, term: str) -> float: ...
+    def doc_len(self, doc: int) -> int | None: ...
+    @property
+    def num_docs(self) -> int: ...
+    @property
+    def avgdl(self) -> float: ...
+    @property
+    def vocab_size(self) -> int: ...
+
+def tokenize_code(text: str) -> list[str]: ...
+
+# --- lexical recall (rust/ctxfast-py/src/lexical.rs) ---
+def lexical_search(
+    root: str,
+    terms: list[str],
+    languages: list[str] | None = None,
+    extra_globs: list[str] = ...,
+    max_hits: int = 40,
+    max_line_chars: int = 500,
+    exclude_any_depth: list[str] | None = None,
+    exclude_root: list[str] | None = None,
+) -> tuple[
+    list[tuple[str, list[tuple[str, int, str]], bool]],
+    list[tuple[str, str]],
+    list[str],
+    int,
+    list[str],
+]: ...
+def lexical_language_globs() -> list[tuple[str, list[str]]]: ...

@@ -8,14 +8,18 @@
 
 use pyo3::prelude::*;
 
+mod bm25;
 mod errors;
 mod gil;
+mod lexical;
 mod tokens;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     tokens::register(m)?;
+    bm25::register(m)?;
+    lexical::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
