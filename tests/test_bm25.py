@@ -5,14 +5,13 @@ from __future__ import annotations
 import math
 import threading
 
-import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 import ctxfast
+import pytest
 from ctxfast import _reference as ref
 from ctxfast.bm25 import BM25Index, tokenize_code
 from ctxfast.errors import CtxfastError, InvalidArgumentError
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def test_tokenizer_keeps_whole_and_parts():

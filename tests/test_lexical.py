@@ -7,7 +7,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from ctxfast.errors import InvalidArgumentError
 from ctxfast.retrieval.lexical import (
     DEFAULT_EXCLUDE_ANY_DEPTH,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from ctxfast.errors import InvalidArgumentError
 from ctxfast.retrieval.query import (
     DEFAULT_CONFIG,
@@ -35,9 +34,7 @@ def test_spec_defaults_are_pinned():
     assert SPEC_CAMEL_RE == r"\b[A-Z][a-zA-Z0-9_]+\b"
     assert SPEC_SNAKE_RE == r"\b[a-z_][a-z0-9_]*\b"
     assert SPEC_TEST_RE == r"\S+\.py::\S+|\S+::\S+::\S+"
-    assert SPEC_FILE_PATH_RE.startswith(
-        r"[\w\-/]+\.(py|js|ts|go|rs|java|c|h|toml|json|yaml|yml)"
-    )
+    assert SPEC_FILE_PATH_RE.startswith(r"[\w\-/]+\.(py|js|ts|go|rs|java|c|h|toml|json|yaml|yml)")
     assert SPEC_ERROR_LINE_MARKERS == ("Error:", "Exception:", "assert", "Traceback")
     assert SPEC_GOAL_VERBS == (
         "fix",
@@ -62,8 +59,13 @@ def test_extraction_without_name_index():
     assert "the" not in q.identifiers and "Fix" not in q.identifiers
     assert q.unresolved_terms == []
     assert q.test_names == ["tests/test_a.py::test_b", "tests/test_x.py::TestY::test_z"]
-    assert q.file_paths == ["src/memstore.py", "tests/test_x.py", "settings.yaml", "data.json",
-                            "data.js"]
+    assert q.file_paths == [
+        "src/memstore.py",
+        "tests/test_x.py",
+        "settings.yaml",
+        "data.json",
+        "data.js",
+    ]
     assert q.error_strings[0].startswith("Calling `memstore.MemStore.remember")
     assert "kind" in q.error_strings and "hi" in q.error_strings
     assert q.goal_hint == "MemStore.remember crash when kind is missing"
@@ -114,8 +116,10 @@ def test_goal_hint(task, hint):
 
 
 def test_error_strings_prefer_the_final_exception():
-    err = "Traceback (most recent call last):\n  File \"a.py\", line 3, in f\n" \
-          "    assert x\nValueError: first\nKeyError: 'kind'\n"
+    err = (
+        'Traceback (most recent call last):\n  File "a.py", line 3, in f\n'
+        "    assert x\nValueError: first\nKeyError: 'kind'\n"
+    )
     q = build_query("something broke", error=err)
     assert q.error_strings[:4] == [
         "KeyError: 'kind'",
@@ -180,7 +184,9 @@ def test_frames_in_every_supported_format():
         Frame("src/app.py", 7, "<module>", "python"),
         Frame("~/miniconda3/lib/python3.6/site-packages/sklearn/base.py", 61, "clone", "python"),
         Frame(
-            "~/venv/lib/python3.10/site-packages/xarray/core/dataset.py", 1234, "Dataset.merge",
+            "~/venv/lib/python3.10/site-packages/xarray/core/dataset.py",
+            1234,
+            "Dataset.merge",
             "python",
         ),
         Frame("tests/test_store.py", 88, None, "python"),

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 import ctxfast
+import pytest
 from ctxfast.errors import InvalidArgumentError
 from ctxfast.retrieval.vet import DEFAULT_OVERLAP_THRESHOLD, VERBATIM_REASON, vet
 

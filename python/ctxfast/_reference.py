@@ -45,8 +45,11 @@ def truncate_to_tokens(text: str, max_tokens: int, *, encoding: str, elision: st
 # --- code tokenizer and identifier-weighted BM25 (spec-04 §3.4) -------------------------------
 
 _PATH_EXTENSIONS = frozenset(
-    "py pyi js jsx mjs cjs ts tsx go rs java kt c h cc cpp hpp cs rb php swift scala toml json "
-    "yaml yml cfg ini txt md rst html css sh".split()
+    (
+        *("py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "tsx", "go", "rs", "java", "kt"),
+        *("c", "h", "cc", "cpp", "hpp", "cs", "rb", "php", "swift", "scala", "toml", "json"),
+        *("yaml", "yml", "cfg", "ini", "txt", "md", "rst", "html", "css", "sh"),
+    )
 )
 
 

@@ -59,14 +59,19 @@ def _scrub_all(x: str | list[str]) -> str | list[str]:
 
 
 def _coerce(x: TextOrTokens, what: str) -> str | list[str]:
-    if isinstance(x, str):
+    """Cheap shape check; element types are checked by the native conversion (fast path)
+    and, if that fails, by :func:`_validated` (slow path, for a clear error)."""
+    if isinstance(x, str | list):
         return x
     if isinstance(x, bytes):
         raise InvalidArgumentError(f"{what} must be str or a sequence of str, not bytes")
-    toks = list(x)
-    if not all(isinstance(t, str) for t in toks):
+    return list(x)
+
+
+def _validated(x: str | list[str], what: str) -> str | list[str]:
+    if not isinstance(x, str) and not all(isinstance(t, str) for t in x):
         raise InvalidArgumentError(f"{what} token lists must contain only str")
-    return toks
+    return _scrub_all(x)
 
 
 def _check_k(k: int) -> int:
@@ -96,12 +101,14 @@ class BM25Index:
     ) -> None:
         coerced = [_coerce(d, "docs") for d in docs]
         syms = None if symbols is None else [str(s) for s in symbols]
+        if syms is not None:
+            syms = [_scrub(s) for s in syms]
         args = (float(k1), float(b), float(symbol_weight))
         try:
             self._ix = _native.BM25Index(coerced, *args, syms)
         except (UnicodeEncodeError, TypeError):
-            scrubbed = [_scrub_all(d) for d in coerced]
-            self._ix = _native.BM25Index(scrubbed, *args, syms and [_scrub(s) for s in syms])
+            scrubbed = [_validated(d, "docs") for d in coerced]
+            self._ix = _native.BM25Index(scrubbed, *args, syms)
 
     def query(self, q: TextOrTokens, k: int = DEFAULT_TOP_K) -> list[tuple[int, float]]:
         """The ``k`` best ``(doc_index, score)`` pairs with a positive score, best first."""
@@ -109,7 +116,7 @@ class BM25Index:
         try:
             return self._ix.query(q2, _check_k(k))
         except (UnicodeEncodeError, TypeError):
-            return self._ix.query(_scrub_all(q2), k)
+            return self._ix.query(_validated(q2, "query"), k)
 
     def query_batch(
         self, qs: Iterable[TextOrTokens], k: int = DEFAULT_TOP_K
@@ -119,7 +126,7 @@ class BM25Index:
         try:
             return self._ix.query_batch(batch, _check_k(k))
         except (UnicodeEncodeError, TypeError):
-            return self._ix.query_batch([_scrub_all(q) for q in batch], k)
+            return self._ix.query_batch([_validated(q, "query") for q in batch], k)
 
     def scores(self, q: TextOrTokens) -> list[float]:
         """The score of every document in document order (0.0 where nothing matches).
@@ -129,7 +136,7 @@ class BM25Index:
         try:
             return self._ix.scores(q2)
         except (UnicodeEncodeError, TypeError):
-            return self._ix.scores(_scrub_all(q2))
+            return self._ix.scores(_validated(q2, "query"))
 
     def idf(self, term: str) -> float | None:
         """``idf(term)``, or ``None`` when no document contains the term."""

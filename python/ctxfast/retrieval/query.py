@@ -274,9 +274,7 @@ def goal_hint(task_text: str, config: QueryConfig | None = None) -> str:
     m = _rx(cfg.goal_sentence_end_re).search(text)
     sentence = (text[: m.start()] if m else text).strip()
     verbs = sorted(cfg.goal_verbs, key=len, reverse=True)
-    verb_rx = _rx(
-        r"^(?:" + "|".join(re.escape(v) for v in verbs) + r")\b[\s:,\-]*", re.IGNORECASE
-    )
+    verb_rx = _rx(r"^(?:" + "|".join(re.escape(v) for v in verbs) + r")\b[\s:,\-]*", re.IGNORECASE)
     while True:
         stripped = verb_rx.sub("", sentence, count=1)
         if stripped == sentence:

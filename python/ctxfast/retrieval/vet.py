@@ -67,9 +67,7 @@ def vet(
         return Verdict(True, None, 0.0, None, ())
     block_toks = [normalize_tokens(b) for b in blocks]
     if art:
-        matrix = cdist(
-            [art], block_toks, scorer=Indel.normalized_similarity, dtype=np.float64
-        )
+        matrix = cdist([art], block_toks, scorer=Indel.normalized_similarity, dtype=np.float64)
         overlaps = tuple(
             float(v) if toks else 0.0 for v, toks in zip(matrix[0], block_toks, strict=True)
         )

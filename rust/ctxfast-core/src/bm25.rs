@@ -20,13 +20,58 @@ use crate::codetok;
 use crate::error::{CoreError, CoreResult};
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A small multiply-rotate hasher (the FxHash recipe) for the vocabulary: term lookups are
+/// the hot loop of both building and querying, and SipHash's DoS resistance buys nothing
+/// for an index the caller builds over its own corpus.
+#[derive(Default, Clone, Copy)]
+struct FxHasher(u64);
+
+const FX_SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(FX_SEED);
+    }
+}
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes(c.try_into().expect("8-byte chunk")));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut buf = [0u8; 8];
+            buf[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(buf));
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(i as u64);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
 /// A document as given by the caller: raw text (tokenised by [`codetok::tokenize`]) or an
-/// already tokenised list used verbatim.
+/// already tokenised list used verbatim. Tokens are any `AsRef<str>`, so a binding can lend
+/// its own strings instead of copying every token.
 #[derive(Clone, Debug)]
-pub enum Doc {
+pub enum Doc<S = String> {
     Text(String),
-    Tokens(Vec<String>),
+    Tokens(Vec<S>),
 }
 
 /// The parameters of the score; defaults are the spec's.
@@ -93,7 +138,7 @@ pub fn is_identifier(t: &str) -> bool {
 #[derive(Debug)]
 pub struct Bm25Index {
     params: Bm25Params,
-    vocab: HashMap<String, u32>,
+    vocab: FxMap<String, u32>,
     /// Per term: (document, term frequency), documents ascending.
     postings: Vec<Vec<(u32, u32)>>,
     idf: Vec<f64>,
@@ -106,44 +151,59 @@ pub struct Bm25Index {
 
 impl Bm25Index {
     /// Builds the index; text documents are tokenised in parallel.
-    pub fn build(docs: Vec<Doc>, params: Bm25Params, symbols: &[String]) -> CoreResult<Self> {
+    pub fn build<S: AsRef<str> + Sync>(
+        docs: &[Doc<S>],
+        params: Bm25Params,
+        symbols: &[String],
+    ) -> CoreResult<Self> {
         params.validate()?;
         if docs.len() > u32::MAX as usize {
             return Err(CoreError::InvalidArgument("too many documents".into()));
         }
         let tokenised: Vec<Vec<String>> = docs
-            .into_par_iter()
+            .par_iter()
             .map(|d| match d {
-                Doc::Text(t) => codetok::tokenize(&t),
-                Doc::Tokens(ts) => ts,
+                Doc::Text(t) => codetok::tokenize(t),
+                Doc::Tokens(_) => Vec::new(),
             })
             .collect();
-        Ok(Self::from_tokens(&tokenised, params, symbols))
+        Ok(Self::from_tokens(docs, &tokenised, params, symbols))
     }
 
-    fn from_tokens(docs: &[Vec<String>], params: Bm25Params, symbols: &[String]) -> Self {
-        let mut vocab: HashMap<String, u32> = HashMap::new();
+    fn from_tokens<S: AsRef<str>>(
+        docs: &[Doc<S>],
+        tokenised: &[Vec<String>],
+        params: Bm25Params,
+        symbols: &[String],
+    ) -> Self {
+        let mut vocab: FxMap<String, u32> = FxMap::default();
         let mut postings: Vec<Vec<(u32, u32)>> = Vec::new();
         let mut doc_len = Vec::with_capacity(docs.len());
-        let mut local: HashMap<u32, u32> = HashMap::new();
-        for (di, toks) in docs.iter().enumerate() {
-            local.clear();
-            for t in toks {
-                let id = match vocab.get(t.as_str()) {
+        let mut ids: Vec<u32> = Vec::new();
+        for (di, (doc, owned)) in docs.iter().zip(tokenised).enumerate() {
+            ids.clear();
+            let mut add = |t: &str| {
+                let id = match vocab.get(t) {
                     Some(&id) => id,
                     None => {
                         let id = postings.len() as u32;
-                        vocab.insert(t.clone(), id);
+                        vocab.insert(t.to_string(), id);
                         postings.push(Vec::new());
                         id
                     }
                 };
-                *local.entry(id).or_insert(0) += 1;
+                ids.push(id);
+            };
+            match doc {
+                Doc::Text(_) => owned.iter().for_each(|t| add(t)),
+                Doc::Tokens(ts) => ts.iter().for_each(|t| add(t.as_ref())),
             }
-            for (&id, &tf) in &local {
-                postings[id as usize].push((di as u32, tf));
+            // Sorted ids turn term-frequency counting into run lengths.
+            ids.sort_unstable();
+            for run in ids.chunk_by(|a, b| a == b) {
+                postings[run[0] as usize].push((di as u32, run.len() as u32));
             }
-            doc_len.push(toks.len() as u32);
+            doc_len.push(ids.len() as u32);
         }
         let n = docs.len() as f64;
         let total: u64 = doc_len.iter().map(|&l| l as u64).sum();
@@ -257,16 +317,31 @@ impl Bm25Index {
 
     /// The `k` best documents with a positive score, ordered by (score desc, index asc).
     pub fn query(&self, q: &Query, k: usize) -> Vec<(usize, f64)> {
+        let mut acc = vec![0.0; self.num_docs()];
+        self.query_with(q, k, &mut acc, &mut Vec::new())
+    }
+
+    /// [`Bm25Index::query`] with caller-owned scratch buffers (`acc` all zeros, length N),
+    /// which are left zeroed again for the next query.
+    fn query_with(
+        &self,
+        q: &Query,
+        k: usize,
+        acc: &mut [f64],
+        touched: &mut Vec<u32>,
+    ) -> Vec<(usize, f64)> {
         if k == 0 || self.num_docs() == 0 {
             return Vec::new();
         }
         let terms = self.query_terms(q);
-        let mut acc = vec![0.0; self.num_docs()];
-        let mut touched = Vec::new();
-        self.accumulate(&terms, &mut acc, &mut touched);
+        touched.clear();
+        self.accumulate(&terms, acc, touched);
         let mut hits: Vec<(usize, f64)> = touched
-            .into_iter()
-            .map(|d| (d as usize, acc[d as usize]))
+            .iter()
+            .map(|&d| {
+                let s = std::mem::take(&mut acc[d as usize]);
+                (d as usize, s)
+            })
             .collect();
         let cmp = |a: &(usize, f64), b: &(usize, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
         if hits.len() > k {
@@ -279,7 +354,13 @@ impl Bm25Index {
 
     /// [`Bm25Index::query`] for many queries in parallel; results in query order.
     pub fn query_batch(&self, qs: &[Query], k: usize) -> Vec<Vec<(usize, f64)>> {
-        qs.par_iter().map(|q| self.query(q, k)).collect()
+        let n = self.num_docs();
+        qs.par_iter()
+            .map_init(
+                || (vec![0.0; n], Vec::new()),
+                |(acc, touched), q| self.query_with(q, k, acc, touched),
+            )
+            .collect()
     }
 }
 
@@ -292,9 +373,9 @@ mod tests {
     }
 
     fn index(docs: &[&str], symbols: &[&str]) -> Bm25Index {
-        let docs = docs.iter().map(|d| Doc::Tokens(toks(d))).collect();
+        let docs: Vec<Doc> = docs.iter().map(|d| Doc::Tokens(toks(d))).collect();
         let symbols: Vec<String> = symbols.iter().map(|s| s.to_string()).collect();
-        Bm25Index::build(docs, Bm25Params::default(), &symbols).unwrap()
+        Bm25Index::build(&docs, Bm25Params::default(), &symbols).unwrap()
     }
 
     fn close(a: f64, b: f64) -> bool {
@@ -357,11 +438,11 @@ mod tests {
 
     #[test]
     fn text_docs_use_code_tokenizer_and_batch_matches_single() {
-        let docs = vec![
+        let docs: Vec<Doc> = vec![
             Doc::Text("def remember(self, text): self._ensure_open()".into()),
             Doc::Text("class MemStore: pass".into()),
         ];
-        let ix = Bm25Index::build(docs, Bm25Params::default(), &[]).unwrap();
+        let ix = Bm25Index::build(&docs, Bm25Params::default(), &[]).unwrap();
         let q1 = Query::Text("MemStore remember".into());
         let q2 = Query::Text("ensure open".into());
         let single = vec![ix.query(&q1, 5), ix.query(&q2, 5)];
@@ -384,13 +465,25 @@ mod tests {
     #[test]
     fn invalid_params_are_errors() {
         for p in [
-            Bm25Params { k1: -1.0, ..Default::default() },
-            Bm25Params { b: 1.5, ..Default::default() },
-            Bm25Params { symbol_weight: 0.0, ..Default::default() },
-            Bm25Params { k1: f64::NAN, ..Default::default() },
+            Bm25Params {
+                k1: -1.0,
+                ..Default::default()
+            },
+            Bm25Params {
+                b: 1.5,
+                ..Default::default()
+            },
+            Bm25Params {
+                symbol_weight: 0.0,
+                ..Default::default()
+            },
+            Bm25Params {
+                k1: f64::NAN,
+                ..Default::default()
+            },
         ] {
             assert!(matches!(
-                Bm25Index::build(vec![], p, &[]),
+                Bm25Index::build::<String>(&[], p, &[]),
                 Err(CoreError::InvalidArgument(_))
             ));
         }

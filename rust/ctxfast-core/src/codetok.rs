@@ -21,9 +21,9 @@
 
 /// File extensions that make a dotted run a path token (`query.py`).
 pub const PATH_EXTENSIONS: &[&str] = &[
-    "py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "tsx", "go", "rs", "java", "kt", "c", "h",
-    "cc", "cpp", "hpp", "cs", "rb", "php", "swift", "scala", "toml", "json", "yaml", "yml",
-    "cfg", "ini", "txt", "md", "rst", "html", "css", "sh",
+    "py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "tsx", "go", "rs", "java", "kt", "c", "h", "cc",
+    "cpp", "hpp", "cs", "rb", "php", "swift", "scala", "toml", "json", "yaml", "yml", "cfg", "ini",
+    "txt", "md", "rst", "html", "css", "sh",
 ];
 
 fn is_word_byte(b: u8) -> bool {
@@ -79,11 +79,9 @@ fn path_token(run: &str) -> Option<String> {
         return None;
     }
     let has_sep = norm.contains('/');
-    let has_ext = norm
-        .rsplit_once('.')
-        .is_some_and(|(stem, ext)| {
-            !stem.is_empty() && PATH_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str())
-        });
+    let has_ext = norm.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty() && PATH_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str())
+    });
     (has_sep || has_ext).then(|| norm.to_ascii_lowercase())
 }
 
@@ -128,13 +126,10 @@ mod tests {
         assert_eq!(toks("mem_store"), ["mem_store", "mem", "store"]);
         assert_eq!(toks("MemStore"), ["memstore", "mem", "store"]);
         assert_eq!(toks("HTTPServer"), ["httpserver", "http", "server"]);
-        assert_eq!(toks("getHTTPResponseCode"), [
-            "gethttpresponsecode",
-            "get",
-            "http",
-            "response",
-            "code"
-        ]);
+        assert_eq!(
+            toks("getHTTPResponseCode"),
+            ["gethttpresponsecode", "get", "http", "response", "code"]
+        );
         assert_eq!(toks("value"), ["value"]);
     }
 
@@ -161,14 +156,10 @@ mod tests {
 
     #[test]
     fn path_tokens() {
-        assert_eq!(toks("see django/db/Query.py."), [
-            "see",
-            "django/db/query.py",
-            "django",
-            "db",
-            "query",
-            "py"
-        ]);
+        assert_eq!(
+            toks("see django/db/Query.py."),
+            ["see", "django/db/query.py", "django", "db", "query", "py"]
+        );
         assert_eq!(toks("setup.cfg"), ["setup.cfg", "setup", "cfg"]);
         assert_eq!(toks(r".\src\main.rs"), ["src/main.rs", "src", "main", "rs"]);
         assert_eq!(toks("a-b"), ["a", "b"]);

@@ -42,7 +42,10 @@ pub const LANGUAGE_GLOBS: &[(&str, &[&str])] = &[
     ("java", &["*.java"]),
     ("kotlin", &["*.kt", "*.kts"]),
     ("c", &["*.c", "*.h"]),
-    ("cpp", &["*.cc", "*.cpp", "*.cxx", "*.hh", "*.hpp", "*.hxx", "*.h"]),
+    (
+        "cpp",
+        &["*.cc", "*.cpp", "*.cxx", "*.hh", "*.hpp", "*.hxx", "*.h"],
+    ),
     ("csharp", &["*.cs"]),
     ("ruby", &["*.rb"]),
     ("php", &["*.php"]),
@@ -88,7 +91,10 @@ impl LexicalRequest {
             extra_globs: Vec::new(),
             max_hits: 40,
             max_line_chars: 500,
-            exclude_any_depth: EXCLUDED_DIRS_ANY_DEPTH.iter().map(|s| s.to_string()).collect(),
+            exclude_any_depth: EXCLUDED_DIRS_ANY_DEPTH
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
             exclude_root: EXCLUDED_DIRS_ROOT.iter().map(|s| s.to_string()).collect(),
         }
     }
@@ -211,24 +217,38 @@ fn collect_files(req: &LexicalRequest, globs: &[String]) -> CoreResult<Vec<(Stri
 /// Per file: for each active term (by position in `active`), its first hits (at most `cap`).
 type FileHits = Result<Vec<Vec<(u64, String)>>, ()>;
 
-fn search_file(path: &Path, active: &[&str], cap: usize, max_line_chars: usize) -> FileHits {
-    let matcher = RegexMatcherBuilder::new()
-        .fixed_strings(true)
-        .line_terminator(Some(b'\n'))
-        .build_literals(active)
-        .map_err(|_| ())?;
+/// The per-chunk search state shared (read-only) by all worker threads.
+struct ChunkMatcher<'a> {
+    matcher: grep_regex::RegexMatcher,
+    finders: Vec<memchr::memmem::Finder<'a>>,
+}
+
+impl<'a> ChunkMatcher<'a> {
+    fn new(active: &[&'a str]) -> CoreResult<Self> {
+        let matcher = RegexMatcherBuilder::new()
+            .fixed_strings(true)
+            .line_terminator(Some(b'\n'))
+            .build_literals(active)
+            .map_err(|e| CoreError::InvalidArgument(format!("cannot build matcher: {e}")))?;
+        let finders = active
+            .iter()
+            .map(|t| memchr::memmem::Finder::new(t.as_bytes()))
+            .collect();
+        Ok(ChunkMatcher { matcher, finders })
+    }
+}
+
+fn search_file(path: &Path, cm: &ChunkMatcher<'_>, cap: usize, max_line_chars: usize) -> FileHits {
+    let matcher = &cm.matcher;
+    let finders = &cm.finders;
     let mut searcher = SearcherBuilder::new()
         .line_number(true)
         .binary_detection(BinaryDetection::quit(b'\x00'))
         .build();
-    let finders: Vec<memchr::memmem::Finder<'_>> = active
-        .iter()
-        .map(|t| memchr::memmem::Finder::new(t.as_bytes()))
-        .collect();
-    let mut out: Vec<Vec<(u64, String)>> = vec![Vec::new(); active.len()];
+    let mut out: Vec<Vec<(u64, String)>> = vec![Vec::new(); finders.len()];
     let mut full = 0usize;
     let res = searcher.search_path(
-        &matcher,
+        matcher,
         path,
         Bytes(|line_no, bytes| {
             let line = bytes.strip_suffix(b"\n").unwrap_or(bytes);
@@ -313,9 +333,10 @@ pub fn search(req: &LexicalRequest) -> CoreResult<LexicalResult> {
             .iter()
             .map(|&i| result.terms[i].term.as_str())
             .collect();
+        let cm = ChunkMatcher::new(&active_terms)?;
         let per_file: Vec<FileHits> = batch
             .par_iter()
-            .map(|(_, p)| search_file(p, &active_terms, need, req.max_line_chars))
+            .map(|(_, p)| search_file(p, &cm, need, req.max_line_chars))
             .collect();
         for ((rel, _), fh) in batch.iter().zip(per_file) {
             let Ok(per_term) = fh else {
@@ -375,7 +396,12 @@ mod tests {
         write(r, "build/gen.py", b"foo\n");
         write(r, "pkg/build/real.py", b"foo\n");
         write(r, "notes.txt", b"foo\n");
-        let res = run(r, &["foo", "(a|b)*", "nothing-here", "foo"], Some(&["python"]), 40);
+        let res = run(
+            r,
+            &["foo", "(a|b)*", "nothing-here", "foo"],
+            Some(&["python"]),
+            40,
+        );
         assert_eq!(res.terms.len(), 3);
         let foo: Vec<(String, u64)> = res.terms[0]
             .hits

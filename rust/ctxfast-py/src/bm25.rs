@@ -4,6 +4,7 @@ use crate::gil::detached;
 use ctxfast_core::bm25::{Bm25Index, Bm25Params, Doc, Query};
 use ctxfast_core::codetok;
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
 use std::sync::Arc;
 
 /// A document or query from Python: a `str` (tokenised by the code tokenizer) or a list of
@@ -14,14 +15,24 @@ enum TextOrTokens {
     Tokens(Vec<String>),
 }
 
-impl TextOrTokens {
-    fn into_doc(self) -> Doc {
+/// A document from Python. Tokens are borrowed Python strings (no copy per token: token
+/// extraction dominated index build time); they are dropped after the GIL is re-acquired.
+#[derive(FromPyObject)]
+enum DocIn {
+    Text(String),
+    Tokens(Vec<PyBackedStr>),
+}
+
+impl DocIn {
+    fn into_doc(self) -> Doc<PyBackedStr> {
         match self {
-            TextOrTokens::Text(t) => Doc::Text(t),
-            TextOrTokens::Tokens(t) => Doc::Tokens(t),
+            DocIn::Text(t) => Doc::Text(t),
+            DocIn::Tokens(t) => Doc::Tokens(t),
         }
     }
+}
 
+impl TextOrTokens {
     fn into_query(self) -> Query {
         match self {
             TextOrTokens::Text(t) => Query::Text(t),
@@ -42,20 +53,22 @@ impl PyBm25Index {
     #[pyo3(signature = (docs, k1 = 1.5, b = 0.75, symbol_weight = 3.0, symbols = None))]
     fn new(
         py: Python<'_>,
-        docs: Vec<TextOrTokens>,
+        docs: Vec<DocIn>,
         k1: f64,
         b: f64,
         symbol_weight: f64,
         symbols: Option<Vec<String>>,
     ) -> PyResult<Self> {
-        let docs: Vec<Doc> = docs.into_iter().map(TextOrTokens::into_doc).collect();
+        let docs: Vec<Doc<PyBackedStr>> = docs.into_iter().map(DocIn::into_doc).collect();
         let symbols = symbols.unwrap_or_default();
         let params = Bm25Params {
             k1,
             b,
             symbol_weight,
         };
-        let inner = detached(py, move || Bm25Index::build(docs, params, &symbols))?;
+        let docs_ref = &docs;
+        let inner = detached(py, move || Bm25Index::build(docs_ref, params, &symbols))?;
+        drop(docs);
         Ok(PyBm25Index {
             inner: Arc::new(inner),
         })

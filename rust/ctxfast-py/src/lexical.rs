@@ -56,7 +56,11 @@ fn lexical_search(
             .terms
             .into_iter()
             .map(|t| {
-                let hits = t.hits.into_iter().map(|h| (h.path, h.line, h.text)).collect();
+                let hits = t
+                    .hits
+                    .into_iter()
+                    .map(|h| (h.path, h.line, h.text))
+                    .collect();
                 (t.term, hits, t.truncated)
             })
             .collect();
