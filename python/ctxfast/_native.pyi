@@ -1,5 +1,7 @@
 """Type stub for the private native module (checked by mypy.stubtest)."""
 
+from typing import final
+
 __version__: str
 
 class CtxfastError(Exception): ...
@@ -23,6 +25,7 @@ def truncate_to_tokens(
 def _panic_for_test() -> None: ...
 
 # --- BM25 + code tokenizer (rust/ctxfast-py/src/bm25.rs) ---
+@final
 class BM25Index:
     def __new__(
         cls,
@@ -67,3 +70,24 @@ def lexical_search(
     list[str],
 ]: ...
 def lexical_language_globs() -> list[tuple[str, list[str]]]: ...
+
+# Runtime exports (PyO3 maintains the module's __all__); merge: union of every branch's names.
+__all__ = [
+    "BM25Index",
+    "CtxfastError",
+    "EncodingError",
+    "IndexError",
+    "InternalError",
+    "InvalidArgumentError",
+    "__version__",
+    "_panic_for_test",
+    "count_tokens",
+    "count_tokens_batch",
+    "decode",
+    "encode",
+    "fits",
+    "lexical_language_globs",
+    "lexical_search",
+    "tokenize_code",
+    "truncate_to_tokens",
+]
