@@ -128,6 +128,9 @@ def test_error_strings_prefer_the_final_exception():
         "Traceback (most recent call last):",
     ]
     assert q.error_strings[4:6] == ["a.py", "kind"]  # quoted strings, quotes dropped
+    qualified = build_query("x", error=PY_TB).error_strings
+    assert qualified[0] == "django.core.exceptions.ObjectDoesNotExist: x"
+    assert build_query("x", error="Note: nothing here").error_strings == []
     # Apostrophes in prose are not quotes.
     assert build_query("don't do it's thing").error_strings == []
 

@@ -22,7 +22,10 @@ extension to end the match (``x.json`` is not ``x.js``); a quoted string must no
 letters on either side (so the apostrophes of ``don't … it's`` are not a quote) and is kept
 without its quotes; the goal sentence ends at a ``.`` followed by whitespace (so ``foo.bar``
 does not end it); error lines are ordered ``Error:``/``Exception:`` first, then ``assert``,
-then ``Traceback``, the error log's last lines first (the final exception is the specific one).
+then ``Traceback``, the error log's last lines first (the final exception is the specific one);
+and, as an extension, a qualified exception line without those markers
+(``django.core.exceptions.ObjectDoesNotExist: x``) ranks with the ``Error:`` lines. Dotted
+candidates that are file names (``memstore.py``) are left to ``file_paths``.
 """
 
 from __future__ import annotations
@@ -57,6 +60,9 @@ class QueryConfig:
     error_line_markers: tuple[str, ...] = SPEC_ERROR_LINE_MARKERS
     goal_verbs: tuple[str, ...] = SPEC_GOAL_VERBS
     goal_sentence_end_re: str = r"\.(?=\s|$)|\n"
+    # Extension: a qualified exception line (``django.core.exceptions.ObjectDoesNotExist: x``)
+    # ranks with ``Error:`` lines although it contains none of the spec's markers.
+    exception_line_re: str = r"^(?:[A-Za-z_]\w*\.)+[A-Z]\w*: \S"
     max_identifiers: int = 32
     max_unresolved: int = 32
     max_error_strings: int = 8
@@ -225,6 +231,10 @@ def _error_strings(task: str, error: str, cfg: QueryConfig) -> list[str]:
                     ranked.append((rank, order, ln.strip()))
                     order += 1
                     break
+            else:
+                if cfg.exception_line_re and _rx(cfg.exception_line_re).match(ln):
+                    ranked.append((0, order, ln.strip()))
+                    order += 1
     ranked.sort()
     quoted: list[str] = []
     rx = _rx(cfg.quoted_re)
