@@ -5,12 +5,14 @@ The public API is plain Python over the private native module ``ctxfast._native`
 
 from ctxfast import compact, memory, skills
 from ctxfast._native import __version__
+from ctxfast.bm25 import BM25Index, tokenize_code
 from ctxfast.buffer import RollingBuffer, Turn
 from ctxfast.errors import BudgetError, CtxfastError
 from ctxfast.excerpt import excerpt
 from ctxfast.instructions import Instructions, load_instructions
 from ctxfast.profiles import ModelProfile, pack_budget, resolve_profile
 from ctxfast.recon import IndexStats, Repository
+from ctxfast.retrieval.vet import Verdict, vet
 from ctxfast.routing import IntentRouter, RouteDecision
 from ctxfast.sections import (
     AssembledContext,
@@ -30,6 +32,7 @@ from ctxfast.tokens import (
 
 __all__ = [
     "AssembledContext",
+    "BM25Index",
     "BudgetError",
     "ContextSection",
     "CtxfastError",
@@ -42,6 +45,7 @@ __all__ = [
     "RouteDecision",
     "TaskPack",
     "Turn",
+    "Verdict",
     "__version__",
     "assemble_context",
     "compact",
@@ -57,5 +61,7 @@ __all__ = [
     "pack_budget",
     "resolve_profile",
     "skills",
+    "tokenize_code",
     "truncate_to_tokens",
+    "vet",
 ]

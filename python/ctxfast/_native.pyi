@@ -1,8 +1,11 @@
 """Type stub for the private native module (checked by mypy.stubtest)."""
 
+from typing import final
+
 __version__: str
 # PyO3 fills the module's __all__ at import time; stubtest compares it with this list.
 __all__ = [
+    "BM25Index",
     "CtxfastError",
     "EncodingError",
     "IndexError",
@@ -17,6 +20,9 @@ __all__ = [
     "encode",
     "fits",
     "index_graph",
+    "lexical_language_globs",
+    "lexical_search",
+    "tokenize_code",
     "truncate_to_tokens",
 ]
 
@@ -51,3 +57,50 @@ def index_graph(
     db_path: str,
     max_file_bytes: int = 1_000_000,
 ) -> tuple[int, int, int, int, int, float, list[tuple[str, str]]]: ...
+
+# --- BM25 + code tokenizer (rust/ctxfast-py/src/bm25.rs) ---
+@final
+class BM25Index:
+    def __new__(
+        cls,
+        docs: list[str | list[str]],
+        k1: float = 1.5,
+        b: float = 0.75,
+        symbol_weight: float = 3.0,
+        symbols: list[str] | None = None,
+    ) -> BM25Index: ...
+    def query(self, q: str | list[str], k: int = 20) -> list[tuple[int, float]]: ...
+    def query_batch(
+        self, qs: list[str | list[str]], k: int = 20
+    ) -> list[list[tuple[int, float]]]: ...
+    def scores(self, q: str | list[str]) -> list[float]: ...
+    def idf(self, term: str) -> float | None: ...
+    def term_weight(self, term: str) -> float: ...
+    def doc_len(self, doc: int) -> int | None: ...
+    @property
+    def num_docs(self) -> int: ...
+    @property
+    def avgdl(self) -> float: ...
+    @property
+    def vocab_size(self) -> int: ...
+
+def tokenize_code(text: str) -> list[str]: ...
+
+# --- lexical recall (rust/ctxfast-py/src/lexical.rs) ---
+def lexical_search(
+    root: str,
+    terms: list[str],
+    languages: list[str] | None = None,
+    extra_globs: list[str] = ...,
+    max_hits: int = 40,
+    max_line_chars: int = 500,
+    exclude_any_depth: list[str] | None = None,
+    exclude_root: list[str] | None = None,
+) -> tuple[
+    list[tuple[str, list[tuple[str, int, str]], bool]],
+    list[tuple[str, str]],
+    list[str],
+    int,
+    list[str],
+]: ...
+def lexical_language_globs() -> list[tuple[str, list[str]]]: ...

@@ -114,3 +114,110 @@ def best_windows(
             selected[j] = True
         used += cost
     return _segments(selected, 0, n)
+
+
+# --- code tokenizer and identifier-weighted BM25 (spec-04 §3.4) -------------------------------
+
+_PATH_EXTENSIONS = frozenset(
+    (
+        *("py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "tsx", "go", "rs", "java", "kt"),
+        *("c", "h", "cc", "cpp", "hpp", "cs", "rb", "php", "swift", "scala", "toml", "json"),
+        *("yaml", "yml", "cfg", "ini", "txt", "md", "rst", "html", "css", "sh"),
+    )
+)
+
+
+def _is_word_char(c: str) -> bool:
+    return c.isascii() and (c.isalnum() or c == "_")
+
+
+def split_word(word: str) -> list[str]:
+    """snake_case and CamelCase parts, digits attached to the preceding letters."""
+    parts: list[str] = []
+    for seg in (s for s in word.split("_") if s):
+        start = 0
+        for i in range(1, len(seg)):
+            prev, cur = seg[i - 1], seg[i]
+            nxt = seg[i + 1] if i + 1 < len(seg) else ""
+            lower_to_upper = (prev.islower() or prev.isdigit()) and cur.isupper()
+            acronym_end = prev.isupper() and cur.isupper() and nxt.islower()
+            if lower_to_upper or acronym_end:
+                parts.append(seg[start:i])
+                start = i
+        parts.append(seg[start:])
+    return parts
+
+
+def tokenize_code(text: str) -> list[str]:
+    """Character-by-character restatement of ``ctxfast-core``'s ``codetok::tokenize``."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        if not (_is_word_char(text[i]) or text[i] in "./\\-"):
+            i += 1
+            continue
+        start = i
+        while i < n and (_is_word_char(text[i]) or text[i] in "./\\-"):
+            i += 1
+        run = text[start:i]
+        norm = run.strip(".-/\\").replace("\\", "/")
+        while norm.startswith("./"):
+            norm = norm[2:]
+        if any(_is_word_char(c) for c in norm):
+            stem, dot, ext = norm.rpartition(".")
+            if "/" in norm or (dot and stem and ext.lower() in _PATH_EXTENSIONS):
+                out.append(norm.lower())
+        word = ""
+        for c in run + " ":
+            if _is_word_char(c):
+                word += c
+                continue
+            if word and word.strip("_"):
+                out.append(word.lower())
+                parts = split_word(word)
+                if len(parts) >= 2:
+                    out.extend(p.lower() for p in parts)
+            word = ""
+    return out
+
+
+def bm25_scores(
+    docs: list[list[str]],
+    query: list[str],
+    *,
+    k1: float = 1.5,
+    b: float = 0.75,
+    symbol_weight: float = 3.0,
+    symbols: frozenset[str] = frozenset(),
+) -> list[float]:
+    """The §3.4 formula term by term, over pre-tokenised docs; 0.0 for non-matching docs."""
+    import math
+    import re
+
+    ident = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+    syms = {s.lower() for s in symbols}
+    n_docs = len(docs)
+    avgdl = sum(len(d) for d in docs) / n_docs if n_docs else 0.0
+    scores = [0.0] * n_docs
+    seen: set[str] = set()
+    for t in query:
+        if t in seen:
+            continue
+        seen.add(t)
+        nt = sum(1 for d in docs if t in d)
+        if nt == 0:
+            continue
+        idf = math.log((n_docs - nt + 0.5) / (nt + 0.5) + 1)
+        w = symbol_weight if ident.fullmatch(t) and t.lower() in syms else 1.0
+        for i, d in enumerate(docs):
+            tf = d.count(t)
+            if tf:
+                rel = len(d) / avgdl if avgdl > 0 else 0.0
+                scores[i] += w * idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * rel))
+    return scores
+
+
+def bm25_top_k(scores: list[float], k: int, matched: list[bool]) -> list[tuple[int, float]]:
+    """Matched documents ordered by (score desc, index asc), first ``k``."""
+    ranked = sorted((i for i, m in enumerate(matched) if m), key=lambda i: (-scores[i], i))
+    return [(i, scores[i]) for i in ranked[:k]]

@@ -4,8 +4,11 @@
 //! functions. Every public function is deterministic and returns [`CoreError`] instead of
 //! panicking on bad input.
 
+pub mod bm25;
+pub mod codetok;
 pub mod error;
 pub mod graph;
+pub mod lexical;
 pub mod tokens;
 pub mod truncate;
 pub mod window;

@@ -8,9 +8,11 @@
 
 use pyo3::prelude::*;
 
+mod bm25;
 mod errors;
 mod gil;
 mod graph;
+mod lexical;
 mod tokens;
 mod window;
 
@@ -20,6 +22,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     tokens::register(m)?;
     window::register(m)?;
     graph::register(m)?;
+    bm25::register(m)?;
+    lexical::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -1,0 +1,182 @@
+"""Identifier-weighted BM25 (spec-04 §3.4) and the code tokenizer, as reusable pieces.
+
+The score is exactly the spec's::
+
+    score(d, q) = Σ_{t ∈ q∩d} w(t)·idf(t)·tf·(k1+1) / (tf + k1·(1 − b + b·|d|/avgdl))
+    idf(t)      = ln((N − n(t) + 0.5) / (n(t) + 0.5) + 1)
+    w(t)        = symbol_weight if t matches [A-Za-z_][A-Za-z0-9_]* and t ∈ symbols else 1.0
+
+Symbols are what makes the ranking code-aware: a candidate whose *identifiers* match the task
+outranks one whose comments do. ``q∩d`` is a set, so repeating a query term does not multiply
+its weight. Ties are broken by document index, so results are reproducible.
+
+Documents and queries are either strings, tokenised by :func:`tokenize_code` (identifiers kept
+whole *and* split into snake/Camel parts, lowercased, plus whole path tokens), or lists of
+tokens used verbatim — bring your own tokenizer if you need one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from ctxfast import _native
+from ctxfast.errors import InvalidArgumentError
+
+DEFAULT_K1 = 1.5
+DEFAULT_B = 0.75
+DEFAULT_SYMBOL_WEIGHT = 3.0
+DEFAULT_TOP_K = 20
+
+TextOrTokens = str | Sequence[str]
+
+
+def tokenize_code(text: str) -> list[str]:
+    """Code-aware tokens of ``text``: every ASCII identifier lowercased, whole and split.
+
+    ``"MemStore.remember_all"`` → ``["memstore", "mem", "store", "remember_all", "remember",
+    "all"]``; a path such as ``"django/db/query.py"`` is also kept whole. Digits stay attached
+    to the letters before them (``base64Encode`` → ``base64``, ``encode``); non-ASCII
+    characters separate words.
+    """
+    try:
+        return _native.tokenize_code(text)
+    except UnicodeEncodeError:
+        return _native.tokenize_code(_scrub(text))
+
+
+def _scrub(text: str) -> str:
+    """Lone surrogates cannot cross into Rust; they are non-ASCII, so they only ever separate
+    words in text; in token lists they become ``?`` on both the document and the query side."""
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
+# Inputs are type-checked before the native call, so a TypeError/UnicodeEncodeError there can
+# only come from a lone surrogate failing the str → Rust conversion; the retry scrubs them.
+
+
+def _scrub_all(x: str | list[str]) -> str | list[str]:
+    return _scrub(x) if isinstance(x, str) else [_scrub(t) for t in x]
+
+
+def _coerce(x: TextOrTokens, what: str) -> str | list[str]:
+    """Cheap shape check; element types are checked by the native conversion (fast path)
+    and, if that fails, by :func:`_validated` (slow path, for a clear error)."""
+    if isinstance(x, str | list):
+        return x
+    if isinstance(x, bytes):
+        raise InvalidArgumentError(f"{what} must be str or a sequence of str, not bytes")
+    return list(x)
+
+
+def _validated(x: str | list[str], what: str) -> str | list[str]:
+    if not isinstance(x, str) and not all(isinstance(t, str) for t in x):
+        raise InvalidArgumentError(f"{what} token lists must contain only str")
+    return _scrub_all(x)
+
+
+def _check_k(k: int) -> int:
+    if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+        raise InvalidArgumentError(f"k must be a non-negative int, got {k!r}")
+    return k
+
+
+class BM25Index:
+    """An immutable BM25 index over ``docs``; build once, query many times.
+
+    ``symbols`` is the name index (e.g. every defined function/class name): query tokens found
+    in it (case-insensitively) weigh ``symbol_weight`` instead of 1. Building and batch
+    querying run in Rust with the GIL released; :meth:`query_batch` uses all cores.
+    """
+
+    __slots__ = ("_ix",)
+
+    def __init__(
+        self,
+        docs: Iterable[TextOrTokens],
+        k1: float = DEFAULT_K1,
+        b: float = DEFAULT_B,
+        *,
+        symbol_weight: float = DEFAULT_SYMBOL_WEIGHT,
+        symbols: Iterable[str] | None = None,
+    ) -> None:
+        coerced = [_coerce(d, "docs") for d in docs]
+        syms = None if symbols is None else [str(s) for s in symbols]
+        if syms is not None:
+            syms = [_scrub(s) for s in syms]
+        args = (float(k1), float(b), float(symbol_weight))
+        try:
+            self._ix = _native.BM25Index(coerced, *args, syms)
+        except (UnicodeEncodeError, TypeError):
+            scrubbed = [_validated(d, "docs") for d in coerced]
+            self._ix = _native.BM25Index(scrubbed, *args, syms)
+
+    def query(self, q: TextOrTokens, k: int = DEFAULT_TOP_K) -> list[tuple[int, float]]:
+        """The ``k`` best ``(doc_index, score)`` pairs with a positive score, best first."""
+        q2 = _coerce(q, "query")
+        try:
+            return self._ix.query(q2, _check_k(k))
+        except (UnicodeEncodeError, TypeError):
+            return self._ix.query(_validated(q2, "query"), k)
+
+    def query_batch(
+        self, qs: Iterable[TextOrTokens], k: int = DEFAULT_TOP_K
+    ) -> list[list[tuple[int, float]]]:
+        """:meth:`query` for many queries at once, in parallel; results in query order."""
+        batch = [_coerce(q, "query") for q in qs]
+        try:
+            return self._ix.query_batch(batch, _check_k(k))
+        except (UnicodeEncodeError, TypeError):
+            return self._ix.query_batch([_validated(q, "query") for q in batch], k)
+
+    def scores(self, q: TextOrTokens) -> list[float]:
+        """The score of every document in document order (0.0 where nothing matches).
+
+        Useful when the caller needs all scores, e.g. line scoring against a goal."""
+        q2 = _coerce(q, "query")
+        try:
+            return self._ix.scores(q2)
+        except (UnicodeEncodeError, TypeError):
+            return self._ix.scores(_validated(q2, "query"))
+
+    def idf(self, term: str) -> float | None:
+        """``idf(term)``, or ``None`` when no document contains the term."""
+        return self._ix.idf(term)
+
+    def term_weight(self, term: str) -> float:
+        """``w(term)`` of §3.4: the symbol weight for identifier tokens in ``symbols``."""
+        return self._ix.term_weight(term)
+
+    def doc_len(self, doc: int) -> int:
+        """Token count ``|d|`` of document ``doc``."""
+        n = self._ix.doc_len(doc) if doc >= 0 else None
+        if n is None:
+            raise InvalidArgumentError(f"document index {doc} out of range")
+        return n
+
+    @property
+    def num_docs(self) -> int:
+        return self._ix.num_docs
+
+    @property
+    def avgdl(self) -> float:
+        return self._ix.avgdl
+
+    @property
+    def vocab_size(self) -> int:
+        return self._ix.vocab_size
+
+    def __len__(self) -> int:
+        return self._ix.num_docs
+
+    def __repr__(self) -> str:
+        return f"BM25Index(num_docs={self.num_docs}, vocab_size={self.vocab_size})"
+
+
+__all__ = [
+    "DEFAULT_B",
+    "DEFAULT_K1",
+    "DEFAULT_SYMBOL_WEIGHT",
+    "DEFAULT_TOP_K",
+    "BM25Index",
+    "tokenize_code",
+]

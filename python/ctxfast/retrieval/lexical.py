@@ -1,0 +1,146 @@
+"""Lexical recall (spec-04 §3.2 source 1): fixed-string search of many terms in one walk.
+
+This is the spec's ``rg -F '<term>' … -g '*.py' | head -40`` done in-process with ripgrep's
+own crates (``grep-searcher``, ``grep-regex`` in fixed-string mode, ``ignore``), so no
+subprocess is spawned and no term is ever interpreted as a regex or by a shell. Differences
+from the literal invocation, all deliberate and documented in ``ctxfast-core/src/lexical.rs``:
+vendored directories are pruned at any depth (``build`` only at the root), all terms share one
+walk, and hits are ordered by (path, line) so the ≤ ``max_hits`` kept per term are
+deterministic (``rg``'s parallel output order is not).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from ctxfast import _native
+from ctxfast.errors import InvalidArgumentError
+
+#: The spec's result cap per term (``head -40``).
+DEFAULT_MAX_HITS = 40
+#: Matched line text is cut to this many characters (minified code has megabyte lines).
+DEFAULT_MAX_LINE_CHARS = 500
+#: Directory names never searched, at any depth.
+DEFAULT_EXCLUDE_ANY_DEPTH: tuple[str, ...] = (
+    "vendor",
+    "node_modules",
+    "site-packages",
+    "third_party",
+    "external",
+    ".git",
+)
+#: Directory names not searched directly under the root (the spec's ``!build/**``).
+DEFAULT_EXCLUDE_ROOT: tuple[str, ...] = ("build",)
+
+#: Language name (as in the manifest) → the file globs searched for it.
+LANGUAGE_GLOBS: dict[str, tuple[str, ...]] = {
+    lang: tuple(globs) for lang, globs in _native.lexical_language_globs()
+}
+
+
+@dataclass(frozen=True, slots=True)
+class LexicalHit:
+    """One line containing ``term``; ``path`` is POSIX and relative to the root."""
+
+    term: str
+    path: str
+    line: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class TermHits:
+    """The hits of one term, in (path, line) order; ``truncated`` means more existed."""
+
+    term: str
+    hits: tuple[LexicalHit, ...]
+    truncated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class LexicalResult:
+    """Hits per term (request order, duplicates removed) plus fail-soft diagnostics."""
+
+    by_term: dict[str, TermHits]
+    skipped_terms: dict[str, str] = field(default_factory=dict)
+    unknown_languages: tuple[str, ...] = ()
+    files_searched: int = 0
+    unreadable: tuple[str, ...] = ()
+
+    @property
+    def hits(self) -> list[LexicalHit]:
+        """Every hit, term by term."""
+        return [h for th in self.by_term.values() for h in th.hits]
+
+    @property
+    def truncated(self) -> bool:
+        """True when any term hit its cap."""
+        return any(th.truncated for th in self.by_term.values())
+
+
+def lexical_search(
+    root: str | os.PathLike[str],
+    terms: Iterable[str],
+    languages: Sequence[str] | None = None,
+    max_hits: int = DEFAULT_MAX_HITS,
+    *,
+    extra_globs: Sequence[str] = (),
+    max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+    exclude_any_depth: Sequence[str] = DEFAULT_EXCLUDE_ANY_DEPTH,
+    exclude_root: Sequence[str] = DEFAULT_EXCLUDE_ROOT,
+) -> LexicalResult:
+    """Search ``root`` for each of ``terms`` as a literal string, case-sensitively.
+
+    ``languages`` are manifest language names (see :data:`LANGUAGE_GLOBS`); ``None`` searches
+    every known language. Unknown names are reported in ``unknown_languages``; if none is
+    known (and no ``extra_globs``) :class:`~ctxfast.errors.InvalidArgumentError` is raised.
+    Empty terms and terms with a line break cannot match a line and land in
+    ``skipped_terms``. Binary files (a NUL byte) are skipped as ripgrep does; other non-UTF-8
+    text is searched as bytes and reported with U+FFFD replacements.
+    """
+    term_list = list(terms)
+    if not all(isinstance(t, str) for t in term_list):
+        raise InvalidArgumentError("terms must be str")
+    for name, v in (("max_hits", max_hits), ("max_line_chars", max_line_chars)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise InvalidArgumentError(f"{name} must be a non-negative int, got {v!r}")
+    raw_terms, skipped, unknown, n_files, unreadable = _native.lexical_search(
+        os.fspath(root),
+        term_list,
+        None if languages is None else list(languages),
+        list(extra_globs),
+        max_hits,
+        max_line_chars,
+        list(exclude_any_depth),
+        list(exclude_root),
+    )
+    by_term = {
+        term: TermHits(
+            term=term,
+            hits=tuple(LexicalHit(term, path, line, text) for path, line, text in hits),
+            truncated=truncated,
+        )
+        for term, hits, truncated in raw_terms
+    }
+    return LexicalResult(
+        by_term=by_term,
+        skipped_terms=dict(skipped),
+        unknown_languages=tuple(unknown),
+        files_searched=n_files,
+        unreadable=tuple(unreadable),
+    )
+
+
+__all__ = [
+    "DEFAULT_EXCLUDE_ANY_DEPTH",
+    "DEFAULT_EXCLUDE_ROOT",
+    "DEFAULT_MAX_HITS",
+    "DEFAULT_MAX_LINE_CHARS",
+    "LANGUAGE_GLOBS",
+    "LexicalHit",
+    "LexicalResult",
+    "TermHits",
+    "lexical_search",
+]

@@ -1,0 +1,409 @@
+"""Query construction (spec-04 §3.1): task text → a deterministic retrieval query.
+
+No model and no embedding: identifiers, error strings, test ids, file paths and a goal hint
+are pulled out with the spec's regexes (defaults of :class:`QueryConfig`, pinned by tests),
+and tracebacks in any of five formats become ``(path, line)`` frames, because a frame names
+the code that failed more precisely than any prose.
+
+Identifier resolution: with a ``name_index`` (the code graph's defined names), candidates that
+resolve (the name, or for a dotted name any dotted suffix of it) go to ``identifiers`` and the
+rest to ``unresolved_terms`` (a recall input, never silently dropped). Plain prose words that
+the snake_case regex also matches (``the``, ``when``) are only kept when they *look like code*
+— they contain ``_``, sit inside backticks or a fenced block, or are called (``name(``) —
+because as recall terms they would only return noise. Without a ``name_index`` nothing can be
+resolved, so the code-like candidates are all returned as ``identifiers``.
+
+Bounded work: ``error`` is clipped to its head and tail (a pasted 1 MB log costs the same as
+64 KB), ``task_text`` to ``max_text_chars``, and regexes run per whitespace token or per line
+with length caps, so no pathological input can make a backtracking regex quadratic.
+
+Deliberate, documented refinements of the spec's literal rules: ``file_paths`` requires the
+extension to end the match (``x.json`` is not ``x.js``); a quoted string must not be glued to
+letters on either side (so the apostrophes of ``don't … it's`` are not a quote) and is kept
+without its quotes; the goal sentence ends at a ``.`` followed by whitespace (so ``foo.bar``
+does not end it); error lines are ordered ``Error:``/``Exception:`` first, then ``assert``,
+then ``Traceback``, the error log's last lines first (the final exception is the specific one);
+and, as an extension, a qualified exception line without those markers
+(``django.core.exceptions.ObjectDoesNotExist: x``) ranks with the ``Error:`` lines. Dotted
+candidates that are file names (``memstore.py``) are left to ``file_paths``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Container, Iterable
+from dataclasses import asdict, dataclass, field
+from functools import cache
+
+from ctxfast.errors import InvalidArgumentError
+
+SPEC_DOTTED_RE = r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+"
+SPEC_CAMEL_RE = r"\b[A-Z][a-zA-Z0-9_]+\b"
+SPEC_SNAKE_RE = r"\b[a-z_][a-z0-9_]*\b"
+SPEC_TEST_RE = r"\S+\.py::\S+|\S+::\S+::\S+"
+SPEC_FILE_PATH_RE = r"[\w\-/]+\.(py|js|ts|go|rs|java|c|h|toml|json|yaml|yml)(?!\w)"
+SPEC_QUOTED_RE = r"""(?<![A-Za-z0-9])(?:'([^'\n]+)'|"([^"\n]+)")(?![A-Za-z0-9])"""
+SPEC_ERROR_LINE_MARKERS = ("Error:", "Exception:", "assert", "Traceback")
+SPEC_GOAL_VERBS = ("fix", "implement", "add", "change", "when", "given", "please", "we need to")
+
+
+@dataclass(frozen=True)
+class QueryConfig:
+    """Every regex and cap of §3.1 (spec defaults) plus the work bounds of this module."""
+
+    dotted_re: str = SPEC_DOTTED_RE
+    camel_re: str = SPEC_CAMEL_RE
+    snake_re: str = SPEC_SNAKE_RE
+    test_re: str = SPEC_TEST_RE
+    file_path_re: str = SPEC_FILE_PATH_RE
+    quoted_re: str = SPEC_QUOTED_RE
+    error_line_markers: tuple[str, ...] = SPEC_ERROR_LINE_MARKERS
+    goal_verbs: tuple[str, ...] = SPEC_GOAL_VERBS
+    goal_sentence_end_re: str = r"\.(?=\s|$)|\n"
+    # Extension: a qualified exception line (``django.core.exceptions.ObjectDoesNotExist: x``)
+    # ranks with ``Error:`` lines although it contains none of the spec's markers.
+    exception_line_re: str = r"^(?:[A-Za-z_]\w*\.)+[A-Z]\w*: \S"
+    max_identifiers: int = 32
+    max_unresolved: int = 32
+    max_error_strings: int = 8
+    max_test_names: int = 8
+    max_file_paths: int = 8
+    max_item_chars: int = 120
+    max_goal_chars: int = 200
+    max_frames: int = 64
+    max_text_chars: int = 200_000
+    error_head_chars: int = 16_384
+    error_tail_chars: int = 49_152
+    max_token_chars: int = 256
+    max_line_chars: int = 2_000
+
+
+DEFAULT_CONFIG = QueryConfig()
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One stack frame: ``path`` as printed (not yet mapped to the repo), 1-based ``line``."""
+
+    path: str
+    line: int
+    func: str | None
+    lang: str
+
+
+@dataclass(frozen=True)
+class Query:
+    """The §3.1 query, plus ``unresolved_terms`` and traceback ``frames``."""
+
+    identifiers: list[str]
+    error_strings: list[str]
+    test_names: list[str]
+    file_paths: list[str]
+    goal_hint: str
+    unresolved_terms: list[str] = field(default_factory=list)
+    frames: list[Frame] = field(default_factory=list)
+
+    def recall_terms(self) -> list[str]:
+        """The §3.2 source-1 terms: identifiers, unresolved names, error strings, paths."""
+        return _dedup(
+            [*self.identifiers, *self.unresolved_terms, *self.error_strings, *self.file_paths]
+        )
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+@cache
+def _rx(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    return re.compile(pattern, flags)
+
+
+def _dedup(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+def _take(items: Iterable[str], cap: int, max_chars: int) -> list[str]:
+    out: list[str] = []
+    for it in _dedup(s[:max_chars] for s in items if s):
+        if len(out) >= cap:
+            break
+        if it not in out:
+            out.append(it)
+    return out
+
+
+def _clip_error(text: str, cfg: QueryConfig) -> str:
+    if len(text) <= cfg.error_head_chars + cfg.error_tail_chars:
+        return text
+    tail = text[len(text) - cfg.error_tail_chars :] if cfg.error_tail_chars else ""
+    return text[: cfg.error_head_chars] + "\n" + tail
+
+
+def _lines(text: str, cfg: QueryConfig) -> list[str]:
+    return [ln[: cfg.max_line_chars] for ln in text.splitlines()]
+
+
+def _tokens(text: str, cfg: QueryConfig) -> list[str]:
+    return [t for t in text.split() if len(t) <= cfg.max_token_chars]
+
+
+# --- identifiers ---------------------------------------------------------------------------
+
+_FILE_NAME = re.compile(
+    r"\.(?:py|pyi|pyx|js|jsx|mjs|ts|tsx|go|rs|java|kt|scala|swift|c|h|cc|cpp|hpp|cs|rb|php"
+    r"|toml|json|yaml|yml|cfg|ini|txt|md|rst|html|css|sh|lock|xml|csv)$"
+)
+_CODE_SPAN = re.compile(r"```.*?```|`[^`\n]+`", re.S)
+_CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\(")
+
+
+def _code_words(text: str) -> set[str]:
+    """Words that appear in code context: backtick spans, fenced blocks, calls."""
+    words: set[str] = set()
+    for m in _CODE_SPAN.finditer(text):
+        words.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", m.group(0)))
+    words.update(m.group(1) for m in _CALL.finditer(text))
+    return words
+
+
+def _looks_like_code(name: str, kind: str, code_words: set[str]) -> bool:
+    if name in code_words:
+        return True
+    if kind == "dotted":
+        return any(len(seg) > 1 for seg in name.split("."))
+    if kind == "camel":
+        return any(c.isupper() or c.isdigit() or c == "_" for c in name[1:])
+    return "_" in name.strip("_")
+
+
+def _candidates(text: str, cfg: QueryConfig) -> list[tuple[str, str]]:
+    """(name, kind) in class priority: dotted, CamelCase, snake_case; each by position."""
+    toks = _tokens(text, cfg)
+    out: list[tuple[str, str]] = []
+    for kind, pattern in (
+        ("dotted", cfg.dotted_re),
+        ("camel", cfg.camel_re),
+        ("snake", cfg.snake_re),
+    ):
+        rx = _rx(pattern)
+        for tok in toks:
+            out.extend((m.group(0), kind) for m in rx.finditer(tok))
+    # A dotted "name" that is a file name (memstore.py) belongs to file_paths, not here.
+    out = [(n, k) for n, k in out if not (k == "dotted" and _FILE_NAME.search(n))]
+    return out
+
+
+def _resolves(name: str, name_index: Container[str]) -> bool:
+    if name in name_index:
+        return True
+    parts = name.split(".")
+    return any(".".join(parts[i:]) in name_index for i in range(1, len(parts)))
+
+
+def _identifiers(
+    texts: list[str], cfg: QueryConfig, name_index: Container[str] | None
+) -> tuple[list[str], list[str]]:
+    resolved: list[str] = []
+    unresolved: list[str] = []
+    for text in texts:
+        code_words = _code_words(text)
+        for name, kind in _candidates(text, cfg):
+            if name_index is not None and _resolves(name, name_index):
+                resolved.append(name)
+            elif _looks_like_code(name, kind, code_words):
+                (unresolved if name_index is not None else resolved).append(name)
+    return (
+        _take(resolved, cfg.max_identifiers, cfg.max_item_chars),
+        _take(unresolved, cfg.max_unresolved, cfg.max_item_chars),
+    )
+
+
+# --- error strings, tests, paths, goal -----------------------------------------------------
+
+
+def _error_strings(task: str, error: str, cfg: QueryConfig) -> list[str]:
+    ranked: list[tuple[int, int, str]] = []
+    order = 0
+    for source_lines in (list(reversed(_lines(error, cfg))), _lines(task, cfg)):
+        for ln in source_lines:
+            for rank, marker in enumerate(cfg.error_line_markers):
+                if marker in ln:
+                    ranked.append((rank, order, ln.strip()))
+                    order += 1
+                    break
+            else:
+                if cfg.exception_line_re and _rx(cfg.exception_line_re).match(ln):
+                    ranked.append((0, order, ln.strip()))
+                    order += 1
+    ranked.sort()
+    quoted: list[str] = []
+    rx = _rx(cfg.quoted_re)
+    for text in (error, task):
+        for ln in _lines(text, cfg):
+            for m in rx.finditer(ln):
+                quoted.append((m.group(1) or m.group(2) or "").strip())
+    items = [s for _, _, s in ranked] + quoted
+    return _take(items, cfg.max_error_strings, cfg.max_item_chars)
+
+
+_EDGE_PUNCT = "`'\",;:()<>"
+
+
+def _clean_test_id(tok: str) -> str:
+    tok = tok.strip(_EDGE_PUNCT).rstrip(".")
+    if tok.endswith("]") and "[" not in tok:
+        tok = tok.rstrip("]")
+    return tok.strip(_EDGE_PUNCT)
+
+
+def _test_names(task: str, error: str, test: str | None, cfg: QueryConfig) -> list[str]:
+    rx = _rx(cfg.test_re)
+    found = [test.strip()] if test else []
+    for text in (task, error):
+        for tok in _tokens(text, cfg):
+            found.extend(_clean_test_id(m.group(0)) for m in rx.finditer(tok))
+    return _take(found, cfg.max_test_names, cfg.max_item_chars)
+
+
+def _file_paths(task: str, cfg: QueryConfig) -> list[str]:
+    rx = _rx(cfg.file_path_re)
+    found: list[str] = []
+    for tok in _tokens(task, cfg):
+        for m in rx.finditer(tok):
+            p = m.group(0)
+            while p.startswith("./"):
+                p = p[2:]
+            found.append(p)
+    return _take(found, cfg.max_file_paths, cfg.max_item_chars)
+
+
+def goal_hint(task_text: str, config: QueryConfig | None = None) -> str:
+    """The first sentence of ``task_text`` with leading request verbs stripped (§3.1)."""
+    cfg = config or DEFAULT_CONFIG
+    text = task_text[: cfg.max_text_chars].lstrip(" \t\r\n#>*-")
+    m = _rx(cfg.goal_sentence_end_re).search(text)
+    sentence = (text[: m.start()] if m else text).strip()
+    verbs = sorted(cfg.goal_verbs, key=len, reverse=True)
+    verb_rx = _rx(r"^(?:" + "|".join(re.escape(v) for v in verbs) + r")\b[\s:,\-]*", re.IGNORECASE)
+    while True:
+        stripped = verb_rx.sub("", sentence, count=1)
+        if stripped == sentence:
+            break
+        sentence = stripped
+    return sentence.strip()[: cfg.max_goal_chars]
+
+
+# --- traceback frames ----------------------------------------------------------------------
+
+_PY_FILE = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>\S+))?')
+_IPY8_FILE = re.compile(r"^\s*File (?P<path>[^\s\"]+?):(?P<line>\d+)(?:, in (?P<func>[\w.<>]+))?")
+_PYTEST = re.compile(r"^(?P<path>[^\s:\"]+\.py):(?P<line>\d+):(?:\s|$)")
+_IPY_OLD = re.compile(r"^(?P<path>\S+\.py) in (?P<func>[\w.<>]+)\(")
+_IPY_ARROW = re.compile(r"^-+>\s*(?P<line>\d+)")
+_JAVA = re.compile(
+    r"^\s*at (?P<func>[\w$.<>/]+)\((?P<file>[\w$]+\.(?:java|kt|scala|groovy)):(?P<line>\d+)\)"
+)
+_JS = re.compile(
+    r"^\s*at (?:(?P<func>[^()]+?) \()?(?:file://)?(?P<path>(?:[A-Za-z]:)?[^\s():]+)"
+    r":(?P<line>\d+):\d+\)?\s*$"
+)
+_GO = re.compile(r"^\s*(?P<path>(?:[A-Za-z]:)?[^\s:()]+\.go):(?P<line>\d+)\b")
+_GO_FUNC = re.compile(r"^(?P<func>[\w./*()\[\]-]+)\(.*\)$")
+_RUST = re.compile(r"(?P<path>[^\s:'\"(),]+\.rs):(?P<line>\d+):\d+")
+_RUST_FUNC = re.compile(r"^\s*\d+: (?P<func>\S+)")
+
+
+def _java_path(func: str, file: str) -> str:
+    cls = func.rsplit(".", 1)[0] if "." in func else ""
+    pkg = cls.rsplit(".", 1)[0] if "." in cls else ""
+    return f"{pkg.replace('.', '/')}/{file}" if pkg else file
+
+
+def _frames_in(text: str, cfg: QueryConfig) -> list[Frame]:
+    lines = _lines(text, cfg)
+    frames: list[Frame] = []
+    for i, ln in enumerate(lines):
+        prev = lines[i - 1] if i else ""
+        if m := _PY_FILE.match(ln) or _IPY8_FILE.match(ln):
+            frames.append(Frame(m["path"], int(m["line"]), m["func"], "python"))
+        elif m := _PYTEST.match(ln):
+            frames.append(Frame(m["path"], int(m["line"]), None, "python"))
+        elif m := _IPY_OLD.match(ln):
+            for nxt in lines[i + 1 : i + 40]:
+                if _IPY_OLD.match(nxt):
+                    break
+                if a := _IPY_ARROW.match(nxt):
+                    frames.append(Frame(m["path"], int(a["line"]), m["func"], "python"))
+                    break
+        elif m := _JAVA.match(ln):
+            path = _java_path(m["func"], m["file"])
+            frames.append(Frame(path, int(m["line"]), m["func"], "java"))
+        elif m := _RUST.search(ln):
+            f = _RUST_FUNC.match(prev)
+            frames.append(Frame(m["path"], int(m["line"]), f["func"] if f else None, "rust"))
+        elif m := _JS.match(ln):
+            func = m["func"].strip() if m["func"] else None
+            frames.append(Frame(m["path"], int(m["line"]), func, "javascript"))
+        elif m := _GO.match(ln):
+            f = _GO_FUNC.match(prev.strip())
+            frames.append(Frame(m["path"], int(m["line"]), f["func"] if f else None, "go"))
+    return frames
+
+
+def parse_frames(text: str, config: QueryConfig | None = None) -> list[Frame]:
+    """Stack frames of Python (incl. pytest, IPython/Jupyter), JS/Node, Go, Rust and Java
+    traces in ``text``, in order of appearance, duplicates removed, at most ``max_frames``."""
+    cfg = config or DEFAULT_CONFIG
+    out = list(dict.fromkeys(_frames_in(_clip_error(text, cfg), cfg)))
+    return out[: cfg.max_frames]
+
+
+# --- the entry point -----------------------------------------------------------------------
+
+
+def build_query(
+    task_text: str,
+    error: str | None = None,
+    test: str | None = None,
+    config: QueryConfig | None = None,
+    *,
+    name_index: Container[str] | None = None,
+) -> Query:
+    """Build the §3.1 query from the task (``task_text``), the latest error/traceback
+    (``error``) and the failing test id (``test``). Pure and deterministic."""
+    for name, value in (("task_text", task_text), ("error", error), ("test", test)):
+        if value is not None and not isinstance(value, str):
+            raise InvalidArgumentError(f"{name} must be str, not {type(value).__name__}")
+    cfg = config or DEFAULT_CONFIG
+    task = task_text[: cfg.max_text_chars]
+    err = _clip_error(error or "", cfg)
+    identifiers, unresolved = _identifiers([task, err], cfg, name_index)
+    frames = list(dict.fromkeys([*_frames_in(err, cfg), *_frames_in(task, cfg)]))
+    return Query(
+        identifiers=identifiers,
+        error_strings=_error_strings(task, err, cfg),
+        test_names=_test_names(task, err, test, cfg),
+        file_paths=_file_paths(task, cfg),
+        goal_hint=goal_hint(task, cfg),
+        unresolved_terms=unresolved,
+        frames=frames[: cfg.max_frames],
+    )
+
+
+__all__ = [
+    "DEFAULT_CONFIG",
+    "SPEC_CAMEL_RE",
+    "SPEC_DOTTED_RE",
+    "SPEC_ERROR_LINE_MARKERS",
+    "SPEC_FILE_PATH_RE",
+    "SPEC_GOAL_VERBS",
+    "SPEC_QUOTED_RE",
+    "SPEC_SNAKE_RE",
+    "SPEC_TEST_RE",
+    "Frame",
+    "Query",
+    "QueryConfig",
+    "build_query",
+    "goal_hint",
+    "parse_frames",
+]

@@ -1,0 +1,491 @@
+//! Identifier-weighted BM25 (spec-04 §3.4), exactly:
+//!
+//! ```text
+//! score(d, q) = Σ_{t ∈ q∩d} w(t) · idf(t) · tf(t,d)·(k1+1) / (tf(t,d) + k1·(1 − b + b·|d|/avgdl))
+//! idf(t)      = ln( (N − n(t) + 0.5) / (n(t) + 0.5) + 1 )
+//! w(t)        = symbol_weight (3.0) if t matches [A-Za-z_][A-Za-z0-9_]* and t ∈ symbols, else 1.0
+//! ```
+//!
+//! `q∩d` is a set: a query term counts once however often the query repeats it (the spec's
+//! formula, and what keeps a pasted log from multiplying one term's weight). `N` is the number
+//! of documents, `|d|` a document's token count and `avgdl` their mean. Symbol membership is
+//! tested on the ASCII-lowercased token against the lowercased symbol set, because the code
+//! tokenizer lowercases every token. The `+1` inside the log keeps every idf positive, so a
+//! document matching any query term has a positive score.
+//!
+//! Results are ordered by score descending, then document index ascending: equal scores never
+//! reorder between runs or between the single and the batch query.
+
+use crate::codetok;
+use crate::error::{CoreError, CoreResult};
+use rayon::prelude::*;
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A small multiply-rotate hasher (the FxHash recipe) for the vocabulary: term lookups are
+/// the hot loop of both building and querying, and SipHash's DoS resistance buys nothing
+/// for an index the caller builds over its own corpus.
+#[derive(Default, Clone, Copy)]
+struct FxHasher(u64);
+
+const FX_SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(FX_SEED);
+    }
+}
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes(c.try_into().expect("8-byte chunk")));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut buf = [0u8; 8];
+            buf[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(buf));
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(i as u64);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
+/// A document as given by the caller: raw text (tokenised by [`codetok::tokenize`]) or an
+/// already tokenised list used verbatim. Tokens are any `AsRef<str>`, so a binding can lend
+/// its own strings instead of copying every token.
+#[derive(Clone, Debug)]
+pub enum Doc<S = String> {
+    Text(String),
+    Tokens(Vec<S>),
+}
+
+/// The parameters of the score; defaults are the spec's.
+#[derive(Clone, Debug)]
+pub struct Bm25Params {
+    pub k1: f64,
+    pub b: f64,
+    pub symbol_weight: f64,
+}
+
+impl Default for Bm25Params {
+    fn default() -> Self {
+        Bm25Params {
+            k1: 1.5,
+            b: 0.75,
+            symbol_weight: 3.0,
+        }
+    }
+}
+
+impl Bm25Params {
+    fn validate(&self) -> CoreResult<()> {
+        let bad = |what: &str, v: f64| {
+            Err(CoreError::InvalidArgument(format!(
+                "BM25 {what} must be finite and {}, got {v}",
+                match what {
+                    "b" => "in [0, 1]",
+                    "symbol_weight" => "> 0",
+                    _ => ">= 0",
+                }
+            )))
+        };
+        if !(self.k1.is_finite() && self.k1 >= 0.0) {
+            return bad("k1", self.k1);
+        }
+        if !(self.b.is_finite() && (0.0..=1.0).contains(&self.b)) {
+            return bad("b", self.b);
+        }
+        if !(self.symbol_weight.is_finite() && self.symbol_weight > 0.0) {
+            return bad("symbol_weight", self.symbol_weight);
+        }
+        Ok(())
+    }
+}
+
+/// A query: raw text (tokenised like documents) or a token list used verbatim.
+#[derive(Clone, Debug)]
+pub enum Query {
+    Text(String),
+    Tokens(Vec<String>),
+}
+
+/// True when `t` matches `[A-Za-z_][A-Za-z0-9_]*` in full.
+pub fn is_identifier(t: &str) -> bool {
+    let mut bytes = t.bytes();
+    match bytes.next() {
+        Some(c) if c.is_ascii_alphabetic() || c == b'_' => {}
+        _ => return false,
+    }
+    bytes.all(|c| c.is_ascii_alphanumeric() || c == b'_')
+}
+
+/// An immutable inverted index over a fixed corpus.
+#[derive(Debug)]
+pub struct Bm25Index {
+    params: Bm25Params,
+    vocab: FxMap<String, u32>,
+    /// Per term: (document, term frequency), documents ascending.
+    postings: Vec<Vec<(u32, u32)>>,
+    idf: Vec<f64>,
+    doc_len: Vec<u32>,
+    /// Per document: `k1·(1 − b + b·|d|/avgdl)`, precomputed once.
+    doc_norm: Vec<f64>,
+    avgdl: f64,
+    symbols: HashSet<String>,
+}
+
+impl Bm25Index {
+    /// Builds the index; text documents are tokenised in parallel.
+    pub fn build<S: AsRef<str> + Sync>(
+        docs: &[Doc<S>],
+        params: Bm25Params,
+        symbols: &[String],
+    ) -> CoreResult<Self> {
+        params.validate()?;
+        if docs.len() > u32::MAX as usize {
+            return Err(CoreError::InvalidArgument("too many documents".into()));
+        }
+        let tokenised: Vec<Vec<String>> = docs
+            .par_iter()
+            .map(|d| match d {
+                Doc::Text(t) => codetok::tokenize(t),
+                Doc::Tokens(_) => Vec::new(),
+            })
+            .collect();
+        Ok(Self::from_tokens(docs, &tokenised, params, symbols))
+    }
+
+    fn from_tokens<S: AsRef<str>>(
+        docs: &[Doc<S>],
+        tokenised: &[Vec<String>],
+        params: Bm25Params,
+        symbols: &[String],
+    ) -> Self {
+        let mut vocab: FxMap<String, u32> = FxMap::default();
+        let mut postings: Vec<Vec<(u32, u32)>> = Vec::new();
+        let mut doc_len = Vec::with_capacity(docs.len());
+        let mut ids: Vec<u32> = Vec::new();
+        for (di, (doc, owned)) in docs.iter().zip(tokenised).enumerate() {
+            ids.clear();
+            let mut add = |t: &str| {
+                let id = match vocab.get(t) {
+                    Some(&id) => id,
+                    None => {
+                        let id = postings.len() as u32;
+                        vocab.insert(t.to_string(), id);
+                        postings.push(Vec::new());
+                        id
+                    }
+                };
+                ids.push(id);
+            };
+            match doc {
+                Doc::Text(_) => owned.iter().for_each(|t| add(t)),
+                Doc::Tokens(ts) => ts.iter().for_each(|t| add(t.as_ref())),
+            }
+            // Sorted ids turn term-frequency counting into run lengths.
+            ids.sort_unstable();
+            for run in ids.chunk_by(|a, b| a == b) {
+                postings[run[0] as usize].push((di as u32, run.len() as u32));
+            }
+            doc_len.push(ids.len() as u32);
+        }
+        let n = docs.len() as f64;
+        let total: u64 = doc_len.iter().map(|&l| l as u64).sum();
+        let avgdl = if docs.is_empty() {
+            0.0
+        } else {
+            total as f64 / n
+        };
+        let idf = postings
+            .iter()
+            .map(|p| {
+                let nt = p.len() as f64;
+                ((n - nt + 0.5) / (nt + 0.5) + 1.0).ln()
+            })
+            .collect();
+        let doc_norm = doc_len
+            .iter()
+            .map(|&l| {
+                let rel = if avgdl > 0.0 { l as f64 / avgdl } else { 0.0 };
+                params.k1 * (1.0 - params.b + params.b * rel)
+            })
+            .collect();
+        Bm25Index {
+            vocab,
+            postings,
+            idf,
+            doc_len,
+            doc_norm,
+            avgdl,
+            symbols: symbols.iter().map(|s| s.to_ascii_lowercase()).collect(),
+            params,
+        }
+    }
+
+    pub fn num_docs(&self) -> usize {
+        self.doc_len.len()
+    }
+
+    pub fn avgdl(&self) -> f64 {
+        self.avgdl
+    }
+
+    pub fn vocab_size(&self) -> usize {
+        self.vocab.len()
+    }
+
+    pub fn doc_len(&self, doc: usize) -> Option<u32> {
+        self.doc_len.get(doc).copied()
+    }
+
+    /// `idf(t)` for an indexed term; `None` if no document contains it.
+    pub fn idf(&self, term: &str) -> Option<f64> {
+        self.vocab.get(term).map(|&id| self.idf[id as usize])
+    }
+
+    /// `w(t)` of §3.4 for a query term.
+    pub fn term_weight(&self, term: &str) -> f64 {
+        if is_identifier(term) && self.symbols.contains(&term.to_ascii_lowercase()) {
+            self.params.symbol_weight
+        } else {
+            1.0
+        }
+    }
+
+    /// Distinct indexed query terms with their weights, in first-occurrence order.
+    fn query_terms(&self, q: &Query) -> Vec<(u32, f64)> {
+        let owned;
+        let toks: &[String] = match q {
+            Query::Text(t) => {
+                owned = codetok::tokenize(t);
+                &owned
+            }
+            Query::Tokens(ts) => ts,
+        };
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for t in toks {
+            if let Some(&id) = self.vocab.get(t.as_str()) {
+                if seen.insert(id) {
+                    out.push((id, self.term_weight(t)));
+                }
+            }
+        }
+        out
+    }
+
+    /// Adds each term's contribution into `acc`; returns the documents touched.
+    fn accumulate(&self, terms: &[(u32, f64)], acc: &mut [f64], touched: &mut Vec<u32>) {
+        let k1p1 = self.params.k1 + 1.0;
+        for &(id, w) in terms {
+            let wi = w * self.idf[id as usize];
+            for &(d, tf) in &self.postings[id as usize] {
+                let tf = tf as f64;
+                let slot = &mut acc[d as usize];
+                if *slot == 0.0 {
+                    touched.push(d);
+                }
+                *slot += wi * (tf * k1p1) / (tf + self.doc_norm[d as usize]);
+            }
+        }
+    }
+
+    /// Score of every document (0.0 where no query term occurs), in document order.
+    pub fn scores(&self, q: &Query) -> Vec<f64> {
+        let terms = self.query_terms(q);
+        let mut acc = vec![0.0; self.num_docs()];
+        let mut touched = Vec::new();
+        self.accumulate(&terms, &mut acc, &mut touched);
+        acc
+    }
+
+    /// The `k` best documents with a positive score, ordered by (score desc, index asc).
+    pub fn query(&self, q: &Query, k: usize) -> Vec<(usize, f64)> {
+        let mut acc = vec![0.0; self.num_docs()];
+        self.query_with(q, k, &mut acc, &mut Vec::new())
+    }
+
+    /// [`Bm25Index::query`] with caller-owned scratch buffers (`acc` all zeros, length N),
+    /// which are left zeroed again for the next query.
+    fn query_with(
+        &self,
+        q: &Query,
+        k: usize,
+        acc: &mut [f64],
+        touched: &mut Vec<u32>,
+    ) -> Vec<(usize, f64)> {
+        if k == 0 || self.num_docs() == 0 {
+            return Vec::new();
+        }
+        let terms = self.query_terms(q);
+        touched.clear();
+        self.accumulate(&terms, acc, touched);
+        let mut hits: Vec<(usize, f64)> = touched
+            .iter()
+            .map(|&d| {
+                let s = std::mem::take(&mut acc[d as usize]);
+                (d as usize, s)
+            })
+            .collect();
+        let cmp = |a: &(usize, f64), b: &(usize, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        if hits.len() > k {
+            hits.select_nth_unstable_by(k - 1, cmp);
+            hits.truncate(k);
+        }
+        hits.sort_unstable_by(cmp);
+        hits
+    }
+
+    /// [`Bm25Index::query`] for many queries in parallel; results in query order.
+    pub fn query_batch(&self, qs: &[Query], k: usize) -> Vec<Vec<(usize, f64)>> {
+        let n = self.num_docs();
+        qs.par_iter()
+            .map_init(
+                || (vec![0.0; n], Vec::new()),
+                |(acc, touched), q| self.query_with(q, k, acc, touched),
+            )
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn toks(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    fn index(docs: &[&str], symbols: &[&str]) -> Bm25Index {
+        let docs: Vec<Doc> = docs.iter().map(|d| Doc::Tokens(toks(d))).collect();
+        let symbols: Vec<String> = symbols.iter().map(|s| s.to_string()).collect();
+        Bm25Index::build(&docs, Bm25Params::default(), &symbols).unwrap()
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-12 * b.abs().max(1.0)
+    }
+
+    /// Corpus: d0 = [foo bar foo] (|d|=3), d1 = [bar baz] (2), d2 = [qux] (1); avgdl = 2, N = 3.
+    #[test]
+    fn known_vector_unweighted() {
+        let ix = index(&["foo bar foo", "bar baz", "qux"], &[]);
+        assert!(close(ix.avgdl(), 2.0));
+        // idf(foo): n=1 → ln((3-1+0.5)/(1+0.5)+1) = ln(2.5/1.5 + 1) = ln(8/3)
+        let idf_foo = (8.0f64 / 3.0).ln();
+        // idf(bar): n=2 → ln((3-2+0.5)/(2+0.5)+1) = ln(0.6 + 1) = ln(1.6)
+        let idf_bar = 1.6f64.ln();
+        assert!(close(ix.idf("foo").unwrap(), idf_foo));
+        assert!(close(ix.idf("bar").unwrap(), idf_bar));
+        // d0: norm = 1.5·(0.25 + 0.75·3/2) = 1.5·1.375 = 2.0625
+        // foo: tf=2 → 2·2.5/(2+2.0625) = 5/4.0625; bar: tf=1 → 2.5/3.0625
+        let d0 = idf_foo * 5.0 / 4.0625 + idf_bar * 2.5 / 3.0625;
+        // d1: norm = 1.5·(0.25 + 0.75·1) = 1.5; bar: 2.5/2.5 = 1
+        let d1 = idf_bar * 1.0;
+        let got = ix.query(&Query::Tokens(toks("foo bar")), 10);
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0].0, 0);
+        assert!(close(got[0].1, d0), "{} vs {d0}", got[0].1);
+        assert_eq!(got[1].0, 1);
+        assert!(close(got[1].1, d1));
+        // A repeated query term counts once (q∩d is a set).
+        let again = ix.query(&Query::Tokens(toks("foo foo bar bar")), 10);
+        assert_eq!(again, got);
+    }
+
+    #[test]
+    fn symbol_tokens_weigh_three_times() {
+        // "foo" is a symbol; "foo.bar" is in the symbol set but is not an identifier token.
+        let ix = index(&["foo x", "y foo.bar", "z w"], &["FOO", "foo.bar"]);
+        assert_eq!(ix.term_weight("foo"), 3.0);
+        assert_eq!(ix.term_weight("foo.bar"), 1.0);
+        assert_eq!(ix.term_weight("x"), 1.0);
+        // N=3, every doc |d|=2=avgdl → norm = 1.5; tf=1 → 2.5/2.5 = 1; n=1 → idf = ln(8/3)
+        let idf = (8.0f64 / 3.0).ln();
+        let got = ix.query(&Query::Tokens(toks("foo foo.bar")), 5);
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0].0, 0);
+        assert!(close(got[0].1, 3.0 * idf));
+        assert!(close(got[1].1, idf));
+    }
+
+    #[test]
+    fn ties_break_by_index_and_k_truncates() {
+        let ix = index(&["a", "b a", "a", "c"], &[]);
+        let got = ix.query(&Query::Tokens(toks("a")), 2);
+        assert_eq!(got.iter().map(|h| h.0).collect::<Vec<_>>(), [0, 2]);
+        assert!(ix.query(&Query::Tokens(toks("a")), 0).is_empty());
+        assert!(ix.query(&Query::Tokens(toks("missing")), 5).is_empty());
+        let all = ix.query(&Query::Tokens(toks("a")), 99);
+        assert_eq!(all.iter().map(|h| h.0).collect::<Vec<_>>(), [0, 2, 1]);
+    }
+
+    #[test]
+    fn text_docs_use_code_tokenizer_and_batch_matches_single() {
+        let docs: Vec<Doc> = vec![
+            Doc::Text("def remember(self, text): self._ensure_open()".into()),
+            Doc::Text("class MemStore: pass".into()),
+        ];
+        let ix = Bm25Index::build(&docs, Bm25Params::default(), &[]).unwrap();
+        let q1 = Query::Text("MemStore remember".into());
+        let q2 = Query::Text("ensure open".into());
+        let single = vec![ix.query(&q1, 5), ix.query(&q2, 5)];
+        assert_eq!(ix.query_batch(&[q1, q2], 5), single);
+        assert_eq!(single[1][0].0, 0);
+        let scores = ix.scores(&Query::Text("memstore".into()));
+        assert_eq!(scores[0], 0.0);
+        assert!(scores[1] > 0.0);
+    }
+
+    #[test]
+    fn empty_corpus_and_empty_docs() {
+        let ix = index(&[], &[]);
+        assert!(ix.query(&Query::Tokens(toks("a")), 3).is_empty());
+        let ix = index(&["", ""], &[]);
+        assert_eq!(ix.avgdl(), 0.0);
+        assert!(ix.query(&Query::Tokens(toks("a")), 3).is_empty());
+    }
+
+    #[test]
+    fn invalid_params_are_errors() {
+        for p in [
+            Bm25Params {
+                k1: -1.0,
+                ..Default::default()
+            },
+            Bm25Params {
+                b: 1.5,
+                ..Default::default()
+            },
+            Bm25Params {
+                symbol_weight: 0.0,
+                ..Default::default()
+            },
+            Bm25Params {
+                k1: f64::NAN,
+                ..Default::default()
+            },
+        ] {
+            assert!(matches!(
+                Bm25Index::build::<String>(&[], p, &[]),
+                Err(CoreError::InvalidArgument(_))
+            ));
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! BM25 + code tokenizer bindings: `BM25Index` (a frozen pyclass) and `tokenize_code`.
+
+use crate::gil::detached;
+use ctxfast_core::bm25::{Bm25Index, Bm25Params, Doc, Query};
+use ctxfast_core::codetok;
+use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
+use std::sync::Arc;
+
+/// A document or query from Python: a `str` (tokenised by the code tokenizer) or a list of
+/// tokens used verbatim. `str` is tried first, so a string is never read as a sequence.
+#[derive(FromPyObject)]
+enum TextOrTokens {
+    Text(String),
+    Tokens(Vec<String>),
+}
+
+/// A document from Python. Tokens are borrowed Python strings (no copy per token: token
+/// extraction dominated index build time); they are dropped after the GIL is re-acquired.
+#[derive(FromPyObject)]
+enum DocIn {
+    Text(String),
+    Tokens(Vec<PyBackedStr>),
+}
+
+impl DocIn {
+    fn into_doc(self) -> Doc<PyBackedStr> {
+        match self {
+            DocIn::Text(t) => Doc::Text(t),
+            DocIn::Tokens(t) => Doc::Tokens(t),
+        }
+    }
+}
+
+impl TextOrTokens {
+    fn into_query(self) -> Query {
+        match self {
+            TextOrTokens::Text(t) => Query::Text(t),
+            TextOrTokens::Tokens(t) => Query::Tokens(t),
+        }
+    }
+}
+
+/// The immutable native index; shared (not copied) into GIL-free closures.
+#[pyclass(frozen, name = "BM25Index", module = "ctxfast._native")]
+pub struct PyBm25Index {
+    inner: Arc<Bm25Index>,
+}
+
+#[pymethods]
+impl PyBm25Index {
+    #[new]
+    #[pyo3(signature = (docs, k1 = 1.5, b = 0.75, symbol_weight = 3.0, symbols = None))]
+    fn new(
+        py: Python<'_>,
+        docs: Vec<DocIn>,
+        k1: f64,
+        b: f64,
+        symbol_weight: f64,
+        symbols: Option<Vec<String>>,
+    ) -> PyResult<Self> {
+        let docs: Vec<Doc<PyBackedStr>> = docs.into_iter().map(DocIn::into_doc).collect();
+        let symbols = symbols.unwrap_or_default();
+        let params = Bm25Params {
+            k1,
+            b,
+            symbol_weight,
+        };
+        let docs_ref = &docs;
+        let inner = detached(py, move || Bm25Index::build(docs_ref, params, &symbols))?;
+        drop(docs);
+        Ok(PyBm25Index {
+            inner: Arc::new(inner),
+        })
+    }
+
+    #[pyo3(signature = (q, k = 20))]
+    fn query(&self, py: Python<'_>, q: TextOrTokens, k: usize) -> PyResult<Vec<(usize, f64)>> {
+        let ix = Arc::clone(&self.inner);
+        let q = q.into_query();
+        detached(py, move || Ok(ix.query(&q, k)))
+    }
+
+    #[pyo3(signature = (qs, k = 20))]
+    fn query_batch(
+        &self,
+        py: Python<'_>,
+        qs: Vec<TextOrTokens>,
+        k: usize,
+    ) -> PyResult<Vec<Vec<(usize, f64)>>> {
+        let ix = Arc::clone(&self.inner);
+        let qs: Vec<Query> = qs.into_iter().map(TextOrTokens::into_query).collect();
+        detached(py, move || Ok(ix.query_batch(&qs, k)))
+    }
+
+    fn scores(&self, py: Python<'_>, q: TextOrTokens) -> PyResult<Vec<f64>> {
+        let ix = Arc::clone(&self.inner);
+        let q = q.into_query();
+        detached(py, move || Ok(ix.scores(&q)))
+    }
+
+    fn idf(&self, term: &str) -> Option<f64> {
+        self.inner.idf(term)
+    }
+
+    fn term_weight(&self, term: &str) -> f64 {
+        self.inner.term_weight(term)
+    }
+
+    fn doc_len(&self, doc: usize) -> Option<u32> {
+        self.inner.doc_len(doc)
+    }
+
+    #[getter]
+    fn num_docs(&self) -> usize {
+        self.inner.num_docs()
+    }
+
+    #[getter]
+    fn avgdl(&self) -> f64 {
+        self.inner.avgdl()
+    }
+
+    #[getter]
+    fn vocab_size(&self) -> usize {
+        self.inner.vocab_size()
+    }
+}
+
+#[pyfunction]
+fn tokenize_code(py: Python<'_>, text: String) -> PyResult<Vec<String>> {
+    detached(py, move || Ok(codetok::tokenize(&text)))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyBm25Index>()?;
+    m.add_function(wrap_pyfunction!(tokenize_code, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,238 @@
+"""§3.1 query construction: the spec's regexes and caps, goal hint, traceback frames."""
+
+from __future__ import annotations
+
+import pytest
+
+from ctxfast.errors import InvalidArgumentError
+from ctxfast.retrieval.query import (
+    DEFAULT_CONFIG,
+    SPEC_CAMEL_RE,
+    SPEC_DOTTED_RE,
+    SPEC_ERROR_LINE_MARKERS,
+    SPEC_FILE_PATH_RE,
+    SPEC_GOAL_VERBS,
+    SPEC_SNAKE_RE,
+    SPEC_TEST_RE,
+    Frame,
+    QueryConfig,
+    build_query,
+    goal_hint,
+    parse_frames,
+)
+
+TASK = """Fix MemStore.remember crash when kind is missing.
+
+Calling `memstore.MemStore.remember("hi")` in src/memstore.py raises KeyError: 'kind'.
+The helper _ensure_open() and parse_args are involved; see tests/test_x.py::TestY::test_z.
+Config in settings.yaml and data.json, not data.js (also lib.cpp is C++).
+"""
+
+
+def test_spec_defaults_are_pinned():
+    c = DEFAULT_CONFIG
+    assert SPEC_DOTTED_RE == r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+"
+    assert SPEC_CAMEL_RE == r"\b[A-Z][a-zA-Z0-9_]+\b"
+    assert SPEC_SNAKE_RE == r"\b[a-z_][a-z0-9_]*\b"
+    assert SPEC_TEST_RE == r"\S+\.py::\S+|\S+::\S+::\S+"
+    assert SPEC_FILE_PATH_RE.startswith(r"[\w\-/]+\.(py|js|ts|go|rs|java|c|h|toml|json|yaml|yml)")
+    assert SPEC_ERROR_LINE_MARKERS == ("Error:", "Exception:", "assert", "Traceback")
+    assert SPEC_GOAL_VERBS == (
+        "fix",
+        "implement",
+        "add",
+        "change",
+        "when",
+        "given",
+        "please",
+        "we need to",
+    )
+    caps = (c.max_identifiers, c.max_error_strings, c.max_test_names, c.max_file_paths)
+    assert caps == (32, 8, 8, 8)
+    assert (c.max_item_chars, c.max_goal_chars) == (120, 200)
+
+
+def test_extraction_without_name_index():
+    q = build_query(TASK, test="tests/test_a.py::test_b")
+    assert q.identifiers[:3] == ["MemStore.remember", "memstore.MemStore.remember", "MemStore"]
+    assert "_ensure_open" in q.identifiers and "parse_args" in q.identifiers
+    assert "remember" in q.identifiers  # a backticked call is code
+    assert "the" not in q.identifiers and "Fix" not in q.identifiers
+    assert q.unresolved_terms == []
+    assert q.test_names == ["tests/test_a.py::test_b", "tests/test_x.py::TestY::test_z"]
+    assert q.file_paths == [
+        "src/memstore.py",
+        "tests/test_x.py",
+        "settings.yaml",
+        "data.json",
+        "data.js",
+    ]
+    assert q.error_strings[0].startswith("Calling `memstore.MemStore.remember")
+    assert "kind" in q.error_strings and "hi" in q.error_strings
+    assert q.goal_hint == "MemStore.remember crash when kind is missing"
+
+
+def test_name_index_splits_resolved_and_unresolved():
+    q = build_query(TASK, name_index={"remember", "MemStore", "parse_args", "kind"})
+    assert "MemStore.remember" in q.identifiers  # resolves through its suffix
+    assert "parse_args" in q.identifiers
+    assert "kind" in q.identifiers  # resolved names are kept even when prose-like
+    assert "_ensure_open" in q.unresolved_terms
+    assert "_ensure_open" not in q.identifiers
+    assert "missing" not in q.unresolved_terms  # prose that resolves nowhere is not a term
+    terms = q.recall_terms()
+    assert terms.index("MemStore.remember") < terms.index("_ensure_open")
+
+
+def test_caps_and_truncation():
+    many = " ".join(f"name_{i}" for i in range(100))
+    long_id = "a_" + "b" * 300
+    q = build_query(many + " " + long_id[:200])
+    assert len(q.identifiers) == 32
+    assert all(len(s) <= 120 for s in q.identifiers)
+    errs = "\n".join(f"ValueError: bad {i}" for i in range(20))
+    assert len(build_query("x", error=errs).error_strings) == 8
+    tests = " ".join(f"t/test_{i}.py::test_{i}" for i in range(20))
+    assert len(build_query(tests).test_names) == 8
+    paths = " ".join(f"src/f{i}.py" for i in range(20))
+    assert len(build_query(paths).file_paths) == 8
+    custom = QueryConfig(max_identifiers=3, max_file_paths=1)
+    assert len(build_query(many, config=custom).identifiers) == 3
+
+
+@pytest.mark.parametrize(
+    ("task", "hint"),
+    [
+        ("Please fix the crash in foo.bar when saving.", "the crash in foo.bar when saving"),
+        ("We need to add retries\nmore text", "retries"),
+        ("When given an empty list, sum() fails. More.", "an empty list, sum() fails"),
+        ("# Implement: caching\n", "caching"),
+        ("Fixture loading is slow.", "Fixture loading is slow"),
+        ("", ""),
+        ("x" * 500, "x" * 200),
+    ],
+)
+def test_goal_hint(task, hint):
+    assert goal_hint(task) == hint
+
+
+def test_error_strings_prefer_the_final_exception():
+    err = (
+        'Traceback (most recent call last):\n  File "a.py", line 3, in f\n'
+        "    assert x\nValueError: first\nKeyError: 'kind'\n"
+    )
+    q = build_query("something broke", error=err)
+    assert q.error_strings[:4] == [
+        "KeyError: 'kind'",
+        "ValueError: first",
+        "assert x",
+        "Traceback (most recent call last):",
+    ]
+    assert q.error_strings[4:6] == ["a.py", "kind"]  # quoted strings, quotes dropped
+    qualified = build_query("x", error=PY_TB).error_strings
+    assert qualified[0] == "django.core.exceptions.ObjectDoesNotExist: x"
+    assert build_query("x", error="Note: nothing here").error_strings == []
+    # Apostrophes in prose are not quotes.
+    assert build_query("don't do it's thing").error_strings == []
+
+
+PY_TB = """Traceback (most recent call last):
+  File "/usr/lib/python3.11/site-packages/django/db/models/query.py", line 42, in get
+    raise self.model.DoesNotExist
+  File "src/app.py", line 7, in <module>
+django.core.exceptions.ObjectDoesNotExist: x
+"""
+IPY_OLD = """---------------------------------------------------------------------------
+ValueError                                Traceback (most recent call last)
+<ipython-input-3-abc> in <module>()
+----> 1 clone(est)
+
+~/miniconda3/lib/python3.6/site-packages/sklearn/base.py in clone(estimator, safe)
+     60     new_object_params = estimator.get_params(deep=False)
+---> 61     for name, param in six.iteritems(new_object_params):
+     62         new_object = klass(**new_object_params)
+"""
+IPY8 = """Cell In[2], line 1
+----> 1 f()
+File ~/venv/lib/python3.10/site-packages/xarray/core/dataset.py:1234, in Dataset.merge(self)
+"""
+PYTEST = "tests/test_store.py:88: AssertionError\n"
+NODE = """TypeError: x is not a function
+    at Object.render (/app/src/view.js:10:5)
+    at /app/src/index.js:3:1
+    at Module._compile (node:internal/modules/cjs/loader:1105:14)
+"""
+GO = """panic: runtime error: index out of range
+goroutine 1 [running]:
+main.lookup(...)
+\t/home/u/proj/main.go:12 +0x1d
+main.main()
+\t/home/u/proj/main.go:20 +0x25
+"""
+RUST = """thread 'main' panicked at src/parser.rs:55:9:
+attempt to subtract with overflow
+stack backtrace:
+   3: mycrate::parser::parse
+             at ./src/parser.rs:55:9
+"""
+JAVA = """Exception in thread "main" java.lang.NullPointerException
+\tat com.example.app.Store$Inner.remember(Store.java:42)
+\tat Main.main(Main.java:5)
+"""
+
+
+def test_frames_in_every_supported_format():
+    frames = parse_frames(PY_TB + IPY_OLD + IPY8 + PYTEST + NODE + GO + RUST + JAVA)
+    assert frames == [
+        Frame("/usr/lib/python3.11/site-packages/django/db/models/query.py", 42, "get", "python"),
+        Frame("src/app.py", 7, "<module>", "python"),
+        Frame("~/miniconda3/lib/python3.6/site-packages/sklearn/base.py", 61, "clone", "python"),
+        Frame(
+            "~/venv/lib/python3.10/site-packages/xarray/core/dataset.py",
+            1234,
+            "Dataset.merge",
+            "python",
+        ),
+        Frame("tests/test_store.py", 88, None, "python"),
+        Frame("/app/src/view.js", 10, "Object.render", "javascript"),
+        Frame("/app/src/index.js", 3, None, "javascript"),
+        Frame("/home/u/proj/main.go", 12, "main.lookup", "go"),
+        Frame("/home/u/proj/main.go", 20, "main.main", "go"),
+        Frame("src/parser.rs", 55, None, "rust"),
+        Frame("./src/parser.rs", 55, "mycrate::parser::parse", "rust"),
+        Frame("com/example/app/Store.java", 42, "com.example.app.Store$Inner.remember", "java"),
+        Frame("Main.java", 5, "Main.main", "java"),
+    ]
+
+
+def test_build_query_collects_frames_from_error_then_task():
+    q = build_query("Crash!\n" + JAVA, error=PY_TB)
+    assert [f.lang for f in q.frames] == ["python", "python", "java", "java"]
+
+
+def test_huge_pasted_log_is_bounded_and_keeps_the_tail():
+    noise = ("x" * 5000 + "\n") * 100 + ("a" * 1_000_000)
+    log = noise + "\n" + PY_TB + "ValueError: the final one\n"
+    q = build_query("Fix the crash", error=log)
+    assert Frame("src/app.py", 7, "<module>", "python") in q.frames
+    assert q.error_strings[0] == "ValueError: the final one"
+    q2 = build_query(("foo_bar." * 200_000) + " end", error="(" * 1_000_000)
+    assert len(q2.identifiers) <= 32
+
+
+def test_bad_and_empty_input():
+    q = build_query("")
+    assert (q.identifiers, q.error_strings, q.test_names, q.file_paths, q.goal_hint) == (
+        [],
+        [],
+        [],
+        [],
+        "",
+    )
+    prose = build_query("the thing does not work as expected for me")
+    assert prose.identifiers == [] and prose.goal_hint.startswith("the thing")
+    with pytest.raises(InvalidArgumentError):
+        build_query(b"bytes")  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError):
+        build_query("x", error=3)  # type: ignore[arg-type]
+    assert build_query("x").to_dict()["frames"] == []
