@@ -5,6 +5,7 @@
 //! panicking on bad input.
 
 pub mod error;
+pub mod identity;
 pub mod tokens;
 pub mod truncate;
 

@@ -10,12 +10,14 @@ use pyo3::prelude::*;
 
 mod errors;
 mod gil;
+mod identity;
 mod tokens;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     tokens::register(m)?;
+    identity::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
