@@ -261,17 +261,17 @@ def compress(
             span = (item.meta.start_line, item.meta.end_line or item.meta.start_line)
         blocks.append(
             Block(
-                item,
-                role,
-                rendering,
-                a.driver,
-                text,
-                sig if is_code else text,
-                _tier(item, role),
-                critical,
-                irreducible,
-                span,
-                a.score,
+                item=item,
+                role=role,
+                rendering=rendering,
+                driver=a.driver,
+                text=text,
+                fallback=sig if is_code else text,
+                tier=_tier(item, role),
+                critical=critical,
+                irreducible=irreducible,
+                span=span,
+                score=a.score,
             )
         )
     return blocks, log
