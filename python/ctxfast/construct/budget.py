@@ -203,9 +203,12 @@ def _ladder(
     for b in transient:
 
         def mask(b: Block = b) -> bool:
+            pointer = mask_pointer(b.item, config)
+            if b.pointer_to is not None or len(pointer) >= len(b.text):
+                return False  # a pointer that saves nothing is not a step
             set_block(
                 index(b.id),
-                text=mask_pointer(b.item, config),
+                text=pointer,
                 fallback="",
                 rendering=Rendering.TRUNCATED,
                 critical=False,

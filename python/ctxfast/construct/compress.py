@@ -21,7 +21,7 @@ from ctxfast.construct.schema import (
     LogEntry,
     PlanNode,
 )
-from ctxfast.construct.terms import short_name, terms_of
+from ctxfast.construct.terms import line_tokens, short_name
 
 
 @dataclass(frozen=True)
@@ -55,17 +55,17 @@ def best_line_windows(
 ) -> list[tuple[int, int, int]]:
     """The ``k`` best non-overlapping windows of ``window`` contiguous lines.
 
-    A line scores the number of its term occurrences that are decision terms; a window
-    scores the sum (RepoCoder's sliding window, made deterministic: ties go to the earliest
-    window). Returns ``(start, end_exclusive, score)`` sorted by ``start``. This is the one
-    function a native implementation replaces.
+    A line scores the number of its identifier parts (with repetition) that are decision
+    terms; a window scores the sum (RepoCoder's sliding window, made deterministic: ties go
+    to the earliest window). Returns ``(start, end_exclusive, score)`` sorted by ``start``.
+    This is the one function a native implementation replaces.
     """
     n = len(lines)
     if n == 0 or window <= 0 or k <= 0:
         return []
     window = min(window, n)
     wanted = set(terms)
-    line_scores = [sum(1 for t in terms_of(ln, min_len) if t in wanted) for ln in lines]
+    line_scores = [sum(1 for t in line_tokens(ln, min_len) if t in wanted) for ln in lines]
     prefix = [0]
     for s in line_scores:
         prefix.append(prefix[-1] + s)

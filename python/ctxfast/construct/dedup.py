@@ -52,7 +52,11 @@ def _pointer(dup: Block, survivor: Block, why: str) -> Block:
 
 
 def _better(a: Block, b: Block) -> bool:
-    return (ROLE_RANK[a.role], a.item.meta.seq) < (ROLE_RANK[b.role], b.item.meta.seq)
+    # Strongest role first; between equal roles, real code outranks a bare entity name.
+    def key(x: Block) -> tuple[int, bool, int]:
+        return (ROLE_RANK[x.role], x.item.kind not in CODE_KINDS, x.item.meta.seq)
+
+    return key(a) < key(b)
 
 
 def dedup(blocks: Sequence[Block], config: ConstructConfig) -> tuple[list[Block], list[LogEntry]]:

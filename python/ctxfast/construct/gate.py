@@ -21,7 +21,13 @@ from ctxfast.construct.schema import (
     LogEntry,
     PlanNode,
 )
-from ctxfast.construct.terms import decision_terms, mentions, short_name, terms_of
+from ctxfast.construct.terms import (
+    decision_terms,
+    mentions,
+    short_name,
+    split_identifier,
+    terms_of,
+)
 
 _TERM_SCAN_BYTES = 4096
 
@@ -201,8 +207,10 @@ def fold_residue(
     """Fold an oversized (>cap) residue into its nearest obligation bucket, without a model.
 
     Each item goes to the bucket (obligation, criterion, validation, precondition) sharing
-    the most terms with it, and is admitted only when that bucket names its entity's short
-    name, the bucket's own structural driver; otherwise it is rejected. Returns admitted ids.
+    the most terms with it, and is admitted only when that bucket's terms cover every part of
+    the item's short name (``unicode_input`` under "handles unicode input"), a looser but
+    still structural reading of the bucket's driver; otherwise it is rejected. Returns the
+    admitted ids.
     """
     buckets: list[tuple[str, str]] = [("obligation", plan.obligation)]
     buckets += [
@@ -216,12 +224,17 @@ def fold_residue(
     for item in residue:
         its = item_terms(item, config.min_term_len)
         best = max(range(len(buckets)), key=lambda i: (len(its & bucket_terms[i]), -i))
-        name, text = buckets[best]
+        name = buckets[best][0]
         ent = item.meta.entity
-        if config.fold_oversize_residue and ent and mentions(text, short_name(ent)):
+        parts = (
+            [t for t in split_identifier(short_name(ent)) if len(t) >= config.min_term_len]
+            if ent
+            else []
+        )
+        if config.fold_oversize_residue and parts and set(parts) <= bucket_terms[best]:
             admitted.append(item.id)
             log.append(
-                LogEntry("fold", item.id, "admitted", f"fold:{name} names {short_name(ent)}")
+                LogEntry("fold", item.id, "admitted", f"fold:{name} covers {short_name(ent or '')}")
             )
         else:
             why = f"fold:{name} has no driver" if config.fold_oversize_residue else "fold disabled"

@@ -43,6 +43,21 @@ def terms_of(text: str, min_len: int = 3) -> list[str]:
     return list(seen)
 
 
+def line_tokens(line: str, min_len: int = 3) -> list[str]:
+    """Every identifier part of ``line`` with repetition (the overlap-scoring unit).
+
+    ``self.default_timeout`` yields ``default`` and ``timeout``; a compound like
+    ``SessionManager`` also yields its lower-cased whole form.
+    """
+    out: list[str] = []
+    for word in _WORD.findall(line):
+        parts = split_identifier(word)
+        if len(parts) > 1:
+            parts.append(word.lower())
+        out.extend(p for p in parts if len(p) >= min_len and p not in STOPWORDS)
+    return out
+
+
 def decision_terms(texts: Iterable[str | None], min_len: int = 3) -> list[str]:
     """The union of terms of the decision's texts (obligation, criteria, target, task)."""
     seen: dict[str, None] = {}
@@ -71,4 +86,12 @@ def mentions(text: str, entity: str) -> bool:
     )
 
 
-__all__ = ["STOPWORDS", "decision_terms", "mentions", "short_name", "split_identifier", "terms_of"]
+__all__ = [
+    "STOPWORDS",
+    "decision_terms",
+    "line_tokens",
+    "mentions",
+    "short_name",
+    "split_identifier",
+    "terms_of",
+]
