@@ -18,7 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 import httpx
 
 from ctxfast.construct.schema import ConstructConfig, EvidenceItem, LogEntry, PlanNode
-from ctxfast.errors import CtxfastError
+from ctxfast.errors import CtxfastError, InvalidArgumentError
 
 RANKING_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -165,18 +165,18 @@ def rank_residue(
     if not residue:
         return RankOutcome({}, 0, ())
     if len(residue) > config.residue_cap:
-        raise ValueError("an oversize residue must be folded, never ranked")
+        raise InvalidArgumentError("an oversize residue must be folded, never ranked")
     if ranker is None:
-        log = tuple(
+        none = tuple(
             LogEntry("rank", i, "rejected", "no ranker configured (frugal window)") for i in ids
         )
-        return RankOutcome({}, 0, log)
+        return RankOutcome({}, 0, none)
     request = build_request(residue, plan, config)
     try:
         reply = ranker.rank(request)
         scores = parse_reply(reply, ids, config)
-    except (RankerError, ValueError) as exc:
-        reason = f"ranking call failed, residue rejected, no retry: {exc}"
+    except Exception as exc:  # fail-soft boundary: any failure is the frugal window
+        reason = f"ranking call failed, residue rejected, no retry: {type(exc).__name__}: {exc}"
         return RankOutcome({}, 1, tuple(LogEntry("rank", i, "rejected", reason) for i in ids))
     admitted: dict[str, float] = {}
     log: list[LogEntry] = []
