@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ctxfast.construct.pool import Pool
 from ctxfast.construct.schema import (
@@ -43,12 +44,19 @@ class GateResult:
     log: tuple[LogEntry, ...]
 
 
-def item_terms(item: EvidenceItem, min_len: int) -> set[str]:
+def item_terms(item: EvidenceItem, min_len: int) -> frozenset[str]:
     """Terms an item is about: its entity, signature and (the head of) its content."""
-    text = " ".join(
-        t for t in (item.meta.entity, item.meta.signature, item.content[:_TERM_SCAN_BYTES]) if t
+    return _item_terms(
+        item.meta.entity, item.meta.signature, item.content[:_TERM_SCAN_BYTES], min_len
     )
-    return set(terms_of(text, min_len))
+
+
+@lru_cache(maxsize=4096)
+def _item_terms(
+    entity: str | None, signature: str | None, head: str, min_len: int
+) -> frozenset[str]:
+    text = " ".join(t for t in (entity, signature, head) if t)
+    return frozenset(terms_of(text, min_len))
 
 
 def _names(entity: str, text: str) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
@@ -32,14 +33,22 @@ def split_identifier(word: str) -> list[str]:
     return parts
 
 
+@lru_cache(maxsize=1 << 16)
+def _word_terms(word: str, min_len: int) -> tuple[str, ...]:
+    """Terms of one identifier (cached: code repeats the same identifiers constantly)."""
+    out: dict[str, None] = {}
+    for t in (word.lower(), *split_identifier(word)):
+        if len(t) >= min_len and t not in STOPWORDS and not t.isdigit():
+            out.setdefault(t, None)
+    return tuple(out)
+
+
 def terms_of(text: str, min_len: int = 3) -> list[str]:
     """Ordered distinct terms of ``text`` (first occurrence order, so results are stable)."""
     seen: dict[str, None] = {}
-    for word in _WORD.findall(text):
-        candidates = [word.lower(), *split_identifier(word)]
-        for t in candidates:
-            if len(t) >= min_len and t not in STOPWORDS and not t.isdigit():
-                seen.setdefault(t, None)
+    for word in dict.fromkeys(_WORD.findall(text)):
+        for t in _word_terms(word, min_len):
+            seen.setdefault(t, None)
     return list(seen)
 
 
