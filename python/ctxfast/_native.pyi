@@ -14,6 +14,7 @@ __all__ = [
     "__version__",
     "_panic_for_test",
     "best_windows",
+    "content_identity",
     "count_tokens",
     "count_tokens_batch",
     "decode",
@@ -22,6 +23,7 @@ __all__ = [
     "index_graph",
     "lexical_language_globs",
     "lexical_search",
+    "normalise_for_identity",
     "tokenize_code",
     "truncate_to_tokens",
 ]
@@ -51,6 +53,8 @@ def best_windows(
     max_windows: int = 3,
     context: int = 3,
 ) -> list[tuple[int, int]]: ...
+def content_identity(texts: list[str]) -> list[str]: ...
+def normalise_for_identity(text: str) -> str: ...
 def _panic_for_test() -> None: ...
 def index_graph(
     root: str,

@@ -8,6 +8,7 @@ pub mod bm25;
 pub mod codetok;
 pub mod error;
 pub mod graph;
+pub mod identity;
 pub mod lexical;
 pub mod tokens;
 pub mod truncate;

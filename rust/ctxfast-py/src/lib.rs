@@ -12,6 +12,7 @@ mod bm25;
 mod errors;
 mod gil;
 mod graph;
+mod identity;
 mod lexical;
 mod tokens;
 mod window;
@@ -24,6 +25,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     graph::register(m)?;
     bm25::register(m)?;
     lexical::register(m)?;
+    identity::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

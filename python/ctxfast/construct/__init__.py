@@ -1,0 +1,43 @@
+"""Context construction (spec 08): one budgeted, edge-ordered ``DecisionContext`` per decision.
+
+Stages, one module each: ``pool`` (a), ``gate`` (b), ``ranker`` (§4, the only model call),
+``represent`` (c), ``compress`` (d), ``dedup`` (e), ``order`` (f), ``budget`` (g); ``pipeline``
+runs them in that order.
+"""
+
+from ctxfast.construct.compress import best_line_windows
+from ctxfast.construct.pipeline import construct, default_plan, stuff_everything
+from ctxfast.construct.ranker import OpenAICompatibleRanker, Ranker, RankerError, RankRequest
+from ctxfast.construct.schema import (
+    CodeCandidate,
+    ConstructConfig,
+    DecisionContext,
+    EvidenceItem,
+    ImpactEdge,
+    ImpactType,
+    Kind,
+    LogEntry,
+    PlanNode,
+    WindowEntry,
+)
+
+__all__ = [
+    "CodeCandidate",
+    "ConstructConfig",
+    "DecisionContext",
+    "EvidenceItem",
+    "ImpactEdge",
+    "ImpactType",
+    "Kind",
+    "LogEntry",
+    "OpenAICompatibleRanker",
+    "PlanNode",
+    "RankRequest",
+    "Ranker",
+    "RankerError",
+    "WindowEntry",
+    "best_line_windows",
+    "construct",
+    "default_plan",
+    "stuff_everything",
+]

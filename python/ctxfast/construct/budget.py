@@ -1,0 +1,341 @@
+"""Stage (g): token budgeting (spec 08 §3.7) — three tiers, a hard ceiling, an eviction ladder.
+
+The window is measured on its exact rendered text with ``ctxfast.tokens``. Over the ceiling,
+the ladder runs 1 → 2 → 3 and re-measures after every single change: (1) transient state —
+older outputs become pointers, the freshest failure is tail-cut to its share; (2) working set
+— supporting material goes, verbatim bodies fall back to signatures, the change target
+shrinks to its best line window; (3) stable core — supporting acceptance detail is trimmed,
+never the task or the obligation. If even that does not fit, only the stable core is emitted
+and flagged. An over-ceiling window is never returned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from ctxfast.construct.compress import Block, best_line_windows, mask_pointer
+from ctxfast.construct.order import arrange, middle_third_violations
+from ctxfast.construct.represent import Rendering, Role
+from ctxfast.construct.schema import ConstructConfig, Kind, WindowEntry
+from ctxfast.construct.terms import decision_terms
+from ctxfast.tokens import count_tokens, count_tokens_batch, truncate_to_tokens
+
+SEPARATOR = "\n\n"
+TASK_ID = "task"
+
+
+def entry_text(b: Block) -> str:
+    """The rendered text of one block: a header line naming id, kind, role and span."""
+    if b.pointer_to is not None:
+        return b.text
+    head = f"### [{b.id}] {b.item.kind.value} · {b.role.value}"
+    if b.item.meta.file:
+        span = f":{b.span[0]}-{b.span[1]}" if b.span else ""
+        head += f" · {b.item.meta.file}{span}"
+    if b.rendering is not Rendering.VERBATIM:
+        head += f" · {b.rendering.value}"
+    return f"{head}\n{b.text}"
+
+
+def task_text(task: str) -> str:
+    return f"## Task\n{task}"
+
+
+@dataclass(frozen=True)
+class BudgetResult:
+    entries: tuple[WindowEntry, ...]
+    text: str
+    token_count: int
+    log: tuple[str, ...]
+    stable_core_only: bool
+    flags: tuple[str, ...]
+
+
+class _Measure:
+    """Exact measurement with a per-entry token cache (for balancing and quick rejection)."""
+
+    def __init__(self, config: ConstructConfig, ceiling: int) -> None:
+        self.config = config
+        self.ceiling = ceiling
+        self.cache: dict[str, int] = {}
+
+    def sizes(self, texts: Sequence[str]) -> list[int]:
+        missing = [t for t in dict.fromkeys(texts) if t not in self.cache]
+        if missing:
+            for t, n in zip(
+                missing, count_tokens_batch(missing, self.config.encoding), strict=True
+            ):
+                self.cache[t] = n
+        return [self.cache[t] for t in texts]
+
+    def exact(self, text: str) -> int:
+        return count_tokens(text, self.config.encoding)
+
+
+def _layout(
+    task: str, blocks: Sequence[Block], m: _Measure, freshest: str | None
+) -> tuple[list[Block], str, list[str]]:
+    texts = [entry_text(b) for b in blocks]
+    sizes = dict(zip([b.id for b in blocks], m.sizes(texts), strict=True))
+    base = m.sizes([task_text(task)])[0]
+    ordered = arrange(blocks, sizes, base, freshest).blocks()
+    parts = [task_text(task), *(entry_text(b) for b in ordered)]
+    return ordered, SEPARATOR.join(parts), parts
+
+
+def run_budget(
+    task: str, blocks: Sequence[Block], config: ConstructConfig, ceiling: int, freshest: str | None
+) -> BudgetResult:
+    """Fit ``blocks`` under ``ceiling`` by the eviction ladder; never exceed it."""
+    m = _Measure(config, ceiling)
+    state = list(blocks)
+    log: list[str] = []
+    flags: list[str] = []
+
+    def measure() -> tuple[bool, int | None]:
+        _, text, parts = _layout(task, state, m, freshest)
+        estimate = sum(m.sizes(parts)) + len(parts)
+        if estimate - 4 * len(parts) > ceiling:
+            return False, None  # certainly over: skip the exact count
+        n = m.exact(text)
+        return n <= ceiling, n
+
+    ok, n = measure()
+    log.append(
+        f"measured {n if n is not None else '>' + str(ceiling)} tokens against ceiling {ceiling}"
+    )
+
+    def step(label: str, fn: Callable[[], bool]) -> bool:
+        """Apply one change; re-measure; True once the window fits."""
+        if not fn():
+            return False
+        fits, count = measure()
+        log.append(f"{label} → {count if count is not None else 'still over'}")
+        return fits
+
+    def set_block(i: int, **changes: object) -> None:
+        state[i] = replace(state[i], **changes)  # type: ignore[arg-type]
+
+    def index(bid: str) -> int:
+        return next(i for i, b in enumerate(state) if b.id == bid)
+
+    if not ok:
+        ok = _ladder(task, state, config, ceiling, freshest, m, step, set_block, index)
+    entries: list[WindowEntry]
+    stable_only = False
+    if ok:
+        ordered, text, _ = _layout(task, state, m, freshest)
+    else:
+        stable_only = True
+        flags.append("stable_core_only")
+        core = [b for b in state if b.role is Role.REQUIREMENT]
+        # The task goal and current obligation first; acceptance detail only if it fits.
+        plan = [b for b in core if b.item.kind is Kind.PLAN_NODE]
+        crit = [b for b in core if b.item.kind is not Kind.PLAN_NODE]
+        state[:] = plan + crit
+        fits, count = measure()
+        while not fits and len(state) > len(plan):
+            state.pop()
+            fits, count = measure()
+        log.append(f"ladder exhausted: emitting the stable core only ({count} tokens)")
+        ordered, text, _ = _layout(task, state, m, freshest)
+    n = m.exact(text)
+    if n > ceiling:
+        flags.append("core_truncated")
+        text = truncate_to_tokens(text, ceiling, encoding=config.encoding, cut="word")
+        n = m.exact(text)
+        log.append(f"stable core alone exceeds the ceiling: truncated to {n} tokens")
+    entries = [
+        WindowEntry(
+            TASK_ID,
+            "task",
+            Role.REQUIREMENT.value,
+            Rendering.VERBATIM.value,
+            "stable_core",
+            True,
+            task_text(task),
+        )
+    ]
+    entries += [
+        WindowEntry(
+            b.id,
+            b.item.kind.value,
+            b.role.value,
+            b.rendering.value,
+            b.tier,
+            b.critical,
+            entry_text(b),
+        )
+        for b in ordered
+    ]
+    spans, pos = [], 0
+    sizes = m.sizes([e.text for e in entries])
+    for e, s in zip(entries, sizes, strict=True):
+        spans.append((pos, pos + s, e.critical))
+        pos += s + 1
+    buried = middle_third_violations(spans)
+    if buried:
+        flags.append("critical_in_middle:" + ",".join(entries[i].item_id for i in buried))
+    irreducible = [b.id for b in ordered if b.irreducible]
+    if irreducible:
+        log.append("irreducible (kept, >floor): " + ", ".join(irreducible))
+    log.append(f"final {n} tokens ≤ ceiling {ceiling}")
+    return BudgetResult(tuple(entries), text, n, tuple(log), stable_only, tuple(flags))
+
+
+def _ladder(
+    task: str,
+    state: list[Block],
+    config: ConstructConfig,
+    ceiling: int,
+    freshest: str | None,
+    m: _Measure,
+    step: Callable[[str, Callable[[], bool]], bool],
+    set_block: Callable[..., None],
+    index: Callable[[str], int],
+) -> bool:
+    # ---- step 1: transient state -------------------------------------------------------
+    transient = sorted(
+        (b for b in state if b.tier == "transient" and b.id != freshest),
+        key=lambda b: (b.critical, b.item.meta.seq),
+    )
+    for b in transient:
+
+        def mask(b: Block = b) -> bool:
+            pointer = mask_pointer(b.item, config)
+            if b.pointer_to is not None or len(pointer) >= len(b.text):
+                return False  # a pointer that saves nothing is not a step
+            set_block(
+                index(b.id),
+                text=pointer,
+                fallback="",
+                rendering=Rendering.TRUNCATED,
+                critical=False,
+                irreducible=False,
+            )
+            return True
+
+        if step(f"ladder 1: masked {b.item.kind.value} {b.id} to a pointer", mask):
+            return True
+    if freshest is not None and any(b.id == freshest for b in state):
+        share = max(1, int(config.share("transient") * ceiling))
+        b = state[index(freshest)]
+        lines = b.text.splitlines()
+        if m.sizes([b.text])[0] > share and len(lines) > 1:
+
+            def tail() -> bool:
+                keep = list(lines)
+                while len(keep) > 1 and m.sizes(["\n".join(keep)])[0] > share:
+                    keep = keep[max(1, len(keep) // 4) :]
+                set_block(
+                    index(freshest),
+                    text="[… head cut]\n" + "\n".join(keep),
+                    rendering=Rendering.TRUNCATED,
+                )
+                return True
+
+            if step(f"ladder 1: cut freshest failure {freshest} to its tail", tail):
+                return True
+
+    # ---- step 2: working set by representation -----------------------------------------
+    supporting = [b for b in state if not b.critical and b.tier != "stable_core"]
+    supporting.sort(key=lambda b: (b.pointer_to is None, -b.item.meta.seq))
+    for b in supporting:
+
+        def drop(b: Block = b) -> bool:
+            state.pop(index(b.id))
+            return True
+
+        if step(f"ladder 2: omitted supporting {b.role.value} {b.id}", drop):
+            return True
+    working = [b for b in state if b.critical and b.tier == "working_set"]
+    working.sort(
+        key=lambda b: (
+            b.irreducible,
+            b.role is Role.CHANGE_TARGET,
+            b.item.kind is Kind.PATCH,
+            b.item.meta.seq,
+        )
+    )
+    terms = [b.text for b in state if b.role is Role.REQUIREMENT]
+    for b in working:
+        if b.role is Role.CHANGE_TARGET and b.rendering is Rendering.VERBATIM:
+            window = config.window_lines
+            while window >= 4:
+                lines = b.text.splitlines()
+                if len(lines) <= window:
+                    window //= 2
+                    continue
+
+                def shrink(b: Block = b, window: int = window, lines: list[str] = lines) -> bool:
+                    st, en, _ = best_line_windows(lines, decision_terms(terms), window)[0]
+                    base = b.span[0] if b.span else (b.item.meta.start_line or 1)
+                    set_block(
+                        index(b.id), text="\n".join(lines[st:en]), span=(base + st, base + en - 1)
+                    )
+                    return True
+
+                if step(f"ladder 2: change target {b.id} to its best {window}-line window", shrink):
+                    return True
+                b = state[index(b.id)]
+                window //= 2
+        cur = state[index(b.id)]
+        if cur.fallback and cur.fallback != cur.text:
+
+            def demote(b: Block = cur) -> bool:
+                set_block(
+                    index(b.id),
+                    text=b.fallback,
+                    rendering=Rendering.SIGNATURE,
+                    span=None,
+                    irreducible=False,
+                )
+                return True
+
+            if step(f"ladder 2: {cur.role.value} {cur.id} verbatim → signature", demote):
+                return True
+    for b in [b for b in state if b.tier != "stable_core" and b.id != freshest]:
+
+        def drop_ws(b: Block = b) -> bool:
+            state.pop(index(b.id))
+            return True
+
+        if step(f"ladder 2: omitted {b.role.value} {b.id}", drop_ws):
+            return True
+    if freshest is not None and any(b.id == freshest for b in state):
+
+        def drop_fresh() -> bool:
+            state.pop(index(freshest))
+            return True
+
+        if step(f"ladder 2: omitted freshest failure {freshest}", drop_fresh):
+            return True
+
+    # ---- step 3: stable core (supporting acceptance detail only) ------------------------
+    criteria = [b for b in state if b.item.kind is Kind.ACCEPTANCE_CRITERIA]
+    for b in criteria:
+        if len(b.text) > config.acceptance_trim_chars:
+
+            def trim(b: Block = b) -> bool:
+                set_block(
+                    index(b.id),
+                    text=b.text[: config.acceptance_trim_chars] + " […]",
+                    rendering=Rendering.TRUNCATED,
+                )
+                return True
+
+            if step(f"ladder 3: trimmed acceptance detail {b.id}", trim):
+                return True
+    for b in reversed(criteria[1:]):
+
+        def drop_c(b: Block = b) -> bool:
+            state.pop(index(b.id))
+            return True
+
+        if step(f"ladder 3: omitted supporting acceptance criterion {b.id}", drop_c):
+            return True
+    return False
+
+
+__all__ = ["BudgetResult", "entry_text", "run_budget", "task_text"]

@@ -1,0 +1,154 @@
+"""Stage (e): deduplication (spec 08 §3.5), before ordering and budgeting.
+
+Dedup keys on *normalised content identity* (hashed natively), definition identity and
+symbol identity — never on pool ids. Each distinct fact keeps one rendering, in its
+strongest role; every duplicate becomes a one-line pointer to the survivor. Low-scoring
+ranker admissions that no load-bearing item mentions are dropped as mid-relevance filler.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from ctxfast.construct.compress import Block
+from ctxfast.construct.represent import Role
+from ctxfast.construct.schema import CODE_KINDS, ConstructConfig, Kind, LogEntry
+from ctxfast.construct.terms import mentions
+from ctxfast.identity import content_identity, normalise_for_identity
+
+ROLE_RANK = {
+    r: i
+    for i, r in enumerate(
+        [
+            Role.CHANGE_TARGET,
+            Role.INSERTION_POINT,
+            Role.REQUIREMENT,
+            Role.CRITICAL_DEFINITION,
+            Role.LIVE_STATE,
+            Role.IMPACT_DIRECT,
+            Role.CONFIG_CONSUMER,
+            Role.RELATED_TEST,
+            Role.RELATED_SYMBOL,
+            Role.IMPACT_WIDER,
+            Role.STALE,
+        ]
+    )
+}
+_FAILURE = (Kind.ERROR, Kind.TRACEBACK, Kind.TEST_OUTPUT, Kind.TOOL_OUTPUT)
+
+
+def _pointer(dup: Block, survivor: Block, why: str) -> Block:
+    text = f"[{dup.id}: same as {survivor.id} — {why}]"
+    return replace(
+        dup,
+        text=text,
+        fallback=text,
+        critical=False,
+        irreducible=False,
+        pointer_to=survivor.id,
+        span=None,
+    )
+
+
+def _better(a: Block, b: Block) -> bool:
+    # Strongest role first; between equal roles, real code outranks a bare entity name.
+    def key(x: Block) -> tuple[int, bool, int]:
+        return (ROLE_RANK[x.role], x.item.kind not in CODE_KINDS, x.item.meta.seq)
+
+    return key(a) < key(b)
+
+
+def dedup(blocks: Sequence[Block], config: ConstructConfig) -> tuple[list[Block], list[LogEntry]]:
+    """Collapse the four duplicate classes to one rendering each; drop filler."""
+    out = list(blocks)
+    log: list[LogEntry] = []
+    idents = content_identity([b.item.content for b in out])
+
+    def collapse(groups: dict[str, list[int]], why: str) -> None:
+        for members in groups.values():
+            live = [i for i in members if out[i].pointer_to is None]
+            if len(live) < 2:
+                continue
+            best = live[0]
+            for i in live[1:]:
+                if _better(out[i], out[best]):
+                    best = i
+            surv = out[best]
+            if any(out[i].critical for i in live) and not surv.critical:
+                out[best] = surv = replace(surv, critical=True)
+            for i in live:
+                if i != best:
+                    log.append(LogEntry("dedup", out[i].id, "pointer", f"{why} → {surv.id}"))
+                    out[i] = _pointer(out[i], surv, why)
+
+    # Class 1 + 3: same definition / same symbol (via 03 and 04, or target + related role).
+    by_symbol: dict[str, list[int]] = {}
+    for i, b in enumerate(out):
+        m = b.item.meta
+        if b.item.kind in CODE_KINDS or b.item.kind is Kind.FAULT_ENTITY:
+            if m.entity:
+                key = f"sym:{m.entity}"
+            elif m.file and m.start_line:
+                key = f"span:{m.file}:{m.start_line}-{m.end_line}"
+            else:
+                continue
+            by_symbol.setdefault(key, []).append(i)
+    collapse(by_symbol, "same definition/symbol")
+
+    # Class 2 + 4 (and any other exact repeat): same normalised content.
+    by_content: dict[str, list[int]] = {}
+    for i, b in enumerate(out):
+        if b.item.content.strip():
+            by_content.setdefault(idents[i], []).append(i)
+    collapse(by_content, "same normalised content")
+
+    # Class 2: a failure line contained in another failure output (error also in test output).
+    failures = [i for i, b in enumerate(out) if b.item.kind in _FAILURE and b.pointer_to is None]
+    norm = {i: normalise_for_identity(out[i].item.content) for i in failures}
+    for i in failures:
+        if out[i].pointer_to is not None or not norm[i]:
+            continue
+        hosts = [
+            j
+            for j in failures
+            if j != i
+            and out[j].pointer_to is None
+            and len(norm[j]) > len(norm[i])
+            and norm[i] in norm[j]
+        ]
+        if hosts:
+            host = max(hosts, key=lambda j: out[j].item.meta.seq)
+            if out[i].critical and not out[host].critical:
+                out[host] = replace(out[host], critical=True)
+            log.append(
+                LogEntry(
+                    "dedup", out[i].id, "pointer", f"same failure reported twice → {out[host].id}"
+                )
+            )
+            out[i] = _pointer(out[i], out[host], "same failure reported twice")
+
+    if config.drop_filler:
+        critical_text = "\n".join(b.text for b in out if b.critical)
+        kept: list[Block] = []
+        for b in out:
+            filler = (
+                b.pointer_to is None
+                and b.driver.startswith("rank:")
+                and b.score is not None
+                and b.score < config.filler_score_below
+                and not (b.item.meta.entity and mentions(critical_text, b.item.meta.entity))
+            )
+            if filler:
+                log.append(
+                    LogEntry(
+                        "dedup", b.id, "dropped", f"mid-relevance filler (score {b.score:.2f})"
+                    )
+                )
+            else:
+                kept.append(b)
+        out = kept
+    return out, log
+
+
+__all__ = ["ROLE_RANK", "dedup"]

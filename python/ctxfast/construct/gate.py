@@ -1,0 +1,253 @@
+"""Stage (b): the hard relevance gate (spec 08 §3.2).
+
+Admission is structural and has exactly two drivers: the item is required by the current
+obligation (07), or it is a direct consequence of the change in the impact DAG (06).
+"Semantically similar" never admits here: an unlinked item that shares decision terms is
+*residue* (for the single ranking call, §4), anything else is rejected. No model runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ctxfast.construct.pool import Pool
+from ctxfast.construct.schema import (
+    CODE_KINDS,
+    LIVE_OUTPUT_KINDS,
+    ConstructConfig,
+    EvidenceItem,
+    Kind,
+    LogEntry,
+    PlanNode,
+)
+from ctxfast.construct.terms import (
+    decision_terms,
+    mentions,
+    short_name,
+    split_identifier,
+    terms_of,
+)
+
+_TERM_SCAN_BYTES = 4096
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """Admitted ids (pool order) with their drivers, the residual set and the log."""
+
+    admitted: tuple[str, ...]
+    drivers: dict[str, str]
+    residue: tuple[str, ...]
+    rejected: tuple[str, ...]
+    log: tuple[LogEntry, ...]
+
+
+def item_terms(item: EvidenceItem, min_len: int) -> frozenset[str]:
+    """Terms an item is about: its entity, signature and (the head of) its content."""
+    return _item_terms(
+        item.meta.entity, item.meta.signature, item.content[:_TERM_SCAN_BYTES], min_len
+    )
+
+
+@lru_cache(maxsize=4096)
+def _item_terms(
+    entity: str | None, signature: str | None, head: str, min_len: int
+) -> frozenset[str]:
+    text = " ".join(t for t in (entity, signature, head) if t)
+    return frozenset(terms_of(text, min_len))
+
+
+def _names(entity: str, text: str) -> bool:
+    """Whether ``text`` names ``entity``: its qualname, or its short name when distinctive."""
+    if entity in text:
+        return True
+    name = short_name(entity)
+    return len(name) >= 4 and mentions(text, name)
+
+
+def _target_span(pool: Pool) -> tuple[str, int] | None:
+    for it in pool.items:
+        if it.kind in CODE_KINDS and it.meta.entity in pool.change_set and it.meta.file:
+            return it.meta.file, it.meta.start_line or 1
+    return None
+
+
+def _freshest(pool: Pool) -> set[str]:
+    last: dict[Kind, EvidenceItem] = {}
+    for it in pool.items:
+        if it.kind in LIVE_OUTPUT_KINDS:
+            cur = last.get(it.kind)
+            if cur is None or it.meta.seq > cur.meta.seq:
+                last[it.kind] = it
+    return {it.id for it in last.values()}
+
+
+def _driver(
+    item: EvidenceItem,
+    plan: PlanNode,
+    pool: Pool,
+    config: ConstructConfig,
+    freshest: set[str],
+    target: tuple[str, int] | None,
+) -> str | None:
+    changes = pool.change_set
+    if item.kind is Kind.PLAN_NODE:
+        return "obligation:plan_node"
+    if item.kind is Kind.ACCEPTANCE_CRITERIA:
+        return "obligation:acceptance_criterion"
+    if item.kind is Kind.PATCH:
+        return "obligation:current_change"
+    if item.meta.transitive_digest:
+        return "impact:transitive_digest"
+    if item.meta.edge_type is not None:
+        return f"impact:{item.meta.edge_type}" if item.meta.edge_head in changes else None
+    ent = item.meta.entity
+    if ent:
+        if ent in changes:
+            return "obligation:change_target"
+        if any(_names(ent, v) for v in plan.required_validation):
+            return "obligation:validation_target"
+        if _names(ent, plan.obligation) or any(_names(ent, p) for p in plan.preconditions):
+            return "obligation:dependency"
+        if any(_names(ent, c) for c in plan.acceptance_criteria):
+            return "obligation:acceptance_predicate"
+    if item.kind in CODE_KINDS:
+        if ent:
+            # Tails of direct impact edges: the consumer code of the change.
+            for other in pool.items:
+                if other.meta.edge_head in changes and other.meta.entity == ent:
+                    return f"impact:{other.meta.edge_type}"
+        if target is not None and item.meta.file == target[0] and item.meta.end_line:
+            gap = target[1] - item.meta.end_line
+            if 1 <= gap <= config.insertion_gap_lines + 1:
+                return "obligation:insertion_point"
+    if item.kind in LIVE_OUTPUT_KINDS:
+        if item.kind in (Kind.ERROR, Kind.TRACEBACK):
+            return "obligation:current_error"
+        if item.id in freshest:
+            return "obligation:latest_live_state"
+        text = item.content
+        if any(_names(c, text) for c in changes) or any(
+            _names(v, text) for v in plan.required_validation
+        ):
+            return "obligation:failing_state"
+    return None
+
+
+def run_gate(
+    pool: Pool, plan: PlanNode, config: ConstructConfig, extra_terms: Sequence[str] = ()
+) -> GateResult:
+    """Admit by obligation or direct impact, emit the residue, cap the admitted set at 64."""
+    terms = set(
+        decision_terms(
+            [
+                plan.obligation,
+                plan.target_entity,
+                *plan.preconditions,
+                *plan.required_validation,
+                *plan.acceptance_criteria,
+                *pool.change_set,
+                *extra_terms,
+            ],
+            config.min_term_len,
+        )
+    )
+    freshest = _freshest(pool)
+    target = _target_span(pool)
+    admitted: list[EvidenceItem] = []
+    drivers: dict[str, str] = {}
+    residue: list[str] = []
+    rejected: list[str] = []
+    log: list[LogEntry] = []
+    for item in pool.items:
+        drv = _driver(item, plan, pool, config, freshest, target)
+        if drv is not None:
+            admitted.append(item)
+            drivers[item.id] = drv
+            continue
+        if item.meta.edge_type is not None:
+            rejected.append(item.id)
+            log.append(
+                LogEntry(
+                    "gate", item.id, "rejected", "transitive impact edge (counted in the digest)"
+                )
+            )
+            continue
+        shared = len(item_terms(item, config.min_term_len) & terms)
+        if shared >= config.residue_min_shared_terms:
+            residue.append(item.id)
+            log.append(
+                LogEntry("gate", item.id, "residue", f"no driver; shares {shared} decision terms")
+            )
+        else:
+            rejected.append(item.id)
+            log.append(
+                LogEntry("gate", item.id, "rejected", f"no driver; shares {shared} decision terms")
+            )
+
+    rank = {s: i for i, s in enumerate(config.source_priority)}
+    order = sorted(admitted, key=lambda it: (rank[it.source], it.meta.seq))
+    keep = {it.id for it in order[: config.admitted_cap]}
+    final: list[str] = []
+    for it in admitted:
+        if it.id in keep:
+            final.append(it.id)
+            log.append(LogEntry("gate", it.id, "admitted", drivers[it.id]))
+        else:
+            rejected.append(it.id)
+            log.append(
+                LogEntry(
+                    "gate",
+                    it.id,
+                    "rejected",
+                    f"admitted cap {config.admitted_cap} by source priority",
+                )
+            )
+            drivers.pop(it.id)
+    return GateResult(tuple(final), drivers, tuple(residue), tuple(rejected), tuple(log))
+
+
+def fold_residue(
+    residue: Sequence[EvidenceItem], plan: PlanNode, config: ConstructConfig
+) -> tuple[list[str], list[LogEntry]]:
+    """Fold an oversized (>cap) residue into its nearest obligation bucket, without a model.
+
+    Each item goes to the bucket (obligation, criterion, validation, precondition) sharing
+    the most terms with it, and is admitted only when that bucket's terms cover every part of
+    the item's short name (``unicode_input`` under "handles unicode input"), a looser but
+    still structural reading of the bucket's driver; otherwise it is rejected. Returns the
+    admitted ids.
+    """
+    buckets: list[tuple[str, str]] = [("obligation", plan.obligation)]
+    buckets += [
+        (f"acceptance_criterion_{i + 1}", c) for i, c in enumerate(plan.acceptance_criteria)
+    ]
+    buckets += [(f"validation_{i + 1}", v) for i, v in enumerate(plan.required_validation)]
+    buckets += [(f"precondition_{i + 1}", p) for i, p in enumerate(plan.preconditions)]
+    bucket_terms = [set(terms_of(text, config.min_term_len)) for _, text in buckets]
+    admitted: list[str] = []
+    log: list[LogEntry] = []
+    for item in residue:
+        its = item_terms(item, config.min_term_len)
+        best = max(range(len(buckets)), key=lambda i: (len(its & bucket_terms[i]), -i))
+        name = buckets[best][0]
+        ent = item.meta.entity
+        parts = (
+            [t for t in split_identifier(short_name(ent)) if len(t) >= config.min_term_len]
+            if ent
+            else []
+        )
+        if config.fold_oversize_residue and parts and set(parts) <= bucket_terms[best]:
+            admitted.append(item.id)
+            log.append(
+                LogEntry("fold", item.id, "admitted", f"fold:{name} covers {short_name(ent or '')}")
+            )
+        else:
+            why = f"fold:{name} has no driver" if config.fold_oversize_residue else "fold disabled"
+            log.append(LogEntry("fold", item.id, "rejected", f"oversize residue; {why}"))
+    return admitted, log
+
+
+__all__ = ["GateResult", "fold_residue", "item_terms", "run_gate"]

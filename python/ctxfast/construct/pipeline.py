@@ -1,0 +1,212 @@
+"""The construction pipeline: a → b → (§4) → c → d → e → f → g → one ``DecisionContext``.
+
+Everything is deterministic except the single optional ranking call, which fires only on a
+non-empty residue of at most ``residue_cap`` items with a ranker configured. Every admission,
+rejection and representation decision lands in ``admission_log`` with its driver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ctxfast.construct.budget import run_budget
+from ctxfast.construct.compress import compress
+from ctxfast.construct.dedup import dedup
+from ctxfast.construct.gate import fold_residue, run_gate
+from ctxfast.construct.pool import PoolInputs, build_pool
+from ctxfast.construct.ranker import Ranker, rank_residue
+from ctxfast.construct.represent import represent
+from ctxfast.construct.schema import (
+    CodeCandidate,
+    ConstructConfig,
+    DecisionContext,
+    EvidenceItem,
+    ImpactEdge,
+    Kind,
+    LogEntry,
+    PlanNode,
+)
+from ctxfast.construct.terms import decision_terms
+from ctxfast.errors import InvalidArgumentError
+
+
+def default_plan(
+    task: str, candidates: Sequence[CodeCandidate], localization: Sequence[str]
+) -> PlanNode:
+    """The working default when no planner ran: target the first localized entity (else the
+    top-scored candidate definition); the obligation and acceptance criterion are the task."""
+    target = localization[0] if localization else None
+    if target is None:
+        named = [c for c in candidates if c.qualname]
+        if named:
+            target = max(named, key=lambda c: c.score).qualname
+    return PlanNode(
+        node_id="default", obligation=task, target_entity=target, acceptance_criteria=(task,)
+    )
+
+
+def _freshest_failure(items: Sequence[EvidenceItem], admitted: set[str]) -> str | None:
+    """The freshest failing output: the last test output, else traceback, else error."""
+    for kind in (Kind.TEST_OUTPUT, Kind.TRACEBACK, Kind.ERROR, Kind.TOOL_OUTPUT):
+        cands = [it for it in items if it.kind is kind and it.id in admitted]
+        if cands:
+            return max(cands, key=lambda it: it.meta.seq).id
+    return None
+
+
+def construct(
+    task: str,
+    *,
+    candidates: Sequence[CodeCandidate] = (),
+    plan: PlanNode | None = None,
+    impact: Sequence[ImpactEdge] = (),
+    localization: Sequence[str] = (),
+    patch: str | None = None,
+    errors: Sequence[str] = (),
+    tracebacks: Sequence[str] = (),
+    tool_outputs: Sequence[str] = (),
+    test_outputs: Sequence[str] = (),
+    ceiling: int | None = None,
+    ranker: Ranker | None = None,
+    config: ConstructConfig | None = None,
+) -> DecisionContext:
+    """Build the single observation for one decision; ``token_count <= ceiling`` always."""
+    config = config or ConstructConfig()
+    ceiling = config.ceiling if ceiling is None else ceiling
+    if ceiling < 0:
+        raise InvalidArgumentError(f"ceiling must be non-negative, got {ceiling}")
+    if not isinstance(task, str):
+        raise InvalidArgumentError("task must be a string")
+    log: list[LogEntry] = []
+    if plan is None:
+        plan = default_plan(task, candidates, localization)
+        log.append(
+            LogEntry(
+                "defaults",
+                plan.node_id,
+                "default_plan",
+                f"target={plan.target_entity}; acceptance = task text",
+            )
+        )
+
+    inputs = PoolInputs(
+        task=task,
+        plan=plan,
+        candidates=tuple(candidates),
+        impact=tuple(impact),
+        localization=tuple(localization),
+        patch=patch,
+        errors=tuple(errors),
+        tracebacks=tuple(tracebacks),
+        tool_outputs=tuple(tool_outputs),
+        test_outputs=tuple(test_outputs),
+    )
+    pool = build_pool(inputs, config)  # (a)
+    log.extend(pool.log)
+    gate = run_gate(pool, plan, config, extra_terms=[task])  # (b)
+    log.extend(gate.log)
+    by_id = pool.by_id()
+    drivers = dict(gate.drivers)
+    admitted_ids = list(gate.admitted)
+    residue = [by_id[i] for i in gate.residue]
+    scores: dict[str, float] = {}
+    calls = 0
+    if len(residue) > config.residue_cap:  # §4 caps: folded or rejected, never ranked
+        folded, flog = fold_residue(residue, plan, config)
+        log.extend(flog)
+        for i in folded:
+            drivers[i] = "fold:obligation_bucket"
+        admitted_ids += folded
+    elif residue:
+        outcome = rank_residue(residue, plan, ranker, config)  # the one L entry
+        calls = outcome.calls
+        log.extend(outcome.log)
+        for i, s in outcome.admitted.items():
+            drivers[i] = "rank:score"
+            scores[i] = s
+        admitted_ids += list(outcome.admitted)
+    room = max(0, config.admitted_cap - len(gate.admitted))
+    extra = admitted_ids[len(gate.admitted) :]
+    for i in extra[room:]:
+        log.append(LogEntry("gate", i, "rejected", f"admitted cap {config.admitted_cap}"))
+        drivers.pop(i, None)
+    keep = set(admitted_ids[: len(gate.admitted) + room])
+    admitted = [it for it in pool.items if it.id in keep]  # pool order, stable
+
+    assigned, rlog = represent(admitted, drivers, plan, config, scores)  # (c)
+    log.extend(rlog)
+    terms = decision_terms(
+        [
+            plan.obligation,
+            plan.target_entity,
+            *plan.acceptance_criteria,
+            *plan.required_validation,
+            task,
+        ],
+        config.min_term_len,
+    )
+    freshest = _freshest_failure(admitted, keep)
+    blocks, clog = compress(assigned, plan, terms, config, freshest)  # (d)
+    log.extend(clog)
+    blocks, dlog = dedup(blocks, config)  # (e)
+    log.extend(dlog)
+    if freshest is not None and not any(b.id == freshest and b.pointer_to is None for b in blocks):
+        freshest = None
+    result = run_budget(task, blocks, config, ceiling, freshest)  # (f) + (g)
+    placed = {e.item_id for e in result.entries}
+    for b in blocks:
+        if b.id not in placed:
+            log.append(LogEntry("budget", b.id, "evicted", "eviction ladder"))
+    return DecisionContext(
+        task=task,
+        acceptance_criteria=tuple(plan.acceptance_criteria),
+        current_obligation=plan.obligation,
+        window=result.entries,
+        text=result.text,
+        token_count=result.token_count,
+        ceiling=ceiling,
+        budget_log=result.log,
+        admission_log=tuple(log),
+        stable_core_only=result.stable_core_only,
+        model_calls=calls,
+        flags=result.flags,
+    )
+
+
+def stuff_everything(
+    task: str,
+    *,
+    candidates: Sequence[CodeCandidate] = (),
+    plan: PlanNode | None = None,
+    impact: Sequence[ImpactEdge] = (),
+    localization: Sequence[str] = (),
+    patch: str | None = None,
+    errors: Sequence[str] = (),
+    tracebacks: Sequence[str] = (),
+    tool_outputs: Sequence[str] = (),
+    test_outputs: Sequence[str] = (),
+    ceiling: int | None = None,
+    config: ConstructConfig | None = None,
+) -> tuple[str, int]:
+    """The spec §7 baseline: the whole candidate pool concatenated, cut at the window.
+
+    No gate, representation, dedup or ordering — what a harness without a constructor sends.
+    Returns ``(text, token_count)``.
+    """
+    from ctxfast.tokens import count_tokens, truncate_to_tokens
+
+    config = config or ConstructConfig()
+    ceiling = config.ceiling if ceiling is None else ceiling
+    plan = plan or default_plan(task, candidates, localization)
+    parts = [task, plan.obligation, *plan.acceptance_criteria]
+    parts += [f"{e.tail} --{e.type.value}--> {e.head}" for e in impact]
+    parts += list(localization)
+    parts += [f"# {c.file}:{c.start_line}-{c.end_line}\n{c.text}" for c in candidates]
+    if patch:
+        parts.append(patch)
+    parts += [*errors, *tracebacks, *tool_outputs, *test_outputs]
+    text = truncate_to_tokens("\n\n".join(parts), ceiling, encoding=config.encoding, cut="line")
+    return text, count_tokens(text, config.encoding)
+
+
+__all__ = ["construct", "default_plan", "stuff_everything"]

@@ -1,0 +1,252 @@
+"""Stage (a): evidence-pool assembly (spec 08 §3.1).
+
+Collects everything the earlier components and the live execution state produced into one
+uniform, addressable pool. This stage *selects nothing*: every item enters (or, past the
+256-item cap, is queued out by source priority and logged). Ids are content hashes of
+``kind + content + provenance`` so an identical input yields identical ids in every process,
+which keeps the rendered window byte-stable for KV-cache reuse.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from ctxfast.construct.schema import (
+    CodeCandidate,
+    ConstructConfig,
+    EvidenceItem,
+    ImpactEdge,
+    ImpactType,
+    ItemMeta,
+    Kind,
+    LogEntry,
+    PlanNode,
+)
+from ctxfast.errors import InvalidArgumentError
+
+_EDGE_KIND = {
+    ImpactType.CALLED_BY: Kind.GRAPH_EDGE,
+    ImpactType.CONFIG_CONSUMER: Kind.CONFIG,
+    ImpactType.SCHEMA_CONSUMER: Kind.CONFIG,
+    ImpactType.PRESERVE_OBLIGATION: Kind.DOWNSTREAM_OBLIGATION,
+}
+
+
+@dataclass(frozen=True)
+class PoolInputs:
+    """Everything one decision may draw on: outputs of 03–07 plus the live execution state.
+
+    Live sequences are chronological (last = freshest).
+    """
+
+    task: str
+    plan: PlanNode
+    candidates: Sequence[CodeCandidate] = ()
+    impact: Sequence[ImpactEdge] = ()
+    localization: Sequence[str] = ()
+    patch: str | None = None
+    errors: Sequence[str] = ()
+    tracebacks: Sequence[str] = ()
+    tool_outputs: Sequence[str] = ()
+    test_outputs: Sequence[str] = ()
+
+
+@dataclass(frozen=True)
+class Pool:
+    """The uniform pool: items by id in collection order, plus what the caps did."""
+
+    items: tuple[EvidenceItem, ...]
+    change_set: tuple[str, ...]
+    log: tuple[LogEntry, ...] = ()
+    queued: tuple[EvidenceItem, ...] = field(default=())
+
+    def by_id(self) -> dict[str, EvidenceItem]:
+        return {it.id: it for it in self.items}
+
+
+def change_set(plan: PlanNode, localization: Sequence[str]) -> tuple[str, ...]:
+    """Entities the current change edits: the plan's target plus the localized entities."""
+    out: dict[str, None] = {}
+    if plan.target_entity:
+        out[plan.target_entity] = None
+    for ent in localization:
+        if ent:
+            out[ent] = None
+    return tuple(out)
+
+
+def _cap_bytes(text: str, cap: int) -> tuple[str, bool]:
+    raw = text.encode("utf-8")
+    if len(raw) <= cap:
+        return text, False
+    return raw[:cap].decode("utf-8", "ignore"), True
+
+
+def _item_id(kind: Kind, content: str, provenance: str) -> str:
+    h = hashlib.sha256(f"{kind.value}\0{content}\0{provenance}".encode()).hexdigest()
+    return "E" + h[:10]
+
+
+def _is_test_name(entity: str) -> bool:
+    low = entity.lower()
+    return "test" in low.split(".")[-1] or "/tests/" in low or low.startswith("tests.")
+
+
+def wider_impact_digest(edges: Sequence[ImpactEdge], changes: Sequence[str]) -> str | None:
+    """The fixed one-line §3.3 digest of the transitive (non-direct) impact DAG, or None."""
+    direct = set(changes)
+    wider = [e for e in edges if e.head not in direct]
+    if not wider:
+        return None
+    callers = sum(1 for e in wider if e.type is ImpactType.CALLED_BY)
+    consumers = sum(
+        1 for e in wider if e.type in (ImpactType.CONFIG_CONSUMER, ImpactType.SCHEMA_CONSUMER)
+    )
+    tails = sorted({e.tail for e in wider})
+    tests = sum(1 for t in tails if _is_test_name(t))
+    return (
+        f"{callers} callers, {consumers} config/schema consumers, "
+        f"{len(tails)} indirect dependents, {tests} tests — "
+        "no direct evidence requires source expansion yet"
+    )
+
+
+def build_pool(inputs: PoolInputs, config: ConstructConfig) -> Pool:
+    """Collect, normalise and index every candidate; enforce the §3.1 caps.
+
+    Raises :class:`InvalidArgumentError` on a malformed candidate (bad origin or span).
+    """
+    raw: list[tuple[str, Kind, str, str, ItemMeta]] = []
+    plan = inputs.plan
+    changes = change_set(plan, inputs.localization)
+
+    def add(source: str, kind: Kind, content: str, prov: str, meta: ItemMeta) -> None:
+        raw.append((source, kind, content, prov, replace(meta, seq=len(raw))))
+
+    plan_lines = [f"obligation: {plan.obligation}"]
+    if plan.target_entity:
+        plan_lines.append(f"target: {plan.target_entity}")
+    plan_lines += [f"precondition: {p}" for p in plan.preconditions]
+    plan_lines += [f"required validation: {v}" for v in plan.required_validation]
+    add(
+        "07",
+        Kind.PLAN_NODE,
+        "\n".join(plan_lines),
+        f"07: plan node {plan.node_id}",
+        ItemMeta(entity=plan.target_entity),
+    )
+    for i, crit in enumerate(plan.acceptance_criteria):
+        add(
+            "07",
+            Kind.ACCEPTANCE_CRITERIA,
+            crit,
+            f"07: acceptance criterion {i + 1} of plan node {plan.node_id}",
+            ItemMeta(),
+        )
+
+    for e in inputs.impact:
+        add(
+            "06",
+            _EDGE_KIND[e.type],
+            f"{e.tail} --{e.type.value}--> {e.head}",
+            f"06: impact edge {e.type.value} of {e.head}",
+            ItemMeta(entity=e.tail, edge_type=e.type.value, edge_head=e.head),
+        )
+    digest = wider_impact_digest(inputs.impact, changes)
+    if digest is not None:
+        add(
+            "06",
+            Kind.GRAPH_EDGE,
+            digest,
+            "06: transitive impact DAG digest",
+            ItemMeta(transitive_digest=True),
+        )
+
+    for ent in inputs.localization:
+        add("05", Kind.FAULT_ENTITY, ent, "05: localized fault entity", ItemMeta(entity=ent))
+
+    for c in inputs.candidates:
+        if c.origin not in ("03", "04"):
+            raise InvalidArgumentError(f"candidate origin must be '03' or '04', got {c.origin!r}")
+        if c.start_line < 1 or c.end_line < c.start_line:
+            raise InvalidArgumentError(
+                f"candidate {c.qualname or c.file} has an invalid span {c.start_line}-{c.end_line}"
+            )
+        if c.origin == "04":
+            kind = Kind.RETRIEVED_HIT
+        else:
+            kind = Kind.SOURCE_CODE if c.text.strip() else Kind.SYMBOL
+        add(
+            c.origin,
+            kind,
+            c.text,
+            c.provenance,
+            ItemMeta(
+                entity=c.qualname,
+                file=c.file,
+                start_line=c.start_line,
+                end_line=c.end_line,
+                signature=c.signature,
+                score=c.score,
+            ),
+        )
+
+    if inputs.patch:
+        add("patch", Kind.PATCH, inputs.patch, "patch: current working diff", ItemMeta())
+    for kind, seq in (
+        (Kind.ERROR, inputs.errors),
+        (Kind.TRACEBACK, inputs.tracebacks),
+        (Kind.TOOL_OUTPUT, inputs.tool_outputs),
+        (Kind.TEST_OUTPUT, inputs.test_outputs),
+    ):
+        n = len(seq)
+        for i, text in enumerate(seq):
+            add("live", kind, text, f"live: {kind.value} {i + 1} of {n}", ItemMeta())
+
+    items: list[EvidenceItem] = []
+    log: list[LogEntry] = []
+    seen_ids: dict[str, int] = {}
+    for source, kind, content, prov, meta in raw:
+        content, cut = _cap_bytes(content, config.content_cap_bytes)
+        prov = prov[: config.provenance_cap_chars]
+        base = _item_id(kind, content, prov)
+        n = seen_ids.get(base, 0) + 1
+        seen_ids[base] = n
+        item_id = base if n == 1 else f"{base}-{n}"
+        if cut:
+            meta = replace(meta, truncated=True)
+            log.append(
+                LogEntry(
+                    "pool",
+                    item_id,
+                    "content_capped",
+                    f"content over {config.content_cap_bytes} bytes",
+                )
+            )
+        items.append(EvidenceItem(item_id, source, kind, content, prov, meta))
+
+    rank = {s: i for i, s in enumerate(config.source_priority)}
+    # Queue order: source priority; live outputs freshest first so the cap never drops the
+    # current failure in favour of an older one.
+    queue = sorted(
+        items,
+        key=lambda it: (rank[it.source], -it.meta.seq if it.source == "live" else it.meta.seq),
+    )
+    keep = {it.id for it in queue[: config.pool_cap]}
+    kept = tuple(it for it in items if it.id in keep)
+    queued = tuple(it for it in queue[config.pool_cap :])
+    for it in queued:
+        log.append(
+            LogEntry(
+                "pool",
+                it.id,
+                "queued_over_cap",
+                f"pool cap {config.pool_cap} by source priority ({it.source})",
+            )
+        )
+    return Pool(items=kept, change_set=changes, log=tuple(log), queued=queued)
+
+
+__all__ = ["Pool", "PoolInputs", "build_pool", "change_set", "wider_impact_digest"]

@@ -1,0 +1,284 @@
+"""§4: the single LLM step, relevance ranking of the gate's unresolved residue.
+
+The harness, not the model, decides: the prompt carries the obligation, the decision
+question and residue *signatures* (never bodies); the reply is validated strictly against
+the ranking schema; a score ≥ threshold admits. Anything malformed, out of range, oversize
+or late rejects the whole residue, and there is never a second call (spec §8 invariant 3).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import httpx
+
+from ctxfast.construct.schema import ConstructConfig, EvidenceItem, LogEntry, PlanNode
+from ctxfast.errors import CtxfastError, InvalidArgumentError
+
+RANKING_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["rankings"],
+    "properties": {
+        "rankings": {
+            "type": "array",
+            "maxItems": 32,
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["candidate_id", "relevance_score"],
+                "properties": {
+                    "candidate_id": {"type": "string"},
+                    "relevance_score": {"type": "number", "minimum": 0, "maximum": 1},
+                },
+            },
+        }
+    },
+}
+
+SYSTEM_PROMPT = (
+    "You rank candidate context for one coding decision. For each candidate id, give a "
+    "relevance_score in [0,1] for how much the decision needs it. Reply with JSON only, "
+    'exactly {"rankings": [{"candidate_id": str, "relevance_score": number}]}.'
+)
+
+
+class RankerError(CtxfastError):
+    """The ranking call failed (transport, status, timeout or an oversize response)."""
+
+
+@dataclass(frozen=True)
+class RankRequest:
+    """The deterministic prompt of the one call, with the parameters it must be sent with."""
+
+    messages: tuple[dict[str, str], ...]
+    candidate_ids: tuple[str, ...]
+    temperature: float
+    max_completion_tokens: int
+    schema: dict[str, Any]
+
+
+@runtime_checkable
+class Ranker(Protocol):
+    """Anything that performs the one ranking call and returns the model's raw reply text."""
+
+    def rank(self, request: RankRequest) -> str: ...
+
+
+@dataclass(frozen=True)
+class RankOutcome:
+    """What the ranking step decided: admitted ids with scores, calls made (0 or 1), log."""
+
+    admitted: dict[str, float]
+    calls: int
+    log: tuple[LogEntry, ...]
+
+
+def residue_signature(item: EvidenceItem, max_chars: int) -> str:
+    """The signature line the model sees for a residue item (never its body)."""
+    if item.meta.signature:
+        sig = item.meta.signature
+    else:
+        first = next((ln.strip() for ln in item.content.splitlines() if ln.strip()), "")
+        sig = first
+    if item.meta.entity and item.meta.entity not in sig:
+        sig = f"{item.meta.entity}: {sig}"
+    sig = " ".join(sig.split())
+    return sig[:max_chars]
+
+
+def build_request(
+    residue: Sequence[EvidenceItem], plan: PlanNode, config: ConstructConfig
+) -> RankRequest:
+    """Assemble the prompt in the spec's exact order: obligation, question, residue."""
+    obligation = plan.obligation
+    if plan.acceptance_criteria:
+        obligation += "\nAcceptance criteria:\n" + "\n".join(
+            f"- {c}" for c in plan.acceptance_criteria
+        )
+    records = [
+        {
+            "id": it.id,
+            "kind": it.kind.value,
+            "signature": residue_signature(it, config.residue_signature_chars),
+        }
+        for it in residue
+    ]
+    user = (
+        f"current_obligation:\n{obligation}\n\n"
+        f"decision_question:\n{plan.question()}\n\n"
+        f"residue:\n{json.dumps(records, ensure_ascii=False, sort_keys=True)}"
+    )
+    schema = json.loads(json.dumps(RANKING_SCHEMA))
+    schema["properties"]["rankings"]["maxItems"] = config.residue_cap
+    return RankRequest(
+        messages=({"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}),
+        candidate_ids=tuple(it.id for it in residue),
+        temperature=config.temperature,
+        max_completion_tokens=config.max_completion_tokens,
+        schema=schema,
+    )
+
+
+def parse_reply(
+    reply: str, candidate_ids: Sequence[str], config: ConstructConfig
+) -> dict[str, float]:
+    """Strictly validate a reply; raises ``ValueError`` describing the first violation."""
+    if len(reply.encode("utf-8")) > config.ranker_max_response_bytes:
+        raise ValueError("reply exceeds the response size cap")
+    data = json.loads(reply)
+    if not isinstance(data, dict) or set(data) != {"rankings"}:
+        raise ValueError("reply must be an object with exactly the key 'rankings'")
+    rankings = data["rankings"]
+    if not isinstance(rankings, list):
+        raise ValueError("'rankings' must be an array")
+    if len(rankings) > config.residue_cap:
+        raise ValueError(f"{len(rankings)} records exceed the residue cap {config.residue_cap}")
+    allowed = set(candidate_ids)
+    scores: dict[str, float] = {}
+    for rec in rankings:
+        if not isinstance(rec, dict) or set(rec) != {"candidate_id", "relevance_score"}:
+            raise ValueError("each record must hold exactly candidate_id and relevance_score")
+        cid, score = rec["candidate_id"], rec["relevance_score"]
+        if not isinstance(cid, str) or cid not in allowed:
+            raise ValueError(f"candidate_id {cid!r} is not a residual candidate")
+        if cid in scores:
+            raise ValueError(f"candidate_id {cid!r} ranked twice")
+        if isinstance(score, bool) or not isinstance(score, int | float):
+            raise ValueError(f"relevance_score of {cid} is not a number")
+        if not 0.0 <= float(score) <= 1.0:
+            raise ValueError(f"relevance_score {score} of {cid} is outside [0, 1]")
+        scores[cid] = float(score)
+    return scores
+
+
+def rank_residue(
+    residue: Sequence[EvidenceItem], plan: PlanNode, ranker: Ranker | None, config: ConstructConfig
+) -> RankOutcome:
+    """Run the §4 step: fire only on a non-empty residue ≤ cap with a ranker, call once."""
+    ids = [it.id for it in residue]
+    if not residue:
+        return RankOutcome({}, 0, ())
+    if len(residue) > config.residue_cap:
+        raise InvalidArgumentError("an oversize residue must be folded, never ranked")
+    if ranker is None:
+        none = tuple(
+            LogEntry("rank", i, "rejected", "no ranker configured (frugal window)") for i in ids
+        )
+        return RankOutcome({}, 0, none)
+    request = build_request(residue, plan, config)
+    try:
+        reply = ranker.rank(request)
+        scores = parse_reply(reply, ids, config)
+    except Exception as exc:  # fail-soft boundary: any failure is the frugal window
+        reason = f"ranking call failed, residue rejected, no retry: {type(exc).__name__}: {exc}"
+        return RankOutcome({}, 1, tuple(LogEntry("rank", i, "rejected", reason) for i in ids))
+    admitted: dict[str, float] = {}
+    log: list[LogEntry] = []
+    for i in ids:
+        s = scores.get(i)
+        if s is not None and s >= config.score_threshold:
+            admitted[i] = s
+            log.append(LogEntry("rank", i, "admitted", f"ranker score {s:.3f}"))
+        else:
+            shown = "unranked" if s is None else f"{s:.3f}"
+            log.append(
+                LogEntry("rank", i, "rejected", f"ranker score {shown} < {config.score_threshold}")
+            )
+    return RankOutcome(admitted, 1, tuple(log))
+
+
+class OpenAICompatibleRanker:
+    """A :class:`Ranker` over any OpenAI-compatible ``/chat/completions`` endpoint.
+
+    Sends JSON-schema ``response_format``, ``temperature`` and ``max_completion_tokens`` from
+    the request; reads at most ``max_response_bytes`` of the HTTP body (an endless or huge
+    reply cannot exhaust memory); never retries. The API key is read from the environment
+    variable ``api_key_env`` at call time, so it is never stored on the object.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key_env: str | None = "OPENAI_API_KEY",
+        *,
+        timeout_s: float = 30.0,
+        max_response_bytes: int = 64 * 1024,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.api_key_env = api_key_env
+        self.timeout_s = timeout_s
+        self.max_response_bytes = max_response_bytes
+
+    def _payload(self, request: RankRequest) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "messages": list(request.messages),
+            "temperature": request.temperature,
+            "max_completion_tokens": request.max_completion_tokens,
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": "relevance_rankings",
+                    "strict": True,
+                    "schema": request.schema,
+                },
+            },
+        }
+
+    def rank(self, request: RankRequest) -> str:
+        """POST once; return ``choices[0].message.content`` or raise :class:`RankerError`."""
+        headers = {"Content-Type": "application/json"}
+        key = os.environ.get(self.api_key_env) if self.api_key_env else None
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        url = f"{self.base_url}/chat/completions"
+        body = bytearray()
+        deadline = time.monotonic() + self.timeout_s
+        try:
+            transport = httpx.HTTPTransport(retries=0)
+            with (
+                httpx.Client(timeout=self.timeout_s, transport=transport) as client,
+                client.stream("POST", url, json=self._payload(request), headers=headers) as resp,
+            ):
+                if resp.status_code != 200:
+                    raise RankerError(f"ranker endpoint returned HTTP {resp.status_code}")
+                for chunk in resp.iter_bytes():
+                    body.extend(chunk)
+                    if time.monotonic() > deadline:
+                        raise RankerError(f"ranker response took over {self.timeout_s} s")
+                    if len(body) > self.max_response_bytes:
+                        raise RankerError(
+                            f"ranker response exceeds {self.max_response_bytes} bytes"
+                        )
+        except httpx.HTTPError as exc:
+            raise RankerError(f"ranker call failed: {type(exc).__name__}: {exc}") from exc
+        try:
+            data = json.loads(body)
+            content = data["choices"][0]["message"]["content"]
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise RankerError("ranker response is not a chat-completions object") from exc
+        if not isinstance(content, str):
+            raise RankerError("ranker message content is not a string")
+        return content
+
+
+__all__ = [
+    "RANKING_SCHEMA",
+    "OpenAICompatibleRanker",
+    "RankOutcome",
+    "RankRequest",
+    "Ranker",
+    "RankerError",
+    "build_request",
+    "parse_reply",
+    "rank_residue",
+    "residue_signature",
+]

@@ -1,0 +1,308 @@
+"""Typed data of context construction (spec 08): evidence items, plan/impact inputs, config,
+and the emitted :class:`DecisionContext`.
+
+Every threshold and cap of the spec lives in :class:`ConstructConfig` as a default, so an
+ablation or a different model window changes configuration, never code; the defaults are
+pinned by ``tests/test_construct_schema.py``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from ctxfast.errors import InvalidArgumentError
+
+
+class Kind(StrEnum):
+    """The closed evidence-kind enum of spec 08 §3.1; nothing outside it enters the pool."""
+
+    SOURCE_CODE = "source_code"
+    SYMBOL = "symbol"
+    RETRIEVED_HIT = "retrieved_hit"
+    FAULT_ENTITY = "fault_entity"
+    CHANGED_ENTITY = "changed_entity"
+    GRAPH_EDGE = "graph_edge"
+    CONFIG = "config"
+    DOWNSTREAM_OBLIGATION = "downstream_obligation"
+    PLAN_NODE = "plan_node"
+    ACCEPTANCE_CRITERIA = "acceptance_criteria"
+    PATCH = "patch"
+    ERROR = "error"
+    TRACEBACK = "traceback"
+    TOOL_OUTPUT = "tool_output"
+    TEST_OUTPUT = "test_output"
+
+
+SOURCES = ("03", "04", "05", "06", "07", "patch", "live")
+
+CODE_KINDS = frozenset({Kind.SOURCE_CODE, Kind.SYMBOL, Kind.RETRIEVED_HIT})
+LIVE_OUTPUT_KINDS = frozenset({Kind.ERROR, Kind.TRACEBACK, Kind.TOOL_OUTPUT, Kind.TEST_OUTPUT})
+
+
+class ImpactType(StrEnum):
+    """Direct-consequence edge types of spec 06 that the hard gate admits on."""
+
+    CALLED_BY = "CalledBy"
+    CONFIG_CONSUMER = "ConfigConsumer"
+    SCHEMA_CONSUMER = "SchemaConsumer"
+    PRESERVE_OBLIGATION = "PreserveObligation"
+
+
+@dataclass(frozen=True)
+class ItemMeta:
+    """Addressing data carried beside the spec schema (never emitted as part of it).
+
+    Later stages need the entity, span and freshness of an item without re-reading the
+    source (spec §3.1 step 3), so the pool records them once here.
+    """
+
+    entity: str | None = None
+    file: str | None = None
+    start_line: int | None = None
+    end_line: int | None = None
+    signature: str | None = None
+    score: float | None = None
+    seq: int = 0  # collection order; for live outputs, higher = fresher
+    edge_type: str | None = None
+    edge_head: str | None = None
+    transitive_digest: bool = False
+    truncated: bool = False
+
+
+@dataclass(frozen=True)
+class EvidenceItem:
+    """One uniform, addressable pool item; :meth:`to_dict` is the exact spec schema."""
+
+    id: str
+    source: str
+    kind: Kind
+    content: str
+    provenance: str
+    meta: ItemMeta = field(default_factory=ItemMeta)
+
+    def to_dict(self) -> dict[str, str]:
+        """The spec §3.1 item: ``{id, source, kind, content, provenance}`` and nothing else."""
+        return {
+            "id": self.id,
+            "source": self.source,
+            "kind": self.kind.value,
+            "content": self.content,
+            "provenance": self.provenance,
+        }
+
+
+@dataclass(frozen=True)
+class PlanNode:
+    """The current plan node of spec 07 (the obligation this decision serves)."""
+
+    node_id: str
+    obligation: str
+    target_entity: str | None = None
+    preconditions: tuple[str, ...] = ()
+    required_validation: tuple[str, ...] = ()
+    acceptance_criteria: tuple[str, ...] = ()
+    decision_question: str | None = None
+
+    def question(self) -> str:
+        """The one-line decision question of §4 (derived from the obligation if not given)."""
+        if self.decision_question:
+            return self.decision_question
+        return f"Which candidates does the next edit need to discharge: {self.obligation}?"
+
+
+@dataclass(frozen=True)
+class ImpactEdge:
+    """A spec 06 impact-DAG edge: ``tail`` is a consequence of changing ``head``."""
+
+    head: str
+    tail: str
+    type: ImpactType
+
+    def __post_init__(self) -> None:
+        try:
+            object.__setattr__(self, "type", ImpactType(self.type))
+        except ValueError as exc:
+            allowed = ", ".join(t.value for t in ImpactType)
+            raise InvalidArgumentError(
+                f"impact edge type {self.type!r} is not one of: {allowed}"
+            ) from exc
+
+
+@dataclass(frozen=True)
+class CodeCandidate:
+    """A code candidate from retrieval (04) or recon (03), as the graph/retrieval layers give it.
+
+    ``start_line``/``end_line`` are the real 1-based lines of ``text`` in ``file``; ``origin``
+    says which component produced it (the same definition may arrive via both, §3.5 class 1).
+    """
+
+    qualname: str | None
+    kind: str
+    file: str
+    start_line: int
+    end_line: int
+    score: float
+    signature: str | None
+    text: str
+    provenance: str
+    origin: str = "04"
+
+
+@dataclass(frozen=True)
+class ConstructConfig:
+    """Every cap and threshold of spec 08 as a default (pinned by tests)."""
+
+    ceiling: int = 24_000
+    encoding: str = "cl100k_base"
+    # (a) pool
+    pool_cap: int = 256
+    content_cap_bytes: int = 8 * 1024
+    provenance_cap_chars: int = 200
+    source_priority: tuple[str, ...] = ("07", "06", "05", "04", "03", "patch", "live")
+    # (b) gate
+    admitted_cap: int = 64
+    residue_cap: int = 32
+    residue_min_shared_terms: int = 2
+    fold_oversize_residue: bool = True
+    # §4 ranking
+    score_threshold: float = 0.5
+    max_completion_tokens: int = 1024
+    temperature: float = 0.0
+    ranker_timeout_s: float = 30.0
+    ranker_max_response_bytes: int = 64 * 1024
+    residue_signature_chars: int = 200
+    # (c)/(d) representation and compression
+    compression_floor_bytes: int = 1024
+    large_item_lines: int = 80
+    window_lines: int = 40
+    insertion_gap_lines: int = 3
+    pointer_preview_chars: int = 60
+    min_term_len: int = 3
+    supersede_older_test_outputs: bool = True
+    # (e) dedup
+    drop_filler: bool = True
+    filler_score_below: float = 0.6
+    # (g) budget: share of the ceiling each tier is compressed to by its ladder step
+    tier_shares: tuple[tuple[str, float], ...] = (
+        ("stable_core", 0.15),
+        ("working_set", 0.60),
+        ("transient", 0.25),
+    )
+    acceptance_trim_chars: int = 200
+
+    def __post_init__(self) -> None:
+        for name in (
+            "ceiling",
+            "pool_cap",
+            "content_cap_bytes",
+            "provenance_cap_chars",
+            "admitted_cap",
+            "residue_cap",
+            "max_completion_tokens",
+            "window_lines",
+            "large_item_lines",
+        ):
+            if getattr(self, name) < 0:
+                raise InvalidArgumentError(f"{name} must be non-negative")
+        if not 0.0 <= self.score_threshold <= 1.0:
+            raise InvalidArgumentError("score_threshold must lie in [0, 1]")
+        if sorted(self.source_priority) != sorted(SOURCES):
+            raise InvalidArgumentError(f"source_priority must be a permutation of {SOURCES}")
+        shares = dict(self.tier_shares)
+        if set(shares) != {"stable_core", "working_set", "transient"}:
+            raise InvalidArgumentError("tier_shares must name stable_core, working_set, transient")
+        if abs(sum(shares.values()) - 1.0) > 1e-9 or min(shares.values()) < 0:
+            raise InvalidArgumentError("tier_shares must be non-negative and sum to 1")
+
+    def share(self, tier: str) -> float:
+        """The configured share of the ceiling for ``tier``."""
+        return dict(self.tier_shares)[tier]
+
+
+@dataclass(frozen=True)
+class WindowEntry:
+    """One placed block of the window: which item, in what rendering, role, tier and text."""
+
+    item_id: str
+    kind: str
+    role: str
+    rendering: str
+    tier: str
+    critical: bool
+    text: str
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One admission/rejection/representation decision with the driver that made it."""
+
+    stage: str
+    item_id: str
+    decision: str
+    driver: str
+
+    def to_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class DecisionContext:
+    """The single observation handed to the model for one decision (spec 08 §3.7 emit).
+
+    ``token_count`` is the exact count of :meth:`render` and never exceeds ``ceiling``.
+    """
+
+    task: str
+    acceptance_criteria: tuple[str, ...]
+    current_obligation: str
+    window: tuple[WindowEntry, ...]
+    text: str
+    token_count: int
+    ceiling: int
+    budget_log: tuple[str, ...]
+    admission_log: tuple[LogEntry, ...]
+    stable_core_only: bool = False
+    model_calls: int = 0
+    flags: tuple[str, ...] = ()
+
+    def render(self) -> str:
+        """The exact text handed to the model (``token_count`` is counted on it)."""
+        return self.text
+
+    def to_json(self) -> str:
+        """The §3.7 emit plus the logs, as deterministic JSON (sorted keys)."""
+        payload: dict[str, Any] = {
+            "task": self.task,
+            "acceptance_criteria": list(self.acceptance_criteria),
+            "current_obligation": self.current_obligation,
+            "window": [asdict(e) for e in self.window],
+            "token_count": self.token_count,
+            "ceiling": self.ceiling,
+            "budget_log": list(self.budget_log),
+            "admission_log": [e.to_dict() for e in self.admission_log],
+            "stable_core_only": self.stable_core_only,
+            "model_calls": self.model_calls,
+            "flags": list(self.flags),
+        }
+        return json.dumps(payload, sort_keys=True, ensure_ascii=False, indent=1)
+
+
+__all__ = [
+    "CODE_KINDS",
+    "LIVE_OUTPUT_KINDS",
+    "SOURCES",
+    "CodeCandidate",
+    "ConstructConfig",
+    "DecisionContext",
+    "EvidenceItem",
+    "ImpactEdge",
+    "ImpactType",
+    "ItemMeta",
+    "Kind",
+    "LogEntry",
+    "PlanNode",
+    "WindowEntry",
+]

@@ -1,0 +1,319 @@
+"""Stage-by-stage tests of spec 08 (a)–(g) on small, hand-built fixtures."""
+
+import pytest
+from construct_fixtures import TARGET, cand, scenario
+
+from ctxfast.construct import ConstructConfig, Kind, PlanNode, construct, stuff_everything
+from ctxfast.construct.compress import ast_slice, best_line_windows, derive_signature, mask_pointer
+from ctxfast.construct.gate import fold_residue, run_gate
+from ctxfast.construct.pool import PoolInputs, build_pool
+from ctxfast.construct.represent import (
+    REPRESENTATION_TABLE,
+    Rendering,
+    Role,
+    assign_role,
+    represent,
+)
+from ctxfast.errors import InvalidArgumentError
+from ctxfast.tokens import count_tokens
+
+CFG = ConstructConfig()
+
+
+def _pool(**kw):
+    cands, plan, impact, live = scenario()
+    args = dict(task="Fix session timeout", plan=plan, candidates=cands, impact=impact, **live)
+    args.update(kw)
+    return build_pool(PoolInputs(**args), kw.pop("config", CFG)), plan
+
+
+# ---- (a) pool ---------------------------------------------------------------------------
+def test_pool_items_are_schema_valid_and_ids_stable():
+    p1, _ = _pool()
+    p2, _ = _pool()
+    assert [i.id for i in p1.items] == [i.id for i in p2.items]
+    assert len({i.id for i in p1.items}) == len(p1.items)
+    for it in p1.items:
+        d = it.to_dict()
+        assert set(d) == {"id", "source", "kind", "content", "provenance"}
+        assert Kind(d["kind"]) in Kind
+        assert d["source"] in ("03", "04", "05", "06", "07", "patch", "live")
+    kinds = {it.kind for it in p1.items}
+    assert {
+        Kind.PLAN_NODE,
+        Kind.ACCEPTANCE_CRITERIA,
+        Kind.GRAPH_EDGE,
+        Kind.RETRIEVED_HIT,
+        Kind.ERROR,
+        Kind.TEST_OUTPUT,
+        Kind.TOOL_OUTPUT,
+    } <= kinds
+
+
+def test_pool_caps_content_provenance_and_size_by_source_priority():
+    cfg = ConstructConfig(pool_cap=6)
+    big = "x = 1\n" * 3000
+    cands = [
+        cand(
+            f"m.f{i}",
+            "m.py",
+            1 + 10 * i,
+            big if i == 0 else f"def f{i}(): pass",
+            prov="04: " + "p" * 500,
+        )
+        for i in range(10)
+    ]
+    plan = PlanNode("N", "do it", "m.f0")
+    pool = build_pool(
+        PoolInputs(task="t", plan=plan, candidates=cands, test_outputs=["old", "new"]), cfg
+    )
+    assert len(pool.items) == 6
+    assert all(len(it.content.encode()) <= 8 * 1024 for it in pool.items)
+    assert all(len(it.provenance) <= 200 for it in pool.items)
+    assert pool.items[0].kind is Kind.PLAN_NODE  # 07 first
+    assert any(e.decision == "content_capped" for e in pool.log)
+    queued = [e for e in pool.log if e.decision == "queued_over_cap"]
+    assert len(queued) == len(pool.queued) == 1 + 10 + 2 - 6
+    # Nothing is selected here: the pool never drops below its cap.
+    assert len(pool.items) + len(pool.queued) == 13
+
+
+def test_pool_rejects_malformed_candidates():
+    plan = PlanNode("N", "x")
+    with pytest.raises(InvalidArgumentError):
+        build_pool(PoolInputs("t", plan, candidates=[cand("a", "a.py", 1, "x", origin="99")]), CFG)
+    bad = cand("a", "a.py", 1, "x")
+    bad = type(bad)(**{**bad.__dict__, "start_line": 0})
+    with pytest.raises(InvalidArgumentError):
+        build_pool(PoolInputs("t", plan, candidates=[bad]), CFG)
+
+
+# ---- (b) gate ---------------------------------------------------------------------------
+def test_gate_drivers_residue_and_rejection():
+    pool, plan = _pool()
+    g = run_gate(pool, plan, CFG)
+    by_entity = {it.meta.entity: it.id for it in pool.items if it.kind is Kind.RETRIEVED_HIT}
+    assert g.drivers[by_entity[TARGET]] == "obligation:change_target"
+    assert g.drivers[by_entity["app.views.login"]] == "impact:CalledBy"
+    assert (
+        g.drivers[by_entity["app.session.SessionManager.__init__"]] == "obligation:insertion_point"
+    )
+    assert by_entity["app.cache.SessionCache.get"] in g.residue  # near, unlinked
+    assert by_entity["app.misc.render_banner"] in g.rejected  # plausible? no: no driver
+    logged = {e.item_id for e in g.log}
+    assert logged == {it.id for it in pool.items}  # every decision logged with its driver
+    for e in g.log:
+        assert e.driver
+
+
+def test_gate_caps_admitted_set_by_source_priority():
+    cfg = ConstructConfig(admitted_cap=3)
+    cands = [cand(f"m.f{i}", "m.py", 100 * (i + 1), f"def f{i}(): pass") for i in range(5)]
+    plan = PlanNode(
+        "N", "edit " + " ".join(f"m.f{i}" for i in range(5)), "m.f0", acceptance_criteria=("ok",)
+    )
+    pool = build_pool(PoolInputs("t", plan, candidates=cands), cfg)
+    g = run_gate(pool, plan, cfg)
+    assert len(g.admitted) == 3
+    kinds = [pool.by_id()[i].kind for i in g.admitted]
+    assert kinds[:2] == [Kind.PLAN_NODE, Kind.ACCEPTANCE_CRITERIA]  # 07 outranks 04
+    assert sum(1 for e in g.log if "admitted cap" in e.driver) == 4
+
+
+def test_oversize_residue_is_folded_without_a_model():
+    plan = PlanNode(
+        "N",
+        "fix the parser tokenizer",
+        "p.parse",
+        acceptance_criteria=("tokenize handles unicode parser tokenizer input",),
+    )
+    items = [
+        cand(f"p.helper{i}", "p.py", 10 * i + 1, f"def helper{i}(): parser tokenizer")
+        for i in range(40)
+    ]
+    items.append(cand("p.unicode_input", "p.py", 900, "def unicode_input(): parser tokenizer"))
+    pool = build_pool(PoolInputs("t", plan, candidates=items), CFG)
+    res = [pool.by_id()[i] for i in run_gate(pool, plan, CFG).residue]
+    assert len(res) > 32
+    admitted, log = fold_residue(res, plan, CFG)
+    assert [pool.by_id()[i].meta.entity for i in admitted] == ["p.unicode_input"]
+    assert len(log) == len(res)
+
+
+# ---- (c) representation --------------------------------------------------------------
+def test_representation_table_rows():
+    t = REPRESENTATION_TABLE
+    assert t[(Kind.RETRIEVED_HIT, Role.CHANGE_TARGET)] is Rendering.VERBATIM
+    assert t[(Kind.SOURCE_CODE, Role.INSERTION_POINT)] is Rendering.VERBATIM
+    assert t[(Kind.PLAN_NODE, Role.REQUIREMENT)] is Rendering.VERBATIM
+    assert t[(Kind.ACCEPTANCE_CRITERIA, Role.REQUIREMENT)] is Rendering.VERBATIM
+    assert t[(Kind.RETRIEVED_HIT, Role.RELATED_SYMBOL)] is Rendering.SIGNATURE
+    assert t[(Kind.RETRIEVED_HIT, Role.IMPACT_DIRECT)] is Rendering.SIGNATURE
+    assert t[(Kind.GRAPH_EDGE, Role.IMPACT_WIDER)] is Rendering.DIGEST
+    assert t[(Kind.RETRIEVED_HIT, Role.RELATED_TEST)] is Rendering.SIGNATURE
+    assert t[(Kind.CONFIG, Role.CONFIG_CONSUMER)] is Rendering.SIGNATURE
+    for k in (Kind.PATCH, Kind.ERROR, Kind.TRACEBACK, Kind.TOOL_OUTPUT, Kind.TEST_OUTPUT):
+        assert t[(k, Role.LIVE_STATE)] is Rendering.VERBATIM
+        assert t[(k, Role.STALE)] is Rendering.OMITTED
+
+
+def test_table_miss_defaults_to_signature_and_expansion_is_gated():
+    plan = PlanNode("N", "make test_x pass", "m.f", required_validation=("tests.t.test_x",))
+    cands = [
+        cand("tests.t.test_x", "tests/t.py", 1, "def test_x():\n    assert f() == 1"),
+        cand("tests.t.test_y", "tests/t.py", 9, "def test_y():\n    assert f() == 2"),
+    ]
+    pool = build_pool(PoolInputs("t", plan, candidates=cands), CFG)
+    items = [it for it in pool.items if it.kind is Kind.RETRIEVED_HIT]
+    drivers = {items[0].id: "obligation:validation_target", items[1].id: "rank:score"}
+    out, log = represent(items, drivers, plan, CFG)
+    assert out[0].role is Role.RELATED_TEST and out[0].rendering is Rendering.VERBATIM
+    assert out[1].role is Role.RELATED_TEST and out[1].rendering is Rendering.SIGNATURE
+    assert any(e.decision == "expanded" and e.item_id == items[0].id for e in log)
+    # A fault entity reached only as a dependency: (fault_entity, related_symbol) is a miss.
+    fault = build_pool(PoolInputs("t", plan, localization=["m.g"]), CFG).items[-1]
+    assert assign_role(fault, "obligation:dependency", False) is Role.RELATED_SYMBOL
+    out, log = represent([fault], {fault.id: "obligation:dependency"}, plan, CFG)
+    assert out[0].rendering is Rendering.SIGNATURE
+    assert any(e.decision == "table_miss" for e in log)
+
+
+# ---- (d) compression ------------------------------------------------------------------
+def test_best_line_windows_picks_the_contiguous_lines_with_most_overlap():
+    lines = ["a = 1"] * 10 + ["timeout = session.timeout", "load(session, timeout)"] + ["b"] * 10
+    assert best_line_windows(lines, {"timeout", "session", "load"}, 3) == [(9, 12, 6)]
+    # Deterministic tie-break: the earliest window wins; k windows never overlap.
+    assert best_line_windows(["x"] * 5, {"y"}, 2) == [(0, 2, 0)]
+    two = best_line_windows(lines, {"timeout"}, 2, k=2)
+    assert len(two) == 2 and two[0][1] <= two[1][0]
+    assert best_line_windows([], {"x"}, 3) == []
+
+
+def test_ast_slice_and_signature():
+    src = (
+        "class A:\n    def f(self):\n        return 1\n\n    @dec\n    def g(self, x) -> int:\n"
+        '        """Doc line."""\n        return x\n'
+    )
+    assert ast_slice(src, "g") == (4, 8)
+    assert ast_slice(src, "nope") is None
+    assert ast_slice("not python (", "g") is None
+    pool = build_pool(
+        PoolInputs(
+            "t",
+            PlanNode("N", "x"),
+            candidates=[
+                cand(
+                    "m.g",
+                    "m.py",
+                    5,
+                    'def g(self, x) -> int:\n    """Doc line.\n\n    More."""\n    return x\n',
+                )
+            ],
+        ),
+        CFG,
+    )
+    sig = derive_signature(pool.items[-1])
+    assert sig == 'def g(self, x) -> int:\n    """Doc line."""'
+
+
+def test_mask_pointer_is_short_and_deterministic():
+    pool, _ = _pool()
+    tool = next(it for it in pool.items if it.kind is Kind.TOOL_OUTPUT)
+    p = mask_pointer(tool, CFG)
+    assert p == mask_pointer(tool, CFG)
+    assert tool.id in p and "recoverable by id" in p
+    assert count_tokens(p) <= 40 < count_tokens(tool.content)
+
+
+def test_change_target_reduced_to_window_and_flagged_irreducible():
+    cands, plan, impact, live = scenario()
+    ctx = construct("Fix session timeout", candidates=cands, plan=plan, impact=impact, **live)
+    log = ctx.admission_log
+    assert any(e.decision == "line_window" for e in log)
+    assert any(e.decision == "irreducible" for e in log)
+    target = next(e for e in ctx.window if e.role == "change_target")
+    assert "self.default_timeout" in target.text  # the best-overlap lines, not the head
+
+
+# ---- (e) dedup ------------------------------------------------------------------------
+def test_dedup_four_classes():
+    body = "def load(self, key):\n    return key"
+    plan = PlanNode("N", "fix load", TARGET, acceptance_criteria=("load works", "load works"))
+    cands = [
+        cand(TARGET, "app/session.py", 40, body, origin="04"),
+        cand(TARGET, "app/session.py", 40, body, origin="03", prov="03: recon"),
+    ]
+    ctx = construct(
+        "t",
+        candidates=cands,
+        plan=plan,
+        localization=[TARGET],
+        errors=["ValueError: bad key"],
+        test_outputs=["FAILED test_load\nValueError: bad key\n1 failed"],
+    )
+    ptr = [e for e in ctx.admission_log if e.stage == "dedup"]
+    whys = " | ".join(e.driver for e in ptr)
+    assert "same definition/symbol" in whys  # class 1 (03+04) and class 3 (fault entity)
+    assert "same failure reported twice" in whys  # class 2
+    assert "same normalised content" in whys  # class 4: one fact under two criteria
+    assert ctx.render().count("return key") == 1
+    assert ctx.render().count("ValueError: bad key") == 1
+    assert ctx.render().count("load works") == 1
+
+
+# ---- (f) ordering + (g) budgeting ---------------------------------------------------------
+def test_edges_and_adjacency():
+    cands, plan, impact, live = scenario()
+    ctx = construct("Fix session timeout", candidates=cands, plan=plan, impact=impact, **live)
+    roles = [e.role for e in ctx.window]
+    assert roles[0] == "requirement" and ctx.window[1].kind == "plan_node"
+    assert ctx.window[-1].kind == "test_output"  # freshest failure last
+    assert "test_load_timeout\nTimeoutError" in ctx.window[-1].text
+    i = roles.index("insertion_point")
+    assert roles[i + 1] == "change_target"  # the code before the edit point is adjacent
+    crit = [k for k, e in enumerate(ctx.window) if e.critical]
+    sup = [k for k, e in enumerate(ctx.window) if not e.critical]
+    # critical* supporting* critical*: no supporting item between two critical ones' edges.
+    assert all(not (min(crit) < s < max(crit)) or True for s in sup)
+    front = [k for k in crit if k < min(sup)]
+    back = [k for k in crit if k > max(sup)]
+    assert sorted(front + back) == crit
+
+
+def test_ladder_runs_transient_then_working_set_then_core():
+    cands, plan, impact, live = scenario()
+    full = construct("Fix session timeout", candidates=cands, plan=plan, impact=impact, **live)
+    ceiling = full.token_count - 5
+    ctx = construct(
+        "Fix session timeout", candidates=cands, plan=plan, impact=impact, ceiling=ceiling, **live
+    )
+    assert ctx.token_count <= ceiling == ctx.ceiling
+    assert any(s.startswith("ladder 1") for s in ctx.budget_log)
+    assert not any(s.startswith("ladder 2") for s in ctx.budget_log)
+    assert "masked" in ctx.render()
+    tight = construct(
+        "Fix session timeout", candidates=cands, plan=plan, impact=impact, ceiling=150, **live
+    )
+    steps = [s.split(":")[0] for s in tight.budget_log if s.startswith("ladder")]
+    assert steps == sorted(steps)  # 1 → 2 → 3, never backwards
+    assert tight.token_count <= 150
+    core = construct(
+        "Fix session timeout", candidates=cands, plan=plan, impact=impact, ceiling=60, **live
+    )
+    assert core.stable_core_only and "stable_core_only" in core.flags
+    assert {e.role for e in core.window} == {"requirement"}
+    assert core.token_count <= 60
+    assert construct("x" * 50, ceiling=0).token_count == 0
+
+
+def test_baseline_stuffs_everything_up_to_the_window():
+    cands, plan, impact, live = scenario()
+    text, n = stuff_everything(
+        "Fix session timeout", candidates=cands, plan=plan, impact=impact, **live
+    )
+    ctx = construct("Fix session timeout", candidates=cands, plan=plan, impact=impact, **live)
+    assert "render_banner" in text  # no gate: the distractor rides along
+    assert "render_banner" not in ctx.render()
+    assert ctx.token_count < n
+    _, small = stuff_everything("t", candidates=cands, ceiling=100)
+    assert small <= 100
