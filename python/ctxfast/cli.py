@@ -46,6 +46,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("target", choices=["tokens"], help="what to benchmark")
     p.add_argument("--repeat", type=int, default=3, help="timed repetitions (best is kept)")
     p.set_defaults(func=_cmd_bench)
+
+    from ctxfast.eval.cli import register as register_eval
+
+    register_eval(sub)
     return parser
 
 
