@@ -78,8 +78,14 @@ def test_irrelevant_context_ratio():
 
 def test_region_recall_and_context_efficiency():
     gold = [Region("a.py", 50, 59), Region("b.py", 1, 4)]
-    ranked = [("a.py", 1, 60), ("c.py", 1, 30), ("d.py", 1, 10), ("e.py", 1, 1),
-              ("f.py", 1, 1), ("b.py", 1, 4)]
+    ranked = [
+        ("a.py", 1, 60),
+        ("c.py", 1, 30),
+        ("d.py", 1, 10),
+        ("e.py", 1, 1),
+        ("f.py", 1, 1),
+        ("b.py", 1, 4),
+    ]
     assert M.region_recall_at_k(ranked, gold, 5) == 0.5  # b.py is 6th
     assert M.region_recall_at_k(ranked, gold, 6) == 1.0
     # 100-line budget: a.py 1..60 (10 gold lines: 50..59), c.py 1..30, d.py 1..10 → 100 lines.
@@ -118,13 +124,25 @@ def test_five_percent_rule():
     assert not beyond_noise(0.0, 0.0)
     assert beyond_noise(0.0, 0.06)  # base 0: absolute tolerance
     metrics = ["mrr", "tokens_retrieved_p50"]
-    keep = ablation_entry("x", {"mrr": 0.5, "tokens_retrieved_p50": 1000},
-                          {"mrr": 0.4, "tokens_retrieved_p50": 1000}, metrics)
+    keep = ablation_entry(
+        "x",
+        {"mrr": 0.5, "tokens_retrieved_p50": 1000},
+        {"mrr": 0.4, "tokens_retrieved_p50": 1000},
+        metrics,
+    )
     assert keep["verdict"] == "KEEP"
-    noop = ablation_entry("x", {"mrr": 0.5, "tokens_retrieved_p50": 1000},
-                          {"mrr": 0.49, "tokens_retrieved_p50": 1040}, metrics)
+    noop = ablation_entry(
+        "x",
+        {"mrr": 0.5, "tokens_retrieved_p50": 1000},
+        {"mrr": 0.49, "tokens_retrieved_p50": 1040},
+        metrics,
+    )
     assert noop["verdict"] == "DELETE" and noop["reason"] is None
-    harm = ablation_entry("x", {"mrr": 0.5, "tokens_retrieved_p50": 1000},
-                          {"mrr": 0.5, "tokens_retrieved_p50": 500}, metrics)
+    harm = ablation_entry(
+        "x",
+        {"mrr": 0.5, "tokens_retrieved_p50": 1000},
+        {"mrr": 0.5, "tokens_retrieved_p50": 500},
+        metrics,
+    )
     assert harm["verdict"] == "DELETE" and "harm" in harm["reason"]
     assert harm["deltas"]["tokens_retrieved_p50"]["change"] == "better"

@@ -60,19 +60,28 @@ def run_suite(args: argparse.Namespace) -> int:
     if args.pypi_sources:
         trees = ReleaseTrees(args.pypi_sources, cache / "sources")
         align_path = (
-            Path(args.alignment) if args.alignment
+            Path(args.alignment)
+            if args.alignment
             else Path(args.pypi_sources).with_name("sdist_alignment.jsonl")
         )
         if not align_path.exists():
             raise EvalError(f"release trees need {align_path} (line-level gold); use --alignment")
         alignment = load_alignment(align_path)
         jobs, skipped = resolve_jobs(
-            chosen, lambda i: trees.tree_for(i.source_key), alignment, release_trees=True
+            chosen,
+            lambda i: trees.tree_for(i.source_key),
+            alignment,
+            release_trees=True,
+            progress=not args.no_progress,
         )
     else:
         dtrees = DirTrees(args.trees)
         jobs, skipped = resolve_jobs(
-            chosen, lambda i: dtrees.tree_for_instance(i.instance_id), None, release_trees=False
+            chosen,
+            lambda i: dtrees.tree_for_instance(i.instance_id),
+            None,
+            release_trees=False,
+            progress=not args.no_progress,
         )
 
     max_tokens = int(cfg_file.get("max_tokens", 4000))
@@ -108,9 +117,13 @@ def run_suite(args: argparse.Namespace) -> int:
             "line_level": "scored only on hunks located in the tree (see scored)",
         },
     }
-    rc = RunConfig(suite=args.suite, cache_dir=cache, jobs=args.jobs,
-                   edge_share=float(cfg_file.get("edge_share", 0.25)),
-                   progress=not args.no_progress)
+    rc = RunConfig(
+        suite=args.suite,
+        cache_dir=cache,
+        jobs=args.jobs,
+        edge_share=float(cfg_file.get("edge_share", 0.25)),
+        progress=not args.no_progress,
+    )
     results = build_results(meta, primary, baselines, jobs, rc, skipped, ablate=args.ablate)
     out = Path(args.out)
     out.write_text(json.dumps(results, indent=1), encoding="utf-8")
@@ -126,20 +139,26 @@ def summary(results: dict[str, Any]) -> str:
     def f(x: Any) -> str:
         return "  -  " if x is None else f"{x:.3f}" if isinstance(x, float) else str(x)
 
-    lines = [f"{results['suite']['system']}: {results['instances']} instances, "
-             f"{len(results['skipped'])} skipped"]
+    lines = [
+        f"{results['suite']['system']}: {results['instances']} instances, "
+        f"{len(results['skipped'])} skipped"
+    ]
     head = f"{'repo':28} {'n':>3} {'Acc@1':>6} {'Acc@3':>6} {'Acc@5':>6} {'Acc@10':>6} {'MRR':>6}"
     lines.append(head)
     rows = [("ALL", results), *results["per_repo"].items()]
     for name, m in rows:
         n = m.get("instances", results["instances"])
         fa = m["file_acc"]
-        lines.append(f"{name:28} {n:>3} {f(fa['1']):>6} {f(fa['3']):>6} {f(fa['5']):>6} "
-                     f"{f(fa['10']):>6} {f(m['mrr']):>6}")
+        lines.append(
+            f"{name:28} {n:>3} {f(fa['1']):>6} {f(fa['3']):>6} {f(fa['5']):>6} "
+            f"{f(fa['10']):>6} {f(m['mrr']):>6}"
+        )
     for name, b in results["baseline"].items():
         fa = b["file_acc"]
-        lines.append(f"baseline {name}: Acc@5 {f(fa['5'])} gold_coverage {f(b['gold_coverage'])}"
-                     f" tokens_p50 {f(b['tokens_retrieved_p50'])}")
+        lines.append(
+            f"baseline {name}: Acc@5 {f(fa['5'])} gold_coverage {f(b['gold_coverage'])}"
+            f" tokens_p50 {f(b['tokens_retrieved_p50'])}"
+        )
     return "\n".join(lines)
 
 

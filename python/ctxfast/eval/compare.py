@@ -87,8 +87,12 @@ def retrieval_rule(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]
     ]
     conds += [_cond(m, fa[m], fb[m], ">=") for m in measured]
     conds.append(
-        _cond("irrelevant_context_ratio", fa["irrelevant_context_ratio"],
-              fb["irrelevant_context_ratio"], "<=")
+        _cond(
+            "irrelevant_context_ratio",
+            fa["irrelevant_context_ratio"],
+            fb["irrelevant_context_ratio"],
+            "<=",
+        )
     )
     conds.append(
         _cond("tokens_retrieved_p50", fa["tokens_retrieved_p50"], fb["tokens_retrieved_p50"], "<=")
@@ -171,5 +175,12 @@ def format_rules(rules: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["compare", "construction_rule", "flat", "format_rules", "load_results",
-           "recon_rule", "retrieval_rule"]
+__all__ = [
+    "compare",
+    "construction_rule",
+    "flat",
+    "format_rules",
+    "load_results",
+    "recon_rule",
+    "retrieval_rule",
+]

@@ -148,13 +148,16 @@ def graph_fidelity(
             script(r)
             lines = texts[r].splitlines()
             src = lines[n.line - 1] if n.line <= len(lines) else ""
-            after = src[n.column + len(d.name):].lstrip() if src else ""
+            after = src[n.column + len(d.name) :].lstrip() if src else ""
             if after.startswith("("):
                 ref.add((r, n.line))
         e_pr.add(set(graph.callers(d.file, d.line, d.name)), ref)
     return {
-        "definitions": {**d_pr.as_dict(), "sampled_calls": len(call_sample),
-                        "scored_calls": scored_calls},
+        "definitions": {
+            **d_pr.as_dict(),
+            "sampled_calls": len(call_sample),
+            "scored_calls": scored_calls,
+        },
         "invoke_edges": {**e_pr.as_dict(), "sampled_definitions": len(def_sample)},
     }
 

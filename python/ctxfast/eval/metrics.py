@@ -70,9 +70,7 @@ def function_acc_at_k(
     return 1.0 if gold <= top else 0.0
 
 
-def required_file_recall(
-    surfaced_files: Iterable[str], gold_files: Sequence[str]
-) -> float | None:
+def required_file_recall(surfaced_files: Iterable[str], gold_files: Sequence[str]) -> float | None:
     """Share of gold files that the delivered result surfaces at all."""
     gold = set(gold_files)
     if not gold:
@@ -114,7 +112,9 @@ def irrelevant_context_ratio(
     return (rendered_tokens - inside) / rendered_tokens
 
 
-def budget_lines(ranked_regions: Sequence[Span], budget: int = LINE_BUDGET) -> list[tuple[str, int]]:
+def budget_lines(
+    ranked_regions: Sequence[Span], budget: int = LINE_BUDGET
+) -> list[tuple[str, int]]:
     """Walk ranked regions in order, taking their lines until ``budget`` lines are spent.
 
     A line already taken by an earlier region is not paid twice."""

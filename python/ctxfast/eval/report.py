@@ -56,8 +56,11 @@ def _plots(results: dict[str, Any], out: Path) -> list[str]:
         fig, ax = plt.subplots(figsize=(8, 4))
         width = 0.8 / max(len(systems), 1)
         for i, (name, m) in enumerate(systems.items()):
-            pr = m.get("per_repo", results["per_repo"]) if name != results["suite"]["system"] \
+            pr = (
+                m.get("per_repo", results["per_repo"])
+                if name != results["suite"]["system"]
                 else results["per_repo"]
+            )
             vals = [(pr.get(r) or {}).get("file_acc", {}).get("5") or 0.0 for r in repos]
             ax.bar([x + i * width for x in range(len(repos))], vals, width, label=name)
         ax.set_xticks([x + 0.4 - width / 2 for x in range(len(repos))])
@@ -88,18 +91,33 @@ def write_report(results: dict[str, Any], out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     pngs = _plots(results, out)
     systems = _systems(results)
-    keys = ["mrr", "required_file_recall", "required_symbol_recall", "irrelevant_context_ratio",
-            "tokens_retrieved_p50", "retrieve_ms_p50", "region_recall_at_5",
-            "context_efficiency", "gold_coverage", "relevance_precision", "tokens_per_covered"]
+    keys = [
+        "mrr",
+        "required_file_recall",
+        "required_symbol_recall",
+        "irrelevant_context_ratio",
+        "tokens_retrieved_p50",
+        "retrieve_ms_p50",
+        "region_recall_at_5",
+        "context_efficiency",
+        "gold_coverage",
+        "relevance_precision",
+        "tokens_per_covered",
+    ]
     head = "".join(f"<th>{html.escape(n)}</th>" for n in systems)
     rows = []
     for k in KS:
-        rows.append(f"<tr><td>file Acc@{k}</td>"
-                    + "".join(f"<td>{_fmt(m['file_acc'][k])}</td>" for m in systems.values())
-                    + "</tr>")
+        rows.append(
+            f"<tr><td>file Acc@{k}</td>"
+            + "".join(f"<td>{_fmt(m['file_acc'][k])}</td>" for m in systems.values())
+            + "</tr>"
+        )
     for k in keys:
-        rows.append(f"<tr><td>{k}</td>"
-                    + "".join(f"<td>{_fmt(m[k])}</td>" for m in systems.values()) + "</tr>")
+        rows.append(
+            f"<tr><td>{k}</td>"
+            + "".join(f"<td>{_fmt(m[k])}</td>" for m in systems.values())
+            + "</tr>"
+        )
     repo_rows = [
         f"<tr><td>{html.escape(r)}</td><td>{m['instances']}</td>"
         + "".join(f"<td>{_fmt(m['file_acc'][k])}</td>" for k in KS)
@@ -112,17 +130,17 @@ def write_report(results: dict[str, Any], out: Path) -> Path:
     )
     decision = html.escape(str(results["decision"]))
     page = f"""<!doctype html><html><head><meta charset="utf-8">
-<title>ctxfast eval — {html.escape(results['suite']['name'])}</title>
+<title>ctxfast eval — {html.escape(results["suite"]["name"])}</title>
 <style>body{{font-family:sans-serif;max-width:1000px;margin:auto}}
 td,th{{border:1px solid #ccc;padding:2px 6px}}table{{border-collapse:collapse}}</style></head>
-<body><h1>ctxfast eval: {html.escape(results['suite']['name'])}</h1>
-<p>{results['instances']} instances scored, {len(results['skipped'])} skipped;
-scored counts: {html.escape(str(results['suite'].get('scored')))}</p>
-<h2>Headline</h2><table><tr><th>metric</th>{head}</tr>{''.join(rows)}</table>
-<h2>Per repository ({html.escape(results['suite']['system'])})</h2>
+<body><h1>ctxfast eval: {html.escape(results["suite"]["name"])}</h1>
+<p>{results["instances"]} instances scored, {len(results["skipped"])} skipped;
+scored counts: {html.escape(str(results["suite"].get("scored")))}</p>
+<h2>Headline</h2><table><tr><th>metric</th>{head}</tr>{"".join(rows)}</table>
+<h2>Per repository ({html.escape(results["suite"]["system"])})</h2>
 <table><tr><th>repo</th><th>n</th><th>Acc@1</th><th>Acc@3</th><th>Acc@5</th><th>Acc@10</th>
-<th>MRR</th></tr>{''.join(repo_rows)}</table>
-{''.join(f'<h3>{p}</h3><img src="{p}">' for p in pngs)}
+<th>MRR</th></tr>{"".join(repo_rows)}</table>
+{"".join(f'<h3>{p}</h3><img src="{p}">' for p in pngs)}
 <h2>Decision</h2><pre>{decision}</pre>
 <h2>Skipped</h2><ul>{skipped}</ul></body></html>"""
     path = out / "report.html"

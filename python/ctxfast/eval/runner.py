@@ -42,7 +42,9 @@ SUITE_METRICS = {
     "recon": ("region_recall_at_5", "context_efficiency", "question_accuracy"),
     "construct": ("gold_coverage", "relevance_precision", "tokens_per_covered"),
 }  # fmt: skip
-SUITE_METRICS["all"] = tuple(k for s in ("retrieval", "recon", "construct") for k in SUITE_METRICS[s])
+SUITE_METRICS["all"] = tuple(
+    k for s in ("retrieval", "recon", "construct") for k in SUITE_METRICS[s]
+)
 ABLATION_METRICS = {
     "retrieval": ("recall@1", "recall@3", "recall@5", "mrr", "required_file_recall",
                   "required_symbol_recall", "irrelevant_context_ratio", "tokens_retrieved_p50"),
@@ -118,9 +120,7 @@ def score(job: Job, out: RetrievalOutput, symbol_level: bool, edge: float) -> di
     syms = [(c.file, c.qualname) for c in out.candidates]
     delivered = {fl for c in out.candidates for fl in c.lines()}
     line_tokens = _gold_line_tokens(job.tree.path, delivered, gold)
-    win_items = [
-        M.WindowItem(c.file, c.qualname, c.start, c.end, c.tokens) for c in out.candidates
-    ]
+    win_items = [M.WindowItem(c.file, c.qualname, c.start, c.end, c.tokens) for c in out.candidates]
     gsyms = job.gold_symbols if symbol_level else []
     return {
         "file_acc": {str(k): M.file_acc_at_k(rf, inst.gold_files, k) for k in M.KS_FILE},
@@ -130,8 +130,9 @@ def score(job: Job, out: RetrievalOutput, symbol_level: bool, edge: float) -> di
             str(k): M.function_acc_at_k(syms, gsyms, k) if symbol_level else None
             for k in M.KS_FUNCTION
         },
-        "required_file_recall": M.required_file_recall({c.file for c in out.candidates},
-                                                       inst.gold_files),
+        "required_file_recall": M.required_file_recall(
+            {c.file for c in out.candidates}, inst.gold_files
+        ),
         "required_symbol_recall": M.required_symbol_recall(syms, gsyms) if symbol_level else None,
         "irrelevant_context_ratio": M.irrelevant_context_ratio(
             out.token_count, sorted(delivered), line_tokens, gold
@@ -207,8 +208,14 @@ def _run_group(
             handle = system.prepare(jobs[0].tree, cache_dir)
         except Exception as exc:  # fail-soft: one broken tree must not end the run
             for j in jobs:
-                results.append((system.name, j.instance.instance_id, None,
-                                f"{system.name}: prepare failed: {type(exc).__name__}: {exc}"))
+                results.append(
+                    (
+                        system.name,
+                        j.instance.instance_id,
+                        None,
+                        f"{system.name}: prepare failed: {type(exc).__name__}: {exc}",
+                    )
+                )
             continue
         for j in jobs:
             try:
@@ -216,8 +223,14 @@ def _run_group(
                 row = score(j, out, system.symbol_level, edge)
                 results.append((system.name, j.instance.instance_id, row, None))
             except Exception as exc:
-                results.append((system.name, j.instance.instance_id, None,
-                                f"{system.name}: {type(exc).__name__}: {exc}"))
+                results.append(
+                    (
+                        system.name,
+                        j.instance.instance_id,
+                        None,
+                        f"{system.name}: {type(exc).__name__}: {exc}",
+                    )
+                )
     return results
 
 
@@ -232,8 +245,7 @@ def execute(
     errors: list[dict[str, str]] = []
     from tqdm import tqdm
 
-    bar = tqdm(total=len(jobs), desc="eval", unit="inst", file=sys.stderr,
-               disable=not cfg.progress)
+    bar = tqdm(total=len(jobs), desc="eval", unit="inst", file=sys.stderr, disable=not cfg.progress)
 
     def collect(res: list[tuple[str, str, dict[str, Any] | None, str | None]]) -> None:
         for name, iid, row, err in res:
@@ -249,8 +261,10 @@ def execute(
                 collect(_run_group(systems, g, cfg.cache_dir, cfg.edge_share))
         else:
             with ProcessPoolExecutor(max_workers=cfg.jobs) as pool:
-                futs = [pool.submit(_run_group, systems, g, cfg.cache_dir, cfg.edge_share)
-                        for g in groups.values()]
+                futs = [
+                    pool.submit(_run_group, systems, g, cfg.cache_dir, cfg.edge_share)
+                    for g in groups.values()
+                ]
                 for fut in as_completed(futs):
                     collect(fut.result())
     finally:
@@ -263,20 +277,33 @@ def resolve_jobs(
     tree_for: Callable[[Instance], Tree],
     alignment: dict[str, dict[str, Any]] | None,
     release_trees: bool,
+    progress: bool = False,
 ) -> tuple[list[Job], list[dict[str, str]]]:
-    """Attach a tree and the gold usable on it to every instance, or record why not."""
+    """Attach a tree and the gold usable on it to every instance, or record why not.
+
+    Trees are fetched here (downloads happen once per release), before any system runs."""
+    from tqdm import tqdm
+
     jobs, skipped = [], []
-    for inst in instances:
+    for inst in tqdm(instances, desc="sources", unit="inst", file=sys.stderr, disable=not progress):
         al = (alignment or {}).get(inst.instance_id)
         if release_trees:
             if al is None:
-                skipped.append({"instance_id": inst.instance_id,
-                                "reason": "no sdist_alignment record for this instance"})
+                skipped.append(
+                    {
+                        "instance_id": inst.instance_id,
+                        "reason": "no sdist_alignment record for this instance",
+                    }
+                )
                 continue
             missing = [f for f, ok in (al.get("gold_files_present") or {}).items() if not ok]
             if missing:
-                skipped.append({"instance_id": inst.instance_id,
-                                "reason": "gold file absent from the release: " + ", ".join(missing)})
+                skipped.append(
+                    {
+                        "instance_id": inst.instance_id,
+                        "reason": "gold file absent from the release: " + ", ".join(missing),
+                    }
+                )
                 continue
         if not inst.gold_files:
             skipped.append({"instance_id": inst.instance_id, "reason": "no gold files"})
@@ -378,8 +405,11 @@ def run_ablation(
         entry = ablation_entry(switch, flat(base_agg), flat(abl), metrics)
         entry["failed_instances"] = len(errors)
         entries.append(entry)
-    return {"rule": "DELETE iff no metric degrades beyond noise (|Δ| ≤ 5% relative)",
-            "metrics": list(metrics), "switches": entries}
+    return {
+        "rule": "DELETE iff no metric degrades beyond noise (|Δ| ≤ 5% relative)",
+        "metrics": list(metrics),
+        "switches": entries,
+    }
 
 
 def decide(primary: System, top: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]:
@@ -397,5 +427,15 @@ def decide(primary: System, top: dict[str, Any], base: dict[str, Any]) -> dict[s
     return out
 
 
-__all__ = ["SUITES", "TOP_KEYS", "Job", "RunConfig", "aggregate", "build_results",
-           "edge_placement", "execute", "resolve_jobs", "score"]
+__all__ = [
+    "SUITES",
+    "TOP_KEYS",
+    "Job",
+    "RunConfig",
+    "aggregate",
+    "build_results",
+    "edge_placement",
+    "execute",
+    "resolve_jobs",
+    "score",
+]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -230,8 +231,8 @@ class BM25Files:
         (tmp / "files.json").write_text(json.dumps(files), encoding="utf-8")
         try:
             tmp.replace(idx)
-        except OSError:
-            pass  # another worker won the race; its index is identical
+        except OSError:  # another worker won the race; its index is identical
+            shutil.rmtree(tmp, ignore_errors=True)
         return BM25Handle(tree.path, files, retriever)
 
     def rank(self, handle: BM25Handle, query: str) -> list[str]:
