@@ -146,3 +146,13 @@ def test_five_percent_rule():
     )
     assert harm["verdict"] == "DELETE" and "harm" in harm["reason"]
     assert harm["deltas"]["tokens_retrieved_p50"]["change"] == "better"
+
+
+def test_question_battery_grading():
+    assert M.question_correct("Q2", ["a.py:3", "b.py:9"], ["a.py:3"])
+    assert not M.question_correct("Q2", [], ["a.py:3"])
+    assert M.question_correct("Q3", ["b.py:2", "a.py:1"], ["a.py:1", "b.py:2"])
+    assert not M.question_correct("Q3", ["a.py:1"], ["a.py:1", "b.py:2"])  # subset ≠ equal
+    assert M.question_correct("Q6", [], [])  # no neighbours is a checkable answer
+    assert M.question_accuracy([True, False, True, True, False, False]) == 0.5
+    assert M.question_accuracy([]) is None

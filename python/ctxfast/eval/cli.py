@@ -45,6 +45,7 @@ def run_suite(args: argparse.Namespace) -> int:
     from ctxfast.eval.sources import DirTrees, ReleaseTrees
     from ctxfast.eval.systems import (
         BM25Files,
+        CtxfastConstruct,
         CtxfastRetrieval,
         StuffEverything,
         ctxfast_available,
@@ -89,6 +90,7 @@ def run_suite(args: argparse.Namespace) -> int:
     system_name = args.system
     if system_name == "auto":
         system_name = "ctxfast" if ctxfast_available() else "bm25"
+    constructor: Any = None
     if system_name == "ctxfast":
         if not ctxfast_available():
             raise EvalError("--system ctxfast: ctxfast.Repository is not available in this build")
@@ -98,6 +100,8 @@ def run_suite(args: argparse.Namespace) -> int:
             ablatable=tuple(cfg_file.get("ablate_switches", [])),
         )
         baselines: list[Any] = [bm25, StuffEverything(primary)]
+        if args.suite in ("construct", "all"):
+            constructor = CtxfastConstruct(options=dict(cfg_file.get("compose", {})))
     else:
         primary = bm25
         baselines = [StuffEverything(bm25, window_tokens=int(cfg_file.get("window_tokens", 24000)))]
@@ -124,7 +128,9 @@ def run_suite(args: argparse.Namespace) -> int:
         edge_share=float(cfg_file.get("edge_share", 0.25)),
         progress=not args.no_progress,
     )
-    results = build_results(meta, primary, baselines, jobs, rc, skipped, ablate=args.ablate)
+    results = build_results(
+        meta, primary, baselines, jobs, rc, skipped, ablate=args.ablate, construct=constructor
+    )
     out = Path(args.out)
     out.write_text(json.dumps(results, indent=1), encoding="utf-8")
     if args.report:

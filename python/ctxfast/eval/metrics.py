@@ -201,6 +201,24 @@ def tokens_per_covered(total_tokens: int, covered: int) -> float | None:
     return total_tokens / covered
 
 
+SET_QUESTIONS = frozenset({"Q3", "Q6"})
+
+
+def question_correct(qid: str, answer: Iterable[str] | None, expected: Iterable[str]) -> bool:
+    """spec-03 §6.1 grading: Q3/Q6 need exact set equality of ``file:line`` pointers; the
+    other questions are correct iff the answer's first evidence pointer is the expected one."""
+    got = list(answer or [])
+    want = list(expected)
+    if qid in SET_QUESTIONS:
+        return set(got) == set(want)
+    return bool(got) and bool(want) and got[0] == want[0]
+
+
+def question_accuracy(results: Sequence[bool]) -> float | None:
+    """``correct / asked`` (``correct / 6`` for the full battery)."""
+    return sum(1 for r in results if r) / len(results) if results else None
+
+
 def mean(values: Iterable[float | None]) -> float | None:
     vals = [v for v in values if v is not None]
     return sum(vals) / len(vals) if vals else None
@@ -239,6 +257,8 @@ __all__ = [
     "irrelevant_context_ratio",
     "mean",
     "p50",
+    "question_accuracy",
+    "question_correct",
     "reciprocal_rank",
     "region_recall_at_k",
     "relevance_precision",

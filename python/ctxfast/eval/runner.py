@@ -338,9 +338,14 @@ def build_results(
     cfg: RunConfig,
     skipped: list[dict[str, str]],
     ablate: bool = False,
+    construct: System | None = None,
 ) -> dict[str, Any]:
-    """Run, score and assemble ``results.json`` with exactly :data:`TOP_KEYS`."""
-    systems = [primary, *baselines]
+    """Run, score and assemble ``results.json`` with exactly :data:`TOP_KEYS`.
+
+    ``construct`` (optional) is a separate constructor system whose output supplies the
+    construction keys (gold coverage, relevance precision, tokens per covered); without it
+    they are scored on the primary system's own delivered context."""
+    systems = [primary, *baselines] + ([construct] if construct is not None else [])
     rows, errors = execute(systems, jobs, cfg)
     skipped = skipped + errors
     bad = {e["instance_id"] for e in errors}
@@ -351,6 +356,10 @@ def build_results(
         return aggregate([rows[name][i] for i in ok_ids], cfg.suite)
 
     top = agg_for(primary.name)
+    if construct is not None:
+        cagg = agg_for(construct.name)
+        for k in SUITE_METRICS["construct"]:
+            top[k] = cagg[k]
     base = {
         s.name: {**agg_for(s.name), "per_repo": per_repo(rows[s.name], ok_jobs, cfg.suite)}
         for s in baselines
@@ -364,7 +373,7 @@ def build_results(
             "located_hunks": len(j.gold),
             "total_hunks": j.n_hunks,
             primary.name: rows[primary.name][j.instance.instance_id],
-            **{s.name: rows[s.name][j.instance.instance_id] for s in baselines},
+            **{s.name: rows[s.name][j.instance.instance_id] for s in systems[1:]},
         }
         for j in ok_jobs
     ]
@@ -375,6 +384,7 @@ def build_results(
     meta = dict(suite_meta)
     meta["system"] = primary.name
     meta["baselines"] = [s.name for s in baselines]
+    meta["constructor"] = construct.name if construct is not None else None
     meta["scored"] = scored_counts([rows[primary.name][i] for i in ok_ids], ok_jobs)
     results = {
         "suite": meta,

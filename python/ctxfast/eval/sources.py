@@ -278,7 +278,22 @@ class DirTrees:
         path = self.root / instance_id
         if not path.is_dir():
             raise EvalError(f"no tree at {path}")
-        return Tree(key=f"dir-{instance_id}", path=path)
+        return Tree(key=f"dir-{instance_id}-{tree_fingerprint(path)}", path=path)
+
+
+def tree_fingerprint(root: Path) -> str:
+    """A cheap content stamp (path, size, mtime of every file) so an edited tree re-indexes."""
+    h = hashlib.sha256()
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for fn in sorted(filenames):
+            p = Path(dirpath) / fn
+            try:
+                st = p.stat()
+            except OSError:
+                continue
+            h.update(f"{p.relative_to(root).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()[:16]
 
 
 __all__ = [

@@ -356,9 +356,59 @@ class CtxfastRetrieval:
         return RetrievalOutput(list(res.ranked_files()), cands, res.render(), res.token_count, ms)
 
 
+def _attr(obj: Any, *names: str, default: Any = None) -> Any:
+    for n in names:
+        v = getattr(obj, n, None)
+        if v is not None:
+            return v
+    return default
+
+
+@dataclass(frozen=True)
+class CtxfastConstruct:
+    """ctxfast's constructor (``ctxfast.compose``) scored on its ``DecisionContext`` window."""
+
+    name: str = "ctxfast_construct"
+    symbol_level: bool = True
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def switches(self) -> list[str]:
+        return []
+
+    def without(self, switch: str) -> CtxfastConstruct:
+        raise KeyError(switch)
+
+    def prepare(self, tree: Tree, cache_dir: Path) -> CtxfastHandle:
+        return CtxfastRetrieval().prepare(tree, cache_dir)
+
+    def retrieve(self, handle: CtxfastHandle, instance: Instance) -> RetrievalOutput:
+        import ctxfast
+
+        t0 = time.perf_counter()
+        ctx = ctxfast.compose(handle.repo, instance.problem_statement, **self.options)  # type: ignore[attr-defined]
+        ms = (time.perf_counter() - t0) * 1000.0
+        cands = []
+        for it in ctx.window:
+            f = _attr(it, "file", "path")
+            if f is None:
+                continue  # non-code items (task, constraints) still count in token_count
+            cands.append(
+                Candidate(
+                    str(f),
+                    _attr(it, "qualname"),
+                    int(_attr(it, "start_line", "start", default=1)),
+                    int(_attr(it, "end_line", "end", default=1)),
+                    tokens=int(_attr(it, "token_count", "tokens", default=0)),
+                )
+            )
+        files = list(dict.fromkeys(c.file for c in cands))
+        return RetrievalOutput(files, cands, ctx.render(), int(ctx.token_count), ms)
+
+
 __all__ = [
     "BM25Files",
     "Candidate",
+    "CtxfastConstruct",
     "CtxfastRetrieval",
     "RetrievalOutput",
     "StuffEverything",
