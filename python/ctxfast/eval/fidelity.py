@@ -140,7 +140,7 @@ def graph_fidelity(
     e_pr = PR()
     for d in def_sample:
         refs = script(d.file).get_references(d.line, d.column, include_builtins=False)
-        ref: set[Site] = set()
+        callers: set[Site] = set()
         for n in refs:
             r = _rel(root, n.module_path)
             if r is None or (r == d.file and n.line == d.line) or not n.line:
@@ -150,8 +150,8 @@ def graph_fidelity(
             src = lines[n.line - 1] if n.line <= len(lines) else ""
             after = src[n.column + len(d.name) :].lstrip() if src else ""
             if after.startswith("("):
-                ref.add((r, n.line))
-        e_pr.add(set(graph.callers(d.file, d.line, d.name)), ref)
+                callers.add((r, n.line))
+        e_pr.add(set(graph.callers(d.file, d.line, d.name)), callers)
     return {
         "definitions": {
             **d_pr.as_dict(),

@@ -202,7 +202,7 @@ def _run_group(
     systems: Sequence[System], jobs: Sequence[Job], cache_dir: Path, edge: float
 ) -> list[tuple[str, str, dict[str, Any] | None, str | None]]:
     """Prepare one tree per system and score its instances: (system, id, row, error)."""
-    results = []
+    results: list[tuple[str, str, dict[str, Any] | None, str | None]] = []
     for system in systems:
         try:
             handle = system.prepare(jobs[0].tree, cache_dir)

@@ -120,11 +120,11 @@ def safe_extract(archive: Path, dest: Path) -> None:
                     target.mkdir(parents=True, exist_ok=True)
                 elif m.isfile():
                     target.parent.mkdir(parents=True, exist_ok=True)
-                    src = tf.extractfile(m)
-                    if src is None:
+                    member = tf.extractfile(m)
+                    if member is None:
                         continue
-                    with src, target.open("wb") as out:
-                        shutil.copyfileobj(src, out)
+                    with member, target.open("wb") as fh:
+                        shutil.copyfileobj(member, fh)
     except (tarfile.TarError, zipfile.BadZipFile, EOFError) as exc:
         raise EvalError(f"corrupt archive {archive.name}: {exc}") from exc
 

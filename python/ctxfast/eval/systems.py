@@ -333,7 +333,8 @@ class CtxfastRetrieval:
     def prepare(self, tree: Tree, cache_dir: Path) -> CtxfastHandle:
         import ctxfast
 
-        repo = ctxfast.Repository(str(tree.path), index_dir=str(cache_dir / "index" / tree.key))
+        index_dir = str(cache_dir / "index" / tree.key)
+        repo = ctxfast.Repository(str(tree.path), index_dir=index_dir)  # type: ignore[attr-defined]
         repo.index()
         return CtxfastHandle(tree.path, repo)
 
