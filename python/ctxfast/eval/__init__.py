@@ -1,0 +1,12 @@
+"""``ctxfast eval``: the instrument that measures every ctxfast stage on real repositories.
+
+The harness is deliberately independent of the stages it measures: systems plug in through the
+small :class:`~ctxfast.eval.systems.System` protocol, metrics are pure functions over plain data
+(:mod:`ctxfast.eval.metrics`), and the decision rules of the specs are applied mechanically
+(:mod:`ctxfast.eval.compare`, :mod:`ctxfast.eval.ablation`).
+"""
+
+from ctxfast.eval.bench import Instance, Region, load_alignment, load_bench, sample
+from ctxfast.eval.errors import EvalError
+
+__all__ = ["EvalError", "Instance", "Region", "load_alignment", "load_bench", "sample"]

@@ -1,0 +1,187 @@
+"""Benchmark JSONL loading, gold normalisation and reproducible sampling.
+
+The benchmark format is ``shared/bench/swebench_lite_dev.jsonl``. Gold *lines* are only
+trustworthy on trees at ``base_commit``; on PyPI release trees they are taken from
+``sdist_alignment.jsonl`` (only hunks it marks ``located: true``), so a line-level metric never
+scores a hunk whose text is not where the gold says.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ctxfast.eval.errors import EvalError
+
+REQUIRED_FIELDS = ("instance_id", "repo", "problem_statement", "gold_files")
+
+
+@dataclass(frozen=True)
+class Region:
+    """A 1-based inclusive line span of one file (POSIX path relative to the tree root)."""
+
+    file: str
+    start: int
+    end: int
+
+    def overlaps(self, file: str, start: int, end: int) -> bool:
+        return self.file == file and start <= self.end and end >= self.start
+
+
+@dataclass
+class Instance:
+    """One benchmark task with its gold, independent of where its tree comes from."""
+
+    instance_id: str
+    repo: str
+    version: str
+    problem_statement: str
+    gold_files: list[str]
+    gold_hunks: list[dict[str, Any]] = field(default_factory=list)
+    gold_symbols: list[tuple[str, str]] = field(default_factory=list)
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def source_key(self) -> str:
+        """The ``repo@version`` key of ``sources.json``."""
+        return f"{self.repo}@{self.version}"
+
+    def hunk_regions(self) -> list[Region]:
+        """Gold hunks at their ``base_commit`` lines (valid on base-commit trees only)."""
+        return [Region(h["file"], int(h["start"]), int(h["end"])) for h in self.gold_hunks]
+
+
+def _instance(rec: dict[str, Any], where: str) -> Instance:
+    missing = [f for f in REQUIRED_FIELDS if f not in rec]
+    if missing:
+        raise EvalError(f"{where}: missing field(s) {', '.join(missing)}")
+    symbols: list[tuple[str, str]] = []
+    for s in rec.get("gold_symbols") or []:
+        if s.get("qualname"):
+            key = (s["file"], s["qualname"])
+            if key not in symbols:
+                symbols.append(key)
+    return Instance(
+        instance_id=str(rec["instance_id"]),
+        repo=str(rec["repo"]),
+        version=str(rec.get("version", "")),
+        problem_statement=str(rec["problem_statement"]),
+        gold_files=list(dict.fromkeys(rec["gold_files"] or [])),
+        gold_hunks=list(rec.get("gold_hunks") or []),
+        gold_symbols=symbols,
+        raw=rec,
+    )
+
+
+def _read_jsonl(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
+    try:
+        fh = path.open(encoding="utf-8")
+    except OSError as exc:
+        raise EvalError(f"cannot read {path}: {exc}") from exc
+    with fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise EvalError(f"{path}:{n}: invalid JSON ({exc.msg})") from exc
+            if not isinstance(rec, dict):
+                raise EvalError(f"{path}:{n}: expected a JSON object")
+            yield n, rec
+
+
+def load_bench(path: str | Path) -> list[Instance]:
+    """Load every instance; duplicate ids are an error because results are keyed by id."""
+    path = Path(path)
+    out: list[Instance] = []
+    seen: set[str] = set()
+    for n, rec in _read_jsonl(path):
+        inst = _instance(rec, f"{path}:{n}")
+        if inst.instance_id in seen:
+            raise EvalError(f"{path}:{n}: duplicate instance_id {inst.instance_id}")
+        seen.add(inst.instance_id)
+        out.append(inst)
+    return out
+
+
+def load_alignment(path: str | Path) -> dict[str, dict[str, Any]]:
+    """``sdist_alignment.jsonl`` keyed by instance id."""
+    return {str(rec["instance_id"]): rec for _, rec in _read_jsonl(Path(path))}
+
+
+def located_regions(alignment: dict[str, Any] | None) -> tuple[list[Region], int]:
+    """Gold regions in a release tree: hunks located verbatim, and the total hunk count."""
+    if alignment is None:
+        return [], 0
+    hunks = alignment.get("hunks") or []
+    regions = [
+        Region(h["file"], int(h["sdist_start"]), int(h["sdist_end"]))
+        for h in hunks
+        if h.get("located") is True and "sdist_start" in h
+    ]
+    return regions, len(hunks)
+
+
+def present_symbols(inst: Instance, alignment: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """Gold symbols minus those the alignment says are absent from the release tree."""
+    if alignment is None:
+        return list(inst.gold_symbols)
+    absent = {
+        (s["file"], s["qualname"])
+        for s in alignment.get("symbols") or []
+        if s.get("present") is False
+    }
+    return [s for s in inst.gold_symbols if s not in absent]
+
+
+def sample(
+    instances: Sequence[Instance],
+    limit: int | None = None,
+    seed: int = 0,
+    repos: Sequence[str] | None = None,
+) -> list[Instance]:
+    """A reproducible sample: filter by repo, then take ``limit`` instances.
+
+    The sample is stratified so every repository present is represented when ``limit`` allows
+    it (one instance per repository first, in seeded order, then the rest in seeded order):
+    a plain random 60 of 300 would routinely miss the three-instance repositories, and the
+    per-repository breakdown is part of the contract. The output is sorted by instance id.
+    """
+    pool = list(instances)
+    if repos:
+        wanted = {r.strip() for r in repos if r.strip()}
+        unknown = wanted - {i.repo for i in pool}
+        if unknown:
+            raise EvalError(f"--repos: no instances for {', '.join(sorted(unknown))}")
+        pool = [i for i in pool if i.repo in wanted]
+    if limit is None or limit >= len(pool):
+        return sorted(pool, key=lambda i: i.instance_id)
+    if limit < 0:
+        raise EvalError("--limit must be >= 0")
+    rng = random.Random(seed)
+    order = sorted(pool, key=lambda i: i.instance_id)
+    rng.shuffle(order)
+    first: dict[str, Instance] = {}
+    for inst in order:
+        first.setdefault(inst.repo, inst)
+    heads = list(first.values())[:limit]
+    chosen = {i.instance_id for i in heads}
+    rest = [i for i in order if i.instance_id not in chosen]
+    picked = heads + rest[: limit - len(heads)]
+    return sorted(picked, key=lambda i: i.instance_id)
+
+
+__all__ = [
+    "Instance",
+    "Region",
+    "load_alignment",
+    "load_bench",
+    "located_regions",
+    "present_symbols",
+    "sample",
+]

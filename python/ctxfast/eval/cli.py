@@ -1,0 +1,213 @@
+"""``ctxfast eval`` subcommands (registered from :mod:`ctxfast.cli`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ctxfast.eval.errors import EvalError
+
+
+def _load_config(path: str | None) -> dict[str, Any]:
+    if not path:
+        return {}
+    try:
+        cfg = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise EvalError(f"--config {path}: {exc}") from exc
+    if not isinstance(cfg, dict):
+        raise EvalError(f"--config {path}: expected a JSON object")
+    return cfg
+
+
+def _probes(args: argparse.Namespace) -> dict[str, Any]:
+    """Model-dependent probes are never faked: without an endpoint they are skipped."""
+    if not (args.model_url and args.model):
+        reason = "needs --model-url and --model (an OpenAI-compatible endpoint)"
+    else:
+        reason = "model-driven probes are not implemented in this harness version yet"
+    return {
+        "lost_in_the_middle_bury": {"status": "skipped", "reason": reason},
+        "oracle_diagnostic": {"status": "skipped", "reason": reason},
+        "question_battery": {
+            "status": "skipped",
+            "reason": "needs Repository.answer (recon) — not in this build",
+        },
+    }
+
+
+def run_suite(args: argparse.Namespace) -> int:
+    from ctxfast.eval.bench import load_alignment, load_bench, sample
+    from ctxfast.eval.runner import RunConfig, build_results, resolve_jobs
+    from ctxfast.eval.sources import DirTrees, ReleaseTrees
+    from ctxfast.eval.systems import (
+        BM25Files,
+        CtxfastConstruct,
+        CtxfastRetrieval,
+        StuffEverything,
+        ctxfast_available,
+    )
+
+    cfg_file = _load_config(args.config)
+    bench_path = Path(args.bench)
+    instances = load_bench(bench_path)
+    repos = args.repos.split(",") if args.repos else None
+    chosen = sample(instances, args.limit, args.seed, repos)
+    cache = Path(args.cache).expanduser() if args.cache else Path("~/.cache/ctxfast").expanduser()
+
+    if args.pypi_sources:
+        trees = ReleaseTrees(args.pypi_sources, cache / "sources")
+        align_path = (
+            Path(args.alignment)
+            if args.alignment
+            else Path(args.pypi_sources).with_name("sdist_alignment.jsonl")
+        )
+        if not align_path.exists():
+            raise EvalError(f"release trees need {align_path} (line-level gold); use --alignment")
+        alignment = load_alignment(align_path)
+        jobs, skipped = resolve_jobs(
+            chosen,
+            lambda i: trees.tree_for(i.source_key),
+            alignment,
+            release_trees=True,
+            progress=not args.no_progress,
+        )
+    else:
+        dtrees = DirTrees(args.trees)
+        jobs, skipped = resolve_jobs(
+            chosen,
+            lambda i: dtrees.tree_for_instance(i.instance_id),
+            None,
+            release_trees=False,
+            progress=not args.no_progress,
+        )
+
+    max_tokens = int(cfg_file.get("max_tokens", 4000))
+    bm25 = BM25Files(max_tokens=max_tokens)
+    system_name = args.system
+    if system_name == "auto":
+        system_name = "ctxfast" if ctxfast_available() else "bm25"
+    constructor: Any = None
+    if system_name == "ctxfast":
+        if not ctxfast_available():
+            raise EvalError("--system ctxfast: ctxfast.Repository is not available in this build")
+        primary: Any = CtxfastRetrieval(
+            max_tokens=max_tokens,
+            config=dict(cfg_file.get("ctxfast", {})),
+            ablatable=tuple(cfg_file.get("ablate_switches", [])),
+        )
+        baselines: list[Any] = [bm25, StuffEverything(primary)]
+        if args.suite in ("construct", "all"):
+            constructor = CtxfastConstruct(options=dict(cfg_file.get("compose", {})))
+    else:
+        primary = bm25
+        baselines = [StuffEverything(bm25, window_tokens=int(cfg_file.get("window_tokens", 24000)))]
+
+    meta = {
+        "name": args.suite,
+        "bench": str(bench_path),
+        "sources": str(args.pypi_sources or args.trees),
+        "limit": args.limit,
+        "seed": args.seed,
+        "repos": repos,
+        "sampled": len(chosen),
+        "probes": _probes(args),
+        "notes": {
+            "tokens_per_covered": "offline stand-in for tokens-per-solved (gold coverage, "
+            "not a model solve)",
+            "line_level": "scored only on hunks located in the tree (see scored)",
+        },
+    }
+    rc = RunConfig(
+        suite=args.suite,
+        cache_dir=cache,
+        jobs=args.jobs,
+        edge_share=float(cfg_file.get("edge_share", 0.25)),
+        progress=not args.no_progress,
+    )
+    results = build_results(
+        meta, primary, baselines, jobs, rc, skipped, ablate=args.ablate, construct=constructor
+    )
+    out = Path(args.out)
+    out.write_text(json.dumps(results, indent=1), encoding="utf-8")
+    if args.report:
+        from ctxfast.eval.report import write_report
+
+        write_report(results, Path(args.report))
+    print(summary(results))
+    return 0
+
+
+def summary(results: dict[str, Any]) -> str:
+    def f(x: Any) -> str:
+        return "  -  " if x is None else f"{x:.3f}" if isinstance(x, float) else str(x)
+
+    lines = [
+        f"{results['suite']['system']}: {results['instances']} instances, "
+        f"{len(results['skipped'])} skipped"
+    ]
+    head = f"{'repo':28} {'n':>3} {'Acc@1':>6} {'Acc@3':>6} {'Acc@5':>6} {'Acc@10':>6} {'MRR':>6}"
+    lines.append(head)
+    rows = [("ALL", results), *results["per_repo"].items()]
+    for name, m in rows:
+        n = m.get("instances", results["instances"])
+        fa = m["file_acc"]
+        lines.append(
+            f"{name:28} {n:>3} {f(fa['1']):>6} {f(fa['3']):>6} {f(fa['5']):>6} "
+            f"{f(fa['10']):>6} {f(m['mrr']):>6}"
+        )
+    for name, b in results["baseline"].items():
+        fa = b["file_acc"]
+        lines.append(
+            f"baseline {name}: Acc@5 {f(fa['5'])} gold_coverage {f(b['gold_coverage'])}"
+            f" tokens_p50 {f(b['tokens_retrieved_p50'])}"
+        )
+    return "\n".join(lines)
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    from ctxfast.eval.compare import compare, format_rules, load_results
+
+    print(format_rules(compare(load_results(args.a), load_results(args.b))))
+    return 0
+
+
+def register(sub: Any) -> None:
+    """Add ``ctxfast eval ...`` to the top-level subparsers."""
+    p = sub.add_parser("eval", help="measure retrieval/recon/construction on a benchmark")
+    esub = p.add_subparsers(dest="eval_command", required=True)
+    for suite in ("retrieval", "recon", "construct", "all"):
+        s = esub.add_parser(suite, help=f"run the {suite} suite")
+        s.add_argument("bench", help="benchmark JSONL")
+        src = s.add_mutually_exclusive_group(required=True)
+        src.add_argument("--trees", help="DIR with DIR/<instance_id>/ trees")
+        src.add_argument("--pypi-sources", help="sources.json mapping repo@version to sdists")
+        s.add_argument("--alignment", help="sdist_alignment.jsonl (default: next to sources)")
+        s.add_argument("--out", default="results.json")
+        s.add_argument("--report", help="write report.html + PNG plots into this directory")
+        s.add_argument("--config", help="JSON config (max_tokens, window_tokens, ...)")
+        s.add_argument("--ablate", action="store_true", help="switch each mechanism off in turn")
+        s.add_argument("--limit", type=int, default=None)
+        s.add_argument("--seed", type=int, default=0)
+        s.add_argument("--repos", help="comma-separated owner/name filter")
+        s.add_argument("--jobs", type=int, default=1)
+        s.add_argument("--cache", help="cache root (default ~/.cache/ctxfast)")
+        s.add_argument("--system", default="auto", choices=["auto", "ctxfast", "bm25"])
+        s.add_argument("--model-url", default=None)
+        s.add_argument("--model", default=None)
+        s.add_argument("--no-progress", action="store_true")
+        s.set_defaults(func=run_suite, suite=suite)
+    c = esub.add_parser("compare", help="apply the decision rules to two results files")
+    c.add_argument("a", help="current system's results.json")
+    c.add_argument("b", help="candidate's results.json")
+    c.set_defaults(func=run_compare)
+
+
+__all__ = ["register", "run_compare", "run_suite", "summary"]
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(1)

@@ -1,0 +1,421 @@
+"""The ``System`` protocol the harness drives, and the two baselines that need no model.
+
+A system prepares a handle per source tree (indexing, cached under ``cache_dir`` so a second
+run does not re-index) and answers one instance at a time. The harness never looks inside a
+system: it only scores what comes back, so ctxfast's own pipeline and the baselines are
+measured by exactly the same code.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Protocol
+
+from ctxfast.eval.bench import Instance
+from ctxfast.eval.sources import Tree
+
+Span = tuple[str, int, int]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A delivered piece of code: file, qualname (None for whole files/windows), line span."""
+
+    file: str
+    qualname: str | None
+    start: int
+    end: int
+    kept_lines: tuple[int, ...] | None = None
+    #: tokens this piece costs in the rendering (0 when the system does not say)
+    tokens: int = 0
+
+    def lines(self) -> list[tuple[str, int]]:
+        span = self.kept_lines if self.kept_lines is not None else range(self.start, self.end + 1)
+        return [(self.file, n) for n in span]
+
+
+@dataclass
+class RetrievalOutput:
+    """What one system returned for one instance (plain data; the metrics read only this)."""
+
+    ranked_files: list[str]
+    candidates: list[Candidate]
+    rendered_text: str
+    token_count: int
+    ms: float
+    ranked_regions: list[Span] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def regions(self) -> list[Span]:
+        if self.ranked_regions is not None:
+            return self.ranked_regions
+        return [(c.file, c.start, c.end) for c in self.candidates]
+
+
+class System(Protocol):
+    """Anything the harness can evaluate."""
+
+    name: str
+    #: True when candidates carry qualnames, so function-level metrics mean something.
+    symbol_level: bool
+
+    def switches(self) -> list[str]:
+        """Mechanisms ``--ablate`` can switch off one at a time."""
+        ...
+
+    def without(self, switch: str) -> System:
+        """A copy of this system with ``switch`` off."""
+        ...
+
+    def prepare(self, tree: Tree, cache_dir: Path) -> Any: ...
+
+    def retrieve(self, handle: Any, instance: Instance) -> RetrievalOutput: ...
+
+
+# --------------------------------------------------------------------------- tokenisation
+
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+def identifier_tokens(text: str, split: bool = True) -> list[str]:
+    """Lower-cased words; identifiers also yield their snake_case/CamelCase parts.
+
+    ``getUserName`` → ``getusername get user name``: the whole identifier keeps exact matches
+    strong while the parts let prose ("user name") meet code.
+    """
+    out: list[str] = []
+    for word in _WORD.findall(text):
+        low = word.lower()
+        if not split:
+            out.append(low)
+            continue
+        parts = [p.lower() for chunk in word.split("_") for p in _CAMEL.findall(chunk)]
+        if len(parts) != 1 or parts[0] != low:
+            out.append(low)
+        out.extend(parts)
+    return out
+
+
+def python_files(root: Path) -> list[str]:
+    """POSIX paths (relative, sorted) of every ``.py`` file, skipping hidden directories."""
+    found: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        rel = Path(dirpath).relative_to(root)
+        for fn in filenames:
+            if fn.endswith(".py"):
+                found.append((rel / fn).as_posix())
+    return sorted(found)
+
+
+def read_text(path: Path) -> str:
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def render_files(
+    root: Path, files: Sequence[str], max_tokens: int, encoding: str = "cl100k_base"
+) -> tuple[str, list[Candidate], int]:
+    """Concatenate whole files in rank order under a hard token cap.
+
+    A file that does not fit whole is cut to the lines that do (line-exact, so the delivered
+    spans stay true) and rendering stops there: no budget overflow, no silent gaps.
+    """
+    from ctxfast.tokens import count_tokens
+
+    parts: list[str] = []
+    cands: list[Candidate] = []
+    used = 0
+    for f in files:
+        header = f"### {f}\n"
+        text = read_text(root / f)
+        block = header + text + ("" if text.endswith("\n") else "\n")
+        cost = count_tokens(block, encoding)
+        if used + cost <= max_tokens:
+            parts.append(block)
+            used += cost
+            n = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+            cands.append(Candidate(f, None, 1, max(n, 1), tokens=cost))
+            continue
+        room = max_tokens - used - count_tokens(header, encoding)
+        kept: list[str] = []
+        for line in text.splitlines(keepends=True):
+            c = count_tokens(line, encoding)
+            if c > room:
+                break
+            kept.append(line)
+            room -= c
+        if kept:
+            block = header + "".join(kept)
+            cost = count_tokens(block, encoding)
+            parts.append(block)
+            used += cost
+            cands.append(Candidate(f, None, 1, len(kept), tokens=cost))
+        break
+    rendered = "".join(parts)
+    return rendered, cands, count_tokens(rendered, encoding) if rendered else 0
+
+
+# --------------------------------------------------------------------------- BM25 baseline
+
+BM25_SWITCHES = ("path", "identifier_split")
+
+
+@dataclass
+class BM25Handle:
+    root: Path
+    files: list[str]
+    retriever: Any
+
+
+@dataclass(frozen=True)
+class BM25Files:
+    """Plain BM25 over whole files: path + content, identifiers split, bm25s k1=1.5 b=0.75.
+
+    The README's reference baseline. ``path`` and ``identifier_split`` can be ablated.
+    """
+
+    name: str = "bm25"
+    symbol_level: bool = False
+    k1: float = 1.5
+    b: float = 0.75
+    max_tokens: int = 4000
+    use_path: bool = True
+    split_identifiers: bool = True
+
+    def switches(self) -> list[str]:
+        return list(BM25_SWITCHES)
+
+    def without(self, switch: str) -> BM25Files:
+        if switch == "path":
+            return replace(self, use_path=False)
+        if switch == "identifier_split":
+            return replace(self, split_identifiers=False)
+        raise KeyError(switch)
+
+    def _variant(self) -> str:
+        return f"bm25-k{self.k1}-b{self.b}-p{int(self.use_path)}-s{int(self.split_identifiers)}"
+
+    def prepare(self, tree: Tree, cache_dir: Path) -> BM25Handle:
+        import bm25s
+
+        idx = cache_dir / "index" / self._variant() / tree.key
+        meta = idx / "files.json"
+        if meta.exists():
+            files = json.loads(meta.read_text(encoding="utf-8"))
+            return BM25Handle(tree.path, files, bm25s.BM25.load(str(idx)))
+        files = python_files(tree.path)
+        corpus = []
+        for f in files:
+            text = read_text(tree.path / f)
+            doc = (f + "\n" + text) if self.use_path else text
+            toks = identifier_tokens(doc, self.split_identifiers)
+            corpus.append(toks or [""])
+        retriever = bm25s.BM25(k1=self.k1, b=self.b)
+        if corpus:
+            retriever.index(corpus, show_progress=False)
+        tmp = idx.with_name(idx.name + f".tmp{os.getpid()}")
+        tmp.mkdir(parents=True, exist_ok=True)
+        if corpus:
+            retriever.save(str(tmp))
+        (tmp / "files.json").write_text(json.dumps(files), encoding="utf-8")
+        try:
+            tmp.replace(idx)
+        except OSError:  # another worker won the race; its index is identical
+            shutil.rmtree(tmp, ignore_errors=True)
+        return BM25Handle(tree.path, files, retriever)
+
+    def rank(self, handle: BM25Handle, query: str) -> list[str]:
+        """Files with a positive score, best first; ties by path for determinism."""
+        if not handle.files:
+            return []
+        q = identifier_tokens(query, self.split_identifiers)
+        vocab = getattr(handle.retriever, "vocab_dict", None) or {}
+        q = [t for t in q if t in vocab]
+        if not q:
+            return []
+        scores = handle.retriever.get_scores(q)
+        order = sorted(range(len(handle.files)), key=lambda i: (-float(scores[i]), handle.files[i]))
+        return [handle.files[i] for i in order if float(scores[i]) > 0.0]
+
+    def retrieve(self, handle: BM25Handle, instance: Instance) -> RetrievalOutput:
+        t0 = time.perf_counter()
+        ranked = self.rank(handle, instance.problem_statement)
+        rendered, cands, tokens = render_files(handle.root, ranked, self.max_tokens)
+        ms = (time.perf_counter() - t0) * 1000.0
+        regions = [(f, 1, 10**9) for f in ranked[:10]]
+        return RetrievalOutput(ranked, cands, rendered, tokens, ms, ranked_regions=regions)
+
+
+# --------------------------------------------------------------------------- stuff everything
+
+
+@dataclass(frozen=True)
+class StuffEverything:
+    """spec-08 §7's baseline: the whole candidate pool concatenated, no constructor at all,
+    only the window's hard ceiling (24,000 tokens by default) stops it."""
+
+    pool: Any  # a System whose ranked_files are the candidate pool
+    name: str = "stuff_everything"
+    symbol_level: bool = False
+    window_tokens: int = 24_000
+
+    def switches(self) -> list[str]:
+        return []
+
+    def without(self, switch: str) -> StuffEverything:
+        raise KeyError(switch)
+
+    def prepare(self, tree: Tree, cache_dir: Path) -> Any:
+        return self.pool.prepare(tree, cache_dir)
+
+    def retrieve(self, handle: Any, instance: Instance) -> RetrievalOutput:
+        t0 = time.perf_counter()
+        base = self.pool.retrieve(handle, instance)
+        root = tree_root(handle)
+        rendered, cands, tokens = render_files(root, base.ranked_files, self.window_tokens)
+        ms = base.ms + (time.perf_counter() - t0) * 1000.0
+        return RetrievalOutput(
+            base.ranked_files, cands, rendered, tokens, ms, ranked_regions=base.regions()
+        )
+
+
+def tree_root(handle: Any) -> Path:
+    root = getattr(handle, "root", None)
+    if root is None:
+        raise TypeError("system handle exposes no tree root")
+    return Path(root)
+
+
+# --------------------------------------------------------------------------- ctxfast itself
+
+
+def ctxfast_available() -> bool:
+    import ctxfast
+
+    return hasattr(ctxfast, "Repository")
+
+
+@dataclass
+class CtxfastHandle:
+    root: Path
+    repo: Any
+
+
+@dataclass(frozen=True)
+class CtxfastRetrieval:
+    """ctxfast's own retrieval stage (``Repository.retrieve``), once that API is built in."""
+
+    name: str = "ctxfast"
+    symbol_level: bool = True
+    max_tokens: int = 4000
+    config: dict[str, Any] = field(default_factory=dict)
+    ablatable: tuple[str, ...] = ()
+
+    def switches(self) -> list[str]:
+        return list(self.ablatable)
+
+    def without(self, switch: str) -> CtxfastRetrieval:
+        cfg = dict(self.config)
+        cfg[switch] = False
+        return replace(self, config=cfg)
+
+    def prepare(self, tree: Tree, cache_dir: Path) -> CtxfastHandle:
+        import ctxfast
+
+        index_dir = str(cache_dir / "index" / tree.key)
+        repo = ctxfast.Repository(str(tree.path), index_dir=index_dir)  # type: ignore[attr-defined]
+        repo.index()
+        return CtxfastHandle(tree.path, repo)
+
+    def retrieve(self, handle: CtxfastHandle, instance: Instance) -> RetrievalOutput:
+        t0 = time.perf_counter()
+        res = handle.repo.retrieve(
+            instance.problem_statement, max_tokens=self.max_tokens, config=self.config or None
+        )
+        ms = (time.perf_counter() - t0) * 1000.0
+        cands = [
+            Candidate(
+                c.file,
+                c.qualname,
+                int(c.start_line),
+                int(c.end_line),
+                tuple(c.kept_lines) if getattr(c, "kept_lines", None) else None,
+            )
+            for c in res.candidates
+        ]
+        return RetrievalOutput(list(res.ranked_files()), cands, res.render(), res.token_count, ms)
+
+
+def _attr(obj: Any, *names: str, default: Any = None) -> Any:
+    for n in names:
+        v = getattr(obj, n, None)
+        if v is not None:
+            return v
+    return default
+
+
+@dataclass(frozen=True)
+class CtxfastConstruct:
+    """ctxfast's constructor (``ctxfast.compose``) scored on its ``DecisionContext`` window."""
+
+    name: str = "ctxfast_construct"
+    symbol_level: bool = True
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def switches(self) -> list[str]:
+        return []
+
+    def without(self, switch: str) -> CtxfastConstruct:
+        raise KeyError(switch)
+
+    def prepare(self, tree: Tree, cache_dir: Path) -> CtxfastHandle:
+        return CtxfastRetrieval().prepare(tree, cache_dir)
+
+    def retrieve(self, handle: CtxfastHandle, instance: Instance) -> RetrievalOutput:
+        import ctxfast
+
+        t0 = time.perf_counter()
+        ctx = ctxfast.compose(handle.repo, instance.problem_statement, **self.options)  # type: ignore[attr-defined]
+        ms = (time.perf_counter() - t0) * 1000.0
+        cands = []
+        for it in ctx.window:
+            f = _attr(it, "file", "path")
+            if f is None:
+                continue  # non-code items (task, constraints) still count in token_count
+            cands.append(
+                Candidate(
+                    str(f),
+                    _attr(it, "qualname"),
+                    int(_attr(it, "start_line", "start", default=1)),
+                    int(_attr(it, "end_line", "end", default=1)),
+                    tokens=int(_attr(it, "token_count", "tokens", default=0)),
+                )
+            )
+        files = list(dict.fromkeys(c.file for c in cands))
+        return RetrievalOutput(files, cands, ctx.render(), int(ctx.token_count), ms)
+
+
+__all__ = [
+    "BM25Files",
+    "Candidate",
+    "CtxfastConstruct",
+    "CtxfastRetrieval",
+    "RetrievalOutput",
+    "StuffEverything",
+    "System",
+    "ctxfast_available",
+    "identifier_tokens",
+    "python_files",
+    "render_files",
+]
