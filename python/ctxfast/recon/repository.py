@@ -65,6 +65,7 @@ class Repository:
         )
         self.max_file_bytes = max_file_bytes
         self._manifest: dict[str, Any] | None = None
+        self._retriever: Any = None
 
     @property
     def graph_db(self) -> Path:
@@ -122,6 +123,45 @@ class Repository:
     ) -> str:
         """The ranked repo map within ``max_tokens``; ``""`` if it cannot be built."""
         return build_repo_map(self.graph, self.index_dir, query, max_tokens, files_in_prompt)
+
+    def retrieve(
+        self,
+        task_text: str,
+        *,
+        error: str | None = None,
+        test: str | None = None,
+        max_tokens: int = 4000,
+        config: Any = None,
+    ) -> Any:
+        """Spec-04 retrieval: the smallest high-precision slice for a task (≤ ``max_tokens``).
+
+        A repository with no index yet is indexed on demand; the in-memory retrieval state is
+        rebuilt only when the index content changed.
+        """
+        from ctxfast.retrieval.pipeline import Retriever
+
+        if not self.graph_db.exists():
+            self.index()
+        retriever = self._retriever
+        if retriever is None or retriever.index.key != self._index_key():
+            retriever = Retriever(self.root, self.graph, self.index_dir)
+            self._retriever = retriever
+        return retriever.retrieve(
+            task_text, error=error, test=test, max_tokens=max_tokens, config=config
+        )
+
+    def _index_key(self) -> str:
+        import hashlib
+        import sqlite3
+
+        con = sqlite3.connect(f"file:{self.graph_db}?mode=ro", uri=True)
+        try:
+            rows = con.execute(
+                "SELECT path, sha256 FROM files WHERE sha256 IS NOT NULL ORDER BY path"
+            ).fetchall()
+        finally:
+            con.close()
+        return hashlib.sha256("\n".join(f"{p}:{s}" for p, s in rows).encode()).hexdigest()
 
     def answer(self, question_id: str, subject: str | None = None) -> Answer:
         """One of the six deterministic questions of spec §6.1, with ``file:line`` evidence."""

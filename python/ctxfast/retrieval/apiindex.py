@@ -1,0 +1,114 @@
+"""The API-description index of spec-04 §4: ``api.db``, one row per function/class/method.
+
+``desc_text`` (signature + first docstring paragraph) is what the task is matched against,
+description to description: match what the code will *call* against what the task *means*.
+The index is derived from ``recon.db`` and re-indexed per changed file (keyed by the file's
+content hash), so a refresh costs only the files that changed.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from ctxfast.bm25 import BM25Index
+from ctxfast.errors import IndexError as CtxIndexError
+
+API_DB_NAME = "api.db"
+DOCSTRING_MAX_CHARS = 200
+API_DESC_TOP_K = 20
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS api_index (
+    qualname TEXT, kind TEXT, signature TEXT, docstring TEXT, desc_text TEXT,
+    file TEXT, line INT
+);
+CREATE INDEX IF NOT EXISTS api_index_file ON api_index(file);
+CREATE TABLE IF NOT EXISTS api_files (path TEXT PRIMARY KEY, sha256 TEXT);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class ApiRow:
+    qualname: str
+    kind: str
+    signature: str
+    docstring: str
+    desc_text: str
+    file: str
+    line: int
+
+
+def first_paragraph(doc: str, max_chars: int = DOCSTRING_MAX_CHARS) -> str:
+    """The first docstring paragraph, whitespace-folded, at most ``max_chars``."""
+    para = doc.strip().split("\n\n", 1)[0]
+    return " ".join(para.split())[:max_chars]
+
+
+def refresh_api_index(recon_db: Path, api_db: Path) -> int:
+    """Brings ``api.db`` in line with ``recon.db``; returns how many files were re-indexed."""
+    try:
+        src = sqlite3.connect(f"file:{recon_db}?mode=ro", uri=True)
+        files = dict(src.execute("SELECT path, sha256 FROM files WHERE sha256 IS NOT NULL"))
+    except sqlite3.Error as exc:
+        raise CtxIndexError(f"cannot read {recon_db}: {exc}") from exc
+    api_db.parent.mkdir(parents=True, exist_ok=True)
+    dst = sqlite3.connect(api_db)
+    try:
+        dst.executescript(SCHEMA)
+        known = dict(dst.execute("SELECT path, sha256 FROM api_files"))
+        changed = sorted(p for p, s in files.items() if known.get(p) != s)
+        removed = sorted(set(known) - set(files))
+        if not changed and not removed:
+            return 0
+        classes = {q for (q,) in src.execute("SELECT qualname FROM nodes WHERE kind = 'class'")}
+        with dst:
+            for path in [*removed, *changed]:
+                dst.execute("DELETE FROM api_index WHERE file = ?", (path,))
+                dst.execute("DELETE FROM api_files WHERE path = ?", (path,))
+            for path in changed:
+                rows = src.execute(
+                    "SELECT n.qualname, n.kind, n.line, COALESCE(m.signature, n.name), "
+                    "COALESCE(m.doc, '') FROM nodes n LEFT JOIN defs_meta m ON m.id = n.id "
+                    "WHERE n.file = ? AND n.kind IN ('function', 'class') ORDER BY n.line",
+                    (path,),
+                ).fetchall()
+                out = []
+                for qualname, kind, line, sig, doc in rows:
+                    if kind == "function" and qualname.rsplit(".", 1)[0] in classes:
+                        kind = "method"
+                    sig = sig.splitlines()[0].strip() if sig else ""
+                    docstring = first_paragraph(doc)
+                    out.append(
+                        (qualname, kind, sig, docstring, f"{sig} {docstring}".strip(), path, line)
+                    )
+                dst.executemany("INSERT INTO api_index VALUES (?, ?, ?, ?, ?, ?, ?)", out)
+                dst.execute("INSERT INTO api_files VALUES (?, ?)", (path, files[path]))
+        return len(changed) + len(removed)
+    finally:
+        src.close()
+        dst.close()
+
+
+class ApiIndex:
+    """BM25 over ``desc_text`` (the same identifier-weighted scorer as spec §3.4)."""
+
+    def __init__(self, api_db: Path, symbols: set[str]):
+        con = sqlite3.connect(f"file:{api_db}?mode=ro", uri=True)
+        try:
+            self.rows = [
+                ApiRow(*r)
+                for r in con.execute(
+                    "SELECT qualname, kind, signature, docstring, desc_text, file, line "
+                    "FROM api_index ORDER BY file, line"
+                )
+            ]
+        finally:
+            con.close()
+        self.bm25 = BM25Index([r.desc_text for r in self.rows] or [""], symbols=symbols)
+
+    def search(self, text: str, k: int = API_DESC_TOP_K) -> list[tuple[ApiRow, float]]:
+        if not self.rows or not text.strip():
+            return []
+        return [(self.rows[i], s) for i, s in self.bm25.query(text, k=k) if s > 0]

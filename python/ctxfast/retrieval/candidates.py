@@ -1,0 +1,56 @@
+"""Candidates of the retrieval pipeline: raw source hits and merged structural entries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class RawCandidate:
+    """One hit of one recall source (§3.2), before merging."""
+
+    source: str
+    term: str
+    file: str
+    start_line: int
+    end_line: int
+    qualname: str | None = None
+    kind: str = "lines"
+    score: float = 0.0
+
+
+@dataclass
+class Candidate:
+    """One structural entry (§3.3) with its score, provenance and pruned lines."""
+
+    qualname: str | None
+    kind: str
+    file: str
+    start_line: int
+    end_line: int
+    signature: str
+    text: str
+    provenance: list[str] = field(default_factory=list)
+    score: float = 0.0
+    bm25_score: float = 0.0
+    kept_lines: list[int] = field(default_factory=list)
+    pruned: bool = False
+
+    @property
+    def sources(self) -> list[str]:
+        return list(dict.fromkeys(p.split(":", 1)[0] for p in self.provenance))
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "qualname": self.qualname,
+            "kind": self.kind,
+            "file": self.file,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "score": self.score,
+            "bm25_score": self.bm25_score,
+            "provenance": self.provenance,
+            "kept_lines": self.kept_lines,
+            "signature": self.signature,
+            "pruned": self.pruned,
+        }

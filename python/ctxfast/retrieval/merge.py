@@ -1,0 +1,133 @@
+"""Structure-aware dedup/merge (spec-04 §3.3).
+
+1. Hits resolve to their innermost enclosing definition; entries with the same qualname
+   collapse, provenance concatenated.
+2. A line span inside another entry's span in the same file is absorbed into it; overlapping
+   line ranges merge into their union. A class does not absorb its methods: a class is a
+   namespace, and swallowing methods would erase the method-level identity that function
+   localisation is measured on.
+3. The same identifier at the same ``file:line`` is one hit.
+4. Spans end on definition boundaries (the graph's ``end_line``) or whole statements.
+"""
+
+from __future__ import annotations
+
+from ctxfast.retrieval.candidates import Candidate, RawCandidate
+from ctxfast.retrieval.repoindex import RepoIndex
+
+_OPEN, _CLOSE = "([{", ")]}"
+
+
+def statement_end(lines: list[str], start: int) -> int:
+    """1-based last line of the statement starting at ``start`` (bracket balance)."""
+    depth = 0
+    i = start
+    while i <= len(lines):
+        text = lines[i - 1].split("#", 1)[0]
+        for ch in text:
+            if ch in _OPEN:
+                depth += 1
+            elif ch in _CLOSE:
+                depth = max(depth - 1, 0)
+        if depth == 0 and not text.rstrip().endswith("\\"):
+            return i
+        i += 1
+        if i - start > 50:
+            break
+    return min(start, len(lines)) if lines else start
+
+
+def merge(index: RepoIndex, raws: list[RawCandidate]) -> list[Candidate]:
+    by_key: dict[tuple[str, str], Candidate] = {}
+    order: list[tuple[str, str]] = []
+    seen_hits: set[tuple[str, str, int, str]] = set()
+    for raw in raws:
+        hit_key = (raw.source, raw.file, raw.start_line, raw.term)
+        if hit_key in seen_hits:
+            continue
+        seen_hits.add(hit_key)
+        qualname, kind, start, end = raw.qualname, raw.kind, raw.start_line, raw.end_line
+        if qualname is None:
+            d = index.innermost(raw.file, raw.start_line)
+            if d is not None:
+                qualname, kind, start, end = d.qualname, d.kind, d.line, d.end_line
+        elif qualname in index.defs_by_qualname:
+            d = index.defs_by_qualname[qualname]
+            if d.file == raw.file:
+                start, end, kind = d.line, d.end_line, d.kind if kind == "lines" else kind
+        if qualname is None:
+            lines = index.lines(raw.file)
+            start, end = raw.start_line, max(raw.end_line, statement_end(lines, raw.start_line))
+        key = (raw.file, qualname) if qualname else (raw.file, f"@{start}-{end}")
+        prov = f"{raw.source}:{raw.term}"
+        if key in by_key:
+            cand = by_key[key]
+            if prov not in cand.provenance:
+                cand.provenance.append(prov)
+            cand.score = max(cand.score, raw.score)
+            continue
+        sig = ""
+        if qualname and qualname in index.defs_by_qualname:
+            sig = (
+                index.defs_by_qualname[qualname].signature.splitlines()[0].strip()
+                if index.defs_by_qualname[qualname].signature
+                else ""
+            )
+        by_key[key] = Candidate(
+            qualname, kind, raw.file, start, end, sig, "", [prov], score=raw.score
+        )
+        order.append(key)
+    cands = [by_key[k] for k in order]
+    return _absorb_line_spans(cands)
+
+
+def _absorb_line_spans(cands: list[Candidate]) -> list[Candidate]:
+    """Line-only entries fold into a containing entry, or merge with overlapping ones."""
+    defs = [c for c in cands if c.qualname]
+    spans = [c for c in cands if not c.qualname]
+    kept_spans: list[Candidate] = []
+    for span in sorted(spans, key=lambda c: (c.file, c.start_line)):
+        host = next(
+            (
+                d
+                for d in defs
+                if d.file == span.file
+                and d.start_line <= span.start_line
+                and span.end_line <= d.end_line
+            ),
+            None,
+        )
+        if host is not None:
+            host.provenance.extend(p for p in span.provenance if p not in host.provenance)
+            continue
+        if (
+            kept_spans
+            and kept_spans[-1].file == span.file
+            and span.start_line <= kept_spans[-1].end_line + 1
+        ):
+            prev = kept_spans[-1]
+            prev.end_line = max(prev.end_line, span.end_line)
+            prev.provenance.extend(p for p in span.provenance if p not in prev.provenance)
+            continue
+        kept_spans.append(span)
+    # Nested functions fold into their enclosing function (not into classes).
+    out: list[Candidate] = []
+    for c in defs:
+        host = next(
+            (
+                d
+                for d in defs
+                if d is not c
+                and d.kind == "function"
+                and d.file == c.file
+                and d.start_line <= c.start_line
+                and c.end_line <= d.end_line
+                and (d.start_line, d.end_line) != (c.start_line, c.end_line)
+            ),
+            None,
+        )
+        if host is not None:
+            host.provenance.extend(p for p in c.provenance if p not in host.provenance)
+            continue
+        out.append(c)
+    return out + kept_spans

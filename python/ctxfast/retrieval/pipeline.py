@@ -1,0 +1,198 @@
+"""The retrieval pipeline of spec-04: task → query → recall → merge → re-rank → prune → cap.
+
+``Retriever`` holds the per-repository state (definitions, file texts, BM25 indexes, api.db)
+and is rebuilt only when the index changes; ``retrieve`` is then a pure function of the task
+and the configuration. Every stage is switchable in :class:`RetrievalConfig`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ctxfast.bm25 import BM25Index, tokenize_code
+from ctxfast.recon.graph import CodeGraph
+from ctxfast.retrieval.apiindex import API_DB_NAME, ApiIndex, refresh_api_index
+from ctxfast.retrieval.candidates import Candidate, RawCandidate
+from ctxfast.retrieval.config import RetrievalConfig
+from ctxfast.retrieval.localize import DefinitionBM25, code_identifiers, file_scores
+from ctxfast.retrieval.merge import merge
+from ctxfast.retrieval.prune import prune_candidate
+from ctxfast.retrieval.query import Query, build_query
+from ctxfast.retrieval.render import render_slice
+from ctxfast.retrieval.repoindex import RepoIndex
+from ctxfast.retrieval.sources import (
+    api_desc_source,
+    callgraph_source,
+    lexical_source,
+    traceback_source,
+)
+from ctxfast.tokens import count_tokens
+
+
+@dataclass
+class RetrievalResult:
+    """The minimal context set for one task, with everything needed to inspect it."""
+
+    query: Query
+    candidates: list[Candidate]
+    file_ranking: list[tuple[str, float]]
+    text: str
+    token_count: int
+    max_tokens: int
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    signals: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def ranked_files(self) -> list[str]:
+        """Every scored file in rank order (not capped at top-k), POSIX relative paths."""
+        return [f for f, _ in self.file_ranking]
+
+    def render(self) -> str:
+        """The §3.6 injection text, ≤ ``max_tokens`` by exact count."""
+        return self.text
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "query": self.query.to_dict(),
+                "candidates": [c.to_dict() for c in self.candidates],
+                "ranked_files": self.ranked_files()[:50],
+                "text": self.text,
+                "token_count": self.token_count,
+                "timings_ms": self.timings_ms,
+            },
+            indent=2,
+        )
+
+
+class Retriever:
+    """Per-repository retrieval state over a built index."""
+
+    def __init__(self, root: Path, graph: CodeGraph, index_dir: Path):
+        self.root = root
+        self.graph = graph
+        self.index = RepoIndex(root, graph.db_path)
+        api_db = index_dir / API_DB_NAME
+        refresh_api_index(graph.db_path, api_db)
+        self.api = ApiIndex(api_db, self.index.symbol_names)
+        self._def_index: DefinitionBM25 | None = None
+        self._def_cfg: tuple[float, float] | None = None
+
+    def def_index(self, cfg: RetrievalConfig) -> DefinitionBM25:
+        if self._def_index is None or self._def_cfg != (cfg.k1, cfg.b):
+            self._def_index = DefinitionBM25(self.index, cfg)
+            self._def_cfg = (cfg.k1, cfg.b)
+        return self._def_index
+
+    def retrieve(
+        self,
+        task_text: str,
+        *,
+        error: str | None = None,
+        test: str | None = None,
+        max_tokens: int | None = None,
+        config: RetrievalConfig | dict[str, Any] | None = None,
+    ) -> RetrievalResult:
+        cfg = (
+            config if isinstance(config, RetrievalConfig) else RetrievalConfig.from_mapping(config)
+        )
+        cap = cfg.max_tokens if max_tokens is None else max_tokens
+        times: dict[str, float] = {}
+        t = time.perf_counter()
+
+        def lap(name: str) -> None:
+            nonlocal t
+            now = time.perf_counter()
+            times[name] = round((now - t) * 1000, 3)
+            t = now
+
+        ix = self.index
+        query = build_query(task_text, error, test, cfg.query, name_index=ix.qualnames_and_names)
+        lap("query")
+        raws: list[RawCandidate] = []
+        if cfg.traceback:
+            raws += traceback_source(ix, query)
+        if cfg.lexical:
+            raws += lexical_source(ix, query, cfg.lexical_max_hits)
+        lap("lexical")
+        if cfg.api_desc:
+            raws += api_desc_source(self.api, query, task_text, cfg.api_desc_k)
+        lap("api_desc")
+        if cfg.callgraph:
+            raws += callgraph_source(self.graph, ix, query, cfg.callgraph_k)
+        lap("callgraph")
+        def_index = self.def_index(cfg) if cfg.def_bm25 else None
+        files, signals = file_scores(ix, def_index, query, task_text, error, cfg)
+        if def_index is not None:
+            for i, s in def_index.search(task_text, k=cfg.top_k):
+                d = def_index.defs[i]
+                raws.append(
+                    RawCandidate(
+                        "def-bm25", d.qualname, d.file, d.line, d.end_line, d.qualname, d.kind, s
+                    )
+                )
+        lap("localize")
+        cands = merge(ix, raws)
+        lap("merge")
+        ranked = self._rerank(cands, query, task_text, files, cfg)
+        lap("rerank")
+        goal = set(tokenize_code(query.goal_hint))
+        if ranked and cfg.prune:
+            rix = self._cand_index
+            for c in ranked:
+                prune_candidate(c, ix, goal, rix, cfg.tau, cfg.line_floor)
+        else:
+            for c in ranked:
+                c.kept_lines = list(range(c.start_line, c.end_line + 1))
+        lap("prune")
+        text, _shown = render_slice(ranked, ix, cap, cfg.encoding)
+        tokens = count_tokens(text, cfg.encoding)
+        lap("render")
+        file_rank = sorted(files.items(), key=lambda kv: (-kv[1], kv[0]))
+        in_rank = {f for f, _ in file_rank}
+        for c in ranked:  # every candidate file appears in the ranking
+            if c.file not in in_rank:
+                file_rank.append((c.file, 0.0))
+                in_rank.add(c.file)
+        return RetrievalResult(query, ranked, file_rank, text, tokens, cap, times, signals)
+
+    def _rerank(
+        self,
+        cands: list[Candidate],
+        query: Query,
+        task_text: str,
+        files: dict[str, float],
+        cfg: RetrievalConfig,
+    ) -> list[Candidate]:
+        """§3.4 identifier-weighted BM25 over the candidates, plus the file-level evidence
+        and traceback anchoring, truncated to top-k."""
+        if not cands:
+            self._cand_index = BM25Index([""])
+            return []
+        ix = self.index
+        docs = []
+        for c in cands:
+            c.text = ix.span_text(c.file, c.start_line, c.end_line)
+            docs.append(f"{c.qualname or ''}\n{c.text}")
+        bm = BM25Index(
+            docs, cfg.k1, cfg.b, symbol_weight=cfg.symbol_weight, symbols=ix.symbol_names
+        )
+        self._cand_index = bm
+        q = f"{task_text}\n" + " ".join(query.identifiers)
+        scores = bm.scores(q)
+        top = max(scores) or 1.0
+        top_file = max(files.values(), default=0.0) or 1.0
+        named = set(code_identifiers(task_text))
+        for c, s in zip(cands, scores, strict=True):
+            c.bm25_score = s
+            bonus = 0.0
+            if any(p.startswith("traceback:") for p in c.provenance):
+                bonus += 2.0
+            if c.qualname and c.qualname.rsplit(".", 1)[-1] in named:
+                bonus += 0.5
+            c.score = s / top + files.get(c.file, 0.0) / top_file + bonus
+        cands.sort(key=lambda c: (-c.score, c.file, c.start_line))
+        return cands[: cfg.top_k]

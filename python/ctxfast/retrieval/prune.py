@@ -1,0 +1,51 @@
+"""Goal-scoped line prune (spec-04 §3.5): keep the lines that serve the goal, whole lines only.
+
+Each line scores the identifier-weighted BM25/IDF contribution of its tokens against the goal
+terms; a line survives iff its score ≥ τ·max (τ = 0.6), the signature line always survives,
+retained lines extend to their whole statement, and a candidate whose best line is below the
+absolute floor (1e-3) is dropped from the slice whole.
+"""
+
+from __future__ import annotations
+
+from ctxfast.bm25 import BM25Index, tokenize_code
+from ctxfast.retrieval.candidates import Candidate
+from ctxfast.retrieval.merge import statement_end
+from ctxfast.retrieval.repoindex import RepoIndex
+
+
+def line_scores(lines: list[str], goal_terms: set[str], ix: BM25Index) -> list[float]:
+    scores = []
+    for line in lines:
+        toks = set(tokenize_code(line)) & goal_terms
+        scores.append(sum((ix.idf(t) or 0.0) * ix.term_weight(t) for t in toks))
+    return scores
+
+
+def prune_candidate(
+    cand: Candidate,
+    index: RepoIndex,
+    goal_terms: set[str],
+    ix: BM25Index,
+    tau: float,
+    floor: float,
+) -> None:
+    lines = index.lines(cand.file)[cand.start_line - 1 : cand.end_line]
+    if not lines:
+        cand.kept_lines, cand.pruned = [], True
+        return
+    scores = line_scores(lines, goal_terms, ix)
+    best = max(scores)
+    if best < floor:
+        cand.kept_lines, cand.pruned = [], True
+        return
+    all_lines = index.lines(cand.file)
+    keep: set[int] = set()
+    for offset, s in enumerate(scores):
+        if s >= tau * best:
+            start = cand.start_line + offset
+            end = min(statement_end(all_lines, start), cand.end_line)
+            keep.update(range(start, end + 1))
+    if cand.signature or cand.qualname:
+        keep.add(cand.start_line)  # the signature line always survives
+    cand.kept_lines = sorted(keep)

@@ -1,0 +1,120 @@
+"""In-memory retrieval state for one indexed repository, built once and reused per query.
+
+A query must take milliseconds, so everything that depends only on the repository (the
+definition table, file texts, the whole-file BM25 index, name → defining files) is loaded
+from ``recon.db`` once per ``Repository`` and keyed by the graph's content state; a refresh
+that changed any file invalidates it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from ctxfast.bm25 import BM25Index, tokenize_code
+
+DEF_KINDS = ("function", "class")
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    """A function/class/method definition with its span and skeleton signature."""
+
+    id: str
+    kind: str
+    name: str
+    qualname: str
+    file: str
+    line: int
+    end_line: int
+    signature: str
+    doc: str
+
+
+class RepoIndex:
+    """Definitions, file texts and whole-file BM25 of one repository state."""
+
+    def __init__(self, root: Path, db_path: Path):
+        self.root = root
+        con = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+        try:
+            files = con.execute(
+                "SELECT path, sha256, language FROM files WHERE sha256 IS NOT NULL ORDER BY path"
+            ).fetchall()
+            rows = con.execute(
+                "SELECT n.id, n.kind, n.name, n.qualname, n.file, n.line, n.end_line, "
+                "COALESCE(m.signature, ''), COALESCE(m.doc, '') FROM nodes n "
+                "LEFT JOIN defs_meta m ON m.id = n.id "
+                "WHERE n.kind IN ('function', 'class') ORDER BY n.file, n.line"
+            ).fetchall()
+            names = con.execute("SELECT qualname FROM name_index").fetchall()
+        finally:
+            con.close()
+        self.key = hashlib.sha256("\n".join(f"{p}:{s}" for p, s, _ in files).encode()).hexdigest()
+        self.files: list[str] = [p for p, _, _ in files]
+        self.languages: dict[str, str] = {p: lang or "" for p, _, lang in files}
+        self.defs: list[Definition] = [Definition(*r) for r in rows]
+        self.defs_by_file: dict[str, list[Definition]] = {}
+        self.defs_by_name: dict[str, list[Definition]] = {}
+        self.defs_by_qualname: dict[str, Definition] = {}
+        for d in self.defs:
+            self.defs_by_file.setdefault(d.file, []).append(d)
+            self.defs_by_name.setdefault(d.name, []).append(d)
+            self.defs_by_qualname.setdefault(d.qualname, d)
+        self.qualnames: set[str] = {q for (q,) in names}
+        self.symbol_names: set[str] = set(self.defs_by_name)
+        # Query construction keeps an identifier iff it resolves: by qualname or by name.
+        self.qualnames_and_names: frozenset[str] = frozenset(self.qualnames | self.symbol_names)
+        self._texts: dict[str, list[str]] = {}
+        self._file_bm25: BM25Index | None = None
+
+    def lines(self, path: str) -> list[str]:
+        """The file's lines (no newlines), read once; an unreadable file has none."""
+        if path not in self._texts:
+            try:
+                data = (self.root / path).read_bytes()
+                self._texts[path] = data.decode("utf-8", errors="replace").splitlines()
+            except OSError:
+                self._texts[path] = []
+        return self._texts[path]
+
+    def span_text(self, path: str, start: int, end: int) -> str:
+        return "\n".join(self.lines(path)[max(start - 1, 0) : end])
+
+    def file_bm25(self) -> BM25Index:
+        """BM25 over whole files: the path tokens plus the content (identifiers split)."""
+        if self._file_bm25 is None:
+            docs = []
+            for path in self.files:
+                stem_words = path.replace("/", " ").replace(".", " ").replace("_", " ")
+                docs.append(f"{path} {stem_words}\n" + "\n".join(self.lines(path)))
+            self._file_bm25 = BM25Index(docs, symbols=self.symbol_names)
+        return self._file_bm25
+
+    def innermost(self, path: str, line: int) -> Definition | None:
+        """The smallest definition containing ``line`` (traceback and hit mapping)."""
+        best: Definition | None = None
+        for d in self.defs_by_file.get(path, ()):
+            if d.line <= line <= d.end_line and (
+                best is None or (d.end_line - d.line) < (best.end_line - best.line)
+            ):
+                best = d
+        return best
+
+    def resolve_path(self, printed: str) -> str | None:
+        """Maps a path as printed in a traceback or task to a repository file."""
+        p = printed.replace("\\", "/").lstrip("./")
+        if p in self.languages:
+            return p
+        best = None
+        for f in self.files:
+            matches = p.endswith("/" + f) or f.endswith("/" + p)
+            if matches and (best is None or len(f) > len(best)):
+                best = f
+        return best
+
+
+def query_tokens(text: str) -> list[str]:
+    return tokenize_code(text)

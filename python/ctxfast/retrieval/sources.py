@@ -1,0 +1,102 @@
+"""The recall sources of spec-04 §3.2 (plus traceback anchoring), each a pure function.
+
+1. lexical: ripgrep's crates, fixed strings, ≤40 hits per term;
+2. api-desc: description↔description BM25 over ``api.db``, ≤20;
+3. callgraph: one hop over invoke/import/contain from resolved identifiers, ≤20;
+4. traceback: every project frame of the error maps to its enclosing definition (first-class:
+   a frame is the strongest evidence of where a failure lives).
+"""
+
+from __future__ import annotations
+
+from ctxfast.recon.graph import CodeGraph
+from ctxfast.retrieval.apiindex import ApiIndex
+from ctxfast.retrieval.candidates import RawCandidate
+from ctxfast.retrieval.lexical import lexical_search
+from ctxfast.retrieval.query import Query
+from ctxfast.retrieval.repoindex import RepoIndex
+
+
+def lexical_source(index: RepoIndex, query: Query, max_hits: int) -> list[RawCandidate]:
+    terms = [t for t in query.recall_terms() if len(t.strip()) >= 3]
+    if not terms:
+        return []
+    langs = sorted({lang for lang in index.languages.values() if lang})
+    from ctxfast.retrieval.lexical import LANGUAGE_GLOBS
+
+    langs = [lang for lang in langs if lang in LANGUAGE_GLOBS] or None
+    res = lexical_search(index.root, terms, languages=langs, max_hits=max_hits)
+    out = []
+    for th in res.by_term.values():
+        for h in th.hits:
+            out.append(RawCandidate("ripgrep", h.term, h.path, h.line, h.line))
+    return out
+
+
+def api_desc_source(api: ApiIndex, query: Query, task_text: str, k: int) -> list[RawCandidate]:
+    text = f"{query.goal_hint}\n{task_text}"
+    out = []
+    for row, score in api.search(text, k=k):
+        d_end = row.line
+        out.append(
+            RawCandidate(
+                "api-desc", row.qualname, row.file, row.line, d_end, row.qualname, row.kind, score
+            )
+        )
+    return out
+
+
+def callgraph_source(
+    graph: CodeGraph, index: RepoIndex, query: Query, k: int
+) -> list[RawCandidate]:
+    out: list[RawCandidate] = []
+    seen: set[str] = set()
+    for ident in query.identifiers:
+        last = ident.rsplit(".", 1)[-1]
+        defs = [index.defs_by_qualname[ident]] if ident in index.defs_by_qualname else []
+        defs = (
+            defs or [d for d in index.defs_by_name.get(last, []) if d.qualname.endswith(ident)][:3]
+        )
+        for d in defs:
+            node = graph.node(d.id)
+            if node is None:
+                continue
+            neighbours = [graph.node(e.dst) for _, e in graph.scope_edges(node)]
+            neighbours += [graph.scope_definition(s) for s in graph.callers(node.id)]
+            neighbours += [graph.node(e.dst) for e in graph.edges_from(node.id, "contain")]
+            for n in neighbours:
+                if n is None or n.id in seen or n.kind not in ("function", "class"):
+                    continue
+                seen.add(n.id)
+                out.append(
+                    RawCandidate("callgraph", ident, n.file, n.line, n.end_line, n.qualname, n.kind)
+                )
+                if len(out) >= k:
+                    return out
+    return out
+
+
+def traceback_source(index: RepoIndex, query: Query) -> list[RawCandidate]:
+    out = []
+    for frame in query.frames:
+        path = index.resolve_path(frame.path)
+        if path is None:
+            continue
+        d = index.innermost(path, frame.line)
+        if d is not None:
+            out.append(
+                RawCandidate(
+                    "traceback",
+                    f"{path}:{frame.line}",
+                    path,
+                    d.line,
+                    d.end_line,
+                    d.qualname,
+                    d.kind,
+                )
+            )
+        else:
+            out.append(
+                RawCandidate("traceback", f"{path}:{frame.line}", path, frame.line, frame.line)
+            )
+    return out
