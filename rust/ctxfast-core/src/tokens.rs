@@ -6,8 +6,45 @@
 //! callers who explicitly ask for an estimate.
 
 use crate::error::{CoreError, CoreResult};
-use bpe_openai::{Normalizable, Tokenizer};
+use bpe_openai::Tokenizer;
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+use std::cell::RefCell;
+
+/// Pieces up to this many bytes have their token count memoised per thread: source code
+/// repeats a small vocabulary of pre-tokenised pieces (` self`, `(`, ` the`), and a hash
+/// lookup is several times cheaper than running the BPE on the piece again.
+const MEMO_MAX_PIECE: usize = 24;
+/// Bound on memoised pieces per thread and encoding (the memo is cleared past it).
+const MEMO_MAX_ENTRIES: usize = 1 << 18;
+
+thread_local! {
+    static MEMO: RefCell<[FxHashMap<Box<str>, u32>; 2]> = RefCell::new(Default::default());
+}
+
+/// Exact count through the pre-tokeniser, with per-thread memoisation of short pieces.
+fn count_memo(tok: &Tokenizer, slot: usize, text: &str) -> usize {
+    MEMO.with(|memo| {
+        let mut memo = memo.borrow_mut();
+        let map = &mut memo[slot];
+        if map.len() > MEMO_MAX_ENTRIES {
+            map.clear();
+        }
+        let mut total = 0usize;
+        for piece in tok.split(text) {
+            if piece.len() > MEMO_MAX_PIECE {
+                total += tok.bpe.count(piece.as_bytes());
+            } else if let Some(&n) = map.get(piece) {
+                total += n as usize;
+            } else {
+                let n = tok.bpe.count(piece.as_bytes());
+                map.insert(piece.into(), n as u32);
+                total += n;
+            }
+        }
+        total
+    })
+}
 
 /// A resolved encoding. `Approx` has no vocabulary: it counts `ceil(chars / 4)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,9 +88,10 @@ fn approx_count(text: &str) -> usize {
 
 /// Exact number of tokens of `text`.
 pub fn count(text: &str, enc: Encoding) -> usize {
-    match enc.tokenizer() {
-        Some(tok) => tok.count(text),
-        None => approx_count(text),
+    match enc {
+        Encoding::Cl100kBase => count_memo(bpe_openai::cl100k_base(), 0, text),
+        Encoding::O200kBase => count_memo(bpe_openai::o200k_base(), 1, text),
+        Encoding::Approx => approx_count(text),
     }
 }
 
@@ -83,17 +121,44 @@ pub fn decode(tokens: &[u32], enc: Encoding) -> CoreResult<String> {
 /// True when `text` has at most `max_tokens` tokens. Stops counting once the limit is
 /// passed, so it is cheap on huge inputs.
 pub fn fits(text: &str, max_tokens: usize, enc: Encoding) -> bool {
-    match enc.tokenizer() {
-        Some(tok) => {
-            let norm = text.normalize(false);
-            tok.count_till_limit(&norm, max_tokens).is_some()
-        }
-        None => {
+    match enc {
+        Encoding::Approx => {
             // Stop walking chars once the estimate passes the limit.
             let limit_chars = max_tokens.saturating_mul(4);
             text.chars().nth(limit_chars).is_none()
         }
+        _ => scan_until(text, max_tokens, enc).is_none(),
     }
+}
+
+/// A byte offset past which no head of `text` can have at most `max_tokens` tokens: the end
+/// of the first pre-tokenised piece at which the running count passes the limit. Lets budget
+/// fitting work on the head of a huge text instead of all of it. `text.len()` when the whole
+/// text fits.
+pub fn head_bound(text: &str, max_tokens: usize, enc: Encoding) -> usize {
+    if enc == Encoding::Approx {
+        return text
+            .char_indices()
+            .nth(max_tokens.saturating_mul(4).saturating_add(1))
+            .map_or(text.len(), |(i, _)| i);
+    }
+    scan_until(text, max_tokens, enc).unwrap_or(text.len())
+}
+
+/// Walks the pre-tokenised pieces summing memoised counts; returns the end offset of the piece
+/// at which the running count first exceeds `max_tokens`, or `None` if the text fits.
+fn scan_until(text: &str, max_tokens: usize, enc: Encoding) -> Option<usize> {
+    let tok = enc.tokenizer()?;
+    let mut total = 0usize;
+    let mut end = 0usize;
+    for piece in tok.split(text) {
+        end += piece.len();
+        total += count(piece, enc);
+        if total > max_tokens {
+            return Some(end);
+        }
+    }
+    None
 }
 
 /// Byte offsets at which each token of `text` ends (for cutting on token boundaries).

@@ -93,8 +93,17 @@ pub fn truncate_to_tokens(
     if !fits_at(0) {
         return Ok(String::new());
     }
+    // Search only cut points up to (a little past) the head bound; if the last of those
+    // still fits, fall back to the full range so the answer stays the longest head.
+    let bound = tokens::head_bound(text, max_tokens, enc).saturating_add(64);
+    let limit = points.partition_point(|&p| p <= bound).max(1) - 1;
+    let top = if limit + 1 < points.len() && fits_at(limit) {
+        points.len() - 1
+    } else {
+        limit
+    };
     // Invariant: points[lo] fits; every index > hi is known not to fit.
-    let (mut lo, mut hi) = (0usize, points.len() - 1);
+    let (mut lo, mut hi) = (0usize, top);
     while lo < hi {
         let mid = lo + (hi - lo).div_ceil(2);
         if fits_at(mid) {
