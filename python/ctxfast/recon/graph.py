@@ -219,6 +219,16 @@ class CodeGraph:
         found = self.definitions_enclosing(file, line)
         return found[0] if found else None
 
+    def importing_files(self, path: str) -> list[str]:
+        """Files with an edge into ``path`` (``file_deps``), sorted: the bounded set of files
+        that can observe a name ``path`` defines."""
+        rows = self._q(
+            "SELECT DISTINCT src_file FROM file_deps WHERE dst_file = ? AND src_file != ? "
+            "ORDER BY src_file",
+            (path, path),
+        )
+        return [r[0] for r in rows]
+
     def signature(self, node_id: str) -> Signature | None:
         rows = self._q("SELECT signature, doc FROM defs_meta WHERE id = ?", (node_id,))
         return Signature(rows[0][0] or "", rows[0][1] or "") if rows else None
