@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from ctxfast.construct.defaults import DefaultsConfig, derive_impact
+from ctxfast.construct.defaults import DefaultsConfig, derive_impact, target_sources
 from ctxfast.construct.pipeline import construct, default_plan
 from ctxfast.construct.ranker import Ranker
 from ctxfast.construct.schema import (
@@ -22,6 +22,7 @@ from ctxfast.construct.schema import (
     ConstructConfig,
     DecisionContext,
     ImpactEdge,
+    ImpactType,
     LogEntry,
     PlanNode,
 )
@@ -129,22 +130,27 @@ def compose(
     loc = tuple(localization or ())
     if plan is None:
         plan = default_plan(task, candidates, loc)
+        source = "first localized entity" if loc else "top retrieved definition"
         log.append(
             LogEntry(
                 "defaults",
                 plan.node_id,
                 "default_plan",
-                f"target={plan.target_entity} (top retrieved definition); acceptance = task text",
+                f"target={plan.target_entity} ({source}); acceptance = task text",
             )
         )
+    heads = list(dict.fromkeys(h for h in (plan.target_entity, *loc) if h))
+    known = {c.qualname for c in candidates if c.qualname}
+    graph = repo.graph
+    targets = target_sources(graph, repo.root, heads, known, dcfg)
+    candidates += targets.candidates
+    log += targets.log
     if impact is None:
-        heads = [h for h in (plan.target_entity, *loc) if h]
-        known = {c.qualname for c in candidates if c.qualname}
-        derived = derive_impact(repo.graph, repo.manifest(), repo.root, heads, known, dcfg)
+        derived = derive_impact(graph, repo.manifest(), repo.root, heads, known, dcfg)
         impact = derived.edges
         candidates += derived.candidates
         log += derived.log
-        n_called = sum(1 for e in impact if e.type.value == "CalledBy")
+        n_called = sum(1 for e in impact if e.type is ImpactType.CALLED_BY)
         log.append(
             LogEntry(
                 "defaults",

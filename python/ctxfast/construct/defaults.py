@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -262,6 +262,27 @@ def config_consumers(
         )
 
 
+def target_sources(
+    graph: CodeGraph, root: Path, heads: Sequence[str], known: set[str], cfg: DefaultsConfig
+) -> Derived:
+    """The source of each change entity retrieval did not return: the edit target's own code
+    must be in the window, whoever named it (planner, localizer or the default plan)."""
+    out = Derived()
+    reader = SourceReader(root)
+    for head in dict.fromkeys(heads):
+        if head in known:
+            continue
+        node = resolve(graph, head)
+        if node is None or node.kind == "def":
+            continue
+        known.add(head)
+        prov = f"03: definition of change entity {head}"
+        cand = _code_candidate(graph, node, reader, cfg, prov)
+        out.candidates.append(replace(cand, qualname=head))
+        out.log.append(LogEntry("defaults", head, "target_source", "read from the code graph span"))
+    return out
+
+
 def derive_impact(
     graph: CodeGraph,
     manifest: dict[str, Any],
@@ -295,4 +316,5 @@ __all__ = [
     "config_keys",
     "derive_impact",
     "resolve",
+    "target_sources",
 ]

@@ -244,6 +244,10 @@ class CodeGraph:
         rows = self._q("SELECT path, sha256, language, bytes, parse_error FROM files ORDER BY path")
         return [FileRecord(*r) for r in rows]
 
+    def meta(self) -> dict[str, str]:
+        """The ``meta`` table (``schema_version``, ``last_refresh`` as Unix seconds)."""
+        return {k: v for k, v in self._q("SELECT key, value FROM meta ORDER BY key")}
+
     def counts(self) -> dict[str, int]:
         """Row counts per node kind and per edge type (cheap summary for reports)."""
         out = {
