@@ -96,7 +96,7 @@ def test_callers_are_capped_and_the_cap_is_logged(project):
     text = ctx.render()
     assert text.count("--CalledBy--> pkg.utils.helper") == 2
     capped = _decisions(ctx, "defaults")["callers_capped"]
-    assert capped.item_id == "pkg.utils.helper" and "3 callers" in capped.driver
+    assert capped.item_id == "pkg.utils.helper" and "3 call sites" in capped.driver
     assert DefaultsConfig() == DefaultsConfig(8, 8, 8, 64, 400, 2)  # pinned defaults
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ctxfast.construct.defaults import DefaultsConfig, derive_impact, target_sources
@@ -76,31 +76,36 @@ def _retrieval_error(
     return text or None
 
 
-def compose(
+@dataclass
+class ComposeInputs:
+    """Everything ``construct`` receives for one compose call, defaults already derived.
+
+    Exposed so a caller (or a benchmark) can feed the identical inputs to another
+    constructor, e.g. the :func:`~ctxfast.construct.pipeline.stuff_everything` baseline.
+    """
+
+    candidates: list[CodeCandidate]
+    plan: PlanNode
+    impact: list[ImpactEdge]
+    localization: tuple[str, ...]
+    log: list[LogEntry] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+def prepare(
     repo: Repository,
     task: str,
     *,
     plan: PlanNode | None = None,
     impact: Sequence[ImpactEdge] | None = None,
     localization: Sequence[str] | None = None,
-    patch: str | None = None,
     errors: Sequence[str] = (),
     tracebacks: Sequence[str] = (),
-    tool_outputs: Sequence[str] = (),
     test_outputs: Sequence[str] = (),
-    ceiling: int = 24_000,
-    ranker: Ranker | None = None,
-    config: ConstructConfig | None = None,
     defaults: DefaultsConfig | None = None,
     retrieval_config: Any = None,
-) -> DecisionContext:
-    """Build the single budgeted window for the next decision on ``task`` in ``repo``.
-
-    Indexes the repository on first use (the graph DB is missing), retrieves the code the
-    task and errors point at, derives plan/impact defaults for whatever the caller omitted,
-    then runs the deterministic construction pipeline. ``token_count <= ceiling`` always;
-    ``model_calls`` is 0 unless ``ranker`` is given and a small residue exists.
-    """
+) -> ComposeInputs:
+    """Index on first use, retrieve, and derive the defaults the caller did not supply."""
     if not isinstance(repo, Repository):
         raise InvalidArgumentError("repo must be a ctxfast.Repository")
     if not isinstance(task, str) or not task.strip():
@@ -147,27 +152,70 @@ def compose(
     log += targets.log
     if impact is None:
         derived = derive_impact(graph, repo.manifest(), repo.root, heads, known, dcfg)
-        impact = derived.edges
+        edges = derived.edges
         candidates += derived.candidates
         log += derived.log
-        n_called = sum(1 for e in impact if e.type is ImpactType.CALLED_BY)
+        n_called = sum(1 for e in edges if e.type is ImpactType.CALLED_BY)
         log.append(
             LogEntry(
                 "defaults",
                 ",".join(heads) or "-",
                 "default_impact",
                 f"{n_called} CalledBy edges from the code graph, "
-                f"{len(impact) - n_called} ConfigConsumer edges from config references",
+                f"{len(edges) - n_called} ConfigConsumer edges from config references",
             )
         )
+    else:
+        edges = list(impact)
     lap("defaults")
+    return ComposeInputs(candidates, plan, edges, loc, log, timings)
 
-    ctx = construct(
+
+def compose(
+    repo: Repository,
+    task: str,
+    *,
+    plan: PlanNode | None = None,
+    impact: Sequence[ImpactEdge] | None = None,
+    localization: Sequence[str] | None = None,
+    patch: str | None = None,
+    errors: Sequence[str] = (),
+    tracebacks: Sequence[str] = (),
+    tool_outputs: Sequence[str] = (),
+    test_outputs: Sequence[str] = (),
+    ceiling: int = 24_000,
+    ranker: Ranker | None = None,
+    config: ConstructConfig | None = None,
+    defaults: DefaultsConfig | None = None,
+    retrieval_config: Any = None,
+) -> DecisionContext:
+    """Build the single budgeted window for the next decision on ``task`` in ``repo``.
+
+    Indexes the repository on first use (the graph DB is missing), retrieves the code the
+    task and errors point at, derives plan/impact defaults for whatever the caller omitted
+    (each named in ``admission_log``), then runs the deterministic construction pipeline.
+    ``token_count <= ceiling`` always; ``model_calls`` is 0 unless ``ranker`` is given and a
+    non-empty residue of at most ``config.residue_cap`` items exists.
+    """
+    inputs = prepare(
+        repo,
         task,
-        candidates=candidates,
         plan=plan,
         impact=impact,
-        localization=loc,
+        localization=localization,
+        errors=errors,
+        tracebacks=tracebacks,
+        test_outputs=test_outputs,
+        defaults=defaults,
+        retrieval_config=retrieval_config,
+    )
+    t0 = time.perf_counter()
+    ctx = construct(
+        task,
+        candidates=inputs.candidates,
+        plan=inputs.plan,
+        impact=inputs.impact,
+        localization=inputs.localization,
         patch=patch,
         errors=errors,
         tracebacks=tracebacks,
@@ -177,9 +225,10 @@ def compose(
         ranker=ranker,
         config=config,
     )
-    lap("construct")
+    timings = dict(inputs.timings_ms)
+    timings["construct"] = round((time.perf_counter() - t0) * 1000, 3)
     timings.update({f"construct.{k}": v for k, v in ctx.timings_ms.items()})
-    return replace(ctx, admission_log=(*log, *ctx.admission_log), timings_ms=timings)
+    return replace(ctx, admission_log=(*inputs.log, *ctx.admission_log), timings_ms=timings)
 
 
-__all__ = ["RETRIEVAL_TOKENS", "compose", "to_code_candidates"]
+__all__ = ["RETRIEVAL_TOKENS", "ComposeInputs", "compose", "prepare", "to_code_candidates"]

@@ -127,28 +127,37 @@ def called_by(
     known: set[str],
     out: Derived,
 ) -> None:
-    """One-hop ``CalledBy`` edges of ``node`` (tails = calling scopes), capped."""
+    """One-hop ``CalledBy`` edges of ``node`` (tails = calling scopes), capped.
+
+    Scopes are resolved only until the cap is reached, so a hub with thousands of call
+    sites costs ``max_callers`` lookups, not thousands.
+    """
     seen: set[str] = set()
     tails: list[tuple[Node, Node]] = []
-    for site in graph.callers(node.id):
+    sites = graph.callers(node.id)
+    used = 0
+    for site in sites:
+        if len(tails) >= cfg.max_callers:
+            break
+        used += 1
         scope = graph.scope_definition(site)
         if scope is None or scope.id == node.id or scope.id in seen:
             continue
         seen.add(scope.id)
         tails.append((scope, site))
-    for scope, site in tails[: cfg.max_callers]:
+    for scope, site in tails:
         out.edges.append(ImpactEdge(head=head, tail=scope.qualname, type=ImpactType.CALLED_BY))
         if scope.qualname not in known:
             known.add(scope.qualname)
             prov = f"03: caller of {head} at {site.file}:{site.line}"
             out.candidates.append(_code_candidate(graph, scope, reader, cfg, prov, site.line))
-    if len(tails) > cfg.max_callers:
+    if used < len(sites):
         out.log.append(
             LogEntry(
                 "defaults",
                 head,
                 "callers_capped",
-                f"{len(tails)} callers, first {cfg.max_callers} by file:line kept",
+                f"{len(sites)} call sites, first {cfg.max_callers} calling scopes by file:line",
             )
         )
 
@@ -166,7 +175,7 @@ def config_keys(node: Node, reader: SourceReader, cfg: DefaultsConfig) -> list[s
     return list(keys)[: cfg.max_config_keys]
 
 
-def config_files(manifest: dict[str, Any], graph_files: Sequence[str], root: Path) -> list[str]:
+def config_files(manifest: dict[str, Any], root: Path) -> list[str]:
     """Config files worth scanning: the manifest's evidence files with a config suffix plus
     config files at the repository root (sorted, so scans are deterministic)."""
     found: set[str] = set()
@@ -191,7 +200,7 @@ def config_files(manifest: dict[str, Any], graph_files: Sequence[str], root: Pat
                 found.add(p.name)
     except OSError:
         pass
-    return sorted(f for f in found if f not in graph_files)
+    return sorted(found)
 
 
 def config_consumers(
@@ -296,8 +305,7 @@ def derive_impact(
     """``CalledBy`` + ``ConfigConsumer`` edges for each change entity in ``heads``."""
     out = Derived()
     reader = SourceReader(root)
-    graph_files = {f.path for f in graph.files()}
-    cfg_files = config_files(manifest, sorted(graph_files), root)
+    cfg_files = config_files(manifest, root)
     for head in dict.fromkeys(heads):
         node = resolve(graph, head)
         if node is None:

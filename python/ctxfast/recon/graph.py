@@ -11,6 +11,7 @@ paths relative to the repository root.
 from __future__ import annotations
 
 import sqlite3
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,18 +91,34 @@ class CodeGraph:
         self.db_path = Path(db_path)
         if not self.db_path.exists():
             raise CtxIndexError(f"no code graph at {self.db_path}; run Repository.index() first")
+        # One read-only connection per thread, reused across queries: opening a connection
+        # re-parses the schema, which cost more than the indexed query itself (~0.5 ms vs
+        # ~0.05 ms) when retrieval and compose issue thousands of point lookups.
+        self._local = threading.local()
+
+    def _con(self) -> sqlite3.Connection:
+        con: sqlite3.Connection | None = getattr(self._local, "con", None)
+        if con is None:
+            try:
+                con = sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True)
+            except sqlite3.Error as exc:
+                raise CtxIndexError(f"cannot open {self.db_path}: {exc}") from exc
+            self._local.con = con
+        return con
 
     def _q(self, sql: str, args: tuple = ()) -> list[tuple]:  # type: ignore[type-arg]
-        try:
-            con = sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True)
-        except sqlite3.Error as exc:
-            raise CtxIndexError(f"cannot open {self.db_path}: {exc}") from exc
+        con = self._con()
         try:
             return con.execute(sql, args).fetchall()
         except sqlite3.Error as exc:
             raise CtxIndexError(f"query on {self.db_path} failed: {exc}") from exc
-        finally:
+
+    def close(self) -> None:
+        """Closes this thread's connection (also closed when the graph is collected)."""
+        con = getattr(self._local, "con", None)
+        if con is not None:
             con.close()
+            self._local.con = None
 
     def node(self, node_id: str) -> Node | None:
         rows = self._q(f"SELECT {_NODE_COLS} FROM nodes n WHERE n.id = ?", (node_id,))
