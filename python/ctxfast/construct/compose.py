@@ -131,6 +131,7 @@ def prepare(
     )
     candidates, log = to_code_candidates(result)
     lap("retrieve")
+    timings.update({f"retrieve.{k}": v for k, v in getattr(result, "timings_ms", {}).items()})
 
     loc = tuple(localization or ())
     if plan is None:

@@ -76,7 +76,8 @@ def resolve(graph: CodeGraph, entity: str) -> Node | None:
     """The definition an entity string names (exact qualname first), or None."""
     found = [n for n in graph.lookup(entity) if n.is_definition]
     exact = [n for n in found if n.qualname == entity]
-    return (exact or found or [None])[0]
+    best = exact or found
+    return best[0] if best else None
 
 
 def _signature(graph: CodeGraph, node: Node, reader: SourceReader) -> str:
