@@ -7,6 +7,7 @@ from ctxfast import compact, memory, skills
 from ctxfast._native import __version__
 from ctxfast.bm25 import BM25Index, tokenize_code
 from ctxfast.buffer import RollingBuffer, Turn
+from ctxfast.construct.compose import compose
 from ctxfast.errors import BudgetError, CtxfastError
 from ctxfast.excerpt import excerpt
 from ctxfast.instructions import Instructions, load_instructions
@@ -49,6 +50,7 @@ __all__ = [
     "__version__",
     "assemble_context",
     "compact",
+    "compose",
     "count_tokens",
     "count_tokens_batch",
     "decode",

@@ -5,7 +5,9 @@ Stages, one module each: ``pool`` (a), ``gate`` (b), ``ranker`` (§4, the only m
 runs them in that order.
 """
 
+from ctxfast.construct.compose import compose, to_code_candidates
 from ctxfast.construct.compress import best_line_windows
+from ctxfast.construct.defaults import DefaultsConfig
 from ctxfast.construct.pipeline import construct, default_plan, stuff_everything
 from ctxfast.construct.ranker import OpenAICompatibleRanker, Ranker, RankerError, RankRequest
 from ctxfast.construct.schema import (
@@ -25,6 +27,7 @@ __all__ = [
     "CodeCandidate",
     "ConstructConfig",
     "DecisionContext",
+    "DefaultsConfig",
     "EvidenceItem",
     "ImpactEdge",
     "ImpactType",
@@ -37,7 +40,9 @@ __all__ = [
     "RankerError",
     "WindowEntry",
     "best_line_windows",
+    "compose",
     "construct",
     "default_plan",
     "stuff_everything",
+    "to_code_candidates",
 ]

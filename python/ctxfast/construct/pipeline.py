@@ -7,6 +7,7 @@ rejection and representation decision lands in ``admission_log`` with its driver
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 from ctxfast.construct.budget import run_budget
@@ -78,6 +79,15 @@ def construct(
     if not isinstance(task, str):
         raise InvalidArgumentError("task must be a string")
     log: list[LogEntry] = []
+    timings: dict[str, float] = {}
+    clock = time.perf_counter()
+
+    def lap(stage: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        timings[stage] = timings.get(stage, 0.0) + (now - clock) * 1000
+        clock = now
+
     if plan is None:
         plan = default_plan(task, candidates, localization)
         log.append(
@@ -103,8 +113,10 @@ def construct(
     )
     pool = build_pool(inputs, config)  # (a)
     log.extend(pool.log)
+    lap("pool")
     gate = run_gate(pool, plan, config, extra_terms=[task])  # (b)
     log.extend(gate.log)
+    lap("gate")
     by_id = pool.by_id()
     drivers = dict(gate.drivers)
     admitted_ids = list(gate.admitted)
@@ -132,9 +144,11 @@ def construct(
         drivers.pop(i, None)
     keep = set(admitted_ids[: len(gate.admitted) + room])
     admitted = [it for it in pool.items if it.id in keep]  # pool order, stable
+    lap("rank")
 
     assigned, rlog = represent(admitted, drivers, plan, config, scores)  # (c)
     log.extend(rlog)
+    lap("represent")
     terms = decision_terms(
         [
             plan.obligation,
@@ -148,8 +162,10 @@ def construct(
     freshest = _freshest_failure(admitted, keep)
     blocks, clog = compress(assigned, plan, terms, config, freshest)  # (d)
     log.extend(clog)
+    lap("compress")
     blocks, dlog = dedup(blocks, config)  # (e)
     log.extend(dlog)
+    lap("dedup")
     if freshest is not None and not any(b.id == freshest and b.pointer_to is None for b in blocks):
         freshest = None
     result = run_budget(task, blocks, config, ceiling, freshest)  # (f) + (g)
@@ -157,6 +173,7 @@ def construct(
     for b in blocks:
         if b.id not in placed:
             log.append(LogEntry("budget", b.id, "evicted", "eviction ladder"))
+    lap("order_budget")
     return DecisionContext(
         task=task,
         acceptance_criteria=tuple(plan.acceptance_criteria),
@@ -170,6 +187,7 @@ def construct(
         stable_core_only=result.stable_core_only,
         model_calls=calls,
         flags=result.flags,
+        timings_ms={k: round(v, 3) for k, v in timings.items()},
     )
 
 

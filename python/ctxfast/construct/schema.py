@@ -267,6 +267,9 @@ class DecisionContext:
     stable_core_only: bool = False
     model_calls: int = 0
     flags: tuple[str, ...] = ()
+    # Wall-clock milliseconds per stage, for benchmarks; excluded from equality and from
+    # ``to_json`` so identical inputs still give identical emits.
+    timings_ms: dict[str, float] = field(default_factory=dict, compare=False, repr=False)
 
     def render(self) -> str:
         """The exact text handed to the model (``token_count`` is counted on it)."""

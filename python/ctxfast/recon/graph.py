@@ -11,6 +11,7 @@ paths relative to the repository root.
 from __future__ import annotations
 
 import sqlite3
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,18 +91,34 @@ class CodeGraph:
         self.db_path = Path(db_path)
         if not self.db_path.exists():
             raise CtxIndexError(f"no code graph at {self.db_path}; run Repository.index() first")
+        # One read-only connection per thread, reused across queries: opening a connection
+        # re-parses the schema, which cost more than the indexed query itself (~0.5 ms vs
+        # ~0.05 ms) when retrieval and compose issue thousands of point lookups.
+        self._local = threading.local()
+
+    def _con(self) -> sqlite3.Connection:
+        con: sqlite3.Connection | None = getattr(self._local, "con", None)
+        if con is None:
+            try:
+                con = sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True)
+            except sqlite3.Error as exc:
+                raise CtxIndexError(f"cannot open {self.db_path}: {exc}") from exc
+            self._local.con = con
+        return con
 
     def _q(self, sql: str, args: tuple = ()) -> list[tuple]:  # type: ignore[type-arg]
-        try:
-            con = sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True)
-        except sqlite3.Error as exc:
-            raise CtxIndexError(f"cannot open {self.db_path}: {exc}") from exc
+        con = self._con()
         try:
             return con.execute(sql, args).fetchall()
         except sqlite3.Error as exc:
             raise CtxIndexError(f"query on {self.db_path} failed: {exc}") from exc
-        finally:
+
+    def close(self) -> None:
+        """Closes this thread's connection (also closed when the graph is collected)."""
+        con = getattr(self._local, "con", None)
+        if con is not None:
             con.close()
+            self._local.con = None
 
     def node(self, node_id: str) -> Node | None:
         rows = self._q(f"SELECT {_NODE_COLS} FROM nodes n WHERE n.id = ?", (node_id,))
@@ -219,6 +236,16 @@ class CodeGraph:
         found = self.definitions_enclosing(file, line)
         return found[0] if found else None
 
+    def importing_files(self, path: str) -> list[str]:
+        """Files with an edge into ``path`` (``file_deps``), sorted: the bounded set of files
+        that can observe a name ``path`` defines."""
+        rows = self._q(
+            "SELECT DISTINCT src_file FROM file_deps WHERE dst_file = ? AND src_file != ? "
+            "ORDER BY src_file",
+            (path, path),
+        )
+        return [r[0] for r in rows]
+
     def signature(self, node_id: str) -> Signature | None:
         rows = self._q("SELECT signature, doc FROM defs_meta WHERE id = ?", (node_id,))
         return Signature(rows[0][0] or "", rows[0][1] or "") if rows else None
@@ -233,6 +260,10 @@ class CodeGraph:
     def files(self) -> list[FileRecord]:
         rows = self._q("SELECT path, sha256, language, bytes, parse_error FROM files ORDER BY path")
         return [FileRecord(*r) for r in rows]
+
+    def meta(self) -> dict[str, str]:
+        """The ``meta`` table (``schema_version``, ``last_refresh`` as Unix seconds)."""
+        return {k: v for k, v in self._q("SELECT key, value FROM meta ORDER BY key")}
 
     def counts(self) -> dict[str, int]:
         """Row counts per node kind and per edge type (cheap summary for reports)."""

@@ -1,0 +1,235 @@
+"""``ctxfast.compose``: one repository + one task → one ``DecisionContext`` (the main job).
+
+Wires reconnaissance (03, the code graph), retrieval (04, ``Repository.retrieve``) and the
+construction pipeline (08) together. Components 05–07 are other systems: their outputs are
+accepted as typed inputs, and when the caller gives none ``compose`` derives working defaults
+(:mod:`ctxfast.construct.defaults`) and names each default it used in ``admission_log`` so a
+reader of the window can tell derived evidence from supplied evidence.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ctxfast.construct.defaults import DefaultsConfig, derive_impact, target_sources
+from ctxfast.construct.pipeline import construct, default_plan
+from ctxfast.construct.ranker import Ranker
+from ctxfast.construct.schema import (
+    CodeCandidate,
+    ConstructConfig,
+    DecisionContext,
+    ImpactEdge,
+    ImpactType,
+    LogEntry,
+    PlanNode,
+)
+from ctxfast.errors import InvalidArgumentError
+from ctxfast.recon.repository import Repository
+
+RETRIEVAL_TOKENS = 4000  # spec-04's cap on the retrieved slice handed to construction
+
+
+def to_code_candidates(result: Any) -> tuple[list[CodeCandidate], list[LogEntry]]:
+    """Retrieval candidates → ``04`` code candidates, rank order kept.
+
+    The candidate's full source span is carried (construction does its own slicing against
+    the decision's terms); provenance lists the recall sources that found it. A candidate
+    with an impossible span is dropped and logged rather than failing the whole compose.
+    """
+    out: list[CodeCandidate] = []
+    log: list[LogEntry] = []
+    for c in result.candidates:
+        where = f"{c.file}:{c.start_line}-{c.end_line}"
+        if c.start_line < 1 or c.end_line < c.start_line:
+            log.append(LogEntry("compose", c.qualname or where, "dropped", "invalid span"))
+            continue
+        sources = "; ".join(c.provenance) or "retrieval"
+        out.append(
+            CodeCandidate(
+                qualname=c.qualname,
+                kind=c.kind,
+                file=c.file,
+                start_line=c.start_line,
+                end_line=c.end_line,
+                score=float(c.score),
+                signature=c.signature or None,
+                text=c.text,
+                provenance=f"04: {sources}",
+                origin="04",
+            )
+        )
+    return out, log
+
+
+def _retrieval_error(
+    errors: Sequence[str], tracebacks: Sequence[str], test_outputs: Sequence[str]
+) -> str | None:
+    """The error text retrieval anchors on: every error and traceback, else the freshest
+    test output (a failing test's output names the failing frames too)."""
+    parts = [*errors, *tracebacks]
+    if not parts and test_outputs:
+        parts = [test_outputs[-1]]
+    text = "\n\n".join(p for p in parts if p.strip())
+    return text or None
+
+
+@dataclass
+class ComposeInputs:
+    """Everything ``construct`` receives for one compose call, defaults already derived.
+
+    Exposed so a caller (or a benchmark) can feed the identical inputs to another
+    constructor, e.g. the :func:`~ctxfast.construct.pipeline.stuff_everything` baseline.
+    """
+
+    candidates: list[CodeCandidate]
+    plan: PlanNode
+    impact: list[ImpactEdge]
+    localization: tuple[str, ...]
+    log: list[LogEntry] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+def prepare(
+    repo: Repository,
+    task: str,
+    *,
+    plan: PlanNode | None = None,
+    impact: Sequence[ImpactEdge] | None = None,
+    localization: Sequence[str] | None = None,
+    errors: Sequence[str] = (),
+    tracebacks: Sequence[str] = (),
+    test_outputs: Sequence[str] = (),
+    defaults: DefaultsConfig | None = None,
+    retrieval_config: Any = None,
+) -> ComposeInputs:
+    """Index on first use, retrieve, and derive the defaults the caller did not supply."""
+    if not isinstance(repo, Repository):
+        raise InvalidArgumentError("repo must be a ctxfast.Repository")
+    if not isinstance(task, str) or not task.strip():
+        raise InvalidArgumentError("task must be a non-empty string")
+    dcfg = defaults or DefaultsConfig()
+    timings: dict[str, float] = {}
+    clock = time.perf_counter()
+
+    def lap(stage: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        timings[stage] = round((now - clock) * 1000, 3)
+        clock = now
+
+    if not repo.graph_db.exists():
+        repo.index()
+        lap("index")
+    result = repo.retrieve(
+        task,
+        error=_retrieval_error(errors, tracebacks, test_outputs),
+        max_tokens=RETRIEVAL_TOKENS,
+        config=retrieval_config,
+    )
+    candidates, log = to_code_candidates(result)
+    lap("retrieve")
+    timings.update({f"retrieve.{k}": v for k, v in getattr(result, "timings_ms", {}).items()})
+
+    loc = tuple(localization or ())
+    if plan is None:
+        plan = default_plan(task, candidates, loc)
+        source = "first localized entity" if loc else "top retrieved definition"
+        log.append(
+            LogEntry(
+                "defaults",
+                plan.node_id,
+                "default_plan",
+                f"target={plan.target_entity} ({source}); acceptance = task text",
+            )
+        )
+    heads = list(dict.fromkeys(h for h in (plan.target_entity, *loc) if h))
+    known = {c.qualname for c in candidates if c.qualname}
+    graph = repo.graph
+    targets = target_sources(graph, repo.root, heads, known, dcfg)
+    candidates += targets.candidates
+    log += targets.log
+    if impact is None:
+        derived = derive_impact(graph, repo.manifest(), repo.root, heads, known, dcfg)
+        edges = derived.edges
+        candidates += derived.candidates
+        log += derived.log
+        n_called = sum(1 for e in edges if e.type is ImpactType.CALLED_BY)
+        log.append(
+            LogEntry(
+                "defaults",
+                ",".join(heads) or "-",
+                "default_impact",
+                f"{n_called} CalledBy edges from the code graph, "
+                f"{len(edges) - n_called} ConfigConsumer edges from config references",
+            )
+        )
+    else:
+        edges = list(impact)
+    lap("defaults")
+    return ComposeInputs(candidates, plan, edges, loc, log, timings)
+
+
+def compose(
+    repo: Repository,
+    task: str,
+    *,
+    plan: PlanNode | None = None,
+    impact: Sequence[ImpactEdge] | None = None,
+    localization: Sequence[str] | None = None,
+    patch: str | None = None,
+    errors: Sequence[str] = (),
+    tracebacks: Sequence[str] = (),
+    tool_outputs: Sequence[str] = (),
+    test_outputs: Sequence[str] = (),
+    ceiling: int = 24_000,
+    ranker: Ranker | None = None,
+    config: ConstructConfig | None = None,
+    defaults: DefaultsConfig | None = None,
+    retrieval_config: Any = None,
+) -> DecisionContext:
+    """Build the single budgeted window for the next decision on ``task`` in ``repo``.
+
+    Indexes the repository on first use (the graph DB is missing), retrieves the code the
+    task and errors point at, derives plan/impact defaults for whatever the caller omitted
+    (each named in ``admission_log``), then runs the deterministic construction pipeline.
+    ``token_count <= ceiling`` always; ``model_calls`` is 0 unless ``ranker`` is given and a
+    non-empty residue of at most ``config.residue_cap`` items exists.
+    """
+    inputs = prepare(
+        repo,
+        task,
+        plan=plan,
+        impact=impact,
+        localization=localization,
+        errors=errors,
+        tracebacks=tracebacks,
+        test_outputs=test_outputs,
+        defaults=defaults,
+        retrieval_config=retrieval_config,
+    )
+    t0 = time.perf_counter()
+    ctx = construct(
+        task,
+        candidates=inputs.candidates,
+        plan=inputs.plan,
+        impact=inputs.impact,
+        localization=inputs.localization,
+        patch=patch,
+        errors=errors,
+        tracebacks=tracebacks,
+        tool_outputs=tool_outputs,
+        test_outputs=test_outputs,
+        ceiling=ceiling,
+        ranker=ranker,
+        config=config,
+    )
+    timings = dict(inputs.timings_ms)
+    timings["construct"] = round((time.perf_counter() - t0) * 1000, 3)
+    timings.update({f"construct.{k}": v for k, v in ctx.timings_ms.items()})
+    return replace(ctx, admission_log=(*inputs.log, *ctx.admission_log), timings_ms=timings)
+
+
+__all__ = ["RETRIEVAL_TOKENS", "ComposeInputs", "compose", "prepare", "to_code_candidates"]

@@ -1,0 +1,331 @@
+"""Working defaults for the inputs of components 05–07 when ``compose`` runs alone.
+
+A caller with a planner (07), an impact analyser (06) or a localizer (05) passes their typed
+outputs; without them ``compose`` derives the smallest honest stand-ins from the code graph so
+the hard gate still has obligations and direct consequences to admit on:
+
+* ``CalledBy`` edges: every definition whose scope invokes a change entity (graph ``invoke``
+  edges, one hop), with the caller's signature and source span as a ``03`` code candidate;
+* ``ConfigConsumer`` edges: definitions and config-file lines that bind the same config keys
+  (``UPPER_SNAKE`` names and environment variables) the change entity reads or defines.
+
+Every derivation is bounded by :class:`DefaultsConfig` caps so a hub symbol of a large
+repository (thousands of callers) costs a fixed amount, and each cap that bites is logged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ctxfast.construct.schema import CodeCandidate, ImpactEdge, ImpactType, LogEntry
+from ctxfast.recon.graph import CodeGraph, Node
+
+CONFIG_KEY = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
+ENV_READ = re.compile(
+    r"""(?:environ(?:\.get)?\s*[\[(]|getenv\s*\()\s*["']([A-Za-z_][A-Za-z0-9_]*)["']"""
+)
+CONFIG_SUFFIXES = (".env", ".toml", ".yaml", ".yml", ".ini", ".cfg", ".conf", ".json")
+
+
+@dataclass(frozen=True)
+class DefaultsConfig:
+    """Caps of the default derivations (pinned by tests)."""
+
+    max_callers: int = 8  # CalledBy tails per change entity
+    max_config_keys: int = 8  # config keys per change entity
+    max_config_consumers: int = 8  # ConfigConsumer tails per change entity
+    max_config_files: int = 64  # files scanned for one key's binding lines
+    max_span_lines: int = 400  # longest caller span read into a candidate
+    module_context_lines: int = 2  # lines around a module-level call site
+
+
+@dataclass
+class Derived:
+    """What the derivation produced: impact edges, extra code candidates and their log."""
+
+    edges: list[ImpactEdge] = field(default_factory=list)
+    candidates: list[CodeCandidate] = field(default_factory=list)
+    log: list[LogEntry] = field(default_factory=list)
+
+
+class SourceReader:
+    """Reads repository files once per compose call (callers often share files)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._lines: dict[str, list[str]] = {}
+
+    def lines(self, rel: str) -> list[str]:
+        if rel not in self._lines:
+            try:
+                text = (self.root / rel).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                text = ""
+            self._lines[rel] = text.splitlines()
+        return self._lines[rel]
+
+    def span(self, rel: str, start: int, end: int) -> str:
+        return "\n".join(self.lines(rel)[max(0, start - 1) : end])
+
+
+def resolve(graph: CodeGraph, entity: str) -> Node | None:
+    """The definition an entity string names (exact qualname first), or None."""
+    found = [n for n in graph.lookup(entity) if n.is_definition]
+    exact = [n for n in found if n.qualname == entity]
+    best = exact or found
+    return best[0] if best else None
+
+
+def _signature(graph: CodeGraph, node: Node, reader: SourceReader) -> str:
+    sig = graph.signature(node.id)
+    if sig is not None and sig.signature:
+        return sig.signature.splitlines()[0]
+    lines = reader.lines(node.file)
+    return lines[node.line - 1].strip() if 0 < node.line <= len(lines) else node.name
+
+
+def _code_candidate(
+    graph: CodeGraph,
+    node: Node,
+    reader: SourceReader,
+    cfg: DefaultsConfig,
+    provenance: str,
+    site_line: int | None = None,
+) -> CodeCandidate:
+    """A ``03`` candidate for a definition; a module-level scope (kind ``def``) is cut to the
+    lines around ``site_line`` so a call at import time does not pull in a whole file."""
+    start, end = node.line, max(node.line, node.end_line)
+    if node.kind == "def" and site_line is not None:
+        start = max(1, site_line - cfg.module_context_lines)
+        end = site_line + cfg.module_context_lines
+    end = min(end, start + cfg.max_span_lines - 1)
+    n_lines = len(reader.lines(node.file))
+    end = max(start, min(end, n_lines)) if n_lines else start
+    return CodeCandidate(
+        qualname=node.qualname,
+        kind=node.kind,
+        file=node.file,
+        start_line=start,
+        end_line=end,
+        score=0.0,
+        signature=_signature(graph, node, reader),
+        text=reader.span(node.file, start, end),
+        provenance=provenance,
+        origin="03",
+    )
+
+
+def called_by(
+    graph: CodeGraph,
+    head: str,
+    node: Node,
+    reader: SourceReader,
+    cfg: DefaultsConfig,
+    known: set[str],
+    out: Derived,
+) -> None:
+    """One-hop ``CalledBy`` edges of ``node`` (tails = calling scopes), capped.
+
+    Scopes are resolved only until the cap is reached, so a hub with thousands of call
+    sites costs ``max_callers`` lookups, not thousands.
+    """
+    seen: set[str] = set()
+    tails: list[tuple[Node, Node]] = []
+    sites = graph.callers(node.id)
+    used = 0
+    for site in sites:
+        if len(tails) >= cfg.max_callers:
+            break
+        used += 1
+        scope = graph.scope_definition(site)
+        if scope is None or scope.id == node.id or scope.id in seen:
+            continue
+        seen.add(scope.id)
+        tails.append((scope, site))
+    for scope, site in tails:
+        out.edges.append(ImpactEdge(head=head, tail=scope.qualname, type=ImpactType.CALLED_BY))
+        if scope.qualname not in known:
+            known.add(scope.qualname)
+            prov = f"03: caller of {head} at {site.file}:{site.line}"
+            out.candidates.append(_code_candidate(graph, scope, reader, cfg, prov, site.line))
+    if used < len(sites):
+        out.log.append(
+            LogEntry(
+                "defaults",
+                head,
+                "callers_capped",
+                f"{len(sites)} call sites, first {cfg.max_callers} calling scopes by file:line",
+            )
+        )
+
+
+def config_keys(node: Node, reader: SourceReader, cfg: DefaultsConfig) -> list[str]:
+    """Config keys ``node`` reads or defines, first-seen order, capped."""
+    text = reader.span(node.file, node.line, node.end_line)
+    keys: dict[str, None] = {}
+    if CONFIG_KEY.fullmatch(node.name):
+        keys[node.name] = None
+    for m in ENV_READ.finditer(text):
+        keys.setdefault(m.group(1), None)
+    for m in CONFIG_KEY.finditer(text):
+        keys.setdefault(m.group(0), None)
+    return list(keys)[: cfg.max_config_keys]
+
+
+def config_files(manifest: dict[str, Any], root: Path) -> list[str]:
+    """Config files worth scanning: the manifest's evidence files with a config suffix plus
+    config files at the repository root (sorted, so scans are deterministic)."""
+    found: set[str] = set()
+
+    def visit(obj: Any) -> None:
+        if isinstance(obj, dict):
+            for k, v in obj.items():
+                if k == "evidence" and isinstance(v, str):
+                    path = v.rsplit(":", 1)[0]
+                    if path.endswith(CONFIG_SUFFIXES):
+                        found.add(path)
+                else:
+                    visit(v)
+        elif isinstance(obj, list):
+            for v in obj:
+                visit(v)
+
+    visit(manifest)
+    try:
+        for p in root.iterdir():
+            if p.is_file() and (p.name.endswith(CONFIG_SUFFIXES) or p.name == ".env"):
+                found.add(p.name)
+    except OSError:
+        pass
+    return sorted(found)
+
+
+def config_consumers(
+    graph: CodeGraph,
+    head: str,
+    node: Node,
+    reader: SourceReader,
+    cfg: DefaultsConfig,
+    cfg_files: Sequence[str],
+    known: set[str],
+    out: Derived,
+) -> None:
+    """``ConfigConsumer`` edges: other bindings of the config keys ``node`` reads/defines.
+
+    Code bindings are searched in the files defining a key and the files importing those
+    (``file_deps``), never the whole repository; config-file bindings in ``cfg_files``.
+    """
+    tails: dict[str, CodeCandidate] = {}
+    total = 0
+    word: dict[str, re.Pattern[str]] = {}
+    for key in config_keys(node, reader, cfg):
+        word[key] = re.compile(rf"\b{re.escape(key)}\b")
+        def_files = sorted({n.file for n in graph.lookup(key) if n.kind == "var"})
+        scan: dict[str, None] = dict.fromkeys(def_files)
+        for f in def_files:
+            scan.update(dict.fromkeys(graph.importing_files(f)))
+        for f in list(scan)[: cfg.max_config_files]:
+            for i, line in enumerate(reader.lines(f), start=1):
+                if not word[key].search(line):
+                    continue
+                scope = graph.innermost_definition(f, i)
+                if scope is None or scope.id == node.id or scope.qualname in tails:
+                    continue
+                if scope.kind == "def":  # a module-level read: the binding line itself
+                    scope = Node("", "var", key, f"{f}:{i}", f, i, 0, i)
+                total += 1
+                prov = f"03: binds config key {key} at {f}:{i} (read by {head})"
+                tails[scope.qualname] = _code_candidate(graph, scope, reader, cfg, prov, i)
+        for f in cfg_files:
+            for i, line in enumerate(reader.lines(f), start=1):
+                tail = f"{f}:{i}"
+                if tail in tails or not word[key].search(line):
+                    continue
+                total += 1
+                tails[tail] = CodeCandidate(
+                    qualname=tail,
+                    kind="config",
+                    file=f,
+                    start_line=i,
+                    end_line=i,
+                    score=0.0,
+                    signature=line.strip(),
+                    text=line,
+                    provenance=f"03: config file states {key} at {f}:{i} (read by {head})",
+                    origin="03",
+                )
+    for tail, cand in list(tails.items())[: cfg.max_config_consumers]:
+        out.edges.append(ImpactEdge(head=head, tail=tail, type=ImpactType.CONFIG_CONSUMER))
+        if tail not in known:
+            known.add(tail)
+            out.candidates.append(cand)
+    if total > cfg.max_config_consumers:
+        out.log.append(
+            LogEntry(
+                "defaults",
+                head,
+                "config_consumers_capped",
+                f"{total} bindings, first {cfg.max_config_consumers} kept",
+            )
+        )
+
+
+def target_sources(
+    graph: CodeGraph, root: Path, heads: Sequence[str], known: set[str], cfg: DefaultsConfig
+) -> Derived:
+    """The source of each change entity retrieval did not return: the edit target's own code
+    must be in the window, whoever named it (planner, localizer or the default plan)."""
+    out = Derived()
+    reader = SourceReader(root)
+    for head in dict.fromkeys(heads):
+        if head in known:
+            continue
+        node = resolve(graph, head)
+        if node is None or node.kind == "def":
+            continue
+        known.add(head)
+        prov = f"03: definition of change entity {head}"
+        cand = _code_candidate(graph, node, reader, cfg, prov)
+        out.candidates.append(replace(cand, qualname=head))
+        out.log.append(LogEntry("defaults", head, "target_source", "read from the code graph span"))
+    return out
+
+
+def derive_impact(
+    graph: CodeGraph,
+    manifest: dict[str, Any],
+    root: Path,
+    heads: Sequence[str],
+    known: set[str],
+    cfg: DefaultsConfig,
+) -> Derived:
+    """``CalledBy`` + ``ConfigConsumer`` edges for each change entity in ``heads``."""
+    out = Derived()
+    reader = SourceReader(root)
+    cfg_files = config_files(manifest, root)
+    for head in dict.fromkeys(heads):
+        node = resolve(graph, head)
+        if node is None:
+            out.log.append(
+                LogEntry("defaults", head, "unresolved", "no definition in the code graph")
+            )
+            continue
+        called_by(graph, head, node, reader, cfg, known, out)
+        config_consumers(graph, head, node, reader, cfg, cfg_files, known, out)
+    return out
+
+
+__all__ = [
+    "CONFIG_KEY",
+    "DefaultsConfig",
+    "Derived",
+    "SourceReader",
+    "config_keys",
+    "derive_impact",
+    "resolve",
+    "target_sources",
+]

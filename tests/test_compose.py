@@ -1,0 +1,276 @@
+"""``ctxfast.compose`` and the repository CLI subcommands on a real fixture repository."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import pytest
+from recon_fixture import write_project
+from test_construct_ranker import _reply, server  # noqa: F401  (the real 127.0.0.1 server)
+
+import ctxfast
+from ctxfast.construct import (
+    DefaultsConfig,
+    ImpactEdge,
+    OpenAICompatibleRanker,
+    PlanNode,
+    to_code_candidates,
+)
+from ctxfast.errors import InvalidArgumentError
+
+TASK = "connect should reject an empty database uri"
+
+EXTRA = {
+    ".env": "DATABASE_URL=postgres://localhost/app\n",
+    "pkg/jobs.py": (
+        "from pkg.utils import helper\n\n\n"
+        "def nightly():\n    return helper() + 1\n\n\n"
+        "def hourly():\n    return helper() + 2\n\n\n"
+        "def weekly():\n    return helper() + 3\n"
+    ),
+    "pkg/pool.py": (
+        "def database_pool(uri, size):\n"
+        '    """Keep a pool of database connections for one uri."""\n'
+        "    return [uri] * size\n\n\n"
+        "def close_pool(pool):\n"
+        '    """Close every database connection of the pool."""\n'
+        "    return pool.clear()\n"
+    ),
+}
+
+
+@pytest.fixture
+def project(tmp_path):
+    root = write_project(tmp_path / "proj")
+    for rel, text in EXTRA.items():
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def _decisions(ctx, stage):
+    return {e.decision: e for e in ctx.admission_log if e.stage == stage}
+
+
+def test_compose_indexes_on_first_use_and_windows_the_target(project):
+    repo = ctxfast.Repository(project)
+    assert not repo.graph_db.exists()
+    ctx = ctxfast.compose(repo, TASK)
+    assert repo.graph_db.exists()
+    assert ctx.token_count <= ctx.ceiling == 24_000
+    assert ctx.token_count == ctxfast.count_tokens(ctx.render())
+    assert "def connect(uri: str):" in ctx.render()
+    assert ctx.model_calls == 0
+    defaults = _decisions(ctx, "defaults")
+    assert "target=pkg.db.connect (top retrieved definition)" in defaults["default_plan"].driver
+    assert defaults["default_impact"].item_id == "pkg.db.connect"
+    assert "1 CalledBy edges" in defaults["default_impact"].driver
+    assert "pkg.cli.main --CalledBy--> pkg.db.connect" in ctx.render()
+    assert ctx.acceptance_criteria == (TASK,)
+    assert {"retrieve", "defaults", "construct", "construct.gate"} <= set(ctx.timings_ms)
+
+
+def test_explicit_plan_and_impact_use_no_defaults(project):
+    repo = ctxfast.Repository(project)
+    plan = PlanNode(
+        "n1", "make helper configurable", "pkg.utils.helper", acceptance_criteria=("ok",)
+    )
+    edge = ImpactEdge("pkg.utils.helper", "pkg.jobs.nightly", "CalledBy")
+    ctx = ctxfast.compose(repo, "make helper configurable", plan=plan, impact=[edge])
+    defaults = _decisions(ctx, "defaults")
+    assert "default_plan" not in defaults and "default_impact" not in defaults
+    assert "pkg.jobs.nightly --CalledBy--> pkg.utils.helper" in ctx.render()
+    assert "pkg.jobs.hourly" not in ctx.render()  # no derived edges beside the given one
+    assert "def helper():" in ctx.render()
+
+
+def test_callers_are_capped_and_the_cap_is_logged(project):
+    repo = ctxfast.Repository(project)
+    plan = PlanNode("n1", "make helper configurable", "pkg.utils.helper")
+    ctx = ctxfast.compose(
+        repo, "make helper configurable", plan=plan, defaults=DefaultsConfig(max_callers=2)
+    )
+    text = ctx.render()
+    assert text.count("--CalledBy--> pkg.utils.helper") == 2
+    capped = _decisions(ctx, "defaults")["callers_capped"]
+    assert capped.item_id == "pkg.utils.helper" and "3 call sites" in capped.driver
+    assert DefaultsConfig() == DefaultsConfig(8, 8, 8, 64, 400, 2)  # pinned defaults
+
+
+def test_config_consumers_from_code_and_config_files(project):
+    repo = ctxfast.Repository(project)
+    ctx = ctxfast.compose(
+        repo, "default DATABASE_URL to postgres", localization=["pkg.db.DATABASE_URL"]
+    )
+    text = ctx.render()
+    assert ".env:1 --ConfigConsumer--> pkg.db.DATABASE_URL" in text
+    assert "pkg.cli.main --ConfigConsumer--> pkg.db.DATABASE_URL" in text
+    assert 'DATABASE_URL = os.environ.get("DATABASE_URL", "sqlite://")' in text
+    defaults = _decisions(ctx, "defaults")
+    assert "(first localized entity)" in defaults["default_plan"].driver
+    assert "2 ConfigConsumer edges" in defaults["default_impact"].driver
+    assert ctx.token_count <= ctx.ceiling
+
+
+@pytest.mark.parametrize("ceiling", [0, 40, 150, 400])
+def test_small_ceilings_never_overflow(project, ceiling):
+    ctx = ctxfast.compose(ctxfast.Repository(project), TASK, ceiling=ceiling)
+    assert ctx.token_count <= ceiling
+    assert ctx.token_count == ctxfast.count_tokens(ctx.render())
+
+
+def test_bad_input_is_a_clean_error(project):
+    repo = ctxfast.Repository(project)
+    with pytest.raises(InvalidArgumentError):
+        ctxfast.compose(repo, "   ")
+    with pytest.raises(InvalidArgumentError):
+        ctxfast.compose(str(project), TASK)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError):
+        ctxfast.compose(repo, TASK, ceiling=-1)
+
+
+def test_unresolvable_localization_is_logged_not_fatal(project):
+    ctx = ctxfast.compose(ctxfast.Repository(project), TASK, localization=["no.such.thing"])
+    assert _decisions(ctx, "defaults")["unresolved"].item_id == "no.such.thing"
+    assert ctx.token_count <= ctx.ceiling
+
+
+def test_to_code_candidates_keeps_rank_order_and_drops_bad_spans(project):
+    real = ctxfast.Repository(project).retrieve(TASK)
+    cands, log = to_code_candidates(real)
+    assert [c.qualname for c in cands] == [c.qualname for c in real.candidates]
+    top = cands[0]
+    assert top.origin == "04" and top.provenance.startswith("04: ")
+    assert top.text == real.candidates[0].text and top.score == real.candidates[0].score
+    bad = SimpleNamespace(
+        qualname="x.y", kind="function", file="x.py", start_line=5, end_line=2, score=1.0,
+        provenance=[], signature="", text="",
+    )  # fmt: skip
+    ok = SimpleNamespace(
+        qualname=None, kind="lines", file="x.py", start_line=1, end_line=1, score=0.5,
+        provenance=[], signature="", text="x = 1",
+    )  # fmt: skip
+    cands, log = to_code_candidates(SimpleNamespace(candidates=[bad, ok]))
+    assert [c.file for c in cands] == ["x.py"] and cands[0].signature is None
+    assert cands[0].provenance == "04: retrieval"
+    assert [(e.item_id, e.decision) for e in log] == [("x.y", "dropped")]
+
+
+def test_compose_with_a_real_http_ranker_calls_at_most_once(project, server, monkeypatch):  # noqa: F811
+    repo = ctxfast.Repository(project)
+    frugal = ctxfast.compose(repo, TASK)
+    residue = [e.item_id for e in frugal.admission_log if e.decision == "residue"]
+    assert 1 <= len(residue) <= 32, "the fixture must leave a small residue"
+    server.reply = _reply([(i, 0.9) for i in residue])
+    monkeypatch.setenv("CTXFAST_TEST_KEY", "sk-test")
+    ranker = OpenAICompatibleRanker(server.url, "m", "CTXFAST_TEST_KEY")
+    ctx = ctxfast.compose(repo, TASK, ranker=ranker)
+    assert ctx.model_calls == 1 and len(server.requests) == 1
+    body = server.requests[0]["body"]
+    assert body["temperature"] == 0 and body["max_completion_tokens"] == 1024
+    ranked = {e.item_id for e in ctx.admission_log if (e.stage, e.decision) == ("rank", "admitted")}
+    assert ranked == set(residue)
+    assert "close_pool" in ctx.render() and "close_pool" not in frugal.render()
+    assert ctx.token_count <= ctx.ceiling
+    # No residue (nothing retrieved shares the plan's terms): the ranker is never called.
+    plan = PlanNode("p", "qqzx", "pkg.utils.parse_args", acceptance_criteria=("qqzx",))
+    quiet = ctxfast.compose(repo, "qqzx", ranker=ranker, plan=plan, impact=[])
+    assert not any(e.decision == "residue" for e in quiet.admission_log)
+    assert quiet.model_calls == 0 and len(server.requests) == 1
+
+
+# ---- CLI, as real subprocesses -------------------------------------------------------------
+
+
+def run(*args, seed="0"):
+    env = {**os.environ, "PYTHONHASHSEED": seed}
+    return subprocess.run(
+        [sys.executable, "-m", "ctxfast.cli", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+
+
+def test_cli_compose_is_byte_identical_across_processes(project, tmp_path):
+    first = run("compose", str(project), TASK, seed="1")
+    assert first.returncode == 0, first.stderr
+    assert first.stderr == ""  # no progress noise when stderr is not a TTY
+    second = run("compose", str(project), TASK, seed="4242")
+    assert second.returncode == 0, second.stderr
+    assert first.stdout == second.stdout  # first run indexed, the second reused the index
+    assert "def connect(uri: str):" in first.stdout
+    other = tmp_path / "idx"
+    third = run("compose", str(project), TASK, "--index-dir", str(other), seed="7")
+    assert third.stdout == first.stdout and (other / "recon.db").exists()
+
+
+def test_cli_compose_json_and_inputs(project, tmp_path):
+    tb = tmp_path / "tb.txt"
+    tb.write_text(
+        "Traceback (most recent call last):\n"
+        '  File "pkg/cli.py", line 7, in main\n'
+        "    db.connect(db.DATABASE_URL)\n"
+        "ValueError: empty uri\n",
+        encoding="utf-8",
+    )
+    out = run("compose", str(project), TASK, "--traceback", str(tb), "--ceiling", "3000", "--json")
+    assert out.returncode == 0, out.stderr
+    emit = json.loads(out.stdout)
+    assert emit["token_count"] <= emit["ceiling"] == 3000 and emit["model_calls"] == 0
+    assert any(e["decision"] == "default_plan" for e in emit["admission_log"])
+    assert any(w["kind"] == "traceback" for w in emit["window"])
+    assert "timings_ms" not in emit  # the emit is deterministic
+
+
+def test_cli_errors_are_clean(project):
+    out = run("compose", str(project), TASK, "--ranker-url", "http://127.0.0.1:9/v1")
+    assert out.returncode == 2 and "--ranker-model" in out.stderr
+    out = run("compose", str(project / "missing"), TASK)
+    assert out.returncode == 2 and "not a directory" in out.stderr
+    out = run("graph", str(project), "no_such_symbol")
+    assert out.returncode == 2 and "no definition named" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_cli_status_before_and_after_indexing(project):
+    (project / "bad.py").write_text("def broken(:\n  pass\n", encoding="utf-8")
+    before = json.loads(run("status", str(project), "--json").stdout)
+    assert before["indexed"] is False and before["sizes_bytes"]["recon.db"] is None
+    assert before["manifest_languages"] == ["python"]
+    assert not (project / ".ctxfast").exists()  # status never indexes
+    assert run("retrieve", str(project), TASK).returncode == 0
+    after = json.loads(run("status", str(project), "--json").stdout)
+    assert after["indexed"] is True and after["files"]["by_language"] == {"python": 8}
+    assert [e["path"] for e in after["files"]["parse_errors"]] == ["bad.py"]
+    assert after["sizes_bytes"]["recon.db"] > 0 and after["sizes_bytes"]["api.db"] > 0
+    assert after["nodes"] > 0 and after["edges"] > 0 and after["last_refresh"] > 0
+    text = run("status", str(project)).stdout
+    assert "parse error bad.py" in text and "graph " in text
+
+
+def test_cli_retrieve_map_graph(project):
+    out = run("retrieve", str(project), TASK, "--json", "--tokens", "500")
+    assert out.returncode == 0, out.stderr
+    res = json.loads(out.stdout)
+    assert set(res) == {"query", "candidates", "text", "token_count"}
+    assert res["token_count"] <= 500 and res["candidates"][0]["qualname"] == "pkg.db.connect"
+    assert res["token_count"] == ctxfast.count_tokens(res["text"])
+    plain = run("retrieve", str(project), TASK, "--tokens", "500").stdout
+    assert plain == res["text"] + "\n"
+
+    out = run("map", str(project), "--tokens", "200", "--query", "database")
+    assert out.returncode == 0 and "pkg/db.py" in out.stdout
+    assert ctxfast.count_tokens(out.stdout.rstrip("\n")) <= 200
+
+    out = run("graph", str(project), "pkg.db.connect", "--json")
+    g = json.loads(out.stdout)
+    assert g["root"]["qualname"] == "pkg.db.connect"
+    assert {"type": "invoke", "direction": "in", "target": "pkg.cli.main"}.items() <= next(
+        e for e in g["edges"] if e["direction"] == "in"
+    ).items()
+    assert run("graph", str(project), "connect").stdout.strip() == g["text"]
