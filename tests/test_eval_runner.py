@@ -40,6 +40,7 @@ def _run(tmp_path, trees, *extra):
             str(tmp_path / "cache"),
             "--no-progress",
             *extra,
+            *(() if "--system" in extra else ("--system", "bm25")),
         ]
     )
     assert rc == 0
@@ -169,3 +170,13 @@ def test_compare_verdicts(tmp_path, capsys):
     bad = tmp_path / "bad.json"
     bad.write_text("[]")
     assert main(["eval", "compare", str(bad), str(pb)]) == 2
+
+
+def test_ctxfast_system_end_to_end(tmp_path, trees):
+    res = _run(tmp_path, trees, "--system", "ctxfast")
+    assert tuple(res) == TOP_KEYS
+    assert res["instances"] == 3 and res["skipped"] == []
+    assert res["file_acc"]["5"] == 1.0
+    # A symbol-level system reports function metrics (numbers, not None).
+    assert isinstance(res["function_acc"]["10"], float)
+    assert res["tokens_retrieved_p50"] <= 24_000

@@ -323,7 +323,12 @@ class CtxfastRetrieval:
     ablatable: tuple[str, ...] = ()
 
     def switches(self) -> list[str]:
-        return list(self.ablatable)
+        """Every on/off stage of the retrieval pipeline (sources, prune, file signals)."""
+        if self.ablatable:
+            return list(self.ablatable)
+        from ctxfast.retrieval.config import RetrievalConfig
+
+        return RetrievalConfig().switches()
 
     def without(self, switch: str) -> CtxfastRetrieval:
         cfg = dict(self.config)
