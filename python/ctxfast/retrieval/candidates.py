@@ -35,6 +35,9 @@ class Candidate:
     bm25_score: float = 0.0
     kept_lines: list[int] = field(default_factory=list)
     pruned: bool = False
+    # The qualname relative to its module ("Class.method"; "<module>" for module-level
+    # lines): how benchmarks and humans name a symbol inside a known file.
+    symbol: str | None = None
 
     @property
     def sources(self) -> list[str]:
@@ -52,5 +55,6 @@ class Candidate:
             "provenance": self.provenance,
             "kept_lines": self.kept_lines,
             "signature": self.signature,
+            "symbol": self.symbol,
             "pruned": self.pruned,
         }

@@ -10,6 +10,7 @@ the weights stay 1.0.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import defaultdict
 
@@ -171,13 +172,20 @@ def file_scores(
             {f: sum(sorted(v, reverse=True)[: cfg.def_bm25_top]) for f, v in per_file.items()}
         )
     if cfg.path_words:
+        # Each matched path word weighs its rarity across paths (a word in every path, such
+        # as the project's own name, carries no information).
         words = {w for w in _WORD.findall(task_text.lower()) if w not in STOPWORDS}
+        parts_of = {f: set(re.split(r"[/._-]", f.lower())) for f in index.files}
+        df: dict[str, int] = defaultdict(int)
+        for parts in parts_of.values():
+            for w in words & parts:
+                df[w] += 1
+        n_files = max(len(index.files), 1)
         pw: dict[str, float] = {}
-        for f in index.files:
-            parts = set(re.split(r"[/._]", f.lower()))
-            n = len(words & parts)
-            if n:
-                pw[f] = float(n)
+        for f, parts in parts_of.items():
+            score = sum(math.log(n_files / df[w]) for w in words & parts)
+            if score > 0:
+                pw[f] = score
         signals["path_words"] = _normalise(pw)
     if cfg.traceback:
         tb: dict[str, float] = defaultdict(float)

@@ -194,5 +194,7 @@ class Retriever:
             if c.qualname and c.qualname.rsplit(".", 1)[-1] in named:
                 bonus += 0.5
             c.score = s / top + files.get(c.file, 0.0) / top_file + bonus
+        for c in cands:
+            c.symbol = ix.local_symbol(c.file, c.qualname)
         cands.sort(key=lambda c: (-c.score, c.file, c.start_line))
         return cands[: cfg.top_k]

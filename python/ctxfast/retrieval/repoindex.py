@@ -50,6 +50,7 @@ class RepoIndex:
                 "WHERE n.kind IN ('function', 'class') ORDER BY n.file, n.line"
             ).fetchall()
             names = con.execute("SELECT qualname FROM name_index").fetchall()
+            modules = con.execute("SELECT file, qualname FROM nodes WHERE kind = 'def'").fetchall()
         finally:
             con.close()
         self.key = hashlib.sha256("\n".join(f"{p}:{s}" for p, s, _ in files).encode()).hexdigest()
@@ -64,6 +65,9 @@ class RepoIndex:
             self.defs_by_name.setdefault(d.name, []).append(d)
             self.defs_by_qualname.setdefault(d.qualname, d)
         self.qualnames: set[str] = {q for (q,) in names}
+        self.module_of: dict[str, str] = {}
+        for file, qualname in modules:
+            self.module_of.setdefault(file, qualname)
         self.symbol_names: set[str] = set(self.defs_by_name)
         # Query construction keeps an identifier iff it resolves: by qualname or by name.
         self.qualnames_and_names: frozenset[str] = frozenset(self.qualnames | self.symbol_names)
@@ -79,6 +83,15 @@ class RepoIndex:
             except OSError:
                 self._texts[path] = []
         return self._texts[path]
+
+    def local_symbol(self, path: str, qualname: str | None) -> str:
+        """``qualname`` relative to its file's module; ``<module>`` for module-level code."""
+        if not qualname:
+            return "<module>"
+        module = self.module_of.get(path, "")
+        if module and qualname.startswith(module + "."):
+            return qualname[len(module) + 1 :]
+        return qualname
 
     def span_text(self, path: str, start: int, end: int) -> str:
         return "\n".join(self.lines(path)[max(start - 1, 0) : end])
