@@ -39,6 +39,7 @@ use resolve::{FileData, Resolver};
 use rusqlite::params;
 use sha2::{Digest, Sha256};
 use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;
 use store::db_err;
@@ -64,6 +65,9 @@ pub struct IndexStats {
     pub files_seen: usize,
     pub files_parsed: usize,
     pub files_removed: usize,
+    /// Files whose references were (re-)resolved: all of them on a cold build; on a refresh
+    /// the changed files plus the dependents that could see a changed interface.
+    pub files_resolved: usize,
     pub nodes: usize,
     pub edges: usize,
     pub seconds: f64,
@@ -120,8 +124,25 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             root.display()
         )));
     }
-    let mut conn = store::open(db_path)?;
+    // A first build writes a private side file (no journal, no fsync) and renames it into
+    // place: one sequential write instead of WAL + checkpoint, and an interrupted build
+    // never leaves a half-written `recon.db`.
+    let fresh = !db_path.exists();
+    let build_path = store::side(db_path, &format!(".building-{}", std::process::id()));
+    if fresh {
+        if let Some(dir) = db_path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                CoreError::Io(format!("cannot create index dir {}: {e}", dir.display()))
+            })?;
+        }
+    }
+    let mut conn = if fresh {
+        store::open_bulk(&build_path)?
+    } else {
+        store::open(db_path)?
+    };
     let found = discover::discover(root, opts.max_file_bytes);
+    trace("discover", t0);
 
     let mut stored: HashMap<String, Option<String>> = HashMap::new();
     {
@@ -159,7 +180,7 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
                 return Outcome::Unchanged;
             }
             let module = module_qualname(&f.rel, lang);
-            let lines = bytes.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
+            let lines = memchr::memchr_iter(b'\n', &bytes).count() as u32 + 1;
             let ex = lang::extract(lang, &bytes, &module, lines);
             Outcome::Parsed {
                 sha,
@@ -168,16 +189,53 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             }
         })
         .collect();
+    trace("parse", t0);
 
-    // Raw extraction of unchanged files, from the previous run.
-    let unchanged: HashSet<&str> = found
+    let present_now: HashSet<&str> = found
         .iter()
         .zip(&outcomes)
-        .filter(|(_, o)| matches!(o, Outcome::Unchanged))
+        .filter(|(_, o)| !matches!(o, Outcome::Skipped(_)))
         .map(|(f, _)| f.rel.as_str())
         .collect();
+    let removed: Vec<String> = stored
+        .iter()
+        .filter(|(p, sha)| sha.is_some() && !present_now.contains(p.as_str()))
+        .map(|(p, _)| p.clone())
+        .collect();
+    let n_unchanged = outcomes
+        .iter()
+        .filter(|o| matches!(o, Outcome::Unchanged))
+        .count();
+    let mut errors: Vec<(String, String)> = vec![];
+    let mut skipped: Vec<(String, Option<Lang>, u64, String)> = vec![];
+    for (f, o) in found.iter().zip(&outcomes) {
+        if let Outcome::Skipped(reason) = o {
+            errors.push((f.rel.clone(), reason.clone()));
+            skipped.push((f.rel.clone(), f.lang, f.bytes, reason.clone()));
+        }
+    }
+
+    // No-op refresh: nothing parsed or removed and every unchanged file has its blob — the
+    // graph is current; only the skipped-file rows and the refresh time are rewritten.
+    if !fresh && n_unchanged == present_now.len() && removed.is_empty() {
+        let blobs: i64 = conn
+            .query_row("SELECT COUNT(*) FROM raw", [], |r| r.get(0))
+            .map_err(|e| db_err("count raw", e))?;
+        if blobs as usize == n_unchanged {
+            let tx = conn.transaction().map_err(|e| db_err("begin", e))?;
+            write_skipped_and_meta(&tx, &skipped)?;
+            tx.commit().map_err(|e| db_err("commit", e))?;
+            record_clashes(&found, &present_now, &mut errors);
+            trace("no-op commit", t0);
+            return finish(&conn, &found, 0, 0, 0, errors, t0);
+        }
+    }
+
+    // Stored extraction of every still-present file: unchanged files feed resolution as-is;
+    // for changed files the old blob tells whether their interface moved.
     let mut old_raw: HashMap<String, RawFile> = HashMap::new();
-    if !unchanged.is_empty() {
+    if !stored.is_empty() {
+        let mut blobs: Vec<(String, Vec<u8>)> = vec![];
         let mut st = conn
             .prepare("SELECT path, data FROM raw")
             .map_err(|e| db_err("read raw", e))?;
@@ -188,25 +246,25 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             .map_err(|e| db_err("read raw", e))?;
         for row in rows {
             let (p, data) = row.map_err(|e| db_err("read raw", e))?;
-            if unchanged.contains(p.as_str()) {
-                if let Some(raw) = RawFile::decode(&data) {
-                    old_raw.insert(p, raw);
-                }
+            if present_now.contains(p.as_str()) {
+                blobs.push((p, data));
             }
         }
+        old_raw = blobs
+            .into_par_iter()
+            .filter_map(|(p, data)| RawFile::decode(&data).map(|r| (p, r)))
+            .collect();
     }
+    trace("load blobs", t0);
 
     let mut files: Vec<FileData> = vec![];
     let mut changed: Vec<usize> = vec![]; // indexes into `files`
-    let mut file_meta: Vec<(String, Option<String>, Option<String>)> = vec![]; // sha, parse_error per changed
-    let mut skipped: Vec<(String, Option<Lang>, u64, String)> = vec![];
-    let mut errors: Vec<(String, String)> = vec![];
-    let mut present: HashSet<String> = HashSet::new();
+    let mut iface_changed: Vec<usize> = vec![]; // changed files whose interface moved
+    let mut file_meta: Vec<(String, Option<String>, Option<String>)> = vec![]; // sha, lang, parse_error per changed
     for (f, o) in found.iter().zip(outcomes) {
         match o {
             Outcome::Unchanged => match (old_raw.remove(&f.rel), f.lang) {
                 (Some(raw), Some(lang)) => {
-                    present.insert(f.rel.clone());
                     files.push(FileData::new(f.rel.clone(), lang, raw));
                 }
                 _ => {
@@ -215,8 +273,8 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
                     let bytes = std::fs::read(&f.abs).unwrap_or_default();
                     let module = module_qualname(&f.rel, lang);
                     let ex = lang::extract(lang, &bytes, &module, 1);
-                    present.insert(f.rel.clone());
                     changed.push(files.len());
+                    iface_changed.push(files.len());
                     file_meta.push((
                         sha_key(&bytes, &f.rel),
                         Some(lang.as_str().to_string()),
@@ -234,37 +292,41 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
                 if let Some(e) = &parse_error {
                     errors.push((f.rel.clone(), e.clone()));
                 }
-                present.insert(f.rel.clone());
+                let same = old_raw
+                    .remove(&f.rel)
+                    .is_some_and(|old| old.same_interface(&raw));
+                if !same {
+                    iface_changed.push(files.len());
+                }
                 changed.push(files.len());
                 file_meta.push((sha, Some(lang.as_str().to_string()), parse_error));
                 files.push(FileData::new(f.rel.clone(), lang, raw));
             }
-            Outcome::Skipped(reason) => {
-                errors.push((f.rel.clone(), reason.clone()));
-                skipped.push((f.rel.clone(), f.lang, f.bytes, reason));
-            }
+            Outcome::Skipped(_) => {}
         }
     }
-    let removed: Vec<String> = stored
-        .iter()
-        .filter(|(p, sha)| sha.is_some() && !present.contains(p.as_str()))
-        .map(|(p, _)| p.clone())
-        .collect();
     let files_parsed = changed.len();
+    record_clashes(&found, &present_now, &mut errors);
 
-    trace("parse", t0);
     let resolver = Resolver::new(&files, &go_module(root));
+    trace("symbol table", t0);
     let index_of: HashMap<&str, usize> = files
         .iter()
         .enumerate()
         .map(|(i, f)| (f.rel.as_str(), i))
         .collect();
 
-    // Which files to re-resolve.
+    // Which files to re-resolve: every changed file; plus, when some file's interface moved
+    // (or a file was removed), the files whose resolution could see that.
     let cold = stored.values().all(|s| s.is_none());
     let mut affected: HashSet<usize> = changed.iter().copied().collect();
-    if !cold && (!changed.is_empty() || !removed.is_empty()) {
-        let mut touched: Vec<String> = changed.iter().map(|&i| files[i].rel.clone()).collect();
+    if cold {
+        affected = (0..files.len()).collect();
+    } else if !iface_changed.is_empty() || !removed.is_empty() {
+        let mut touched: Vec<String> = iface_changed
+            .iter()
+            .map(|&i| files[i].rel.clone())
+            .collect();
         touched.extend(removed.iter().cloned());
         let mut stems: HashSet<String> = HashSet::new();
         for t in &touched {
@@ -288,9 +350,9 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
                 }
             }
             // A file with unresolved names is re-resolved only if one of those names mentions
-            // a name defined by a changed file.
+            // a name defined by a file whose interface moved.
             let mut defined: HashSet<&str> = stems.iter().map(String::as_str).collect();
-            for &i in &changed {
+            for &i in &iface_changed {
                 defined.extend(files[i].raw.defs.iter().map(|d| d.name.as_str()));
             }
             let mut st = conn
@@ -316,17 +378,13 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
                         (module.as_str(), "")
                     }
                 };
-                {
-                    let last = m.rsplit(['.', '/', ':']).next().unwrap_or(m);
-                    stems.contains(last) || stems.contains(n) || m.is_empty()
-                }
+                let last = m.rsplit(['.', '/', ':']).next().unwrap_or(m);
+                stems.contains(last) || stems.contains(n) || m.is_empty()
             });
             if hit {
                 affected.insert(i);
             }
         }
-    } else if cold {
-        affected = (0..files.len()).collect();
     }
     let mut affected: Vec<usize> = affected.into_iter().collect();
     affected.sort_unstable();
@@ -334,7 +392,6 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         .par_iter()
         .map(|&i| (i, resolver.resolve_file(i as u32)))
         .collect();
-
     trace("resolve", t0);
     let found_bytes: HashMap<&str, u64> = found.iter().map(|f| (f.rel.as_str(), f.bytes)).collect();
 
@@ -344,6 +401,24 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         // Bulk load: maintaining secondary indexes row by row is slower than rebuilding them.
         tx.execute_batch(store::DROP_INDEXES)
             .map_err(|e| db_err("drop indexes", e))?;
+    }
+    let wipe_all: Vec<&str> = removed
+        .iter()
+        .map(String::as_str)
+        .chain(changed.iter().map(|&i| files[i].rel.as_str()))
+        .collect();
+    // Definition qualnames leaving the graph: candidates for removal from name_index.
+    let mut old_quals: Vec<String> = vec![];
+    if !cold {
+        let mut st = tx
+            .prepare_cached("SELECT qualname FROM nodes WHERE file = ?1 AND kind != 'ref'")
+            .map_err(|e| db_err("prepare", e))?;
+        for p in &wipe_all {
+            let rows = st
+                .query_map([p], |r| r.get::<_, String>(0))
+                .map_err(|e| db_err("old qualnames", e))?;
+            old_quals.extend(rows.flatten());
+        }
     }
     {
         let mut del_edges = tx
@@ -375,29 +450,24 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         let run = |st: &mut rusqlite::CachedStatement<'_>, p: &str| {
             st.execute([p]).map(|_| ()).map_err(|e| db_err("delete", e))
         };
-        let wipe_all: Vec<&str> = removed
-            .iter()
-            .map(String::as_str)
-            .chain(changed.iter().map(|&i| files[i].rel.as_str()))
-            .collect();
-        for p in &wipe_all {
-            run(&mut del_edges, p)?;
-            run(&mut del_meta, p)?;
-            run(&mut del_nodes, p)?;
-            run(&mut del_unres, p)?;
-            run(&mut del_deps, p)?;
-            run(&mut del_raw, p)?;
-            run(&mut del_file, p)?;
+        if !cold {
+            for p in &wipe_all {
+                run(&mut del_edges, p)?;
+                run(&mut del_meta, p)?;
+                run(&mut del_nodes, p)?;
+                run(&mut del_unres, p)?;
+                run(&mut del_deps, p)?;
+                run(&mut del_raw, p)?;
+                run(&mut del_file, p)?;
+            }
+            for &i in &affected {
+                let p = files[i].rel.as_str();
+                run(&mut del_edges, p)?;
+                run(&mut del_refs, p)?;
+                run(&mut del_unres, p)?;
+                run(&mut del_deps, p)?;
+            }
         }
-        for &i in &affected {
-            let p = files[i].rel.as_str();
-            run(&mut del_edges, p)?;
-            run(&mut del_refs, p)?;
-            run(&mut del_unres, p)?;
-            run(&mut del_deps, p)?;
-        }
-        tx.execute("DELETE FROM files WHERE sha256 IS NULL", [])
-            .map_err(|e| db_err("delete", e))?;
 
         let mut ins_file = tx
             .prepare_cached("INSERT OR REPLACE INTO files(path, sha256, language, bytes, parse_error) VALUES(?1, ?2, ?3, ?4, ?5)")
@@ -413,6 +483,8 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         let mut ins_raw = tx
             .prepare_cached("INSERT OR REPLACE INTO raw(path, data) VALUES(?1, ?2)")
             .map_err(|e| db_err("prepare", e))?;
+        let blobs: Vec<Vec<u8>> = changed.par_iter().map(|&i| files[i].raw.encode()).collect();
+        let mut id = String::new();
         for (n, &i) in changed.iter().enumerate() {
             let f = &files[i];
             let (sha, language, perr) = &file_meta[n];
@@ -422,7 +494,8 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
                 .map_err(|e| db_err("insert file", e))?;
             let quals = resolver.qualnames(i as u32);
             for (di, d) in f.raw.defs.iter().enumerate() {
-                let id = format!("{}:{}", quals[di], d.line);
+                id.clear();
+                let _ = write!(id, "{}:{}", quals[di], d.line);
                 ins_node
                     .execute(params![
                         id,
@@ -440,19 +513,8 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
                     .map_err(|e| db_err("insert meta", e))?;
             }
             ins_raw
-                .execute(params![f.rel, f.raw.encode()])
+                .execute(params![f.rel, blobs[n]])
                 .map_err(|e| db_err("insert raw", e))?;
-        }
-        for (rel, lang, bytes, reason) in &skipped {
-            ins_file
-                .execute(params![
-                    rel,
-                    Option::<String>::None,
-                    lang.map(|l| l.as_str()),
-                    *bytes as i64,
-                    reason
-                ])
-                .map_err(|e| db_err("insert file", e))?;
         }
         let mut ins_edge = tx
             .prepare_cached("INSERT INTO edges(src, dst, type) VALUES(?1, ?2, ?3)")
@@ -489,15 +551,73 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             }
         }
     }
+    write_skipped_and_meta(&tx, &skipped)?;
+    trace("insert", t0);
     if cold {
         tx.execute_batch(store::SCHEMA)
             .map_err(|e| db_err("create indexes", e))?;
-    }
-    if files_parsed > 0 || !removed.is_empty() {
         tx.execute_batch(
             "DELETE FROM name_index; INSERT INTO name_index(qualname) SELECT DISTINCT qualname FROM nodes WHERE kind != 'ref';",
         )
         .map_err(|e| db_err("name_index", e))?;
+    } else {
+        // Incremental name_index: drop qualnames no definition carries any more, add new ones.
+        let mut drop_q = tx
+            .prepare_cached("DELETE FROM name_index WHERE qualname = ?1 AND NOT EXISTS (SELECT 1 FROM nodes WHERE qualname = ?1 AND kind != 'ref')")
+            .map_err(|e| db_err("prepare", e))?;
+        for q in &old_quals {
+            drop_q.execute([q]).map_err(|e| db_err("name_index", e))?;
+        }
+        let mut add_q = tx
+            .prepare_cached("INSERT INTO name_index(qualname) SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM name_index WHERE qualname = ?1)")
+            .map_err(|e| db_err("prepare", e))?;
+        for &i in &changed {
+            for q in resolver.qualnames(i as u32) {
+                add_q.execute([q]).map_err(|e| db_err("name_index", e))?;
+            }
+        }
+    }
+    tx.commit().map_err(|e| db_err("commit", e))?;
+    trace("commit", t0);
+    let stats = finish(
+        &conn,
+        &found,
+        files_parsed,
+        removed.len(),
+        affected.len(),
+        errors,
+        t0,
+    );
+    if fresh {
+        // Readers and later refreshes expect WAL (persistent in the file header).
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(|e| db_err("journal_mode", e))?;
+        drop(conn);
+        store::install(&build_path, db_path)?;
+    }
+    stats
+}
+
+/// Rewrites the rows of skipped files (they carry no graph) and the refresh time.
+fn write_skipped_and_meta(
+    tx: &rusqlite::Transaction<'_>,
+    skipped: &[(String, Option<Lang>, u64, String)],
+) -> CoreResult<()> {
+    tx.execute("DELETE FROM files WHERE sha256 IS NULL", [])
+        .map_err(|e| db_err("delete", e))?;
+    let mut ins_file = tx
+        .prepare_cached("INSERT OR REPLACE INTO files(path, sha256, language, bytes, parse_error) VALUES(?1, ?2, ?3, ?4, ?5)")
+        .map_err(|e| db_err("prepare", e))?;
+    for (rel, lang, bytes, reason) in skipped {
+        ins_file
+            .execute(params![
+                rel,
+                Option::<String>::None,
+                lang.map(|l| l.as_str()),
+                *bytes as i64,
+                reason
+            ])
+            .map_err(|e| db_err("insert file", e))?;
     }
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -507,9 +627,47 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         [now.to_string()],
     )
     .map_err(|e| db_err("meta", e))?;
-    tx.commit().map_err(|e| db_err("commit", e))?;
-    trace("commit", t0);
+    Ok(())
+}
 
+/// Records every file whose module qualname another (earlier-sorted) file already has: the
+/// resolver maps the name to the first file, and definitions with the same `qualname:line`
+/// id are stored once, so the clash must not pass silently.
+fn record_clashes(
+    found: &[discover::Found],
+    present: &HashSet<&str>,
+    errors: &mut Vec<(String, String)>,
+) {
+    let mut first: HashMap<String, &str> = HashMap::new();
+    for f in found {
+        let (Some(lang), true) = (f.lang, present.contains(f.rel.as_str())) else {
+            continue;
+        };
+        let m = module_qualname(&f.rel, lang);
+        match first.get(&m) {
+            Some(other) => errors.push((
+                f.rel.clone(),
+                format!(
+                    "module name clash: `{m}` is also the module of {other}; names resolve to \
+                     {other} and this file's definitions with the same id are dropped"
+                ),
+            )),
+            None => {
+                first.insert(m, f.rel.as_str());
+            }
+        }
+    }
+}
+
+fn finish(
+    conn: &rusqlite::Connection,
+    found: &[discover::Found],
+    files_parsed: usize,
+    files_removed: usize,
+    files_resolved: usize,
+    errors: Vec<(String, String)>,
+    t0: Instant,
+) -> CoreResult<IndexStats> {
     let count = |sql: &str| -> CoreResult<usize> {
         conn.query_row(sql, [], |r| r.get::<_, i64>(0))
             .map(|v| v as usize)
@@ -518,7 +676,8 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     Ok(IndexStats {
         files_seen: found.len(),
         files_parsed,
-        files_removed: removed.len(),
+        files_removed,
+        files_resolved,
         nodes: count("SELECT COUNT(*) FROM nodes")?,
         edges: count("SELECT COUNT(*) FROM edges")?,
         seconds: t0.elapsed().as_secs_f64(),
@@ -604,6 +763,79 @@ mod tests {
         assert_eq!(unresolved, "missing");
         let s2 = index(d.path(), &db, &IndexOptions::default()).unwrap();
         assert_eq!((s2.files_parsed, s2.nodes, s2.edges), (0, s.nodes, s.edges));
+    }
+
+    #[test]
+    fn module_clash_is_recorded() {
+        let d = repo(&[
+            ("pkg/a.py", "def f():\n    return 1\n"),
+            ("src/pkg/a.py", "def f():\n    return 2\n"),
+        ]);
+        let db = d.path().join(".ctxfast/recon.db");
+        for _ in 0..2 {
+            // Reported on the cold build and again on the no-op refresh.
+            let s = index(d.path(), &db, &IndexOptions::default()).unwrap();
+            assert_eq!(s.errors.len(), 1, "{:?}", s.errors);
+            assert_eq!(s.errors[0].0, "src/pkg/a.py");
+            assert!(s.errors[0].1.contains("module name clash: `pkg.a`"));
+            assert!(s.errors[0].1.contains("pkg/a.py"));
+        }
+    }
+
+    #[test]
+    fn refresh_reparses_one_file_and_resolves_only_what_can_change() {
+        let d = repo(&[
+            ("a.py", "def f():\n    return 1\n"),
+            ("b.py", "from a import f\n\ndef g():\n    return f()\n"),
+            ("c.py", "import a\n\ndef h():\n    return a.f()\n"),
+            ("d.py", "def k():\n    return 2\n"),
+        ]);
+        let db = d.path().join(".ctxfast/recon.db");
+        let opts = IndexOptions::default();
+        let s = index(d.path(), &db, &opts).unwrap();
+        assert_eq!((s.files_parsed, s.files_resolved), (4, 4));
+        assert!(!store::side(&db, &format!(".building-{}", std::process::id())).exists());
+        let s = index(d.path(), &db, &opts).unwrap();
+        assert_eq!((s.files_parsed, s.files_resolved), (0, 0));
+
+        // A body-only edit keeps a.py's interface: only a.py itself is re-resolved.
+        fs::write(d.path().join("a.py"), "def f():\n    return 3  # x\n").unwrap();
+        let s = index(d.path(), &db, &opts).unwrap();
+        assert_eq!((s.files_parsed, s.files_resolved), (1, 1));
+
+        // Moving f changes its id: a.py and its two dependents re-resolve, d.py does not.
+        fs::write(d.path().join("a.py"), "# c\n\ndef f():\n    return 3\n").unwrap();
+        let s = index(d.path(), &db, &opts).unwrap();
+        assert_eq!((s.files_parsed, s.files_resolved), (1, 3));
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let dsts: Vec<String> = conn
+            .prepare("SELECT DISTINCT dst FROM edges WHERE type = 'invoke' ORDER BY dst")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(dsts, vec!["a.f:3".to_string()]);
+        let names: Vec<String> = conn
+            .prepare("SELECT qualname FROM name_index ORDER BY qualname")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(names, ["a", "a.f", "b", "b.g", "c", "c.h", "d", "d.k"]);
+
+        // Leaf edit in d.py: nothing depends on it.
+        fs::write(d.path().join("d.py"), "def k():\n    return 5\n").unwrap();
+        let s = index(d.path(), &db, &opts).unwrap();
+        assert_eq!((s.files_parsed, s.files_resolved), (1, 1));
+        // Removing a definition drops it from name_index.
+        fs::write(d.path().join("d.py"), "x = 1\n").unwrap();
+        index(d.path(), &db, &opts).unwrap();
+        let gone: i64 = conn
+            .query_row("SELECT COUNT(*) FROM name_index WHERE qualname = 'd.k'", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(gone, 0);
     }
 
     #[test]

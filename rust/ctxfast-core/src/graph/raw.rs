@@ -198,6 +198,28 @@ fn dec_target(r: &mut R<'_>) -> Option<Target> {
 }
 
 impl RawFile {
+    /// True when `self` and `other` look the same to *other* files' resolution: same
+    /// definitions (kind, name, scope, line — node ids are `qualname:line`), bases, self
+    /// bindings, import bindings, locals and package. Only the reference list, columns, end
+    /// lines, signatures and docstrings may differ. A refresh whose changed files all keep
+    /// their interface re-resolves just those files, not their dependents.
+    pub fn same_interface(&self, other: &RawFile) -> bool {
+        self.defs.len() == other.defs.len()
+            && self.defs.iter().zip(&other.defs).all(|(a, b)| {
+                a.kind == b.kind
+                    && a.name == b.name
+                    && a.local == b.local
+                    && a.line == b.line
+                    && a.parent == b.parent
+                    && a.bases == b.bases
+                    && a.self_names == b.self_names
+                    && a.self_class == b.self_class
+            })
+            && self.bindings == other.bindings
+            && self.locals == other.locals
+            && self.package == other.package
+    }
+
     pub fn encode(&self) -> Vec<u8> {
         let mut w = W(Vec::with_capacity(256));
         w.u32(self.defs.len() as u32);

@@ -58,6 +58,57 @@ pub fn db_err(op: &str, e: rusqlite::Error) -> CoreError {
     CoreError::Io(format!("recon.db {op}: {e}"))
 }
 
+/// Opens a brand-new database file for a first (cold) build: no journal, no fsync, a large
+/// page cache. Safe only because the file is private to this run until it is renamed into
+/// place — an interrupted build leaves the side file behind, never a half-written `recon.db`.
+pub fn open_bulk(path: &Path) -> CoreResult<Connection> {
+    for p in [path.to_path_buf(), side(path, "-journal")] {
+        if p.exists() {
+            std::fs::remove_file(&p).map_err(|e| {
+                CoreError::Io(format!("cannot remove stale {}: {e}", p.display()))
+            })?;
+        }
+    }
+    let conn = Connection::open(path).map_err(|e| db_err("open", e))?;
+    conn.execute_batch(
+        "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536; \
+         PRAGMA temp_store=MEMORY;",
+    )
+    .map_err(|e| db_err("bulk pragmas", e))?;
+    conn.execute_batch(SCHEMA).map_err(|e| db_err("schema", e))?;
+    conn.execute(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', ?1)",
+        [SCHEMA_VERSION],
+    )
+    .map_err(|e| db_err("meta", e))?;
+    Ok(conn)
+}
+
+/// `path` with `suffix` appended to its file name (`recon.db` → `recon.db-wal`).
+pub fn side(path: &Path, suffix: &str) -> std::path::PathBuf {
+    let mut s = path.as_os_str().to_os_string();
+    s.push(suffix);
+    std::path::PathBuf::from(s)
+}
+
+/// Moves a finished bulk build over `db_path` (removing WAL side files that belonged to no
+/// database: the target did not exist when the build started).
+pub fn install(built: &Path, db_path: &Path) -> CoreResult<()> {
+    for suffix in ["-wal", "-shm"] {
+        let p = side(db_path, suffix);
+        if p.exists() && !db_path.exists() {
+            let _ = std::fs::remove_file(&p);
+        }
+    }
+    std::fs::rename(built, db_path).map_err(|e| {
+        CoreError::Io(format!(
+            "cannot move {} to {}: {e}",
+            built.display(),
+            db_path.display()
+        ))
+    })
+}
+
 /// Opens (creating if needed) the database, in WAL mode, with a schema of the current version.
 pub fn open(path: &Path) -> CoreResult<Connection> {
     if let Some(dir) = path.parent() {
