@@ -39,7 +39,7 @@ use resolve::{FileData, Resolver};
 use rusqlite::params;
 use sha2::{Digest, Sha256};
 use std::collections::{HashMap, HashSet};
-use std::fmt::Write as _;
+use std::borrow::Cow;
 use std::path::Path;
 use std::time::Instant;
 use store::db_err;
@@ -234,6 +234,7 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     // Stored extraction of every still-present file: unchanged files feed resolution as-is;
     // for changed files the old blob tells whether their interface moved.
     let mut old_raw: HashMap<String, RawFile> = HashMap::new();
+    let mut blob_of: HashMap<String, Vec<u8>> = HashMap::new();
     if !stored.is_empty() {
         let mut blobs: Vec<(String, Vec<u8>)> = vec![];
         let mut st = conn
@@ -251,9 +252,10 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             }
         }
         old_raw = blobs
-            .into_par_iter()
-            .filter_map(|(p, data)| RawFile::decode(&data).map(|r| (p, r)))
+            .par_iter()
+            .filter_map(|(p, data)| RawFile::decode_interface(data).map(|r| (p.clone(), r)))
             .collect();
+        blob_of = blobs.into_iter().collect();
     }
     trace("load blobs", t0);
 
@@ -308,8 +310,6 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     let files_parsed = changed.len();
     record_clashes(&found, &present_now, &mut errors);
 
-    let resolver = Resolver::new(&files, &go_module(root));
-    trace("symbol table", t0);
     let index_of: HashMap<&str, usize> = files
         .iter()
         .enumerate()
@@ -388,6 +388,22 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     }
     let mut affected: Vec<usize> = affected.into_iter().collect();
     affected.sort_unstable();
+    // Unchanged files about to be re-resolved need their full extraction back.
+    let changed_set: HashSet<usize> = changed.iter().copied().collect();
+    let upgraded: Vec<(usize, RawFile)> = affected
+        .par_iter()
+        .filter(|i| !changed_set.contains(i))
+        .filter_map(|&i| {
+            let blob = blob_of.get(&files[i].rel)?;
+            RawFile::decode(blob).map(|raw| (i, raw))
+        })
+        .collect();
+    for (i, raw) in upgraded {
+        files[i].raw = raw;
+    }
+    drop(blob_of);
+    let resolver = Resolver::new(&files, &go_module(root));
+    trace("symbol table", t0);
     let results: Vec<(usize, resolve::Resolved)> = affected
         .par_iter()
         .map(|&i| (i, resolver.resolve_file(i as u32)))
@@ -396,6 +412,7 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     let found_bytes: HashMap<&str, u64> = found.iter().map(|f| (f.rel.as_str(), f.bytes)).collect();
 
     // ---- one transaction ----
+    let (mut n_nodes, mut n_edges) = if cold { (0, 0) } else { graph_counts(&conn)? };
     let tx = conn.transaction().map_err(|e| db_err("begin", e))?;
     if cold {
         // Bulk load: maintaining secondary indexes row by row is slower than rebuilding them.
@@ -448,13 +465,15 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             .prepare_cached("DELETE FROM files WHERE path = ?1")
             .map_err(|e| db_err("prepare", e))?;
         let run = |st: &mut rusqlite::CachedStatement<'_>, p: &str| {
-            st.execute([p]).map(|_| ()).map_err(|e| db_err("delete", e))
+            st.execute([p])
+                .map(|n| n as i64)
+                .map_err(|e| db_err("delete", e))
         };
         if !cold {
             for p in &wipe_all {
-                run(&mut del_edges, p)?;
+                n_edges -= run(&mut del_edges, p)?;
                 run(&mut del_meta, p)?;
-                run(&mut del_nodes, p)?;
+                n_nodes -= run(&mut del_nodes, p)?;
                 run(&mut del_unres, p)?;
                 run(&mut del_deps, p)?;
                 run(&mut del_raw, p)?;
@@ -462,8 +481,8 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             }
             for &i in &affected {
                 let p = files[i].rel.as_str();
-                run(&mut del_edges, p)?;
-                run(&mut del_refs, p)?;
+                n_edges -= run(&mut del_edges, p)?;
+                n_nodes -= run(&mut del_refs, p)?;
                 run(&mut del_unres, p)?;
                 run(&mut del_deps, p)?;
             }
@@ -484,7 +503,6 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             .prepare_cached("INSERT OR REPLACE INTO raw(path, data) VALUES(?1, ?2)")
             .map_err(|e| db_err("prepare", e))?;
         let blobs: Vec<Vec<u8>> = changed.par_iter().map(|&i| files[i].raw.encode()).collect();
-        let mut id = String::new();
         for (n, &i) in changed.iter().enumerate() {
             let f = &files[i];
             let (sha, language, perr) = &file_meta[n];
@@ -492,29 +510,59 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             ins_file
                 .execute(params![f.rel, sha, language, bytes, perr])
                 .map_err(|e| db_err("insert file", e))?;
-            let quals = resolver.qualnames(i as u32);
-            for (di, d) in f.raw.defs.iter().enumerate() {
-                id.clear();
-                let _ = write!(id, "{}:{}", quals[di], d.line);
-                ins_node
-                    .execute(params![
-                        id,
-                        d.kind.as_str(),
-                        d.name,
-                        quals[di],
-                        f.rel,
-                        d.line,
-                        d.col,
-                        d.end_line
-                    ])
-                    .map_err(|e| db_err("insert node", e))?;
-                ins_meta
-                    .execute(params![id, d.signature, d.doc])
-                    .map_err(|e| db_err("insert meta", e))?;
-            }
             ins_raw
                 .execute(params![f.rel, blobs[n]])
                 .map_err(|e| db_err("insert raw", e))?;
+        }
+        // Nodes go in sorted by id: appending to the primary-key B-tree is several times
+        // cheaper than inserting at random positions. The sort is stable, so among equal ids
+        // the first row (definitions before reference sites, files in order) still wins.
+        let mut rows: Vec<NodeRow<'_>> = vec![];
+        for &i in &changed {
+            let f = &files[i];
+            let quals = resolver.qualnames(i as u32);
+            for (di, d) in f.raw.defs.iter().enumerate() {
+                rows.push(NodeRow {
+                    id: Cow::Owned(format!("{}:{}", quals[di], d.line)),
+                    kind: d.kind.as_str(),
+                    name: &d.name,
+                    qual: &quals[di],
+                    file: &f.rel,
+                    line: d.line,
+                    col: d.col,
+                    end_line: d.end_line,
+                    meta: Some((&d.signature, &d.doc)),
+                });
+            }
+        }
+        for (i, r) in &results {
+            let rel = files[*i].rel.as_str();
+            for (id, name, q, line, col) in &r.ref_nodes {
+                rows.push(NodeRow {
+                    id: Cow::Borrowed(id),
+                    kind: "ref",
+                    name,
+                    qual: q,
+                    file: rel,
+                    line: *line,
+                    col: *col,
+                    end_line: *line,
+                    meta: None,
+                });
+            }
+        }
+        rows.par_sort_by(|a, b| a.id.cmp(&b.id));
+        for n in &rows {
+            n_nodes += ins_node
+                .execute(params![
+                    n.id, n.kind, n.name, n.qual, n.file, n.line, n.col, n.end_line
+                ])
+                .map_err(|e| db_err("insert node", e))? as i64;
+            if let Some((sig, doc)) = n.meta {
+                ins_meta
+                    .execute(params![n.id, sig, doc])
+                    .map_err(|e| db_err("insert meta", e))?;
+            }
         }
         let mut ins_edge = tx
             .prepare_cached("INSERT INTO edges(src, dst, type) VALUES(?1, ?2, ?3)")
@@ -529,15 +577,10 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             .map_err(|e| db_err("prepare", e))?;
         for (i, r) in &results {
             let rel = files[*i].rel.as_str();
-            for (id, name, q, line, col) in &r.ref_nodes {
-                ins_node
-                    .execute(params![id, "ref", name, q, rel, line, col, line])
-                    .map_err(|e| db_err("insert ref", e))?;
-            }
             for (s, d, t) in &r.edges {
-                ins_edge
+                n_edges += ins_edge
                     .execute(params![s, d, t])
-                    .map_err(|e| db_err("insert edge", e))?;
+                    .map_err(|e| db_err("insert edge", e))? as i64;
             }
             for (name, id, line, col) in &r.unresolved {
                 ins_unres
@@ -552,6 +595,11 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         }
     }
     write_skipped_and_meta(&tx, &skipped)?;
+    tx.execute(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES('node_count', ?1), ('edge_count', ?2)",
+        [n_nodes.to_string(), n_edges.to_string()],
+    )
+    .map_err(|e| db_err("meta", e))?;
     trace("insert", t0);
     if cold {
         tx.execute_batch(store::SCHEMA)
@@ -596,6 +644,19 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         store::install(&build_path, db_path)?;
     }
     stats
+}
+
+/// One `nodes` row (plus its `defs_meta` row for definitions) waiting to be inserted.
+struct NodeRow<'a> {
+    id: Cow<'a, str>,
+    kind: &'static str,
+    name: &'a str,
+    qual: &'a str,
+    file: &'a str,
+    line: u32,
+    col: u32,
+    end_line: u32,
+    meta: Option<(&'a str, &'a str)>,
 }
 
 /// Rewrites the rows of skipped files (they carry no graph) and the refresh time.
@@ -659,6 +720,29 @@ fn record_clashes(
     }
 }
 
+/// Node and edge counts, kept in `meta` by every write (counting 100k-row tables on each
+/// refresh costs more than the rest of a no-op refresh); counted once if missing.
+fn graph_counts(conn: &rusqlite::Connection) -> CoreResult<(i64, i64)> {
+    let stored = |k: &str| -> Option<i64> {
+        conn.query_row("SELECT value FROM meta WHERE key = ?1", [k], |r| {
+            r.get::<_, String>(0)
+        })
+        .ok()
+        .and_then(|v| v.parse().ok())
+    };
+    if let (Some(n), Some(e)) = (stored("node_count"), stored("edge_count")) {
+        return Ok((n, e));
+    }
+    let count = |sql: &str| -> CoreResult<i64> {
+        conn.query_row(sql, [], |r| r.get::<_, i64>(0))
+            .map_err(|e| db_err("count", e))
+    };
+    Ok((
+        count("SELECT COUNT(*) FROM nodes")?,
+        count("SELECT COUNT(*) FROM edges")?,
+    ))
+}
+
 fn finish(
     conn: &rusqlite::Connection,
     found: &[discover::Found],
@@ -668,18 +752,14 @@ fn finish(
     errors: Vec<(String, String)>,
     t0: Instant,
 ) -> CoreResult<IndexStats> {
-    let count = |sql: &str| -> CoreResult<usize> {
-        conn.query_row(sql, [], |r| r.get::<_, i64>(0))
-            .map(|v| v as usize)
-            .map_err(|e| db_err("count", e))
-    };
+    let (nodes, edges) = graph_counts(conn)?;
     Ok(IndexStats {
         files_seen: found.len(),
         files_parsed,
         files_removed,
         files_resolved,
-        nodes: count("SELECT COUNT(*) FROM nodes")?,
-        edges: count("SELECT COUNT(*) FROM edges")?,
+        nodes: nodes as usize,
+        edges: edges as usize,
         seconds: t0.elapsed().as_secs_f64(),
         errors,
     })
@@ -829,9 +909,20 @@ mod tests {
         fs::write(d.path().join("d.py"), "def k():\n    return 5\n").unwrap();
         let s = index(d.path(), &db, &opts).unwrap();
         assert_eq!((s.files_parsed, s.files_resolved), (1, 1));
-        // Removing a definition drops it from name_index.
+        // Removing a definition drops it from name_index; a file removal is counted too.
         fs::write(d.path().join("d.py"), "x = 1\n").unwrap();
-        index(d.path(), &db, &opts).unwrap();
+        fs::remove_file(d.path().join("c.py")).unwrap();
+        let s = index(d.path(), &db, &opts).unwrap();
+        // The stored counts follow every delta exactly.
+        let real: (usize, usize) = conn
+            .query_row(
+                "SELECT (SELECT COUNT(*) FROM nodes), (SELECT COUNT(*) FROM edges)",
+                [],
+                |r| Ok((r.get::<_, i64>(0)? as usize, r.get::<_, i64>(1)? as usize)),
+            )
+            .unwrap();
+        assert_eq!((s.nodes, s.edges), real);
+        assert_eq!(s.files_removed, 1);
         let gone: i64 = conn
             .query_row("SELECT COUNT(*) FROM name_index WHERE qualname = 'd.k'", [], |r| r.get(0))
             .unwrap();

@@ -146,7 +146,17 @@ impl R<'_> {
         let n = self.u32()? as usize;
         let b = self.0.get(self.1..self.1 + n)?;
         self.1 += n;
-        Some(String::from_utf8_lossy(b).into_owned())
+        Some(match std::str::from_utf8(b) {
+            Ok(s) => s.to_owned(),
+            Err(_) => String::from_utf8_lossy(b).into_owned(),
+        })
+    }
+    /// Steps over a string without allocating it.
+    fn skip_s(&mut self) -> Option<()> {
+        let n = self.u32()? as usize;
+        self.0.get(self.1..self.1 + n)?;
+        self.1 += n;
+        Some(())
     }
     fn strs(&mut self) -> Option<Vec<String>> {
         let n = self.u32()?;
@@ -216,8 +226,18 @@ impl RawFile {
                     && a.self_class == b.self_class
             })
             && self.bindings == other.bindings
-            && self.locals == other.locals
+            && self.outer_locals().eq(other.outer_locals())
             && self.package == other.package
+    }
+
+    /// Locals outside function bodies (module and class scope): the only ones another file's
+    /// resolution can look at. Function-scope locals matter to their own file alone.
+    fn outer_locals(&self) -> impl Iterator<Item = &(u32, String)> {
+        self.locals.iter().filter(|(s, _)| {
+            self.defs
+                .get(*s as usize)
+                .is_none_or(|d| d.kind != DefKind::Function)
+        })
     }
 
     pub fn encode(&self) -> Vec<u8> {
@@ -263,6 +283,18 @@ impl RawFile {
     /// Decodes a blob written by [`RawFile::encode`]; `None` on a truncated or foreign blob
     /// (the caller then re-parses the file).
     pub fn decode(b: &[u8]) -> Option<RawFile> {
+        Self::decode_with(b, true)
+    }
+
+    /// Decodes only what other files' resolution reads ([`RawFile::same_interface`]): no
+    /// references, signatures, docstrings or function-scope locals. A refresh decodes every
+    /// unchanged file this way and fully only the few it re-resolves — most of a blob's
+    /// allocations are its call sites.
+    pub fn decode_interface(b: &[u8]) -> Option<RawFile> {
+        Self::decode_with(b, false)
+    }
+
+    fn decode_with(b: &[u8], full: bool) -> Option<RawFile> {
         let mut r = R(b, 0);
         let mut f = RawFile::default();
         for _ in 0..r.u32()? {
@@ -277,11 +309,20 @@ impl RawFile {
                 bases: r.strs()?,
                 self_names: r.strs()?,
                 self_class: r.s()?,
-                signature: r.s()?,
-                doc: r.s()?,
+                signature: if full { r.s()? } else { r.skip_s().map(|_| String::new())? },
+                doc: if full { r.s()? } else { r.skip_s().map(|_| String::new())? },
             });
         }
         for _ in 0..r.u32()? {
+            if !full {
+                for _ in 0..r.u32()? {
+                    r.skip_s()?;
+                }
+                r.u32()?;
+                r.u32()?;
+                r.u32()?;
+                continue;
+            }
             let path = r.strs()?;
             f.refs.push(RawRef {
                 path,
@@ -304,7 +345,15 @@ impl RawFile {
         f.package = r.s()?;
         for _ in 0..r.u32()? {
             let s = r.u32()?;
-            f.locals.push((s, r.s()?));
+            let in_function = f
+                .defs
+                .get(s as usize)
+                .is_some_and(|d| d.kind == DefKind::Function);
+            if full || !in_function {
+                f.locals.push((s, r.s()?));
+            } else {
+                r.skip_s()?;
+            }
         }
         (r.1 == b.len()).then_some(f)
     }

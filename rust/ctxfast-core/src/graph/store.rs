@@ -123,6 +123,14 @@ pub fn open(path: &Path) -> CoreResult<Connection> {
         .map_err(|e| db_err("journal_mode", e))?;
     conn.pragma_update(None, "synchronous", "NORMAL")
         .map_err(|e| db_err("synchronous", e))?;
+    // Leave the WAL for SQLite's automatic checkpoints instead of checkpointing (and
+    // fsyncing) on every close: a refresh is one short-lived connection, and that final
+    // checkpoint cost more than a small refresh itself. Readers see the WAL either way.
+    conn.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+        true,
+    )
+    .map_err(|e| db_err("no_ckpt_on_close", e))?;
     let version: Option<String> = conn
         .query_row(
             "SELECT value FROM meta WHERE key='schema_version'",
