@@ -85,6 +85,10 @@ enum Outcome {
     Skipped(String),
 }
 
+/// Files modified less than this before the previous run started are re-hashed (1 s: far
+/// above any filesystem's timestamp granularity).
+pub const RACY_NS: i64 = 1_000_000_000;
+
 fn sha_key(bytes: &[u8], rel: &str) -> String {
     let mut h = Sha256::new();
     h.update(bytes);
@@ -160,12 +164,43 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         }
     }
 
+    // Stat shortcut (as git's index): a file whose size and mtime match what was recorded
+    // when it was last hashed is unchanged without reading it — unless that mtime is within
+    // RACY_NS of the previous run's start, when a same-size edit could share the timestamp.
+    let mut stats_of: HashMap<String, (i64, i64)> = HashMap::new();
+    let prev_start: i64 = conn
+        .query_row("SELECT value FROM meta WHERE key = 'run_start_ns'", [], |r| {
+            r.get::<_, String>(0)
+        })
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    if !stored.is_empty() {
+        let mut st = conn
+            .prepare("SELECT path, size, mtime_ns FROM file_stat")
+            .map_err(|e| db_err("read file_stat", e))?;
+        let rows = st
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, (r.get(1)?, r.get(2)?))))
+            .map_err(|e| db_err("read file_stat", e))?;
+        stats_of.extend(rows.flatten());
+    }
+    let run_start = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i64);
+
     let outcomes: Vec<Outcome> = found
         .par_iter()
         .map(|f| {
             let (Some(lang), None) = (f.lang, &f.skip) else {
                 return Outcome::Skipped(f.skip.clone().unwrap_or_else(|| "skipped".into()));
             };
+            if stored.get(&f.rel).is_some_and(Option::is_some)
+                && f.mtime_ns != 0
+                && f.mtime_ns < prev_start - RACY_NS
+                && stats_of.get(&f.rel) == Some(&(f.bytes as i64, f.mtime_ns))
+            {
+                return Outcome::Unchanged;
+            }
             let bytes = match std::fs::read(&f.abs) {
                 Ok(b) => b,
                 Err(e) => return Outcome::Skipped(format!("unreadable: {e}")),
@@ -206,6 +241,17 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         .iter()
         .filter(|o| matches!(o, Outcome::Unchanged))
         .count();
+    // Hashed and unchanged, but touched (or never stat-recorded): refresh the recorded stat
+    // so the next run can trust it without reading.
+    let restat: Vec<(&str, i64, i64)> = found
+        .iter()
+        .zip(&outcomes)
+        .filter(|(f, o)| {
+            matches!(o, Outcome::Unchanged)
+                && stats_of.get(&f.rel) != Some(&(f.bytes as i64, f.mtime_ns))
+        })
+        .map(|(f, _)| (f.rel.as_str(), f.bytes as i64, f.mtime_ns))
+        .collect();
     let mut errors: Vec<(String, String)> = vec![];
     let mut skipped: Vec<(String, Option<Lang>, u64, String)> = vec![];
     for (f, o) in found.iter().zip(&outcomes) {
@@ -223,7 +269,7 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             .map_err(|e| db_err("count raw", e))?;
         if blobs as usize == n_unchanged {
             let tx = conn.transaction().map_err(|e| db_err("begin", e))?;
-            write_skipped_and_meta(&tx, &skipped)?;
+            write_skipped_and_meta(&tx, &skipped, &restat, run_start)?;
             tx.commit().map_err(|e| db_err("commit", e))?;
             record_clashes(&found, &present_now, &mut errors);
             trace("no-op commit", t0);
@@ -234,11 +280,10 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     // Stored extraction of every still-present file: unchanged files feed resolution as-is;
     // for changed files the old blob tells whether their interface moved.
     let mut old_raw: HashMap<String, RawFile> = HashMap::new();
-    let mut blob_of: HashMap<String, Vec<u8>> = HashMap::new();
     if !stored.is_empty() {
         let mut blobs: Vec<(String, Vec<u8>)> = vec![];
         let mut st = conn
-            .prepare("SELECT path, data FROM raw")
+            .prepare("SELECT path, iface FROM raw")
             .map_err(|e| db_err("read raw", e))?;
         let rows = st
             .query_map([], |r| {
@@ -252,10 +297,9 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             }
         }
         old_raw = blobs
-            .par_iter()
-            .filter_map(|(p, data)| RawFile::decode_interface(data).map(|r| (p.clone(), r)))
+            .into_par_iter()
+            .filter_map(|(p, data)| RawFile::decode(&data).map(|r| (p, r)))
             .collect();
-        blob_of = blobs.into_iter().collect();
     }
     trace("load blobs", t0);
 
@@ -390,18 +434,32 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     affected.sort_unstable();
     // Unchanged files about to be re-resolved need their full extraction back.
     let changed_set: HashSet<usize> = changed.iter().copied().collect();
-    let upgraded: Vec<(usize, RawFile)> = affected
-        .par_iter()
-        .filter(|i| !changed_set.contains(i))
-        .filter_map(|&i| {
-            let blob = blob_of.get(&files[i].rel)?;
-            RawFile::decode(blob).map(|raw| (i, raw))
-        })
+    let mut full_blobs: Vec<(usize, Vec<u8>)> = vec![];
+    {
+        let mut st = conn
+            .prepare("SELECT data FROM raw WHERE path = ?1")
+            .map_err(|e| db_err("read raw", e))?;
+        for &i in affected.iter().filter(|i| !changed_set.contains(i)) {
+            if let Ok(b) = st.query_row([&files[i].rel], |r| r.get::<_, Vec<u8>>(0)) {
+                full_blobs.push((i, b));
+            }
+        }
+    }
+    let upgraded: Vec<(usize, Option<RawFile>)> = full_blobs
+        .into_par_iter()
+        .map(|(i, b)| (i, RawFile::decode(&b)))
         .collect();
     for (i, raw) in upgraded {
-        files[i].raw = raw;
+        match raw {
+            Some(raw) => files[i].raw = raw,
+            // Interface blob fine, full blob unreadable: re-parse so no reference is lost.
+            None => {
+                let bytes = std::fs::read(root.join(&files[i].rel)).unwrap_or_default();
+                let ex = lang::extract(files[i].lang, &bytes, &files[i].module, 1);
+                files[i].raw = ex.raw;
+            }
+        }
     }
-    drop(blob_of);
     let resolver = Resolver::new(&files, &go_module(root));
     trace("symbol table", t0);
     let results: Vec<(usize, resolve::Resolved)> = affected
@@ -409,7 +467,10 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         .map(|&i| (i, resolver.resolve_file(i as u32)))
         .collect();
     trace("resolve", t0);
-    let found_bytes: HashMap<&str, u64> = found.iter().map(|f| (f.rel.as_str(), f.bytes)).collect();
+    let found_stat: HashMap<&str, (u64, i64)> = found
+        .iter()
+        .map(|f| (f.rel.as_str(), (f.bytes, f.mtime_ns)))
+        .collect();
 
     // ---- one transaction ----
     let (mut n_nodes, mut n_edges) = if cold { (0, 0) } else { graph_counts(&conn)? };
@@ -464,6 +525,9 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         let mut del_file = tx
             .prepare_cached("DELETE FROM files WHERE path = ?1")
             .map_err(|e| db_err("prepare", e))?;
+        let mut del_stat = tx
+            .prepare_cached("DELETE FROM file_stat WHERE path = ?1")
+            .map_err(|e| db_err("prepare", e))?;
         let run = |st: &mut rusqlite::CachedStatement<'_>, p: &str| {
             st.execute([p])
                 .map(|n| n as i64)
@@ -478,6 +542,7 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
                 run(&mut del_deps, p)?;
                 run(&mut del_raw, p)?;
                 run(&mut del_file, p)?;
+                run(&mut del_stat, p)?;
             }
             for &i in &affected {
                 let p = files[i].rel.as_str();
@@ -500,18 +565,28 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             )
             .map_err(|e| db_err("prepare", e))?;
         let mut ins_raw = tx
-            .prepare_cached("INSERT OR REPLACE INTO raw(path, data) VALUES(?1, ?2)")
+            .prepare_cached("INSERT OR REPLACE INTO raw(path, data, iface) VALUES(?1, ?2, ?3)")
             .map_err(|e| db_err("prepare", e))?;
-        let blobs: Vec<Vec<u8>> = changed.par_iter().map(|&i| files[i].raw.encode()).collect();
+        let mut ins_stat = tx
+            .prepare_cached("INSERT OR REPLACE INTO file_stat(path, size, mtime_ns) VALUES(?1, ?2, ?3)")
+            .map_err(|e| db_err("prepare", e))?;
+        let blobs: Vec<(Vec<u8>, Vec<u8>)> = changed
+            .par_iter()
+            .map(|&i| (files[i].raw.encode(), files[i].raw.interface().encode()))
+            .collect();
         for (n, &i) in changed.iter().enumerate() {
             let f = &files[i];
             let (sha, language, perr) = &file_meta[n];
-            let bytes = found_bytes.get(f.rel.as_str()).copied().unwrap_or(0) as i64;
+            let (bytes, mtime) = found_stat.get(f.rel.as_str()).copied().unwrap_or((0, 0));
+            let bytes = bytes as i64;
             ins_file
                 .execute(params![f.rel, sha, language, bytes, perr])
                 .map_err(|e| db_err("insert file", e))?;
+            ins_stat
+                .execute(params![f.rel, bytes, mtime])
+                .map_err(|e| db_err("insert file_stat", e))?;
             ins_raw
-                .execute(params![f.rel, blobs[n]])
+                .execute(params![f.rel, blobs[n].0, blobs[n].1])
                 .map_err(|e| db_err("insert raw", e))?;
         }
         // Nodes go in sorted by id: appending to the primary-key B-tree is several times
@@ -594,7 +669,7 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             }
         }
     }
-    write_skipped_and_meta(&tx, &skipped)?;
+    write_skipped_and_meta(&tx, &skipped, &restat, run_start)?;
     tx.execute(
         "INSERT OR REPLACE INTO meta(key, value) VALUES('node_count', ?1), ('edge_count', ?2)",
         [n_nodes.to_string(), n_edges.to_string()],
@@ -663,7 +738,22 @@ struct NodeRow<'a> {
 fn write_skipped_and_meta(
     tx: &rusqlite::Transaction<'_>,
     skipped: &[(String, Option<Lang>, u64, String)],
+    restat: &[(&str, i64, i64)],
+    run_start_ns: i64,
 ) -> CoreResult<()> {
+    let mut ins_stat = tx
+        .prepare_cached("INSERT OR REPLACE INTO file_stat(path, size, mtime_ns) VALUES(?1, ?2, ?3)")
+        .map_err(|e| db_err("prepare", e))?;
+    for (p, size, mtime) in restat {
+        ins_stat
+            .execute(params![p, size, mtime])
+            .map_err(|e| db_err("insert file_stat", e))?;
+    }
+    tx.execute(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES('run_start_ns', ?1)",
+        [run_start_ns.to_string()],
+    )
+    .map_err(|e| db_err("meta", e))?;
     tx.execute("DELETE FROM files WHERE sha256 IS NULL", [])
         .map_err(|e| db_err("delete", e))?;
     let mut ins_file = tx
@@ -785,8 +875,16 @@ mod tests {
         let src = b"import os\nfrom .a import b as c\n\nclass K(Base):\n    def m(self, x):\n        return self.n(x)\n";
         let ex = lang::extract(Lang::Python, src, "pkg.mod", 6);
         let blob = ex.raw.encode();
-        assert_eq!(RawFile::decode(&blob), Some(ex.raw));
+        assert_eq!(RawFile::decode(&blob).as_ref(), Some(&ex.raw));
         assert_eq!(RawFile::decode(&blob[..blob.len() - 1]), None);
+        // The interface blob is much smaller and still compares equal to the full extraction.
+        let iface = ex.raw.interface();
+        assert!(iface.refs.is_empty() && iface.same_interface(&ex.raw));
+        assert!(iface.encode().len() < blob.len());
+        let body_edit = lang::extract(Lang::Python, &[src.as_slice(), b"    # c\n"].concat(), "pkg.mod", 7);
+        assert!(body_edit.raw.same_interface(&ex.raw));
+        let moved = lang::extract(Lang::Python, &[b"\n".as_slice(), src].concat(), "pkg.mod", 7);
+        assert!(!moved.raw.same_interface(&ex.raw));
     }
 
     #[test]
@@ -927,6 +1025,45 @@ mod tests {
             .query_row("SELECT COUNT(*) FROM name_index WHERE qualname = 'd.k'", [], |r| r.get(0))
             .unwrap();
         assert_eq!(gone, 0);
+    }
+
+    #[test]
+    fn stat_shortcut_trusts_old_mtimes_and_rehashes_racy_ones() {
+        use std::time::{Duration, SystemTime};
+        let d = repo(&[("a.py", "def f():\n    return 1\n")]);
+        let a = d.path().join("a.py");
+        let db = d.path().join(".ctxfast/recon.db");
+        let opts = IndexOptions::default();
+        let set_mtime = |t: SystemTime| {
+            fs::File::options()
+                .write(true)
+                .open(&a)
+                .unwrap()
+                .set_modified(t)
+                .unwrap()
+        };
+        let old = SystemTime::now() - Duration::from_secs(60);
+        set_mtime(old);
+        index(d.path(), &db, &opts).unwrap();
+        // Same size, old mtime restored: trusted without reading (git's rule too).
+        fs::write(&a, "def f():\n    return 2\n").unwrap();
+        set_mtime(old);
+        assert_eq!(index(d.path(), &db, &opts).unwrap().files_parsed, 0);
+        // A fresh mtime differs from the recorded one: re-hashed, detected.
+        fs::write(&a, "def g():\n    return 2\n").unwrap();
+        assert_eq!(index(d.path(), &db, &opts).unwrap().files_parsed, 1);
+        // Same size *and* the recorded mtime, but that mtime is within RACY_NS of the last
+        // run's start: a same-tick edit is possible, so the file is re-hashed.
+        let recorded = fs::metadata(&a).unwrap().modified().unwrap();
+        fs::write(&a, "def h():\n    return 2\n").unwrap();
+        set_mtime(recorded);
+        let s = index(d.path(), &db, &opts).unwrap();
+        assert_eq!(s.files_parsed, 1);
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let n: i64 = conn
+            .query_row("SELECT COUNT(*) FROM nodes WHERE name = 'h'", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!((n, RACY_NS), (1, 1_000_000_000));
     }
 
     #[test]

@@ -151,13 +151,7 @@ impl R<'_> {
             Err(_) => String::from_utf8_lossy(b).into_owned(),
         })
     }
-    /// Steps over a string without allocating it.
-    fn skip_s(&mut self) -> Option<()> {
-        let n = self.u32()? as usize;
-        self.0.get(self.1..self.1 + n)?;
-        self.1 += n;
-        Some(())
-    }
+
     fn strs(&mut self) -> Option<Vec<String>> {
         let n = self.u32()?;
         (0..n).map(|_| self.s()).collect()
@@ -280,21 +274,31 @@ impl RawFile {
         w.0
     }
 
+    /// The part of `self` other files' resolution reads ([`RawFile::same_interface`]): no
+    /// references, signatures, docstrings or function-scope locals. Stored as its own blob so
+    /// a refresh reads and decodes only this for every unchanged file (most of a full blob is
+    /// call sites) and the full blob only for the few files it re-resolves.
+    pub fn interface(&self) -> RawFile {
+        RawFile {
+            defs: self
+                .defs
+                .iter()
+                .map(|d| RawDef {
+                    signature: String::new(),
+                    doc: String::new(),
+                    ..d.clone()
+                })
+                .collect(),
+            refs: vec![],
+            bindings: self.bindings.clone(),
+            locals: self.outer_locals().cloned().collect(),
+            package: self.package.clone(),
+        }
+    }
+
     /// Decodes a blob written by [`RawFile::encode`]; `None` on a truncated or foreign blob
     /// (the caller then re-parses the file).
     pub fn decode(b: &[u8]) -> Option<RawFile> {
-        Self::decode_with(b, true)
-    }
-
-    /// Decodes only what other files' resolution reads ([`RawFile::same_interface`]): no
-    /// references, signatures, docstrings or function-scope locals. A refresh decodes every
-    /// unchanged file this way and fully only the few it re-resolves — most of a blob's
-    /// allocations are its call sites.
-    pub fn decode_interface(b: &[u8]) -> Option<RawFile> {
-        Self::decode_with(b, false)
-    }
-
-    fn decode_with(b: &[u8], full: bool) -> Option<RawFile> {
         let mut r = R(b, 0);
         let mut f = RawFile::default();
         for _ in 0..r.u32()? {
@@ -309,20 +313,11 @@ impl RawFile {
                 bases: r.strs()?,
                 self_names: r.strs()?,
                 self_class: r.s()?,
-                signature: if full { r.s()? } else { r.skip_s().map(|_| String::new())? },
-                doc: if full { r.s()? } else { r.skip_s().map(|_| String::new())? },
+                signature: r.s()?,
+                doc: r.s()?,
             });
         }
         for _ in 0..r.u32()? {
-            if !full {
-                for _ in 0..r.u32()? {
-                    r.skip_s()?;
-                }
-                r.u32()?;
-                r.u32()?;
-                r.u32()?;
-                continue;
-            }
             let path = r.strs()?;
             f.refs.push(RawRef {
                 path,
@@ -345,15 +340,7 @@ impl RawFile {
         f.package = r.s()?;
         for _ in 0..r.u32()? {
             let s = r.u32()?;
-            let in_function = f
-                .defs
-                .get(s as usize)
-                .is_some_and(|d| d.kind == DefKind::Function);
-            if full || !in_function {
-                f.locals.push((s, r.s()?));
-            } else {
-                r.skip_s()?;
-            }
+            f.locals.push((s, r.s()?));
         }
         (r.1 == b.len()).then_some(f)
     }

@@ -1,7 +1,9 @@
 //! SQLite storage of the graph (`recon.db`): the spec §3.2 tables (`nodes`, `edges`,
 //! `name_index`) plus `files`, `defs_meta` (signature + first docstring paragraph),
-//! `unresolved`, `raw` (per-file extraction blobs for incremental refresh), `file_deps`
-//! (which files a file's edges point into) and `meta`.
+//! `unresolved`, `raw` (per-file extraction blobs for incremental refresh: the full one and its
+//! interface part), `file_deps`
+//! (which files a file's edges point into), `file_stat` (size and mtime of each file when it
+//! was last hashed) and `meta`.
 //!
 //! WAL mode and one transaction per refresh: a reader (or a crash mid-index) always sees the
 //! previous complete index.
@@ -11,7 +13,7 @@ use rusqlite::Connection;
 use std::path::Path;
 
 /// Bumped whenever the schema or the raw blob format changes; a mismatch rebuilds the index.
-pub const SCHEMA_VERSION: &str = "1";
+pub const SCHEMA_VERSION: &str = "2";
 
 pub const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -21,8 +23,9 @@ CREATE TABLE IF NOT EXISTS edges(src TEXT, dst TEXT, type TEXT);
 CREATE TABLE IF NOT EXISTS name_index(qualname TEXT);
 CREATE TABLE IF NOT EXISTS defs_meta(id TEXT PRIMARY KEY, signature TEXT, doc TEXT);
 CREATE TABLE IF NOT EXISTS unresolved(name TEXT, node_id TEXT, file TEXT, line INT, col INT);
-CREATE TABLE IF NOT EXISTS raw(path TEXT PRIMARY KEY, data BLOB);
+CREATE TABLE IF NOT EXISTS raw(path TEXT PRIMARY KEY, data BLOB, iface BLOB);
 CREATE TABLE IF NOT EXISTS file_deps(src_file TEXT, dst_file TEXT);
+CREATE TABLE IF NOT EXISTS file_stat(path TEXT PRIMARY KEY, size INT, mtime_ns INT);
 CREATE INDEX IF NOT EXISTS nodes_name ON nodes(name);
 CREATE INDEX IF NOT EXISTS nodes_qualname ON nodes(qualname);
 CREATE INDEX IF NOT EXISTS nodes_file ON nodes(file, line);
@@ -52,6 +55,7 @@ const TABLES: &[&str] = &[
     "unresolved",
     "raw",
     "file_deps",
+    "file_stat",
 ];
 
 pub fn db_err(op: &str, e: rusqlite::Error) -> CoreError {
