@@ -13,7 +13,7 @@ use rusqlite::Connection;
 use std::path::Path;
 
 /// Bumped whenever the schema or the raw blob format changes; a mismatch rebuilds the index.
-pub const SCHEMA_VERSION: &str = "2";
+pub const SCHEMA_VERSION: &str = "3";
 
 pub const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -135,13 +135,18 @@ pub fn open(path: &Path) -> CoreResult<Connection> {
         true,
     )
     .map_err(|e| db_err("no_ckpt_on_close", e))?;
-    let version: Option<String> = conn
-        .query_row(
-            "SELECT value FROM meta WHERE key='schema_version'",
-            [],
-            |r| r.get(0),
-        )
-        .ok();
+    // Only a missing table/row or another version resets the index; any other error (a busy
+    // or unreadable file) is reported rather than silently triggering a full rebuild.
+    let version: Option<String> = match conn.query_row(
+        "SELECT value FROM meta WHERE key='schema_version'",
+        [],
+        |r| r.get(0),
+    ) {
+        Ok(v) => Some(v),
+        Err(rusqlite::Error::QueryReturnedNoRows) => None,
+        Err(e) if e.to_string().contains("no such table") => None,
+        Err(e) => return Err(db_err("read schema version", e)),
+    };
     if version.as_deref() != Some(SCHEMA_VERSION) {
         for t in TABLES {
             conn.execute_batch(&format!("DROP TABLE IF EXISTS {t};"))
