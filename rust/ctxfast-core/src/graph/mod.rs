@@ -38,8 +38,8 @@ use rayon::prelude::*;
 use resolve::{FileData, Resolver};
 use rusqlite::params;
 use sha2::{Digest, Sha256};
-use std::collections::{HashMap, HashSet};
 use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::time::Instant;
 use store::db_err;
@@ -169,9 +169,11 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     // RACY_NS of the previous run's start, when a same-size edit could share the timestamp.
     let mut stats_of: HashMap<String, (i64, i64)> = HashMap::new();
     let prev_start: i64 = conn
-        .query_row("SELECT value FROM meta WHERE key = 'run_start_ns'", [], |r| {
-            r.get::<_, String>(0)
-        })
+        .query_row(
+            "SELECT value FROM meta WHERE key = 'run_start_ns'",
+            [],
+            |r| r.get::<_, String>(0),
+        )
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(0);
@@ -568,7 +570,9 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             .prepare_cached("INSERT OR REPLACE INTO raw(path, data, iface) VALUES(?1, ?2, ?3)")
             .map_err(|e| db_err("prepare", e))?;
         let mut ins_stat = tx
-            .prepare_cached("INSERT OR REPLACE INTO file_stat(path, size, mtime_ns) VALUES(?1, ?2, ?3)")
+            .prepare_cached(
+                "INSERT OR REPLACE INTO file_stat(path, size, mtime_ns) VALUES(?1, ?2, ?3)",
+            )
             .map_err(|e| db_err("prepare", e))?;
         let blobs: Vec<(Vec<u8>, Vec<u8>)> = changed
             .par_iter()
@@ -881,9 +885,19 @@ mod tests {
         let iface = ex.raw.interface();
         assert!(iface.refs.is_empty() && iface.same_interface(&ex.raw));
         assert!(iface.encode().len() < blob.len());
-        let body_edit = lang::extract(Lang::Python, &[src.as_slice(), b"    # c\n"].concat(), "pkg.mod", 7);
+        let body_edit = lang::extract(
+            Lang::Python,
+            &[src.as_slice(), b"    # c\n"].concat(),
+            "pkg.mod",
+            7,
+        );
         assert!(body_edit.raw.same_interface(&ex.raw));
-        let moved = lang::extract(Lang::Python, &[b"\n".as_slice(), src].concat(), "pkg.mod", 7);
+        let moved = lang::extract(
+            Lang::Python,
+            &[b"\n".as_slice(), src].concat(),
+            "pkg.mod",
+            7,
+        );
         assert!(!moved.raw.same_interface(&ex.raw));
     }
 
@@ -1022,7 +1036,11 @@ mod tests {
         assert_eq!((s.nodes, s.edges), real);
         assert_eq!(s.files_removed, 1);
         let gone: i64 = conn
-            .query_row("SELECT COUNT(*) FROM name_index WHERE qualname = 'd.k'", [], |r| r.get(0))
+            .query_row(
+                "SELECT COUNT(*) FROM name_index WHERE qualname = 'd.k'",
+                [],
+                |r| r.get(0),
+            )
             .unwrap();
         assert_eq!(gone, 0);
     }
@@ -1061,7 +1079,9 @@ mod tests {
         assert_eq!(s.files_parsed, 1);
         let conn = rusqlite::Connection::open(&db).unwrap();
         let n: i64 = conn
-            .query_row("SELECT COUNT(*) FROM nodes WHERE name = 'h'", [], |r| r.get(0))
+            .query_row("SELECT COUNT(*) FROM nodes WHERE name = 'h'", [], |r| {
+                r.get(0)
+            })
             .unwrap();
         assert_eq!((n, RACY_NS), (1, 1_000_000_000));
     }

@@ -68,9 +68,8 @@ pub fn db_err(op: &str, e: rusqlite::Error) -> CoreError {
 pub fn open_bulk(path: &Path) -> CoreResult<Connection> {
     for p in [path.to_path_buf(), side(path, "-journal")] {
         if p.exists() {
-            std::fs::remove_file(&p).map_err(|e| {
-                CoreError::Io(format!("cannot remove stale {}: {e}", p.display()))
-            })?;
+            std::fs::remove_file(&p)
+                .map_err(|e| CoreError::Io(format!("cannot remove stale {}: {e}", p.display())))?;
         }
     }
     let conn = Connection::open(path).map_err(|e| db_err("open", e))?;
@@ -79,7 +78,8 @@ pub fn open_bulk(path: &Path) -> CoreResult<Connection> {
          PRAGMA temp_store=MEMORY;",
     )
     .map_err(|e| db_err("bulk pragmas", e))?;
-    conn.execute_batch(SCHEMA).map_err(|e| db_err("schema", e))?;
+    conn.execute_batch(SCHEMA)
+        .map_err(|e| db_err("schema", e))?;
     conn.execute(
         "INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', ?1)",
         [SCHEMA_VERSION],

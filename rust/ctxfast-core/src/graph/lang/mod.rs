@@ -162,7 +162,8 @@ pub fn extract(lang: Lang, src: &[u8], module: &str, end_line: u32) -> Extracted
             Some(p) => p,
             None => {
                 let mut p = Parser::new();
-                p.set_language(&lang.grammar()).map_err(|_| "grammar version mismatch")?;
+                p.set_language(&lang.grammar())
+                    .map_err(|_| "grammar version mismatch")?;
                 parsers.push((lang, p));
                 parsers.len() - 1
             }
