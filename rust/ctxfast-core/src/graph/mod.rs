@@ -19,11 +19,21 @@
 //! resolve nowhere are rows in `unresolved(name, node_id, file, line, col)` (Python only; see
 //! [`resolve`]).
 //!
-//! Incremental refresh: each file is keyed by `sha256(bytes + path)`. Unchanged files keep
-//! their nodes and their stored raw extraction; changed files are re-parsed; removed files'
-//! rows are deleted. Resolution re-runs for the changed files and every file that had an edge
-//! into a changed/removed file, had unresolved names, or imports a module (or a name) whose last
-//! segment equals a changed file's module name — then its ref nodes, edges and unresolved rows are rewritten.
+//! Cold build: a missing `recon.db` is built in a private side file (no journal, no fsync,
+//! nodes inserted in id order, secondary indexes created after the load) and renamed into
+//! place, so an interrupted build never leaves a half-written index.
+//!
+//! Incremental refresh (one WAL transaction; readers see the previous index until commit):
+//! each file is keyed by `sha256(bytes + path)`, read only when its size/mtime differ from
+//! `file_stat` or its mtime is within [`RACY_NS`] of the previous run's start. Unchanged files
+//! contribute only their stored *interface* blob (definitions, bindings, non-function
+//! locals) to the symbol table; changed files are re-parsed; removed files' rows are deleted.
+//! Resolution re-runs for the changed files, and — only when a changed file's interface
+//! moved (see [`raw::RawFile::same_interface`]) or a file was removed — for every file that
+//! had an edge into it, had unresolved names it may now define, or imports a module (or a
+//! name) whose last segment equals its module name. `name_index` and the node/edge counts in
+//! `meta` are updated incrementally; a refresh with nothing changed writes only `meta`.
+//! Files sharing a module qualname are reported in `errors` (module name clash).
 
 pub mod discover;
 pub mod lang;
