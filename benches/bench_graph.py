@@ -2,6 +2,10 @@
 
 Usage: python benches/bench_graph.py DIR   (e.g. an extracted Django 4.2 source release)
 
+Prints the cold index time and its ratio to the ``ast`` baseline and to a bare
+``ast.parse`` + ``ast.walk`` pass (same run, same load), no-op and one-file refresh times
+(with how many files were parsed and re-resolved) and the ctxfast process's peak RSS.
+
 The baseline walks the same ``*.py`` files, parses each with ``ast``, emits def nodes
 (function/class/var with qualnames), call references with their enclosing scope and import
 bindings, resolves calls by name against module-level defs and imports, and writes the same
@@ -11,8 +15,11 @@ tables to SQLite in one transaction — the "obvious" Python implementation of s
 from __future__ import annotations
 
 import ast
+import json
 import os
+import resource
 import sqlite3
+import subprocess
 import sys
 import tempfile
 import time
@@ -99,47 +106,94 @@ def baseline(root: Path, db: Path) -> tuple[int, int]:
     return len(nodes), len(edges)
 
 
+def cpu() -> float:
+    """User + system CPU seconds of this process, all threads (less load-sensitive than wall)."""
+    t = os.times()
+    return t.user + t.system
+
+
+def ctxfast_run(root: Path) -> None:
+    """The ctxfast half, in a child process so its peak RSS excludes the baseline's."""
+    files = py_files(root)
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = Repository(root, Path(tmp) / "idx")
+        t, c = time.perf_counter(), cpu()
+        s = repo.index()
+        out = {"cold": time.perf_counter() - t, "nodes": s.nodes, "edges": s.edges}
+        out["cold_cpu"] = cpu() - c
+        out["files"] = s.files_seen
+        t = time.perf_counter()
+        repo.index()
+        out["noop"] = time.perf_counter() - t
+        leaf = [p for p in files if p.as_posix().endswith("django/utils/text.py")]
+        target = leaf[0] if leaf else files[len(files) // 2]
+        original = target.read_bytes()
+        try:
+            # Body-only edit (the common case): same interface, so dependents keep their edges.
+            target.write_bytes(original + b"\n# touched\n")
+            t = time.perf_counter()
+            s2 = repo.index()
+            out["one"] = (time.perf_counter() - t, s2.files_parsed, s2.files_resolved)
+            # A line inserted at the top moves every definition id: dependents re-resolve.
+            target.write_bytes(b"# shifted\n" + original)
+            t = time.perf_counter()
+            s3 = repo.index()
+            out["shift"] = (time.perf_counter() - t, s3.files_parsed, s3.files_resolved)
+        finally:
+            target.write_bytes(original)
+            repo.index()
+    out["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps(out))
+
+
 def main() -> int:
+    if sys.argv[1] == "--ctxfast-only":
+        ctxfast_run(Path(sys.argv[2]).resolve())
+        return 0
     root = Path(sys.argv[1]).resolve()
     files = py_files(root)
     mb = sum(p.stat().st_size for p in files) / 1e6
-    print(f"{root}: {len(files)} .py files, {mb:.1f} MB")
+    print(f"{root}: {len(files)} .py files, {mb:.1f} MB, load avg {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory() as tmp:
-        t = time.perf_counter()
+        t, c = time.perf_counter(), cpu()
         for p in files:
             try:
                 for _ in ast.walk(ast.parse(p.read_bytes())):
                     pass
             except (SyntaxError, ValueError):
                 pass
-        print(f"ast.parse + ast.walk only : {time.perf_counter() - t:6.2f} s")
-        t = time.perf_counter()
+        walk, walk_cpu = time.perf_counter() - t, cpu() - c
+        print(f"ast.parse + ast.walk only : {walk:6.2f} s ({walk_cpu:.2f} s CPU)")
+        t, c = time.perf_counter(), cpu()
         n, e = baseline(root, Path(tmp) / "base.db")
-        print(f"ast baseline: {time.perf_counter() - t:6.2f} s ({n} nodes, {e} edges)")
-        repo = Repository(root, Path(tmp) / "idx")
-        t = time.perf_counter()
-        s = repo.index()
-        cold = time.perf_counter() - t
+        base, base_cpu = time.perf_counter() - t, cpu() - c
         print(
-            f"ctxfast cold index        : {cold:6.2f} s ({s.nodes} nodes, {s.edges} edges, "
-            f"{s.files_seen} files)"
+            f"ast baseline              : {base:6.2f} s "
+            f"({base_cpu:.2f} s CPU, {n} nodes, {e} edges)"
         )
-        t = time.perf_counter()
-        repo.index()
-        print(f"ctxfast no-op refresh     : {time.perf_counter() - t:6.3f} s")
-        leaf = [p for p in files if p.as_posix().endswith("django/utils/text.py")]
-        target = leaf[0] if leaf else files[len(files) // 2]
-        original = target.read_bytes()
-        try:
-            target.write_bytes(original + b"\n# touched\n")
-            t = time.perf_counter()
-            s2 = repo.index()
-            print(
-                f"ctxfast 1-file refresh    : {time.perf_counter() - t:6.3f} s "
-                f"(parsed {s2.files_parsed})"
-            )
-        finally:
-            target.write_bytes(original)
+    child = subprocess.run(
+        [sys.executable, __file__, "--ctxfast-only", str(root)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    r = json.loads(child.stdout.strip().splitlines()[-1])
+    cold = r["cold"]
+    print(
+        f"ctxfast cold index        : {cold:6.2f} s ({r['nodes']} nodes, {r['edges']} edges, "
+        f"{r['files']} files) = {base / cold:.1f}x faster than the ast baseline, "
+        f"{walk / cold:.1f}x faster than ast.parse+ast.walk"
+    )
+    print(
+        f"ctxfast cold CPU          : {r['cold_cpu']:6.2f} s on {os.cpu_count()} cores = "
+        f"{base_cpu / r['cold_cpu']:.1f}x / {walk_cpu / r['cold_cpu']:.1f}x less CPU than the "
+        f"baseline / parse+walk"
+    )
+    print(f"ctxfast no-op refresh     : {r['noop']:6.3f} s")
+    for key, label in (("one", "1-file refresh (body)  "), ("shift", "1-file refresh (shift) ")):
+        secs, parsed, resolved = r[key]
+        print(f"ctxfast {label}  : {secs:6.3f} s (parsed {parsed}, resolved {resolved})")
+    print(f"ctxfast peak RSS          : {r['rss_mb']:6.0f} MB")
     return 0
 
 

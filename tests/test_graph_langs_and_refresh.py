@@ -352,3 +352,36 @@ def test_errors_are_ctxfast_errors(tmp_path: Path) -> None:
         Repository(tmp_path / "missing")
     with pytest.raises(CtxfastError):
         _ = Repository(tmp_path).graph
+
+
+def test_refresh_counts_parsed_and_resolved_files(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "lib.py": "def f():\n    return 1\n",
+            "user.py": "from lib import f\n\n\ndef g():\n    return f()\n",
+            "leaf.py": "def k():\n    return 2\n",
+        },
+    )
+    repo = Repository(tmp_path)
+    assert (repo.index().files_resolved, repo.index().files_resolved) == (3, 0)
+    # Body-only edit of an imported module: its definitions keep their ids, so only the
+    # file itself is re-resolved.
+    (tmp_path / "lib.py").write_text("def f():\n    return 10  # changed\n")
+    s = repo.index()
+    assert (s.files_parsed, s.files_resolved) == (1, 1)
+    # Moving the definition changes its id: the importer is re-resolved too, the leaf not.
+    (tmp_path / "lib.py").write_text("\n\ndef f():\n    return 10\n")
+    s = repo.index()
+    assert (s.files_parsed, s.files_resolved) == (1, 2)
+    assert [c.qualname for c in repo.graph.callers("lib.f:3")] == ["user.g"]
+
+
+def test_module_name_clash_is_reported(tmp_path: Path) -> None:
+    write(tmp_path, {"pkg/a.py": "def f():\n    pass\n", "src/pkg/a.py": "def g():\n    pass\n"})
+    stats = Repository(tmp_path).index()
+    errs = {e["path"]: e["error"] for e in stats.errors}
+    assert list(errs) == ["src/pkg/a.py"]
+    assert errs["src/pkg/a.py"].startswith(
+        "module name clash: `pkg.a` is also the module of pkg/a.py"
+    )

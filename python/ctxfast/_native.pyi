@@ -60,7 +60,7 @@ def index_graph(
     root: str,
     db_path: str,
     max_file_bytes: int = 1_000_000,
-) -> tuple[int, int, int, int, int, float, list[tuple[str, str]]]: ...
+) -> tuple[int, int, int, int, int, float, list[tuple[str, str]], int]: ...
 
 # --- BM25 + code tokenizer (rust/ctxfast-py/src/bm25.rs) ---
 @final

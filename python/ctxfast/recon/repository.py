@@ -30,7 +30,10 @@ DEFAULT_MAX_FILE_BYTES = 1_000_000
 @dataclass(frozen=True)
 class IndexStats:
     """What one ``Repository.index()`` run did; ``errors`` are ``{"path", "error"}`` dicts for
-    every file skipped (binary, too large, unreadable, symlink) or parsed with syntax errors."""
+    every file skipped (binary, too large, unreadable, symlink), parsed with syntax errors, or
+    whose module name clashes with another file's. ``files_resolved`` counts the files whose
+    references were (re-)resolved: all on a cold build; on a refresh the changed files plus
+    the dependents that could see a changed interface (a comment-only edit re-resolves one)."""
 
     files_seen: int
     files_parsed: int
@@ -39,6 +42,7 @@ class IndexStats:
     edges: int
     seconds: float
     errors: list[dict[str, str]] = field(default_factory=list)
+    files_resolved: int = 0
 
 
 class Repository:
@@ -73,7 +77,7 @@ class Repository:
 
     def index(self) -> IndexStats:
         """Builds the code graph, or refreshes it incrementally (only changed files re-parse)."""
-        seen, parsed, removed, nodes, edges, secs, errors = _native.index_graph(
+        seen, parsed, removed, nodes, edges, secs, errors, resolved = _native.index_graph(
             str(self.root), str(self.graph_db), self.max_file_bytes
         )
         return IndexStats(
@@ -84,6 +88,7 @@ class Repository:
             edges=edges,
             seconds=secs,
             errors=[{"path": p, "error": e} for p, e in errors],
+            files_resolved=resolved,
         )
 
     @property

@@ -14,10 +14,12 @@ type StatsTuple = (
     usize,
     f64,
     Vec<(String, String)>,
+    usize,
 );
 
 /// Builds or refreshes the graph of `root` into `db_path`; returns
-/// `(files_seen, files_parsed, files_removed, nodes, edges, seconds, errors)`.
+/// `(files_seen, files_parsed, files_removed, nodes, edges, seconds, errors,
+/// files_resolved)`.
 #[pyfunction]
 #[pyo3(signature = (root, db_path, max_file_bytes = 1_000_000))]
 fn index_graph(
@@ -37,6 +39,7 @@ fn index_graph(
             s.edges,
             s.seconds,
             s.errors,
+            s.files_resolved,
         ))
     })
 }

@@ -38,6 +38,8 @@ pub struct Found {
     /// `None` only for recorded non-source entries (a symlinked directory).
     pub lang: Option<Lang>,
     pub bytes: u64,
+    /// Modification time in nanoseconds since the epoch (0 when unknown).
+    pub mtime_ns: i64,
     /// `Some(reason)` when the file is recorded but not parsed.
     pub skip: Option<String>,
 }
@@ -86,6 +88,7 @@ pub fn discover(root: &Path, max_file_bytes: u64) -> Vec<Found> {
             abs,
             lang,
             bytes: 0,
+            mtime_ns: 0,
             skip: None,
         };
         if ft.is_symlink() {
@@ -94,6 +97,11 @@ pub fn discover(root: &Path, max_file_bytes: u64) -> Vec<Found> {
             match entry.metadata() {
                 Ok(m) => {
                     f.bytes = m.len();
+                    f.mtime_ns = m
+                        .modified()
+                        .ok()
+                        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                        .map_or(0, |d| d.as_nanos() as i64);
                     if m.len() > max_file_bytes {
                         f.skip = Some(format!(
                             "skipped: {} bytes exceeds the {} byte limit",

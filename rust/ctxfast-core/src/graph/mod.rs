@@ -19,11 +19,21 @@
 //! resolve nowhere are rows in `unresolved(name, node_id, file, line, col)` (Python only; see
 //! [`resolve`]).
 //!
-//! Incremental refresh: each file is keyed by `sha256(bytes + path)`. Unchanged files keep
-//! their nodes and their stored raw extraction; changed files are re-parsed; removed files'
-//! rows are deleted. Resolution re-runs for the changed files and every file that had an edge
-//! into a changed/removed file, had unresolved names, or imports a module (or a name) whose last
-//! segment equals a changed file's module name — then its ref nodes, edges and unresolved rows are rewritten.
+//! Cold build: a missing `recon.db` is built in a private side file (no journal, no fsync,
+//! nodes inserted in id order, secondary indexes created after the load) and renamed into
+//! place, so an interrupted build never leaves a half-written index.
+//!
+//! Incremental refresh (one WAL transaction; readers see the previous index until commit):
+//! each file is keyed by `sha256(bytes + path)`, read only when its size/mtime differ from
+//! `file_stat` or its mtime is within [`RACY_NS`] of the previous run's start. Unchanged files
+//! contribute only their stored *interface* blob (definitions, bindings, non-function
+//! locals) to the symbol table; changed files are re-parsed; removed files' rows are deleted.
+//! Resolution re-runs for the changed files, and — only when a changed file's interface
+//! moved (see [`raw::RawFile::same_interface`]) or a file was removed — for every file that
+//! had an edge into it, had unresolved names it may now define, or imports a module (or a
+//! name) whose last segment equals its module name. `name_index` and the node/edge counts in
+//! `meta` are updated incrementally; a refresh with nothing changed writes only `meta`.
+//! Files sharing a module qualname are reported in `errors` (module name clash).
 
 pub mod discover;
 pub mod lang;
@@ -38,6 +48,7 @@ use rayon::prelude::*;
 use resolve::{FileData, Resolver};
 use rusqlite::params;
 use sha2::{Digest, Sha256};
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::time::Instant;
@@ -64,6 +75,9 @@ pub struct IndexStats {
     pub files_seen: usize,
     pub files_parsed: usize,
     pub files_removed: usize,
+    /// Files whose references were (re-)resolved: all of them on a cold build; on a refresh
+    /// the changed files plus the dependents that could see a changed interface.
+    pub files_resolved: usize,
     pub nodes: usize,
     pub edges: usize,
     pub seconds: f64,
@@ -80,6 +94,10 @@ enum Outcome {
     },
     Skipped(String),
 }
+
+/// Files modified less than this before the previous run started are re-hashed (1 s: far
+/// above any filesystem's timestamp granularity).
+pub const RACY_NS: i64 = 1_000_000_000;
 
 fn sha_key(bytes: &[u8], rel: &str) -> String {
     let mut h = Sha256::new();
@@ -120,8 +138,25 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             root.display()
         )));
     }
-    let mut conn = store::open(db_path)?;
+    // A first build writes a private side file (no journal, no fsync) and renames it into
+    // place: one sequential write instead of WAL + checkpoint, and an interrupted build
+    // never leaves a half-written `recon.db`.
+    let fresh = !db_path.exists();
+    let build_path = store::side(db_path, &format!(".building-{}", std::process::id()));
+    if fresh {
+        if let Some(dir) = db_path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                CoreError::Io(format!("cannot create index dir {}: {e}", dir.display()))
+            })?;
+        }
+    }
+    let mut conn = if fresh {
+        store::open_bulk(&build_path)?
+    } else {
+        store::open(db_path)?
+    };
     let found = discover::discover(root, opts.max_file_bytes);
+    trace("discover", t0);
 
     let mut stored: HashMap<String, Option<String>> = HashMap::new();
     {
@@ -139,12 +174,45 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         }
     }
 
+    // Stat shortcut (as git's index): a file whose size and mtime match what was recorded
+    // when it was last hashed is unchanged without reading it — unless that mtime is within
+    // RACY_NS of the previous run's start, when a same-size edit could share the timestamp.
+    let mut stats_of: HashMap<String, (i64, i64)> = HashMap::new();
+    let prev_start: i64 = conn
+        .query_row(
+            "SELECT value FROM meta WHERE key = 'run_start_ns'",
+            [],
+            |r| r.get::<_, String>(0),
+        )
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    if !stored.is_empty() {
+        let mut st = conn
+            .prepare("SELECT path, size, mtime_ns FROM file_stat")
+            .map_err(|e| db_err("read file_stat", e))?;
+        let rows = st
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, (r.get(1)?, r.get(2)?))))
+            .map_err(|e| db_err("read file_stat", e))?;
+        stats_of.extend(rows.flatten());
+    }
+    let run_start = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i64);
+
     let outcomes: Vec<Outcome> = found
         .par_iter()
         .map(|f| {
             let (Some(lang), None) = (f.lang, &f.skip) else {
                 return Outcome::Skipped(f.skip.clone().unwrap_or_else(|| "skipped".into()));
             };
+            if stored.get(&f.rel).is_some_and(Option::is_some)
+                && f.mtime_ns != 0
+                && f.mtime_ns < prev_start - RACY_NS
+                && stats_of.get(&f.rel) == Some(&(f.bytes as i64, f.mtime_ns))
+            {
+                return Outcome::Unchanged;
+            }
             let bytes = match std::fs::read(&f.abs) {
                 Ok(b) => b,
                 Err(e) => return Outcome::Skipped(format!("unreadable: {e}")),
@@ -159,7 +227,7 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
                 return Outcome::Unchanged;
             }
             let module = module_qualname(&f.rel, lang);
-            let lines = bytes.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
+            let lines = memchr::memchr_iter(b'\n', &bytes).count() as u32 + 1;
             let ex = lang::extract(lang, &bytes, &module, lines);
             Outcome::Parsed {
                 sha,
@@ -168,18 +236,66 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             }
         })
         .collect();
+    trace("parse", t0);
 
-    // Raw extraction of unchanged files, from the previous run.
-    let unchanged: HashSet<&str> = found
+    let present_now: HashSet<&str> = found
         .iter()
         .zip(&outcomes)
-        .filter(|(_, o)| matches!(o, Outcome::Unchanged))
+        .filter(|(_, o)| !matches!(o, Outcome::Skipped(_)))
         .map(|(f, _)| f.rel.as_str())
         .collect();
+    let removed: Vec<String> = stored
+        .iter()
+        .filter(|(p, sha)| sha.is_some() && !present_now.contains(p.as_str()))
+        .map(|(p, _)| p.clone())
+        .collect();
+    let n_unchanged = outcomes
+        .iter()
+        .filter(|o| matches!(o, Outcome::Unchanged))
+        .count();
+    // Hashed and unchanged, but touched (or never stat-recorded): refresh the recorded stat
+    // so the next run can trust it without reading.
+    let restat: Vec<(&str, i64, i64)> = found
+        .iter()
+        .zip(&outcomes)
+        .filter(|(f, o)| {
+            matches!(o, Outcome::Unchanged)
+                && stats_of.get(&f.rel) != Some(&(f.bytes as i64, f.mtime_ns))
+        })
+        .map(|(f, _)| (f.rel.as_str(), f.bytes as i64, f.mtime_ns))
+        .collect();
+    let mut errors: Vec<(String, String)> = vec![];
+    let mut skipped: Vec<(String, Option<Lang>, u64, String)> = vec![];
+    for (f, o) in found.iter().zip(&outcomes) {
+        if let Outcome::Skipped(reason) = o {
+            errors.push((f.rel.clone(), reason.clone()));
+            skipped.push((f.rel.clone(), f.lang, f.bytes, reason.clone()));
+        }
+    }
+
+    // No-op refresh: nothing parsed or removed and every unchanged file has its blob — the
+    // graph is current; only the skipped-file rows and the refresh time are rewritten.
+    if !fresh && n_unchanged == present_now.len() && removed.is_empty() {
+        let blobs: i64 = conn
+            .query_row("SELECT COUNT(*) FROM raw", [], |r| r.get(0))
+            .map_err(|e| db_err("count raw", e))?;
+        if blobs as usize == n_unchanged {
+            let tx = conn.transaction().map_err(|e| db_err("begin", e))?;
+            write_skipped_and_meta(&tx, &skipped, &restat, run_start)?;
+            tx.commit().map_err(|e| db_err("commit", e))?;
+            record_clashes(&found, &present_now, &mut errors);
+            trace("no-op commit", t0);
+            return finish(&conn, &found, 0, 0, 0, errors, t0);
+        }
+    }
+
+    // Stored extraction of every still-present file: unchanged files feed resolution as-is;
+    // for changed files the old blob tells whether their interface moved.
     let mut old_raw: HashMap<String, RawFile> = HashMap::new();
-    if !unchanged.is_empty() {
+    if !stored.is_empty() {
+        let mut blobs: Vec<(String, Vec<u8>)> = vec![];
         let mut st = conn
-            .prepare("SELECT path, data FROM raw")
+            .prepare("SELECT path, iface FROM raw")
             .map_err(|e| db_err("read raw", e))?;
         let rows = st
             .query_map([], |r| {
@@ -188,25 +304,25 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             .map_err(|e| db_err("read raw", e))?;
         for row in rows {
             let (p, data) = row.map_err(|e| db_err("read raw", e))?;
-            if unchanged.contains(p.as_str()) {
-                if let Some(raw) = RawFile::decode(&data) {
-                    old_raw.insert(p, raw);
-                }
+            if present_now.contains(p.as_str()) {
+                blobs.push((p, data));
             }
         }
+        old_raw = blobs
+            .into_par_iter()
+            .filter_map(|(p, data)| RawFile::decode(&data).map(|r| (p, r)))
+            .collect();
     }
+    trace("load blobs", t0);
 
     let mut files: Vec<FileData> = vec![];
     let mut changed: Vec<usize> = vec![]; // indexes into `files`
-    let mut file_meta: Vec<(String, Option<String>, Option<String>)> = vec![]; // sha, parse_error per changed
-    let mut skipped: Vec<(String, Option<Lang>, u64, String)> = vec![];
-    let mut errors: Vec<(String, String)> = vec![];
-    let mut present: HashSet<String> = HashSet::new();
+    let mut iface_changed: Vec<usize> = vec![]; // changed files whose interface moved
+    let mut file_meta: Vec<(String, Option<String>, Option<String>)> = vec![]; // sha, lang, parse_error per changed
     for (f, o) in found.iter().zip(outcomes) {
         match o {
             Outcome::Unchanged => match (old_raw.remove(&f.rel), f.lang) {
                 (Some(raw), Some(lang)) => {
-                    present.insert(f.rel.clone());
                     files.push(FileData::new(f.rel.clone(), lang, raw));
                 }
                 _ => {
@@ -215,8 +331,8 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
                     let bytes = std::fs::read(&f.abs).unwrap_or_default();
                     let module = module_qualname(&f.rel, lang);
                     let ex = lang::extract(lang, &bytes, &module, 1);
-                    present.insert(f.rel.clone());
                     changed.push(files.len());
+                    iface_changed.push(files.len());
                     file_meta.push((
                         sha_key(&bytes, &f.rel),
                         Some(lang.as_str().to_string()),
@@ -234,37 +350,39 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
                 if let Some(e) = &parse_error {
                     errors.push((f.rel.clone(), e.clone()));
                 }
-                present.insert(f.rel.clone());
+                let same = old_raw
+                    .remove(&f.rel)
+                    .is_some_and(|old| old.same_interface(&raw));
+                if !same {
+                    iface_changed.push(files.len());
+                }
                 changed.push(files.len());
                 file_meta.push((sha, Some(lang.as_str().to_string()), parse_error));
                 files.push(FileData::new(f.rel.clone(), lang, raw));
             }
-            Outcome::Skipped(reason) => {
-                errors.push((f.rel.clone(), reason.clone()));
-                skipped.push((f.rel.clone(), f.lang, f.bytes, reason));
-            }
+            Outcome::Skipped(_) => {}
         }
     }
-    let removed: Vec<String> = stored
-        .iter()
-        .filter(|(p, sha)| sha.is_some() && !present.contains(p.as_str()))
-        .map(|(p, _)| p.clone())
-        .collect();
     let files_parsed = changed.len();
+    record_clashes(&found, &present_now, &mut errors);
 
-    trace("parse", t0);
-    let resolver = Resolver::new(&files, &go_module(root));
     let index_of: HashMap<&str, usize> = files
         .iter()
         .enumerate()
         .map(|(i, f)| (f.rel.as_str(), i))
         .collect();
 
-    // Which files to re-resolve.
+    // Which files to re-resolve: every changed file; plus, when some file's interface moved
+    // (or a file was removed), the files whose resolution could see that.
     let cold = stored.values().all(|s| s.is_none());
     let mut affected: HashSet<usize> = changed.iter().copied().collect();
-    if !cold && (!changed.is_empty() || !removed.is_empty()) {
-        let mut touched: Vec<String> = changed.iter().map(|&i| files[i].rel.clone()).collect();
+    if cold {
+        affected = (0..files.len()).collect();
+    } else if !iface_changed.is_empty() || !removed.is_empty() {
+        let mut touched: Vec<String> = iface_changed
+            .iter()
+            .map(|&i| files[i].rel.clone())
+            .collect();
         touched.extend(removed.iter().cloned());
         let mut stems: HashSet<String> = HashSet::new();
         for t in &touched {
@@ -288,9 +406,9 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
                 }
             }
             // A file with unresolved names is re-resolved only if one of those names mentions
-            // a name defined by a changed file.
+            // a name defined by a file whose interface moved.
             let mut defined: HashSet<&str> = stems.iter().map(String::as_str).collect();
-            for &i in &changed {
+            for &i in &iface_changed {
                 defined.extend(files[i].raw.defs.iter().map(|d| d.name.as_str()));
             }
             let mut st = conn
@@ -316,34 +434,81 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
                         (module.as_str(), "")
                     }
                 };
-                {
-                    let last = m.rsplit(['.', '/', ':']).next().unwrap_or(m);
-                    stems.contains(last) || stems.contains(n) || m.is_empty()
-                }
+                let last = m.rsplit(['.', '/', ':']).next().unwrap_or(m);
+                stems.contains(last) || stems.contains(n) || m.is_empty()
             });
             if hit {
                 affected.insert(i);
             }
         }
-    } else if cold {
-        affected = (0..files.len()).collect();
     }
     let mut affected: Vec<usize> = affected.into_iter().collect();
     affected.sort_unstable();
+    // Unchanged files about to be re-resolved need their full extraction back.
+    let changed_set: HashSet<usize> = changed.iter().copied().collect();
+    let mut full_blobs: Vec<(usize, Vec<u8>)> = vec![];
+    {
+        let mut st = conn
+            .prepare("SELECT data FROM raw WHERE path = ?1")
+            .map_err(|e| db_err("read raw", e))?;
+        for &i in affected.iter().filter(|i| !changed_set.contains(i)) {
+            if let Ok(b) = st.query_row([&files[i].rel], |r| r.get::<_, Vec<u8>>(0)) {
+                full_blobs.push((i, b));
+            }
+        }
+    }
+    let upgraded: Vec<(usize, Option<RawFile>)> = full_blobs
+        .into_par_iter()
+        .map(|(i, b)| (i, RawFile::decode(&b)))
+        .collect();
+    for (i, raw) in upgraded {
+        match raw {
+            Some(raw) => files[i].raw = raw,
+            // Interface blob fine, full blob unreadable: re-parse so no reference is lost.
+            None => {
+                let bytes = std::fs::read(root.join(&files[i].rel)).unwrap_or_default();
+                let ex = lang::extract(files[i].lang, &bytes, &files[i].module, 1);
+                files[i].raw = ex.raw;
+            }
+        }
+    }
+    let resolver = Resolver::new(&files, &go_module(root));
+    trace("symbol table", t0);
     let results: Vec<(usize, resolve::Resolved)> = affected
         .par_iter()
         .map(|&i| (i, resolver.resolve_file(i as u32)))
         .collect();
-
     trace("resolve", t0);
-    let found_bytes: HashMap<&str, u64> = found.iter().map(|f| (f.rel.as_str(), f.bytes)).collect();
+    let found_stat: HashMap<&str, (u64, i64)> = found
+        .iter()
+        .map(|f| (f.rel.as_str(), (f.bytes, f.mtime_ns)))
+        .collect();
 
     // ---- one transaction ----
+    let (mut n_nodes, mut n_edges) = if cold { (0, 0) } else { graph_counts(&conn)? };
     let tx = conn.transaction().map_err(|e| db_err("begin", e))?;
     if cold {
         // Bulk load: maintaining secondary indexes row by row is slower than rebuilding them.
         tx.execute_batch(store::DROP_INDEXES)
             .map_err(|e| db_err("drop indexes", e))?;
+    }
+    let wipe_all: Vec<&str> = removed
+        .iter()
+        .map(String::as_str)
+        .chain(changed.iter().map(|&i| files[i].rel.as_str()))
+        .collect();
+    // Definition qualnames leaving the graph: candidates for removal from name_index.
+    let mut old_quals: Vec<String> = vec![];
+    if !cold {
+        let mut st = tx
+            .prepare_cached("SELECT qualname FROM nodes WHERE file = ?1 AND kind != 'ref'")
+            .map_err(|e| db_err("prepare", e))?;
+        for p in &wipe_all {
+            let rows = st
+                .query_map([p], |r| r.get::<_, String>(0))
+                .map_err(|e| db_err("old qualnames", e))?;
+            old_quals.extend(rows.flatten());
+        }
     }
     {
         let mut del_edges = tx
@@ -372,32 +537,33 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         let mut del_file = tx
             .prepare_cached("DELETE FROM files WHERE path = ?1")
             .map_err(|e| db_err("prepare", e))?;
+        let mut del_stat = tx
+            .prepare_cached("DELETE FROM file_stat WHERE path = ?1")
+            .map_err(|e| db_err("prepare", e))?;
         let run = |st: &mut rusqlite::CachedStatement<'_>, p: &str| {
-            st.execute([p]).map(|_| ()).map_err(|e| db_err("delete", e))
+            st.execute([p])
+                .map(|n| n as i64)
+                .map_err(|e| db_err("delete", e))
         };
-        let wipe_all: Vec<&str> = removed
-            .iter()
-            .map(String::as_str)
-            .chain(changed.iter().map(|&i| files[i].rel.as_str()))
-            .collect();
-        for p in &wipe_all {
-            run(&mut del_edges, p)?;
-            run(&mut del_meta, p)?;
-            run(&mut del_nodes, p)?;
-            run(&mut del_unres, p)?;
-            run(&mut del_deps, p)?;
-            run(&mut del_raw, p)?;
-            run(&mut del_file, p)?;
+        if !cold {
+            for p in &wipe_all {
+                n_edges -= run(&mut del_edges, p)?;
+                run(&mut del_meta, p)?;
+                n_nodes -= run(&mut del_nodes, p)?;
+                run(&mut del_unres, p)?;
+                run(&mut del_deps, p)?;
+                run(&mut del_raw, p)?;
+                run(&mut del_file, p)?;
+                run(&mut del_stat, p)?;
+            }
+            for &i in &affected {
+                let p = files[i].rel.as_str();
+                n_edges -= run(&mut del_edges, p)?;
+                n_nodes -= run(&mut del_refs, p)?;
+                run(&mut del_unres, p)?;
+                run(&mut del_deps, p)?;
+            }
         }
-        for &i in &affected {
-            let p = files[i].rel.as_str();
-            run(&mut del_edges, p)?;
-            run(&mut del_refs, p)?;
-            run(&mut del_unres, p)?;
-            run(&mut del_deps, p)?;
-        }
-        tx.execute("DELETE FROM files WHERE sha256 IS NULL", [])
-            .map_err(|e| db_err("delete", e))?;
 
         let mut ins_file = tx
             .prepare_cached("INSERT OR REPLACE INTO files(path, sha256, language, bytes, parse_error) VALUES(?1, ?2, ?3, ?4, ?5)")
@@ -411,48 +577,81 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             )
             .map_err(|e| db_err("prepare", e))?;
         let mut ins_raw = tx
-            .prepare_cached("INSERT OR REPLACE INTO raw(path, data) VALUES(?1, ?2)")
+            .prepare_cached("INSERT OR REPLACE INTO raw(path, data, iface) VALUES(?1, ?2, ?3)")
             .map_err(|e| db_err("prepare", e))?;
+        let mut ins_stat = tx
+            .prepare_cached(
+                "INSERT OR REPLACE INTO file_stat(path, size, mtime_ns) VALUES(?1, ?2, ?3)",
+            )
+            .map_err(|e| db_err("prepare", e))?;
+        let blobs: Vec<(Vec<u8>, Vec<u8>)> = changed
+            .par_iter()
+            .map(|&i| (files[i].raw.encode(), files[i].raw.interface().encode()))
+            .collect();
         for (n, &i) in changed.iter().enumerate() {
             let f = &files[i];
             let (sha, language, perr) = &file_meta[n];
-            let bytes = found_bytes.get(f.rel.as_str()).copied().unwrap_or(0) as i64;
+            let (bytes, mtime) = found_stat.get(f.rel.as_str()).copied().unwrap_or((0, 0));
+            let bytes = bytes as i64;
             ins_file
                 .execute(params![f.rel, sha, language, bytes, perr])
                 .map_err(|e| db_err("insert file", e))?;
-            let quals = resolver.qualnames(i as u32);
-            for (di, d) in f.raw.defs.iter().enumerate() {
-                let id = format!("{}:{}", quals[di], d.line);
-                ins_node
-                    .execute(params![
-                        id,
-                        d.kind.as_str(),
-                        d.name,
-                        quals[di],
-                        f.rel,
-                        d.line,
-                        d.col,
-                        d.end_line
-                    ])
-                    .map_err(|e| db_err("insert node", e))?;
-                ins_meta
-                    .execute(params![id, d.signature, d.doc])
-                    .map_err(|e| db_err("insert meta", e))?;
-            }
+            ins_stat
+                .execute(params![f.rel, bytes, mtime])
+                .map_err(|e| db_err("insert file_stat", e))?;
             ins_raw
-                .execute(params![f.rel, f.raw.encode()])
+                .execute(params![f.rel, blobs[n].0, blobs[n].1])
                 .map_err(|e| db_err("insert raw", e))?;
         }
-        for (rel, lang, bytes, reason) in &skipped {
-            ins_file
+        // Nodes go in sorted by id: appending to the primary-key B-tree is several times
+        // cheaper than inserting at random positions. The sort is stable, so among equal ids
+        // the first row (definitions before reference sites, files in order) still wins.
+        let mut rows: Vec<NodeRow<'_>> = vec![];
+        for &i in &changed {
+            let f = &files[i];
+            let quals = resolver.qualnames(i as u32);
+            for (di, d) in f.raw.defs.iter().enumerate() {
+                rows.push(NodeRow {
+                    id: Cow::Owned(format!("{}:{}", quals[di], d.line)),
+                    kind: d.kind.as_str(),
+                    name: &d.name,
+                    qual: &quals[di],
+                    file: &f.rel,
+                    line: d.line,
+                    col: d.col,
+                    end_line: d.end_line,
+                    meta: Some((&d.signature, &d.doc)),
+                });
+            }
+        }
+        for (i, r) in &results {
+            let rel = files[*i].rel.as_str();
+            for (id, name, q, line, col) in &r.ref_nodes {
+                rows.push(NodeRow {
+                    id: Cow::Borrowed(id),
+                    kind: "ref",
+                    name,
+                    qual: q,
+                    file: rel,
+                    line: *line,
+                    col: *col,
+                    end_line: *line,
+                    meta: None,
+                });
+            }
+        }
+        rows.par_sort_by(|a, b| a.id.cmp(&b.id));
+        for n in &rows {
+            n_nodes += ins_node
                 .execute(params![
-                    rel,
-                    Option::<String>::None,
-                    lang.map(|l| l.as_str()),
-                    *bytes as i64,
-                    reason
+                    n.id, n.kind, n.name, n.qual, n.file, n.line, n.col, n.end_line
                 ])
-                .map_err(|e| db_err("insert file", e))?;
+                .map_err(|e| db_err("insert node", e))? as i64;
+            if let Some((sig, doc)) = n.meta {
+                ins_meta
+                    .execute(params![n.id, sig, doc])
+                    .map_err(|e| db_err("insert meta", e))?;
+            }
         }
         let mut ins_edge = tx
             .prepare_cached("INSERT INTO edges(src, dst, type) VALUES(?1, ?2, ?3)")
@@ -467,15 +666,10 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             .map_err(|e| db_err("prepare", e))?;
         for (i, r) in &results {
             let rel = files[*i].rel.as_str();
-            for (id, name, q, line, col) in &r.ref_nodes {
-                ins_node
-                    .execute(params![id, "ref", name, q, rel, line, col, line])
-                    .map_err(|e| db_err("insert ref", e))?;
-            }
             for (s, d, t) in &r.edges {
-                ins_edge
+                n_edges += ins_edge
                     .execute(params![s, d, t])
-                    .map_err(|e| db_err("insert edge", e))?;
+                    .map_err(|e| db_err("insert edge", e))? as i64;
             }
             for (name, id, line, col) in &r.unresolved {
                 ins_unres
@@ -489,15 +683,106 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             }
         }
     }
+    write_skipped_and_meta(&tx, &skipped, &restat, run_start)?;
+    tx.execute(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES('node_count', ?1), ('edge_count', ?2)",
+        [n_nodes.to_string(), n_edges.to_string()],
+    )
+    .map_err(|e| db_err("meta", e))?;
+    trace("insert", t0);
     if cold {
         tx.execute_batch(store::SCHEMA)
             .map_err(|e| db_err("create indexes", e))?;
-    }
-    if files_parsed > 0 || !removed.is_empty() {
         tx.execute_batch(
             "DELETE FROM name_index; INSERT INTO name_index(qualname) SELECT DISTINCT qualname FROM nodes WHERE kind != 'ref';",
         )
         .map_err(|e| db_err("name_index", e))?;
+    } else {
+        // Incremental name_index: drop qualnames no definition carries any more, add new ones.
+        let mut drop_q = tx
+            .prepare_cached("DELETE FROM name_index WHERE qualname = ?1 AND NOT EXISTS (SELECT 1 FROM nodes WHERE qualname = ?1 AND kind != 'ref')")
+            .map_err(|e| db_err("prepare", e))?;
+        for q in &old_quals {
+            drop_q.execute([q]).map_err(|e| db_err("name_index", e))?;
+        }
+        let mut add_q = tx
+            .prepare_cached("INSERT INTO name_index(qualname) SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM name_index WHERE qualname = ?1)")
+            .map_err(|e| db_err("prepare", e))?;
+        for &i in &changed {
+            for q in resolver.qualnames(i as u32) {
+                add_q.execute([q]).map_err(|e| db_err("name_index", e))?;
+            }
+        }
+    }
+    tx.commit().map_err(|e| db_err("commit", e))?;
+    trace("commit", t0);
+    let stats = finish(
+        &conn,
+        &found,
+        files_parsed,
+        removed.len(),
+        affected.len(),
+        errors,
+        t0,
+    );
+    if fresh {
+        // Readers and later refreshes expect WAL (persistent in the file header).
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(|e| db_err("journal_mode", e))?;
+        drop(conn);
+        store::install(&build_path, db_path)?;
+    }
+    stats
+}
+
+/// One `nodes` row (plus its `defs_meta` row for definitions) waiting to be inserted.
+struct NodeRow<'a> {
+    id: Cow<'a, str>,
+    kind: &'static str,
+    name: &'a str,
+    qual: &'a str,
+    file: &'a str,
+    line: u32,
+    col: u32,
+    end_line: u32,
+    meta: Option<(&'a str, &'a str)>,
+}
+
+/// Rewrites the rows of skipped files (they carry no graph) and the refresh time.
+fn write_skipped_and_meta(
+    tx: &rusqlite::Transaction<'_>,
+    skipped: &[(String, Option<Lang>, u64, String)],
+    restat: &[(&str, i64, i64)],
+    run_start_ns: i64,
+) -> CoreResult<()> {
+    let mut ins_stat = tx
+        .prepare_cached("INSERT OR REPLACE INTO file_stat(path, size, mtime_ns) VALUES(?1, ?2, ?3)")
+        .map_err(|e| db_err("prepare", e))?;
+    for (p, size, mtime) in restat {
+        ins_stat
+            .execute(params![p, size, mtime])
+            .map_err(|e| db_err("insert file_stat", e))?;
+    }
+    tx.execute(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES('run_start_ns', ?1)",
+        [run_start_ns.to_string()],
+    )
+    .map_err(|e| db_err("meta", e))?;
+    tx.execute("DELETE FROM files WHERE sha256 IS NULL", [])
+        .map_err(|e| db_err("delete", e))?;
+    let mut ins_file = tx
+        .prepare_cached("INSERT OR REPLACE INTO files(path, sha256, language, bytes, parse_error) VALUES(?1, ?2, ?3, ?4, ?5)")
+        .map_err(|e| db_err("prepare", e))?;
+    for (rel, lang, bytes, reason) in skipped {
+        ins_file
+            .execute(params![
+                rel,
+                Option::<String>::None,
+                lang.map(|l| l.as_str()),
+                *bytes as i64,
+                reason
+            ])
+            .map_err(|e| db_err("insert file", e))?;
     }
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -507,20 +792,78 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         [now.to_string()],
     )
     .map_err(|e| db_err("meta", e))?;
-    tx.commit().map_err(|e| db_err("commit", e))?;
-    trace("commit", t0);
+    Ok(())
+}
 
-    let count = |sql: &str| -> CoreResult<usize> {
+/// Records every file whose module qualname another (earlier-sorted) file already has: the
+/// resolver maps the name to the first file, and definitions with the same `qualname:line`
+/// id are stored once, so the clash must not pass silently.
+fn record_clashes(
+    found: &[discover::Found],
+    present: &HashSet<&str>,
+    errors: &mut Vec<(String, String)>,
+) {
+    let mut first: HashMap<String, &str> = HashMap::new();
+    for f in found {
+        let (Some(lang), true) = (f.lang, present.contains(f.rel.as_str())) else {
+            continue;
+        };
+        let m = module_qualname(&f.rel, lang);
+        match first.get(&m) {
+            Some(other) => errors.push((
+                f.rel.clone(),
+                format!(
+                    "module name clash: `{m}` is also the module of {other}; names resolve to \
+                     {other} and this file's definitions with the same id are dropped"
+                ),
+            )),
+            None => {
+                first.insert(m, f.rel.as_str());
+            }
+        }
+    }
+}
+
+/// Node and edge counts, kept in `meta` by every write (counting 100k-row tables on each
+/// refresh costs more than the rest of a no-op refresh); counted once if missing.
+fn graph_counts(conn: &rusqlite::Connection) -> CoreResult<(i64, i64)> {
+    let stored = |k: &str| -> Option<i64> {
+        conn.query_row("SELECT value FROM meta WHERE key = ?1", [k], |r| {
+            r.get::<_, String>(0)
+        })
+        .ok()
+        .and_then(|v| v.parse().ok())
+    };
+    if let (Some(n), Some(e)) = (stored("node_count"), stored("edge_count")) {
+        return Ok((n, e));
+    }
+    let count = |sql: &str| -> CoreResult<i64> {
         conn.query_row(sql, [], |r| r.get::<_, i64>(0))
-            .map(|v| v as usize)
             .map_err(|e| db_err("count", e))
     };
+    Ok((
+        count("SELECT COUNT(*) FROM nodes")?,
+        count("SELECT COUNT(*) FROM edges")?,
+    ))
+}
+
+fn finish(
+    conn: &rusqlite::Connection,
+    found: &[discover::Found],
+    files_parsed: usize,
+    files_removed: usize,
+    files_resolved: usize,
+    errors: Vec<(String, String)>,
+    t0: Instant,
+) -> CoreResult<IndexStats> {
+    let (nodes, edges) = graph_counts(conn)?;
     Ok(IndexStats {
         files_seen: found.len(),
         files_parsed,
-        files_removed: removed.len(),
-        nodes: count("SELECT COUNT(*) FROM nodes")?,
-        edges: count("SELECT COUNT(*) FROM edges")?,
+        files_removed,
+        files_resolved,
+        nodes: nodes as usize,
+        edges: edges as usize,
         seconds: t0.elapsed().as_secs_f64(),
         errors,
     })
@@ -546,8 +889,26 @@ mod tests {
         let src = b"import os\nfrom .a import b as c\n\nclass K(Base):\n    def m(self, x):\n        return self.n(x)\n";
         let ex = lang::extract(Lang::Python, src, "pkg.mod", 6);
         let blob = ex.raw.encode();
-        assert_eq!(RawFile::decode(&blob), Some(ex.raw));
+        assert_eq!(RawFile::decode(&blob).as_ref(), Some(&ex.raw));
         assert_eq!(RawFile::decode(&blob[..blob.len() - 1]), None);
+        // The interface blob is much smaller and still compares equal to the full extraction.
+        let iface = ex.raw.interface();
+        assert!(iface.refs.is_empty() && iface.same_interface(&ex.raw));
+        assert!(iface.encode().len() < blob.len());
+        let body_edit = lang::extract(
+            Lang::Python,
+            &[src.as_slice(), b"    # c\n"].concat(),
+            "pkg.mod",
+            7,
+        );
+        assert!(body_edit.raw.same_interface(&ex.raw));
+        let moved = lang::extract(
+            Lang::Python,
+            &[b"\n".as_slice(), src].concat(),
+            "pkg.mod",
+            7,
+        );
+        assert!(!moved.raw.same_interface(&ex.raw));
     }
 
     #[test]
@@ -604,6 +965,135 @@ mod tests {
         assert_eq!(unresolved, "missing");
         let s2 = index(d.path(), &db, &IndexOptions::default()).unwrap();
         assert_eq!((s2.files_parsed, s2.nodes, s2.edges), (0, s.nodes, s.edges));
+    }
+
+    #[test]
+    fn module_clash_is_recorded() {
+        let d = repo(&[
+            ("pkg/a.py", "def f():\n    return 1\n"),
+            ("src/pkg/a.py", "def f():\n    return 2\n"),
+        ]);
+        let db = d.path().join(".ctxfast/recon.db");
+        for _ in 0..2 {
+            // Reported on the cold build and again on the no-op refresh.
+            let s = index(d.path(), &db, &IndexOptions::default()).unwrap();
+            assert_eq!(s.errors.len(), 1, "{:?}", s.errors);
+            assert_eq!(s.errors[0].0, "src/pkg/a.py");
+            assert!(s.errors[0].1.contains("module name clash: `pkg.a`"));
+            assert!(s.errors[0].1.contains("pkg/a.py"));
+        }
+    }
+
+    #[test]
+    fn refresh_reparses_one_file_and_resolves_only_what_can_change() {
+        let d = repo(&[
+            ("a.py", "def f():\n    return 1\n"),
+            ("b.py", "from a import f\n\ndef g():\n    return f()\n"),
+            ("c.py", "import a\n\ndef h():\n    return a.f()\n"),
+            ("d.py", "def k():\n    return 2\n"),
+        ]);
+        let db = d.path().join(".ctxfast/recon.db");
+        let opts = IndexOptions::default();
+        let s = index(d.path(), &db, &opts).unwrap();
+        assert_eq!((s.files_parsed, s.files_resolved), (4, 4));
+        assert!(!store::side(&db, &format!(".building-{}", std::process::id())).exists());
+        let s = index(d.path(), &db, &opts).unwrap();
+        assert_eq!((s.files_parsed, s.files_resolved), (0, 0));
+
+        // A body-only edit keeps a.py's interface: only a.py itself is re-resolved.
+        fs::write(d.path().join("a.py"), "def f():\n    return 3  # x\n").unwrap();
+        let s = index(d.path(), &db, &opts).unwrap();
+        assert_eq!((s.files_parsed, s.files_resolved), (1, 1));
+
+        // Moving f changes its id: a.py and its two dependents re-resolve, d.py does not.
+        fs::write(d.path().join("a.py"), "# c\n\ndef f():\n    return 3\n").unwrap();
+        let s = index(d.path(), &db, &opts).unwrap();
+        assert_eq!((s.files_parsed, s.files_resolved), (1, 3));
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let dsts: Vec<String> = conn
+            .prepare("SELECT DISTINCT dst FROM edges WHERE type = 'invoke' ORDER BY dst")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(dsts, vec!["a.f:3".to_string()]);
+        let names: Vec<String> = conn
+            .prepare("SELECT qualname FROM name_index ORDER BY qualname")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(names, ["a", "a.f", "b", "b.g", "c", "c.h", "d", "d.k"]);
+
+        // Leaf edit in d.py: nothing depends on it.
+        fs::write(d.path().join("d.py"), "def k():\n    return 5\n").unwrap();
+        let s = index(d.path(), &db, &opts).unwrap();
+        assert_eq!((s.files_parsed, s.files_resolved), (1, 1));
+        // Removing a definition drops it from name_index; a file removal is counted too.
+        fs::write(d.path().join("d.py"), "x = 1\n").unwrap();
+        fs::remove_file(d.path().join("c.py")).unwrap();
+        let s = index(d.path(), &db, &opts).unwrap();
+        // The stored counts follow every delta exactly.
+        let real: (usize, usize) = conn
+            .query_row(
+                "SELECT (SELECT COUNT(*) FROM nodes), (SELECT COUNT(*) FROM edges)",
+                [],
+                |r| Ok((r.get::<_, i64>(0)? as usize, r.get::<_, i64>(1)? as usize)),
+            )
+            .unwrap();
+        assert_eq!((s.nodes, s.edges), real);
+        assert_eq!(s.files_removed, 1);
+        let gone: i64 = conn
+            .query_row(
+                "SELECT COUNT(*) FROM name_index WHERE qualname = 'd.k'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(gone, 0);
+    }
+
+    #[test]
+    fn stat_shortcut_trusts_old_mtimes_and_rehashes_racy_ones() {
+        use std::time::{Duration, SystemTime};
+        let d = repo(&[("a.py", "def f():\n    return 1\n")]);
+        let a = d.path().join("a.py");
+        let db = d.path().join(".ctxfast/recon.db");
+        let opts = IndexOptions::default();
+        let set_mtime = |t: SystemTime| {
+            fs::File::options()
+                .write(true)
+                .open(&a)
+                .unwrap()
+                .set_modified(t)
+                .unwrap()
+        };
+        let old = SystemTime::now() - Duration::from_secs(60);
+        set_mtime(old);
+        index(d.path(), &db, &opts).unwrap();
+        // Same size, old mtime restored: trusted without reading (git's rule too).
+        fs::write(&a, "def f():\n    return 2\n").unwrap();
+        set_mtime(old);
+        assert_eq!(index(d.path(), &db, &opts).unwrap().files_parsed, 0);
+        // A fresh mtime differs from the recorded one: re-hashed, detected.
+        fs::write(&a, "def g():\n    return 2\n").unwrap();
+        assert_eq!(index(d.path(), &db, &opts).unwrap().files_parsed, 1);
+        // Same size *and* the recorded mtime, but that mtime is within RACY_NS of the last
+        // run's start: a same-tick edit is possible, so the file is re-hashed.
+        let recorded = fs::metadata(&a).unwrap().modified().unwrap();
+        fs::write(&a, "def h():\n    return 2\n").unwrap();
+        set_mtime(recorded);
+        let s = index(d.path(), &db, &opts).unwrap();
+        assert_eq!(s.files_parsed, 1);
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let n: i64 = conn
+            .query_row("SELECT COUNT(*) FROM nodes WHERE name = 'h'", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!((n, RACY_NS), (1, 1_000_000_000));
     }
 
     #[test]

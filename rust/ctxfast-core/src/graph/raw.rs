@@ -146,8 +146,12 @@ impl R<'_> {
         let n = self.u32()? as usize;
         let b = self.0.get(self.1..self.1 + n)?;
         self.1 += n;
-        Some(String::from_utf8_lossy(b).into_owned())
+        Some(match std::str::from_utf8(b) {
+            Ok(s) => s.to_owned(),
+            Err(_) => String::from_utf8_lossy(b).into_owned(),
+        })
     }
+
     fn strs(&mut self) -> Option<Vec<String>> {
         let n = self.u32()?;
         (0..n).map(|_| self.s()).collect()
@@ -198,6 +202,38 @@ fn dec_target(r: &mut R<'_>) -> Option<Target> {
 }
 
 impl RawFile {
+    /// True when `self` and `other` look the same to *other* files' resolution: same
+    /// definitions (kind, name, scope, line — node ids are `qualname:line`), bases, self
+    /// bindings, import bindings, locals and package. Only the reference list, columns, end
+    /// lines, signatures and docstrings may differ. A refresh whose changed files all keep
+    /// their interface re-resolves just those files, not their dependents.
+    pub fn same_interface(&self, other: &RawFile) -> bool {
+        self.defs.len() == other.defs.len()
+            && self.defs.iter().zip(&other.defs).all(|(a, b)| {
+                a.kind == b.kind
+                    && a.name == b.name
+                    && a.local == b.local
+                    && a.line == b.line
+                    && a.parent == b.parent
+                    && a.bases == b.bases
+                    && a.self_names == b.self_names
+                    && a.self_class == b.self_class
+            })
+            && self.bindings == other.bindings
+            && self.outer_locals().eq(other.outer_locals())
+            && self.package == other.package
+    }
+
+    /// Locals outside function bodies (module and class scope): the only ones another file's
+    /// resolution can look at. Function-scope locals matter to their own file alone.
+    fn outer_locals(&self) -> impl Iterator<Item = &(u32, String)> {
+        self.locals.iter().filter(|(s, _)| {
+            self.defs
+                .get(*s as usize)
+                .is_none_or(|d| d.kind != DefKind::Function)
+        })
+    }
+
     pub fn encode(&self) -> Vec<u8> {
         let mut w = W(Vec::with_capacity(256));
         w.u32(self.defs.len() as u32);
@@ -236,6 +272,28 @@ impl RawFile {
             w.s(n);
         }
         w.0
+    }
+
+    /// The part of `self` other files' resolution reads ([`RawFile::same_interface`]): no
+    /// references, signatures, docstrings or function-scope locals. Stored as its own blob so
+    /// a refresh reads and decodes only this for every unchanged file (most of a full blob is
+    /// call sites) and the full blob only for the few files it re-resolves.
+    pub fn interface(&self) -> RawFile {
+        RawFile {
+            defs: self
+                .defs
+                .iter()
+                .map(|d| RawDef {
+                    signature: String::new(),
+                    doc: String::new(),
+                    ..d.clone()
+                })
+                .collect(),
+            refs: vec![],
+            bindings: self.bindings.clone(),
+            locals: self.outer_locals().cloned().collect(),
+            package: self.package.clone(),
+        }
     }
 
     /// Decodes a blob written by [`RawFile::encode`]; `None` on a truncated or foreign blob

@@ -259,16 +259,18 @@ const PY_BUILTINS: &[&str] = &[
 ];
 
 /// (scope, name) → (binding index, "bound by the first segment of a dotted import").
-type BindingMap = HashMap<(u32, String), Vec<(u32, bool)>>;
+type BindingMap<'a> = HashMap<(u32, &'a str), Vec<(u32, bool)>>;
 
 /// The cross-file symbol tables over every parsed file.
 pub struct Resolver<'a> {
     files: &'a [FileData],
     quals: Vec<Vec<String>>,
-    local_index: Vec<HashMap<String, u32>>,
-    bindings: Vec<BindingMap>,
+    // Keys borrow from `files`: a refresh builds these tables over every file of the repo,
+    // and cloning each name was most of that cost.
+    local_index: Vec<HashMap<&'a str, u32>>,
+    bindings: Vec<BindingMap<'a>>,
     stars: Vec<Vec<u32>>,
-    locals: Vec<HashSet<(u32, String)>>,
+    locals: Vec<HashSet<(u32, &'a str)>>,
     def_by_qual: HashMap<String, (u32, u32)>,
     module_by_qual: HashMap<String, u32>,
     packages: HashSet<String>,
@@ -320,7 +322,7 @@ impl<'a> Resolver<'a> {
             let fi = fi as u32;
             let mut li = HashMap::with_capacity(f.raw.defs.len());
             for (di, d) in f.raw.defs.iter().enumerate().skip(1) {
-                li.entry(d.local.clone()).or_insert(di as u32);
+                li.entry(d.local.as_str()).or_insert(di as u32);
                 r.def_by_qual
                     .entry(quals[fi as usize][di].clone())
                     .or_insert((fi, di as u32));
@@ -334,19 +336,20 @@ impl<'a> Resolver<'a> {
                     continue;
                 }
                 if f.lang == Lang::Python && b.name.contains('.') {
-                    let first = b.name.split('.').next().unwrap_or("").to_string();
+                    let first = b.name.split('.').next().unwrap_or("");
                     bm.entry((b.scope, first))
                         .or_default()
                         .push((bi as u32, true));
                 } else {
-                    bm.entry((b.scope, b.name.clone()))
+                    bm.entry((b.scope, b.name.as_str()))
                         .or_default()
                         .push((bi as u32, false));
                 }
             }
             r.bindings.push(bm);
             r.stars.push(stars);
-            r.locals.push(f.raw.locals.iter().cloned().collect());
+            r.locals
+                .push(f.raw.locals.iter().map(|(s, n)| (*s, n.as_str())).collect());
             r.module_by_qual.entry(f.module.clone()).or_insert(fi);
             let pkg_base = match f.lang {
                 Lang::Go => f.prefix(),
@@ -398,7 +401,7 @@ impl<'a> Resolver<'a> {
         let fd = &self.files[f as usize];
         let d = &fd.raw.defs[s as usize];
         if !d.self_class.is_empty() {
-            if let Some(&i) = self.local_index[f as usize].get(&d.self_class) {
+            if let Some(&i) = self.local_index[f as usize].get(d.self_class.as_str()) {
                 return Res::Def(f, i);
             }
             let q = format!("{}.{}", fd.prefix(), d.self_class);
@@ -432,14 +435,14 @@ impl<'a> Resolver<'a> {
                 } else {
                     format!("{}.{}", d.local, name)
                 };
-                if let Some(&i) = self.local_index[fi].get(&q) {
+                if let Some(&i) = self.local_index[fi].get(q.as_str()) {
                     return Res::Def(f, i);
                 }
-                if let Some(bs) = self.bindings[fi].get(&(s, name.to_string())) {
+                if let Some(bs) = self.bindings[fi].get(&(s, name)) {
                     let (bi, truncate) = bs[0];
                     return self.resolve_binding(f, bi, truncate, depth + 1);
                 }
-                if self.locals[fi].contains(&(s, name.to_string())) {
+                if self.locals[fi].contains(&(s, name)) {
                     return Res::Dynamic;
                 }
             }
@@ -679,7 +682,7 @@ impl<'a> Resolver<'a> {
                     return Res::Dynamic;
                 }
                 let q = format!("{}.{}", def.local, name);
-                if let Some(&i) = self.local_index[*f as usize].get(&q) {
+                if let Some(&i) = self.local_index[*f as usize].get(q.as_str()) {
                     return Res::Def(*f, i);
                 }
                 if let Some(&(df, dd)) = self.def_by_qual.get(&format!(
@@ -709,7 +712,7 @@ impl<'a> Resolver<'a> {
                 if let Some(&i) = self.local_index[mi].get(name) {
                     return Res::Def(*m, i);
                 }
-                if let Some(bs) = self.bindings[mi].get(&(0, name.to_string())) {
+                if let Some(bs) = self.bindings[mi].get(&(0, name)) {
                     let (bi, truncate) = bs[0];
                     let r = self.resolve_binding(*m, bi, truncate, depth + 1);
                     if r != Res::NotFound {
@@ -728,7 +731,7 @@ impl<'a> Resolver<'a> {
                 if self.packages.contains(&sub) {
                     return Res::Package(sub);
                 }
-                if self.locals[mi].contains(&(0, name.to_string())) {
+                if self.locals[mi].contains(&(0, name)) {
                     return Res::Dynamic;
                 }
                 for &bi in &self.stars[mi] {

@@ -1,7 +1,9 @@
 //! SQLite storage of the graph (`recon.db`): the spec §3.2 tables (`nodes`, `edges`,
 //! `name_index`) plus `files`, `defs_meta` (signature + first docstring paragraph),
-//! `unresolved`, `raw` (per-file extraction blobs for incremental refresh), `file_deps`
-//! (which files a file's edges point into) and `meta`.
+//! `unresolved`, `raw` (per-file extraction blobs for incremental refresh: the full one and its
+//! interface part), `file_deps`
+//! (which files a file's edges point into), `file_stat` (size and mtime of each file when it
+//! was last hashed) and `meta`.
 //!
 //! WAL mode and one transaction per refresh: a reader (or a crash mid-index) always sees the
 //! previous complete index.
@@ -11,7 +13,7 @@ use rusqlite::Connection;
 use std::path::Path;
 
 /// Bumped whenever the schema or the raw blob format changes; a mismatch rebuilds the index.
-pub const SCHEMA_VERSION: &str = "1";
+pub const SCHEMA_VERSION: &str = "3";
 
 pub const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -21,8 +23,9 @@ CREATE TABLE IF NOT EXISTS edges(src TEXT, dst TEXT, type TEXT);
 CREATE TABLE IF NOT EXISTS name_index(qualname TEXT);
 CREATE TABLE IF NOT EXISTS defs_meta(id TEXT PRIMARY KEY, signature TEXT, doc TEXT);
 CREATE TABLE IF NOT EXISTS unresolved(name TEXT, node_id TEXT, file TEXT, line INT, col INT);
-CREATE TABLE IF NOT EXISTS raw(path TEXT PRIMARY KEY, data BLOB);
+CREATE TABLE IF NOT EXISTS raw(path TEXT PRIMARY KEY, data BLOB, iface BLOB);
 CREATE TABLE IF NOT EXISTS file_deps(src_file TEXT, dst_file TEXT);
+CREATE TABLE IF NOT EXISTS file_stat(path TEXT PRIMARY KEY, size INT, mtime_ns INT);
 CREATE INDEX IF NOT EXISTS nodes_name ON nodes(name);
 CREATE INDEX IF NOT EXISTS nodes_qualname ON nodes(qualname);
 CREATE INDEX IF NOT EXISTS nodes_file ON nodes(file, line);
@@ -52,10 +55,62 @@ const TABLES: &[&str] = &[
     "unresolved",
     "raw",
     "file_deps",
+    "file_stat",
 ];
 
 pub fn db_err(op: &str, e: rusqlite::Error) -> CoreError {
     CoreError::Io(format!("recon.db {op}: {e}"))
+}
+
+/// Opens a brand-new database file for a first (cold) build: no journal, no fsync, a large
+/// page cache. Safe only because the file is private to this run until it is renamed into
+/// place — an interrupted build leaves the side file behind, never a half-written `recon.db`.
+pub fn open_bulk(path: &Path) -> CoreResult<Connection> {
+    for p in [path.to_path_buf(), side(path, "-journal")] {
+        if p.exists() {
+            std::fs::remove_file(&p)
+                .map_err(|e| CoreError::Io(format!("cannot remove stale {}: {e}", p.display())))?;
+        }
+    }
+    let conn = Connection::open(path).map_err(|e| db_err("open", e))?;
+    conn.execute_batch(
+        "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536; \
+         PRAGMA temp_store=MEMORY;",
+    )
+    .map_err(|e| db_err("bulk pragmas", e))?;
+    conn.execute_batch(SCHEMA)
+        .map_err(|e| db_err("schema", e))?;
+    conn.execute(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', ?1)",
+        [SCHEMA_VERSION],
+    )
+    .map_err(|e| db_err("meta", e))?;
+    Ok(conn)
+}
+
+/// `path` with `suffix` appended to its file name (`recon.db` → `recon.db-wal`).
+pub fn side(path: &Path, suffix: &str) -> std::path::PathBuf {
+    let mut s = path.as_os_str().to_os_string();
+    s.push(suffix);
+    std::path::PathBuf::from(s)
+}
+
+/// Moves a finished bulk build over `db_path` (removing WAL side files that belonged to no
+/// database: the target did not exist when the build started).
+pub fn install(built: &Path, db_path: &Path) -> CoreResult<()> {
+    for suffix in ["-wal", "-shm"] {
+        let p = side(db_path, suffix);
+        if p.exists() && !db_path.exists() {
+            let _ = std::fs::remove_file(&p);
+        }
+    }
+    std::fs::rename(built, db_path).map_err(|e| {
+        CoreError::Io(format!(
+            "cannot move {} to {}: {e}",
+            built.display(),
+            db_path.display()
+        ))
+    })
 }
 
 /// Opens (creating if needed) the database, in WAL mode, with a schema of the current version.
@@ -72,13 +127,26 @@ pub fn open(path: &Path) -> CoreResult<Connection> {
         .map_err(|e| db_err("journal_mode", e))?;
     conn.pragma_update(None, "synchronous", "NORMAL")
         .map_err(|e| db_err("synchronous", e))?;
-    let version: Option<String> = conn
-        .query_row(
-            "SELECT value FROM meta WHERE key='schema_version'",
-            [],
-            |r| r.get(0),
-        )
-        .ok();
+    // Leave the WAL for SQLite's automatic checkpoints instead of checkpointing (and
+    // fsyncing) on every close: a refresh is one short-lived connection, and that final
+    // checkpoint cost more than a small refresh itself. Readers see the WAL either way.
+    conn.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+        true,
+    )
+    .map_err(|e| db_err("no_ckpt_on_close", e))?;
+    // Only a missing table/row or another version resets the index; any other error (a busy
+    // or unreadable file) is reported rather than silently triggering a full rebuild.
+    let version: Option<String> = match conn.query_row(
+        "SELECT value FROM meta WHERE key='schema_version'",
+        [],
+        |r| r.get(0),
+    ) {
+        Ok(v) => Some(v),
+        Err(rusqlite::Error::QueryReturnedNoRows) => None,
+        Err(e) if e.to_string().contains("no such table") => None,
+        Err(e) => return Err(db_err("read schema version", e)),
+    };
     if version.as_deref() != Some(SCHEMA_VERSION) {
         for t in TABLES {
             conn.execute_batch(&format!("DROP TABLE IF EXISTS {t};"))

@@ -149,19 +149,38 @@ pub struct Extracted {
 /// Parses `src` and extracts its raw graph. Never panics on bad input: invalid UTF-8 is
 /// parsed as bytes and names are decoded lossily.
 pub fn extract(lang: Lang, src: &[u8], module: &str, end_line: u32) -> Extracted {
-    let mut parser = Parser::new();
-    let mut b = Builder::new(src, module, end_line);
-    if parser.set_language(&lang.grammar()).is_err() {
-        return Extracted {
-            raw: b.finish(),
-            parse_error: Some("grammar version mismatch".into()),
-        };
+    thread_local! {
+        // One parser per worker thread and language: creating a parser and loading its
+        // grammar per file is measurable on repos with thousands of small files.
+        static PARSERS: std::cell::RefCell<Vec<(Lang, Parser)>> =
+            const { std::cell::RefCell::new(Vec::new()) };
     }
-    let Some(tree) = parser.parse(src, None) else {
-        return Extracted {
-            raw: b.finish(),
-            parse_error: Some("parser gave up".into()),
+    let mut b = Builder::new(src, module, end_line);
+    let tree = PARSERS.with(|cell| {
+        let mut parsers = cell.borrow_mut();
+        let pos = match parsers.iter().position(|(l, _)| *l == lang) {
+            Some(p) => p,
+            None => {
+                let mut p = Parser::new();
+                p.set_language(&lang.grammar())
+                    .map_err(|_| "grammar version mismatch")?;
+                parsers.push((lang, p));
+                parsers.len() - 1
+            }
         };
+        let parser = &mut parsers[pos].1;
+        let tree = parser.parse(src, None);
+        parser.reset();
+        tree.ok_or("parser gave up")
+    });
+    let tree = match tree {
+        Ok(t) => t,
+        Err(e) => {
+            return Extracted {
+                raw: b.finish(),
+                parse_error: Some(e.into()),
+            }
+        }
     };
     let root = tree.root_node();
     match lang {
