@@ -10,7 +10,6 @@ the weights stay 1.0.
 
 from __future__ import annotations
 
-import math
 import re
 from collections import defaultdict
 
@@ -172,20 +171,14 @@ def file_scores(
             {f: sum(sorted(v, reverse=True)[: cfg.def_bm25_top]) for f, v in per_file.items()}
         )
     if cfg.path_words:
-        # Each matched path word weighs its rarity across paths (a word in every path, such
-        # as the project's own name, carries no information).
+        # A plain count of query words among the path's components. (Weighting each word by
+        # its rarity across paths measured no better on the benchmark sample: kept simple.)
         words = {w for w in _WORD.findall(task_text.lower()) if w not in STOPWORDS}
-        parts_of = {f: set(re.split(r"[/._-]", f.lower())) for f in index.files}
-        df: dict[str, int] = defaultdict(int)
-        for parts in parts_of.values():
-            for w in words & parts:
-                df[w] += 1
-        n_files = max(len(index.files), 1)
         pw: dict[str, float] = {}
-        for f, parts in parts_of.items():
-            score = sum(math.log(n_files / df[w]) for w in words & parts)
-            if score > 0:
-                pw[f] = score
+        for f in index.files:
+            n = len(words & set(re.split(r"[/._]", f.lower())))
+            if n:
+                pw[f] = float(n)
         signals["path_words"] = _normalise(pw)
     if cfg.traceback:
         tb: dict[str, float] = defaultdict(float)
