@@ -145,6 +145,25 @@ pub fn head_bound(text: &str, max_tokens: usize, enc: Encoding) -> usize {
     scan_until(text, max_tokens, enc).unwrap_or(text.len())
 }
 
+/// (end offset, running token count) after each pre-tokenised piece of `text`, up to the
+/// first piece ending past `stop` bytes. Empty for `approx`.
+pub fn piece_prefix_counts(text: &str, stop: usize, enc: Encoding) -> Vec<(usize, usize)> {
+    let Some(tok) = enc.tokenizer() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let (mut end, mut total) = (0usize, 0usize);
+    for piece in tok.split(text) {
+        end += piece.len();
+        total += count(piece, enc);
+        out.push((end, total));
+        if end > stop {
+            break;
+        }
+    }
+    out
+}
+
 /// Walks the pre-tokenised pieces summing memoised counts; returns the end offset of the piece
 /// at which the running count first exceeds `max_tokens`, or `None` if the text fits.
 fn scan_until(text: &str, max_tokens: usize, enc: Encoding) -> Option<usize> {

@@ -82,7 +82,15 @@ pub fn truncate_to_tokens(
     if tokens::fits(text, max_tokens, enc) {
         return Ok(text.to_string());
     }
-    let points = cut_points(text, cut, enc)?;
+    // Cut points past the head bound cannot fit, so only the head is enumerated (a huge
+    // section costs what its first `max_tokens` tokens cost); the full list is built only in
+    // the rare case that the last head point still fits.
+    let mut bound = tokens::head_bound(text, max_tokens, enc).saturating_add(64);
+    while bound < text.len() && !text.is_char_boundary(bound) {
+        bound += 1;
+    }
+    let head = &text[..bound.min(text.len())];
+    let mut points = cut_points(head, cut, enc)?;
     let candidate = |end: usize| -> String {
         let mut s = String::with_capacity(end + elision.len());
         s.push_str(&text[..end]);
@@ -93,15 +101,16 @@ pub fn truncate_to_tokens(
     if !fits_at(0) {
         return Ok(String::new());
     }
-    // Search only cut points up to (a little past) the head bound; if the last of those
-    // still fits, fall back to the full range so the answer stays the longest head.
-    let bound = tokens::head_bound(text, max_tokens, enc).saturating_add(64);
-    let limit = points.partition_point(|&p| p <= bound).max(1) - 1;
-    let top = if limit + 1 < points.len() && fits_at(limit) {
-        points.len() - 1
-    } else {
-        limit
-    };
+    if head.len() < text.len() && fits_at(points.len() - 1) {
+        points = cut_points(text, cut, enc)?;
+    }
+    let fits_at = |idx: usize| tokens::fits(&candidate(points[idx]), max_tokens, enc);
+    let top = points.len() - 1;
+    // Guess the cut from per-piece running counts (exact whenever the cut is a piece
+    // boundary, as word and line ends are), then confirm it with a few exact checks.
+    if let Some(idx) = guided_cut(text, &points, top, max_tokens, enc, elision, &fits_at) {
+        return Ok(candidate(points[idx]));
+    }
     // Invariant: points[lo] fits; every index > hi is known not to fit.
     let (mut lo, mut hi) = (0usize, top);
     while lo < hi {
@@ -113,6 +122,56 @@ pub fn truncate_to_tokens(
         }
     }
     Ok(candidate(points[lo]))
+}
+
+/// Steps allowed around the estimate before falling back to binary search.
+const GUIDE_STEPS: usize = 6;
+
+/// The longest fitting index in `points[..=top]`, found from an estimate and confirmed
+/// exactly: `points[idx]` fits and `points[idx + 1]` (if within `top`) does not. `None` when
+/// the estimate is too far off to confirm within [`GUIDE_STEPS`] checks.
+fn guided_cut(
+    text: &str,
+    points: &[usize],
+    top: usize,
+    max_tokens: usize,
+    enc: Encoding,
+    elision: &str,
+    fits_at: &dyn Fn(usize) -> bool,
+) -> Option<usize> {
+    let prefix = tokens::piece_prefix_counts(text, points[top], enc);
+    if prefix.is_empty() {
+        return None;
+    }
+    let elision_cost = tokens::count(elision, enc);
+    let estimate = |p: usize| -> usize {
+        let k = prefix.partition_point(|&(end, _)| end <= p);
+        let (end, cum) = if k == 0 { (0, 0) } else { prefix[k - 1] };
+        cum + if p > end {
+            tokens::count(&text[end..p], enc)
+        } else {
+            0
+        } + elision_cost
+    };
+    let mut idx = points[..=top]
+        .partition_point(|&p| estimate(p) <= max_tokens)
+        .saturating_sub(1);
+    let mut steps = 0;
+    while !fits_at(idx) {
+        if idx == 0 || steps == GUIDE_STEPS {
+            return None;
+        }
+        idx -= 1;
+        steps += 1;
+    }
+    while idx < top && fits_at(idx + 1) {
+        if steps == GUIDE_STEPS {
+            return None;
+        }
+        idx += 1;
+        steps += 1;
+    }
+    Some(idx)
 }
 
 #[cfg(test)]
