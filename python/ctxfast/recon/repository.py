@@ -156,17 +156,9 @@ class Repository:
         )
 
     def _index_key(self) -> str:
-        import hashlib
-        import sqlite3
+        from ctxfast.retrieval.repoindex import content_key
 
-        con = sqlite3.connect(f"file:{self.graph_db}?mode=ro", uri=True)
-        try:
-            rows = con.execute(
-                "SELECT path, sha256 FROM files WHERE sha256 IS NOT NULL ORDER BY path"
-            ).fetchall()
-        finally:
-            con.close()
-        return hashlib.sha256("\n".join(f"{p}:{s}" for p, s in rows).encode()).hexdigest()
+        return content_key(self.graph_db)
 
     def answer(self, question_id: str, subject: str | None = None) -> Answer:
         """One of the six deterministic questions of spec §6.1, with ``file:line`` evidence."""

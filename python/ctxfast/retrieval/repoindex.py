@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ctxfast.bm25 import BM25Index, tokenize_code
+from ctxfast.bm25 import BM25Index
 
 DEF_KINDS = ("function", "class")
 
@@ -53,7 +54,7 @@ class RepoIndex:
             modules = con.execute("SELECT file, qualname FROM nodes WHERE kind = 'def'").fetchall()
         finally:
             con.close()
-        self.key = hashlib.sha256("\n".join(f"{p}:{s}" for p, s, _ in files).encode()).hexdigest()
+        self.key = _key_of((p, s) for p, s, _ in files)
         self.files: list[str] = [p for p, _, _ in files]
         self.languages: dict[str, str] = {p: lang or "" for p, _, lang in files}
         self.defs: list[Definition] = [Definition(*r) for r in rows]
@@ -129,5 +130,18 @@ class RepoIndex:
         return best
 
 
-def query_tokens(text: str) -> list[str]:
-    return tokenize_code(text)
+def _key_of(rows: Iterable[tuple[str, str]]) -> str:
+    return hashlib.sha256("\n".join(f"{p}:{s}" for p, s in rows).encode()).hexdigest()
+
+
+def content_key(db_path: Path) -> str:
+    """Identity of an index's content: the hash of every (path, sha256) pair. The in-memory
+    retrieval state is reused exactly as long as this key is unchanged."""
+    con = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    try:
+        rows = con.execute(
+            "SELECT path, sha256 FROM files WHERE sha256 IS NOT NULL ORDER BY path"
+        ).fetchall()
+    finally:
+        con.close()
+    return _key_of(rows)
