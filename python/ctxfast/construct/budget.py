@@ -166,6 +166,10 @@ def run_budget(
             b.tier,
             b.critical,
             entry_text(b),
+            b.item.meta.entity,
+            b.item.meta.file,
+            b.item.meta.start_line,
+            b.item.meta.end_line,
         )
         for b in ordered
     ]

@@ -233,6 +233,12 @@ class WindowEntry:
     tier: str
     critical: bool
     text: str
+    # Where the block's code lives (None for non-code items): lets evaluators and callers
+    # map the window back to the repository without re-deriving it from the text.
+    entity: str | None = None
+    file: str | None = None
+    start_line: int | None = None
+    end_line: int | None = None
 
 
 @dataclass(frozen=True)

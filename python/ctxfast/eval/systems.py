@@ -363,14 +363,6 @@ class CtxfastRetrieval:
         return RetrievalOutput(list(res.ranked_files()), cands, res.render(), res.token_count, ms)
 
 
-def _attr(obj: Any, *names: str, default: Any = None) -> Any:
-    for n in names:
-        v = getattr(obj, n, None)
-        if v is not None:
-            return v
-    return default
-
-
 @dataclass(frozen=True)
 class CtxfastConstruct:
     """ctxfast's constructor (``ctxfast.compose``) scored on its ``DecisionContext`` window."""
@@ -395,17 +387,17 @@ class CtxfastConstruct:
         ctx = ctxfast.compose(handle.repo, instance.problem_statement, **self.options)  # type: ignore[attr-defined]
         ms = (time.perf_counter() - t0) * 1000.0
         cands = []
-        for it in ctx.window:
-            f = _attr(it, "file", "path")
-            if f is None:
-                continue  # non-code items (task, constraints) still count in token_count
+        entries = [it for it in ctx.window if it.file is not None]
+        sizes = ctxfast.count_tokens_batch([it.text for it in entries])
+        for it, size in zip(entries, sizes, strict=True):
+            # Non-code items (task, constraints) have no file; they still count in token_count.
             cands.append(
                 Candidate(
-                    str(f),
-                    _attr(it, "qualname"),
-                    int(_attr(it, "start_line", "start", default=1)),
-                    int(_attr(it, "end_line", "end", default=1)),
-                    tokens=int(_attr(it, "token_count", "tokens", default=0)),
+                    str(it.file),
+                    handle.repo.local_symbol(it.file, it.entity) if it.entity else None,
+                    int(it.start_line or 1),
+                    int(it.end_line or it.start_line or 1),
+                    tokens=size,
                 )
             )
         files = list(dict.fromkeys(c.file for c in cands))

@@ -213,6 +213,13 @@ class CodeGraph:
             (_node(r[:8]), Edge(*r[8:])) for r in self._q(sql + " ORDER BY n.line, e.dst", args)
         ]
 
+    def module_qualname(self, file: str) -> str | None:
+        """The dotted module name the graph gives ``file`` (its ``def`` node)."""
+        rows = self._q(
+            "SELECT qualname FROM nodes WHERE file = ? AND kind = 'def' LIMIT 1", (file,)
+        )
+        return rows[0][0] if rows else None
+
     def scope_definition(self, site: Node) -> Node | None:
         """The definition whose scope contains a reference site (sites carry its qualname)."""
         if site.is_definition:

@@ -155,6 +155,16 @@ class Repository:
             task_text, error=error, test=test, max_tokens=max_tokens, config=config
         )
 
+    def local_symbol(self, file: str, qualname: str | None) -> str:
+        """``qualname`` relative to ``file``'s module (``Class.method``; ``<module>`` for
+        module-level code) — the way benchmarks and people name a symbol in a known file."""
+        module = self.graph.module_qualname(file)
+        if not qualname:
+            return "<module>"
+        if module and qualname.startswith(module + "."):
+            return qualname[len(module) + 1 :]
+        return qualname
+
     def _index_key(self) -> str:
         from ctxfast.retrieval.repoindex import content_key
 
