@@ -145,9 +145,10 @@ pub fn head_bound(text: &str, max_tokens: usize, enc: Encoding) -> usize {
     scan_until(text, max_tokens, enc).unwrap_or(text.len())
 }
 
-/// (end offset, running token count) after each pre-tokenised piece of `text`, up to the
-/// first piece ending past `stop` bytes. Empty for `approx`.
-pub fn piece_prefix_counts(text: &str, stop: usize, enc: Encoding) -> Vec<(usize, usize)> {
+/// (end offset, running token count) after each pre-tokenised piece of `text`, stopping at
+/// the first piece that takes the count past `max_tokens` (so the last entry is the head
+/// bound, or the whole text when it fits). Empty for `approx` and for an empty text.
+pub fn piece_prefix_counts(text: &str, max_tokens: usize, enc: Encoding) -> Vec<(usize, usize)> {
     let Some(tok) = enc.tokenizer() else {
         return Vec::new();
     };
@@ -157,7 +158,7 @@ pub fn piece_prefix_counts(text: &str, stop: usize, enc: Encoding) -> Vec<(usize
         end += piece.len();
         total += count(piece, enc);
         out.push((end, total));
-        if end > stop {
+        if total > max_tokens {
             break;
         }
     }

@@ -79,13 +79,19 @@ pub fn truncate_to_tokens(
     elision: &str,
     cut: Cut,
 ) -> CoreResult<String> {
-    if tokens::fits(text, max_tokens, enc) {
-        return Ok(text.to_string());
-    }
-    // Cut points past the head bound cannot fit, so only the head is enumerated (a huge
-    // section costs what its first `max_tokens` tokens cost); the full list is built only in
-    // the rare case that the last head point still fits.
-    let mut bound = tokens::head_bound(text, max_tokens, enc).saturating_add(64);
+    // One scan of the head gives both "does it fit" and the per-piece running counts that
+    // guide the cut. Cut points past the head bound cannot fit, so only the head is
+    // enumerated (a huge section costs what its first `max_tokens` tokens cost); the full
+    // list is built only in the rare case that the last head point still fits.
+    let prefix = tokens::piece_prefix_counts(text, max_tokens, enc);
+    let head_end = match (enc, prefix.last()) {
+        (Encoding::Approx, _) if tokens::fits(text, max_tokens, enc) => return Ok(text.to_string()),
+        (Encoding::Approx, _) => tokens::head_bound(text, max_tokens, enc),
+        (_, None) => return Ok(text.to_string()),
+        (_, Some(&(_, total))) if total <= max_tokens => return Ok(text.to_string()),
+        (_, Some(&(end, _))) => end,
+    };
+    let mut bound = head_end.saturating_add(64);
     while bound < text.len() && !text.is_char_boundary(bound) {
         bound += 1;
     }
@@ -108,7 +114,9 @@ pub fn truncate_to_tokens(
     let top = points.len() - 1;
     // Guess the cut from per-piece running counts (exact whenever the cut is a piece
     // boundary, as word and line ends are), then confirm it with a few exact checks.
-    if let Some(idx) = guided_cut(text, &points, top, max_tokens, enc, elision, &fits_at) {
+    if let Some(idx) = guided_cut(
+        text, &prefix, &points, top, max_tokens, enc, elision, &fits_at,
+    ) {
         return Ok(candidate(points[idx]));
     }
     // Invariant: points[lo] fits; every index > hi is known not to fit.
@@ -130,8 +138,10 @@ const GUIDE_STEPS: usize = 6;
 /// The longest fitting index in `points[..=top]`, found from an estimate and confirmed
 /// exactly: `points[idx]` fits and `points[idx + 1]` (if within `top`) does not. `None` when
 /// the estimate is too far off to confirm within [`GUIDE_STEPS`] checks.
+#[allow(clippy::too_many_arguments)]
 fn guided_cut(
     text: &str,
+    prefix: &[(usize, usize)],
     points: &[usize],
     top: usize,
     max_tokens: usize,
@@ -139,7 +149,6 @@ fn guided_cut(
     elision: &str,
     fits_at: &dyn Fn(usize) -> bool,
 ) -> Option<usize> {
-    let prefix = tokens::piece_prefix_counts(text, points[top], enc);
     if prefix.is_empty() {
         return None;
     }
