@@ -53,6 +53,9 @@ class RetrievalConfig:
         }
     )
     def_bm25_top: int = 3
+    # Definition-level BM25 also feeds candidates (beyond the spec's three sources): the
+    # best ``def_bm25_k`` definitions, re-ranked with their file's evidence.
+    def_bm25_k: int = 50
     query: QueryConfig = field(default_factory=QueryConfig)
 
     @classmethod

@@ -127,7 +127,7 @@ class Retriever:
         def_index = self.def_index(cfg) if cfg.def_bm25 else None
         files, signals = file_scores(ix, def_index, query, task_text, error, cfg)
         if def_index is not None:
-            for i, s in def_index.search(task_text, k=cfg.top_k):
+            for i, s in def_index.search(task_text, k=cfg.def_bm25_k):
                 d = def_index.defs[i]
                 raws.append(
                     RawCandidate(
