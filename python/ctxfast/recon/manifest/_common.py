@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -211,6 +212,16 @@ class Collector:
 
     def error(self, file: str, reason: str, line: int | None = None) -> None:
         self.errors.append({"file": file, "reason": self.clip(reason), "line": line})
+
+
+def load_toml(src: Source) -> dict[str, Any]:
+    """Parses a TOML manifest; a syntax error becomes a fail-soft ``ManifestParseError``
+    carrying the line tomllib reports."""
+    try:
+        return tomllib.loads(src.text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"line (\d+)", str(exc))
+        raise ManifestParseError(f"unparseable: {exc}", int(m.group(1)) if m else None) from exc
 
 
 def rel_posix(root: Path, path: Path) -> str:

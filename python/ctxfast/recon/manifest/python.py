@@ -8,13 +8,13 @@ from __future__ import annotations
 import ast
 import configparser
 import re
-import tomllib
 from typing import Any
 
 from ctxfast.recon.manifest._common import (
     Collector,
     ManifestParseError,
     Source,
+    load_toml,
     split_requirement,
 )
 from ctxfast.recon.manifest._locate import TomlLines, ini_entries
@@ -62,11 +62,7 @@ def _req_deps(col: Collector, reqs: Any, kind: str, locate: Any) -> None:
 def parse_pyproject(col: Collector, src: Source) -> None:
     """Languages, package manager, dependencies, scripts and tool conventions of PEP 621 and
     Poetry projects."""
-    try:
-        data = tomllib.loads(src.text)
-    except tomllib.TOMLDecodeError as exc:
-        m = re.search(r"line (\d+)", str(exc))
-        raise ManifestParseError(f"unparseable: {exc}", int(m.group(1)) if m else None) from exc
+    data = load_toml(src)
     t = TomlLines(src)
     project = _dict(data.get("project"))
     tool = _dict(data.get("tool"))

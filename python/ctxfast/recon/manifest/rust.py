@@ -4,11 +4,10 @@
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
-from ctxfast.recon.manifest._common import Collector, ManifestParseError, Source
+from ctxfast.recon.manifest._common import Collector, ManifestParseError, Source, load_toml
 from ctxfast.recon.manifest._locate import TomlLines
 
 PM_CARGO = 7
@@ -23,11 +22,7 @@ def _list(v: Any) -> list[Any]:
 
 
 def parse_cargo_toml(col: Collector, src: Source, root_level: bool) -> None:
-    try:
-        data = tomllib.loads(src.text)
-    except tomllib.TOMLDecodeError as exc:
-        m = re.search(r"line (\d+)", str(exc))
-        raise ManifestParseError(f"unparseable: {exc}", int(m.group(1)) if m else None) from exc
+    data = load_toml(src)
     t = TomlLines(src)
     package = _d(data.get("package"))
     workspace = _d(data.get("workspace"))

@@ -78,13 +78,7 @@ pub fn open_bulk(path: &Path) -> CoreResult<Connection> {
          PRAGMA temp_store=MEMORY;",
     )
     .map_err(|e| db_err("bulk pragmas", e))?;
-    conn.execute_batch(SCHEMA)
-        .map_err(|e| db_err("schema", e))?;
-    conn.execute(
-        "INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', ?1)",
-        [SCHEMA_VERSION],
-    )
-    .map_err(|e| db_err("meta", e))?;
+    create_schema(&conn)?;
     Ok(conn)
 }
 
@@ -153,6 +147,13 @@ pub fn open(path: &Path) -> CoreResult<Connection> {
                 .map_err(|e| db_err("reset", e))?;
         }
     }
+    create_schema(&conn)?;
+    Ok(conn)
+}
+
+/// Creates the tables (if absent) and stamps the schema version; shared by the bulk cold
+/// build and the incremental open.
+fn create_schema(conn: &Connection) -> CoreResult<()> {
     conn.execute_batch(SCHEMA)
         .map_err(|e| db_err("schema", e))?;
     conn.execute(
@@ -160,5 +161,5 @@ pub fn open(path: &Path) -> CoreResult<Connection> {
         [SCHEMA_VERSION],
     )
     .map_err(|e| db_err("meta", e))?;
-    Ok(conn)
+    Ok(())
 }
