@@ -9,6 +9,7 @@ __all__ = [
     "CtxfastError",
     "EncodingError",
     "IndexError",
+    "IndexProgress",
     "InternalError",
     "InvalidArgumentError",
     "__version__",
@@ -56,10 +57,17 @@ def best_windows(
 def content_identity(texts: list[str]) -> list[str]: ...
 def normalise_for_identity(text: str) -> str: ...
 def _panic_for_test() -> None: ...
+
+@final
+class IndexProgress:
+    def __new__(cls) -> IndexProgress: ...
+    def snapshot(self) -> tuple[str, int, int]: ...
+
 def index_graph(
     root: str,
     db_path: str,
     max_file_bytes: int = 1_000_000,
+    progress: IndexProgress | None = None,
 ) -> tuple[int, int, int, int, int, float, list[tuple[str, str]], int]: ...
 
 # --- BM25 + code tokenizer (rust/ctxfast-py/src/bm25.rs) ---

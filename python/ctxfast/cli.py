@@ -44,15 +44,14 @@ def _cmd_index(args: argparse.Namespace) -> int:
     import json
     import time
 
+    from ctxfast.progress import IndexBar
     from ctxfast.recon import Repository
 
     repo = Repository(args.path, args.index_dir)
-    tty = sys.stderr.isatty()
-    if tty:
-        print(f"indexing {repo.root} …", file=sys.stderr, flush=True)
     t0 = time.perf_counter()
-    stats = repo.index()
-    if tty:
+    with IndexBar(f"indexing {repo.root.name}") as bar:
+        stats = repo.index(progress=bar)
+    if sys.stderr.isatty():
         print(f"done in {time.perf_counter() - t0:.2f}s", file=sys.stderr)
     if args.json:
         print(json.dumps(dataclasses.asdict(stats), indent=2))

@@ -16,6 +16,7 @@ from collections import Counter
 from typing import Any
 
 from ctxfast.errors import InvalidArgumentError
+from ctxfast.progress import IndexBar
 from ctxfast.recon import Repository
 
 
@@ -35,9 +36,9 @@ def open_repo(args: argparse.Namespace) -> Repository:
     """The repository of ``args.path``, indexed if its graph DB does not exist yet."""
     repo = Repository(args.path, getattr(args, "index_dir", None))
     if not repo.graph_db.exists():
-        _status(f"indexing {repo.root} (first use) …")
         t0 = time.perf_counter()
-        stats = repo.index()
+        with IndexBar(f"indexing {repo.root.name} (first use)") as bar:
+            stats = repo.index(progress=bar)
         _status(
             f"indexed {stats.files_parsed} files, {stats.nodes} nodes, {stats.edges} edges "
             f"in {time.perf_counter() - t0:.2f}s"

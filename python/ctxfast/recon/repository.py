@@ -15,6 +15,7 @@ from typing import Any
 
 from ctxfast import _native
 from ctxfast.errors import InvalidArgumentError
+from ctxfast.progress import ProgressCallback, run_polled
 from ctxfast.recon.answers import Answer, answer_question
 from ctxfast.recon.ego import EgoGraph, build_ego_graph
 from ctxfast.recon.gate import GateConfig, GateResult, run_gate
@@ -75,11 +76,24 @@ class Repository:
     def graph_db(self) -> Path:
         return self.index_dir / GRAPH_DB_NAME
 
-    def index(self) -> IndexStats:
-        """Builds the code graph, or refreshes it incrementally (only changed files re-parse)."""
-        seen, parsed, removed, nodes, edges, secs, errors, resolved = _native.index_graph(
-            str(self.root), str(self.graph_db), self.max_file_bytes
-        )
+    def index(self, progress: ProgressCallback | None = None) -> IndexStats:
+        """Builds the code graph, or refreshes it incrementally (only changed files re-parse).
+
+        ``progress(stage, files_done, files_total)`` is called from a helper thread about ten
+        times a second while the native run goes on, and once more at the end.
+        """
+
+        def run(counters: _native.IndexProgress | None = None) -> tuple[Any, ...]:
+            return _native.index_graph(
+                str(self.root), str(self.graph_db), self.max_file_bytes, counters
+            )
+
+        if progress is None:
+            out = run()
+        else:
+            counters = _native.IndexProgress()
+            out = run_polled(lambda: run(counters), counters.snapshot, progress)
+        seen, parsed, removed, nodes, edges, secs, errors, resolved = out
         return IndexStats(
             files_seen=seen,
             files_parsed=parsed,

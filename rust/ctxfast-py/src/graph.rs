@@ -2,9 +2,34 @@
 //! released; Python reads the database with the stdlib `sqlite3` module.
 
 use crate::gil::detached;
-use ctxfast_core::graph::{self, IndexOptions};
+use ctxfast_core::graph::{self, progress::Progress, IndexOptions};
 use pyo3::prelude::*;
 use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Progress counters of an `index_graph` run; poll them from another Python thread while
+/// the run (which has released the GIL) is going.
+#[pyclass(frozen, module = "ctxfast._native")]
+pub struct IndexProgress {
+    inner: Arc<Progress>,
+}
+
+#[pymethods]
+impl IndexProgress {
+    #[new]
+    fn new() -> Self {
+        IndexProgress {
+            inner: Arc::new(Progress::new()),
+        }
+    }
+
+    /// `(stage, files_done, files_total)`; stage is one of discover, parse, resolve, write,
+    /// done.
+    fn snapshot(&self) -> (&'static str, usize, usize) {
+        let (stage, done, total) = self.inner.snapshot();
+        (stage.as_str(), done, total)
+    }
+}
 
 type StatsTuple = (
     usize,
@@ -21,14 +46,18 @@ type StatsTuple = (
 /// `(files_seen, files_parsed, files_removed, nodes, edges, seconds, errors,
 /// files_resolved)`.
 #[pyfunction]
-#[pyo3(signature = (root, db_path, max_file_bytes = 1_000_000))]
+#[pyo3(signature = (root, db_path, max_file_bytes = 1_000_000, progress = None))]
 fn index_graph(
     py: Python<'_>,
     root: PathBuf,
     db_path: PathBuf,
     max_file_bytes: u64,
+    progress: Option<&IndexProgress>,
 ) -> PyResult<StatsTuple> {
-    let opts = IndexOptions { max_file_bytes };
+    let opts = IndexOptions {
+        max_file_bytes,
+        progress: progress.map(|p| p.inner.clone()),
+    };
     detached(py, move || {
         let s = graph::index(&root, &db_path, &opts)?;
         Ok((
@@ -45,6 +74,7 @@ fn index_graph(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<IndexProgress>()?;
     m.add_function(wrap_pyfunction!(index_graph, m)?)?;
     Ok(())
 }

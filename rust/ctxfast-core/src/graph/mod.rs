@@ -37,12 +37,14 @@
 
 pub mod discover;
 pub mod lang;
+pub mod progress;
 pub mod raw;
 pub mod resolve;
 pub mod store;
 
 use crate::error::{CoreError, CoreResult};
 use lang::{module_qualname, Lang};
+use progress::{Progress, Stage};
 use raw::RawFile;
 use rayon::prelude::*;
 use resolve::{FileData, Resolver};
@@ -59,12 +61,15 @@ use store::db_err;
 pub struct IndexOptions {
     /// Files larger than this are recorded as skipped (default 1 MB).
     pub max_file_bytes: u64,
+    /// Counters another thread may poll for a progress bar (none by default).
+    pub progress: Option<std::sync::Arc<Progress>>,
 }
 
 impl Default for IndexOptions {
     fn default() -> Self {
         IndexOptions {
             max_file_bytes: discover::DEFAULT_MAX_FILE_BYTES,
+            progress: None,
         }
     }
 }
@@ -131,6 +136,14 @@ fn go_module(root: &Path) -> String {
 
 /// Builds or incrementally refreshes the graph of `root` into the SQLite file `db_path`.
 pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<IndexStats> {
+    let result = index_run(root, db_path, opts);
+    if let Some(p) = &opts.progress {
+        p.set_stage(Stage::Done);
+    }
+    result
+}
+
+fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<IndexStats> {
     let t0 = Instant::now();
     if !root.is_dir() {
         return Err(CoreError::InvalidArgument(format!(
@@ -155,7 +168,11 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     } else {
         store::open(db_path)?
     };
+    let progress = opts.progress.clone().unwrap_or_default();
+    progress.set_stage(Stage::Discover);
     let found = discover::discover(root, opts.max_file_bytes);
+    progress.set_total(found.len());
+    progress.set_stage(Stage::Parse);
     trace("discover", t0);
 
     let mut stored: HashMap<String, Option<String>> = HashMap::new();
@@ -203,6 +220,7 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     let outcomes: Vec<Outcome> = found
         .par_iter()
         .map(|f| {
+            let _tick = Tick(&progress);
             let (Some(lang), None) = (f.lang, &f.skip) else {
                 return Outcome::Skipped(f.skip.clone().unwrap_or_else(|| "skipped".into()));
             };
@@ -472,6 +490,7 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             }
         }
     }
+    progress.set_stage(Stage::Resolve);
     let resolver = Resolver::new(&files, &go_module(root));
     trace("symbol table", t0);
     let results: Vec<(usize, resolve::Resolved)> = affected
@@ -485,6 +504,7 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         .collect();
 
     // ---- one transaction ----
+    progress.set_stage(Stage::Write);
     let (mut n_nodes, mut n_edges) = if cold { (0, 0) } else { graph_counts(&conn)? };
     let tx = conn.transaction().map_err(|e| db_err("begin", e))?;
     if cold {
@@ -735,6 +755,15 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     stats
 }
 
+/// Counts one file as done when the parse closure returns, whichever way it returns.
+struct Tick<'a>(&'a Progress);
+
+impl Drop for Tick<'_> {
+    fn drop(&mut self) {
+        self.0.tick();
+    }
+}
+
 /// One `nodes` row (plus its `defs_meta` row for definitions) waiting to be inserted.
 struct NodeRow<'a> {
     id: Cow<'a, str>,
@@ -930,6 +959,19 @@ mod tests {
         assert_eq!(discover::BINARY_SNIFF_BYTES, 8192);
         assert!(discover::is_binary(b"ab\0c"));
         assert!(!discover::is_binary("é".as_bytes()));
+    }
+
+    #[test]
+    fn progress_counts_every_file_and_ends_done() {
+        let d = repo(&[("a.py", "x = 1\n"), ("b.py", "y = 2\n"), ("c.txt", "z\n")]);
+        let p = std::sync::Arc::new(Progress::new());
+        let opts = IndexOptions {
+            progress: Some(p.clone()),
+            ..IndexOptions::default()
+        };
+        let s = index(d.path(), &d.path().join("r.db"), &opts).unwrap();
+        assert_eq!(p.snapshot(), (Stage::Done, s.files_seen, s.files_seen));
+        assert_eq!(s.files_seen, 2);
     }
 
     #[test]

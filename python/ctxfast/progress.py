@@ -1,0 +1,107 @@
+"""Progress reporting for long native runs (indexing): poll counters from a helper thread.
+
+The Rust indexer releases the GIL and never calls back into Python (a callback would have
+to take the GIL from inside its worker threads); it only bumps atomic counters. This module
+polls those counters from a daemon thread while the run goes on, and turns them into a
+``tqdm`` bar on stderr for the CLI — shown only when stderr is a terminal, so piped output
+and logs stay clean.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+#: ``report(stage, files_done, files_total)``; stage is discover, parse, resolve, write or done.
+ProgressCallback = Callable[[str, int, int], None]
+
+#: Seconds between two polls of the counters (a bar refresh rate, not a correctness knob).
+POLL_INTERVAL_S = 0.1
+
+
+def run_polled(
+    work: Callable[[], T],
+    snapshot: Callable[[], tuple[str, int, int]],
+    report: ProgressCallback,
+    interval: float = POLL_INTERVAL_S,
+) -> T:
+    """Runs ``work()`` while reporting ``snapshot()`` every ``interval`` seconds.
+
+    ``report`` always sees the final snapshot after ``work`` returns (or raises). An
+    exception raised by ``report`` stops the polling and is re-raised once ``work`` is done,
+    so a broken callback is neither silent nor able to interrupt a half-written index.
+    """
+    stop = threading.Event()
+    failure: list[BaseException] = []
+
+    def poll() -> None:
+        while not stop.wait(interval):
+            try:
+                report(*snapshot())
+            except BaseException as exc:  # re-raised in the caller's thread
+                failure.append(exc)
+                return
+
+    poller = threading.Thread(target=poll, name="ctxfast-progress", daemon=True)
+    poller.start()
+    try:
+        result = work()
+    finally:
+        stop.set()
+        poller.join()
+    if failure:
+        raise failure[0]
+    report(*snapshot())
+    return result
+
+
+def _stderr_size(default: tuple[int, int] = (80, 24)) -> tuple[int, int]:
+    """(columns, lines) of the terminal on stderr, each replaced by its default when the
+    terminal reports 0 (a fresh pty does, and tqdm would then hide or blank the bar)."""
+    try:
+        size = os.get_terminal_size(sys.stderr.fileno())
+    except (OSError, ValueError):
+        return default
+    return (size.columns or default[0], size.lines or default[1])
+
+
+class IndexBar:
+    """A ``tqdm`` bar over files parsed, labelled with the current stage (stderr, TTY only)."""
+
+    def __init__(self, desc: str = "indexing", enabled: bool | None = None) -> None:
+        from tqdm import tqdm
+
+        on = sys.stderr.isatty() if enabled is None else enabled
+        cols, rows = _stderr_size()
+        self._bar: Any = tqdm(
+            total=0,
+            desc=desc,
+            unit="file",
+            file=sys.stderr,
+            disable=not on,
+            leave=False,
+            ncols=cols,
+            nrows=rows,
+        )
+        self._desc = desc
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if total and self._bar.total != total:
+            self._bar.total = total
+        self._bar.n = min(done, total) if total else done
+        self._bar.set_description(f"{self._desc} ({stage})", refresh=False)
+        self._bar.refresh()
+
+    def close(self) -> None:
+        self._bar.close()
+
+    def __enter__(self) -> IndexBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
