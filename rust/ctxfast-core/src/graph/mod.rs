@@ -157,6 +157,7 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     let fresh = !db_path.exists();
     let build_path = store::side(db_path, &format!(".building-{}", std::process::id()));
     if fresh {
+        store::remove_stale_builds(db_path);
         if let Some(dir) = db_path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| {
                 CoreError::Io(format!("cannot create index dir {}: {e}", dir.display()))
@@ -972,6 +973,27 @@ mod tests {
         let s = index(d.path(), &d.path().join("r.db"), &opts).unwrap();
         assert_eq!(p.snapshot(), (Stage::Done, s.files_seen, s.files_seen));
         assert_eq!(s.files_seen, 2);
+    }
+
+    #[test]
+    fn cold_build_removes_side_files_of_dead_builds_only() {
+        let d = repo(&[("a.py", "x = 1\n")]);
+        let dir = d.path().join(".ctxfast");
+        fs::create_dir_all(&dir).unwrap();
+        // No live process has pid u32::MAX - 1; pid 1 is always alive.
+        let dead = dir.join(format!("recon.db.building-{}", u32::MAX - 1));
+        let dead_journal = dir.join(format!("recon.db.building-{}-journal", u32::MAX - 1));
+        let live = dir.join("recon.db.building-1");
+        let other = dir.join("recon.db.building-notapid");
+        for p in [&dead, &dead_journal, &live, &other] {
+            fs::write(p, b"junk").unwrap();
+        }
+        let db = dir.join("recon.db");
+        index(d.path(), &db, &IndexOptions::default()).unwrap();
+        assert!(!dead.exists() && !dead_journal.exists());
+        assert!(other.exists(), "names that are not ours are left alone");
+        assert!(live.exists(), "a running build's side file is kept");
+        assert!(db.exists());
     }
 
     #[test]

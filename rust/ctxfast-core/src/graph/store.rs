@@ -82,6 +82,33 @@ pub fn open_bulk(path: &Path) -> CoreResult<Connection> {
     Ok(conn)
 }
 
+/// Removes side files of cold builds that were killed midway (`recon.db.building-<pid>` whose
+/// process is gone), so interrupted runs do not pile up full-size copies of the index. The
+/// liveness check reads `/proc`; where it does not exist, side files are left alone.
+pub fn remove_stale_builds(db_path: &Path) {
+    let (Some(dir), Some(name)) = (db_path.parent(), db_path.file_name()) else {
+        return;
+    };
+    let proc_root = Path::new("/proc");
+    if !proc_root.join("self").exists() {
+        return;
+    }
+    let prefix = format!("{}.building-", name.to_string_lossy());
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let file = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = file.strip_prefix(&prefix) else {
+            continue;
+        };
+        let pid = rest.split('-').next().unwrap_or("");
+        if pid.parse::<u32>().is_ok() && !proc_root.join(pid).exists() {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 /// `path` with `suffix` appended to its file name (`recon.db` → `recon.db-wal`).
 pub fn side(path: &Path, suffix: &str) -> std::path::PathBuf {
     let mut s = path.as_os_str().to_os_string();
