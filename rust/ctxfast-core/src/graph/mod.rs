@@ -43,7 +43,7 @@ pub mod resolve;
 pub mod store;
 
 use crate::error::{CoreError, CoreResult};
-use lang::{module_qualname, Lang};
+use lang::{Lang, ModuleNamer};
 use progress::{Progress, Stage};
 use raw::RawFile;
 use rayon::prelude::*;
@@ -172,6 +172,7 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     let progress = opts.progress.clone().unwrap_or_default();
     progress.set_stage(Stage::Discover);
     let found = discover::discover(root, opts.max_file_bytes);
+    let namer = ModuleNamer::new(found.iter().map(|f| f.rel.as_str()));
     progress.set_total(found.len());
     progress.set_stage(Stage::Parse);
     trace("discover", t0);
@@ -218,6 +219,11 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as i64);
 
+    // A changed package layout (an `__init__.py` added or removed) can move the module names
+    // of files whose bytes did not change; then every file is re-parsed and re-resolved.
+    let layout = namer.signature();
+    let reparse_all = !stored.is_empty() && modules_moved(&conn, &found, &namer, &layout)?;
+
     let outcomes: Vec<Outcome> = found
         .par_iter()
         .map(|f| {
@@ -225,7 +231,8 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             let (Some(lang), None) = (f.lang, &f.skip) else {
                 return Outcome::Skipped(f.skip.clone().unwrap_or_else(|| "skipped".into()));
             };
-            if stored.get(&f.rel).is_some_and(Option::is_some)
+            if !reparse_all
+                && stored.get(&f.rel).is_some_and(Option::is_some)
                 && f.mtime_ns != 0
                 && f.mtime_ns < prev_start - RACY_NS
                 && stats_of.get(&f.rel) == Some(&(f.bytes as i64, f.mtime_ns))
@@ -242,10 +249,10 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
                 );
             }
             let sha = sha_key(&bytes, &f.rel);
-            if stored.get(&f.rel).and_then(|s| s.as_deref()) == Some(sha.as_str()) {
+            if !reparse_all && stored.get(&f.rel).and_then(|s| s.as_deref()) == Some(sha.as_str()) {
                 return Outcome::Unchanged;
             }
-            let module = module_qualname(&f.rel, lang);
+            let module = namer.name(&f.rel, lang);
             let lines = memchr::memchr_iter(b'\n', &bytes).count() as u32 + 1;
             let ex = lang::extract(lang, &bytes, &module, lines);
             Outcome::Parsed {
@@ -300,9 +307,9 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             .map_err(|e| db_err("count raw", e))?;
         if blobs as usize == n_unchanged {
             let tx = conn.transaction().map_err(|e| db_err("begin", e))?;
-            write_skipped_and_meta(&tx, &skipped, &restat, run_start)?;
+            write_skipped_and_meta(&tx, &skipped, &restat, run_start, &layout)?;
             tx.commit().map_err(|e| db_err("commit", e))?;
-            record_clashes(&found, &present_now, &mut errors);
+            record_clashes(&found, &present_now, &namer, &mut errors);
             trace("no-op commit", t0);
             return finish(&conn, &found, 0, 0, 0, errors, t0);
         }
@@ -342,13 +349,14 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         match o {
             Outcome::Unchanged => match (old_raw.remove(&f.rel), f.lang) {
                 (Some(raw), Some(lang)) => {
-                    files.push(FileData::new(f.rel.clone(), lang, raw));
+                    let module = namer.name(&f.rel, lang);
+                    files.push(FileData::new(f.rel.clone(), lang, module, raw));
                 }
                 _ => {
                     // Stored row without a usable blob: re-parse it.
                     let Some(lang) = f.lang else { continue };
                     let bytes = std::fs::read(&f.abs).unwrap_or_default();
-                    let module = module_qualname(&f.rel, lang);
+                    let module = namer.name(&f.rel, lang);
                     let ex = lang::extract(lang, &bytes, &module, 1);
                     changed.push(files.len());
                     iface_changed.push(files.len());
@@ -357,7 +365,7 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
                         Some(lang.as_str().to_string()),
                         ex.parse_error,
                     ));
-                    files.push(FileData::new(f.rel.clone(), lang, ex.raw));
+                    files.push(FileData::new(f.rel.clone(), lang, module, ex.raw));
                 }
             },
             Outcome::Parsed {
@@ -377,13 +385,14 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
                 }
                 changed.push(files.len());
                 file_meta.push((sha, Some(lang.as_str().to_string()), parse_error));
-                files.push(FileData::new(f.rel.clone(), lang, raw));
+                let module = namer.name(&f.rel, lang);
+                files.push(FileData::new(f.rel.clone(), lang, module, raw));
             }
             Outcome::Skipped(_) => {}
         }
     }
     let files_parsed = changed.len();
-    record_clashes(&found, &present_now, &mut errors);
+    record_clashes(&found, &present_now, &namer, &mut errors);
 
     let index_of: HashMap<&str, usize> = files
         .iter()
@@ -406,7 +415,7 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         let mut stems: HashSet<String> = HashSet::new();
         for t in &touched {
             if let Some(l) = Lang::from_path(t) {
-                let m = module_qualname(t, l);
+                let m = namer.name(t, l);
                 stems.insert(m.rsplit('.').next().unwrap_or(&m).to_string());
             }
         }
@@ -704,7 +713,7 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             }
         }
     }
-    write_skipped_and_meta(&tx, &skipped, &restat, run_start)?;
+    write_skipped_and_meta(&tx, &skipped, &restat, run_start, &layout)?;
     tx.execute(
         "INSERT OR REPLACE INTO meta(key, value) VALUES('node_count', ?1), ('edge_count', ?2)",
         [n_nodes.to_string(), n_edges.to_string()],
@@ -784,7 +793,13 @@ fn write_skipped_and_meta(
     skipped: &[(String, Option<Lang>, u64, String)],
     restat: &[(&str, i64, i64)],
     run_start_ns: i64,
+    layout: &str,
 ) -> CoreResult<()> {
+    tx.execute(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES('package_layout', ?1)",
+        [layout],
+    )
+    .map_err(|e| db_err("meta", e))?;
     let mut ins_stat = tx
         .prepare_cached("INSERT OR REPLACE INTO file_stat(path, size, mtime_ns) VALUES(?1, ?2, ?3)")
         .map_err(|e| db_err("prepare", e))?;
@@ -825,12 +840,47 @@ fn write_skipped_and_meta(
     Ok(())
 }
 
+/// True when the package layout differs from the stored one *and* some indexed Python file's
+/// module name (its `def` node) is not what `namer` now gives it. The layout check keeps the
+/// common refresh free of the node scan.
+fn modules_moved(
+    conn: &rusqlite::Connection,
+    found: &[discover::Found],
+    namer: &ModuleNamer,
+    layout: &str,
+) -> CoreResult<bool> {
+    let stored_layout: Option<String> = conn
+        .query_row(
+            "SELECT value FROM meta WHERE key = 'package_layout'",
+            [],
+            |r| r.get(0),
+        )
+        .ok();
+    if stored_layout.as_deref() == Some(layout) {
+        return Ok(false);
+    }
+    let mut st = conn
+        .prepare("SELECT file, qualname FROM nodes WHERE kind = 'def' AND line = 1")
+        .map_err(|e| db_err("read modules", e))?;
+    let rows = st
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+        .map_err(|e| db_err("read modules", e))?;
+    let old: HashMap<String, String> = rows.flatten().collect();
+    Ok(found.iter().any(|f| {
+        f.lang == Some(Lang::Python)
+            && old
+                .get(&f.rel)
+                .is_some_and(|m| *m != namer.name(&f.rel, Lang::Python))
+    }))
+}
+
 /// Records every file whose module qualname another (earlier-sorted) file already has: the
 /// resolver maps the name to the first file, and definitions with the same `qualname:line`
 /// id are stored once, so the clash must not pass silently.
 fn record_clashes(
     found: &[discover::Found],
     present: &HashSet<&str>,
+    namer: &ModuleNamer,
     errors: &mut Vec<(String, String)>,
 ) {
     let mut first: HashMap<String, &str> = HashMap::new();
@@ -838,7 +888,7 @@ fn record_clashes(
         let (Some(lang), true) = (f.lang, present.contains(f.rel.as_str())) else {
             continue;
         };
-        let m = module_qualname(&f.rel, lang);
+        let m = namer.name(&f.rel, lang);
         match first.get(&m) {
             Some(other) => errors.push((
                 f.rel.clone(),
@@ -901,6 +951,7 @@ fn finish(
 
 #[cfg(test)]
 mod tests {
+    use super::lang::module_qualname;
     use super::*;
     use std::fs;
 
@@ -1029,6 +1080,91 @@ mod tests {
         assert_eq!(unresolved, "missing");
         let s2 = index(d.path(), &db, &IndexOptions::default()).unwrap();
         assert_eq!((s2.files_parsed, s2.nodes, s2.edges), (0, s.nodes, s.edges));
+    }
+
+    #[test]
+    fn modules_are_named_from_the_top_of_their_package_chain() {
+        let paths = [
+            "lib/matplotlib/__init__.py",
+            "lib/matplotlib/colors.py",
+            "lib/matplotlib/tri/__init__.py",
+            "lib/matplotlib/tri/_triangulation.py",
+            "python/ctxfast/__init__.py",
+            "python/ctxfast/recon/graph.py",
+            "django/__init__.py",
+            "django/db/__init__.py",
+            "django/db/models.py",
+            "src/pkg/__init__.py",
+            "src/pkg/mod.py",
+            "src/script.py",
+            "tests/test_a.py",
+            "tests/unit/__init__.py",
+            "tests/unit/test_b.py",
+        ];
+        let n = ModuleNamer::new(paths);
+        let py = |p: &str| n.name(p, Lang::Python);
+        assert_eq!(py("lib/matplotlib/colors.py"), "matplotlib.colors");
+        assert_eq!(py("lib/matplotlib/__init__.py"), "matplotlib");
+        assert_eq!(
+            py("lib/matplotlib/tri/_triangulation.py"),
+            "matplotlib.tri._triangulation"
+        );
+        // `recon/` has no __init__.py: graph.py is not in a package, the plain rule applies.
+        assert_eq!(
+            py("python/ctxfast/recon/graph.py"),
+            "python.ctxfast.recon.graph"
+        );
+        assert_eq!(py("django/db/models.py"), "django.db.models");
+        assert_eq!(py("src/pkg/mod.py"), "pkg.mod");
+        assert_eq!(py("src/script.py"), "script");
+        assert_eq!(py("tests/test_a.py"), "tests.test_a");
+        assert_eq!(py("tests/unit/test_b.py"), "unit.test_b");
+        assert_eq!(n.name("lib/x/y.ts", Lang::TypeScript), "lib.x.y");
+    }
+
+    #[test]
+    fn a_new_package_root_renames_unchanged_files_on_refresh() {
+        let d = repo(&[
+            ("lib/pkg/__init__.py", ""),
+            ("lib/pkg/a.py", "def f():\n    return 1\n"),
+            (
+                "lib/pkg/b.py",
+                "from pkg.a import f\n\ndef g():\n    return f()\n",
+            ),
+        ]);
+        let db = d.path().join(".ctxfast/recon.db");
+        let opts = IndexOptions::default();
+        let quals = || -> Vec<String> {
+            let conn = rusqlite::Connection::open(&db).unwrap();
+            let mut st = conn
+                .prepare("SELECT qualname FROM nodes WHERE kind = 'function' ORDER BY qualname")
+                .unwrap();
+            st.query_map([], |r| r.get(0))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+        };
+        index(d.path(), &db, &opts).unwrap();
+        assert_eq!(quals(), ["pkg.a.f", "pkg.b.g"]);
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let invoke: String = conn
+            .query_row("SELECT dst FROM edges WHERE type = 'invoke'", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(invoke, "pkg.a.f:1");
+        let s = index(d.path(), &db, &opts).unwrap();
+        assert_eq!(s.files_parsed, 0, "same layout: nothing re-parsed");
+
+        fs::write(d.path().join("lib/__init__.py"), "").unwrap();
+        let s = index(d.path(), &db, &opts).unwrap();
+        assert_eq!(
+            s.files_parsed, 4,
+            "every file re-parsed under the new names"
+        );
+        assert_eq!(quals(), ["lib.pkg.a.f", "lib.pkg.b.g"]);
+        let s = index(d.path(), &db, &opts).unwrap();
+        assert_eq!(s.files_parsed, 0);
     }
 
     #[test]

@@ -30,8 +30,8 @@ pub struct FileData {
 }
 
 impl FileData {
-    pub fn new(rel: String, lang: Lang, raw: RawFile) -> FileData {
-        let module = module_qualname(&rel, lang);
+    /// `module` comes from the run's [`super::lang::ModuleNamer`].
+    pub fn new(rel: String, lang: Lang, module: String, raw: RawFile) -> FileData {
         FileData {
             rel,
             lang,

@@ -83,6 +83,63 @@ impl Lang {
     }
 }
 
+/// Names modules the way they are imported: a Python file inside a package chain (directories
+/// with `__init__.py`) is named from the top of that chain, so `lib/matplotlib/colors.py` is
+/// `matplotlib.colors` and `python/ctxfast/cli.py` is `ctxfast.cli` — whatever non-package
+/// directories (`lib/`, `python/`, `src/`) hold the package. Files outside any package, and
+/// every other language, follow [`module_qualname`].
+#[derive(Clone, Debug, Default)]
+pub struct ModuleNamer {
+    py_packages: std::collections::HashSet<String>,
+}
+
+impl ModuleNamer {
+    /// From every discovered path (relative, POSIX): the directories holding `__init__.py[i]`.
+    pub fn new<'a>(paths: impl IntoIterator<Item = &'a str>) -> ModuleNamer {
+        let py_packages = paths
+            .into_iter()
+            .filter_map(|p| {
+                let (dir, file) = p.rsplit_once('/')?;
+                matches!(file, "__init__.py" | "__init__.pyi").then(|| dir.to_string())
+            })
+            .collect();
+        ModuleNamer { py_packages }
+    }
+
+    /// A signature of the package layout: when it changes, module names may have moved.
+    pub fn signature(&self) -> String {
+        let mut dirs: Vec<&str> = self.py_packages.iter().map(String::as_str).collect();
+        dirs.sort_unstable();
+        dirs.join("\n")
+    }
+
+    pub fn name(&self, path: &str, lang: Lang) -> String {
+        if lang == Lang::Python {
+            if let Some(top) = self.package_top(path) {
+                return module_qualname(&path[top..], lang);
+            }
+        }
+        module_qualname(path, lang)
+    }
+
+    /// Byte offset in `path` where its package chain starts, when the file's directory is a
+    /// package below some non-package directory (`None` when nothing needs stripping).
+    fn package_top(&self, path: &str) -> Option<usize> {
+        let (dir, _) = path.rsplit_once('/')?;
+        if !self.py_packages.contains(dir) {
+            return None;
+        }
+        let mut top = dir;
+        while let Some((parent, _)) = top.rsplit_once('/') {
+            if !self.py_packages.contains(parent) {
+                return Some(parent.len() + 1);
+            }
+            top = parent;
+        }
+        None
+    }
+}
+
 /// The dotted module qualname of a file, from its POSIX path relative to the root.
 ///
 /// * Python: `pkg/mod.py` → `pkg.mod`, `pkg/__init__.py` → `pkg`; a leading `src/` layout
