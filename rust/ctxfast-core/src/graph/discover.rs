@@ -46,8 +46,10 @@ pub struct Found {
 
 /// Walks `root` and returns every source file (by extension), sorted by path.
 pub fn discover(root: &Path, max_file_bytes: u64) -> Vec<Found> {
-    let mut out = vec![];
-    let walker = WalkBuilder::new(root)
+    // A parallel walk: on a refresh the walk and its stat calls are most of the time spent,
+    // and directory reads overlap well across threads.
+    let out = std::sync::Mutex::new(Vec::new());
+    WalkBuilder::new(root)
         .hidden(false)
         .follow_links(false)
         .require_git(false)
@@ -58,65 +60,73 @@ pub fn discover(root: &Path, max_file_bytes: u64) -> Vec<Found> {
                 && e.depth() > 0
                 && VENDORED_DIRS.contains(&e.file_name().to_string_lossy().as_ref()))
         })
-        .build();
-    for entry in walker.flatten() {
-        let Some(ft) = entry.file_type() else {
-            continue;
-        };
-        if ft.is_dir() {
-            continue;
-        }
-        let Ok(rel) = entry.path().strip_prefix(root) else {
-            continue;
-        };
-        let rel = rel
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy())
-            .collect::<Vec<_>>()
-            .join("/");
-        let lang = Lang::from_path(&rel);
-        // Non-source files are not indexed; a directory link or a broken/looping link is
-        // still recorded, so a skipped subtree is visible.
-        let odd_link = ft.is_symlink()
-            && (entry.path().is_dir() || std::fs::canonicalize(entry.path()).is_err());
-        if lang.is_none() && !odd_link {
-            continue;
-        }
-        let abs = entry.path().to_path_buf();
-        let mut f = Found {
-            rel,
-            abs,
-            lang,
-            bytes: 0,
-            mtime_ns: 0,
-            skip: None,
-        };
-        if ft.is_symlink() {
-            f.skip = Some(symlink_reason(root, entry.path()));
-        } else {
-            match entry.metadata() {
-                Ok(m) => {
-                    f.bytes = m.len();
-                    f.mtime_ns = m
-                        .modified()
-                        .ok()
-                        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                        .map_or(0, |d| d.as_nanos() as i64);
-                    if m.len() > max_file_bytes {
-                        f.skip = Some(format!(
-                            "skipped: {} bytes exceeds the {} byte limit",
-                            m.len(),
-                            max_file_bytes
-                        ));
+        .build_parallel()
+        .run(|| {
+            let out = &out;
+            Box::new(move |entry| {
+                if let Ok(entry) = entry {
+                    if let Some(f) = found(root, &entry, max_file_bytes) {
+                        out.lock().unwrap_or_else(|p| p.into_inner()).push(f);
                     }
                 }
-                Err(e) => f.skip = Some(format!("unreadable: {e}")),
-            }
-        }
-        out.push(f);
-    }
+                ignore::WalkState::Continue
+            })
+        });
+    let mut out = out.into_inner().unwrap_or_else(|p| p.into_inner());
     out.sort_by(|a, b| a.rel.cmp(&b.rel));
     out
+}
+
+/// The record of one walked entry; `None` for directories and files that are not source.
+fn found(root: &Path, entry: &ignore::DirEntry, max_file_bytes: u64) -> Option<Found> {
+    let ft = entry.file_type()?;
+    if ft.is_dir() {
+        return None;
+    }
+    let rel = entry.path().strip_prefix(root).ok()?;
+    let rel = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/");
+    let lang = Lang::from_path(&rel);
+    let odd_link =
+        ft.is_symlink() && (entry.path().is_dir() || std::fs::canonicalize(entry.path()).is_err());
+    if lang.is_none() && !odd_link {
+        return None;
+    }
+    let abs = entry.path().to_path_buf();
+    let mut f = Found {
+        rel,
+        abs,
+        lang,
+        bytes: 0,
+        mtime_ns: 0,
+        skip: None,
+    };
+    if ft.is_symlink() {
+        f.skip = Some(symlink_reason(root, entry.path()));
+    } else {
+        match entry.metadata() {
+            Ok(m) => {
+                f.bytes = m.len();
+                f.mtime_ns = m
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map_or(0, |d| d.as_nanos() as i64);
+                if m.len() > max_file_bytes {
+                    f.skip = Some(format!(
+                        "skipped: {} bytes exceeds the {} byte limit",
+                        m.len(),
+                        max_file_bytes
+                    ));
+                }
+            }
+            Err(e) => f.skip = Some(format!("unreadable: {e}")),
+        }
+    }
+    Some(f)
 }
 
 fn symlink_reason(root: &Path, p: &Path) -> String {

@@ -19,7 +19,9 @@
 
 use super::lang::{module_qualname, Lang};
 use super::raw::{DefKind, RawFile, Target};
-use std::collections::{HashMap, HashSet};
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::HashSet;
 
 /// One parsed file as resolution sees it.
 pub struct FileData {
@@ -259,24 +261,73 @@ const PY_BUILTINS: &[&str] = &[
 ];
 
 /// (scope, name) → (binding index, "bound by the first segment of a dotted import").
-type BindingMap<'a> = HashMap<(u32, &'a str), Vec<(u32, bool)>>;
+type BindingMap<'a> = FxHashMap<(u32, &'a str), Vec<(u32, bool)>>;
 
 /// The cross-file symbol tables over every parsed file.
+///
+/// Built on every run (a refresh too) over the whole repository, so it uses Fx hashing and
+/// builds the per-file tables in parallel.
 pub struct Resolver<'a> {
     files: &'a [FileData],
     quals: Vec<Vec<String>>,
     // Keys borrow from `files`: a refresh builds these tables over every file of the repo,
     // and cloning each name was most of that cost.
-    local_index: Vec<HashMap<&'a str, u32>>,
+    local_index: Vec<FxHashMap<&'a str, u32>>,
     bindings: Vec<BindingMap<'a>>,
     stars: Vec<Vec<u32>>,
-    locals: Vec<HashSet<(u32, &'a str)>>,
-    def_by_qual: HashMap<String, (u32, u32)>,
-    module_by_qual: HashMap<String, u32>,
-    packages: HashSet<String>,
-    py_suffix: HashMap<String, Vec<u32>>,
-    js_by_path: HashMap<String, u32>,
+    locals: Vec<FxHashSet<(u32, &'a str)>>,
+    def_by_qual: FxHashMap<String, (u32, u32)>,
+    module_by_qual: FxHashMap<String, u32>,
+    packages: FxHashSet<String>,
+    py_suffix: FxHashMap<String, Vec<u32>>,
+    js_by_path: FxHashMap<String, u32>,
     go_module: String,
+}
+
+/// One file's own tables (see [`Resolver`]), built independently of every other file.
+struct FileTables<'a> {
+    quals: Vec<String>,
+    local_index: FxHashMap<&'a str, u32>,
+    bindings: BindingMap<'a>,
+    stars: Vec<u32>,
+    locals: FxHashSet<(u32, &'a str)>,
+}
+
+impl<'a> FileTables<'a> {
+    fn of(f: &'a FileData) -> FileTables<'a> {
+        let mut local_index = FxHashMap::default();
+        local_index.reserve(f.raw.defs.len());
+        for (di, d) in f.raw.defs.iter().enumerate().skip(1) {
+            local_index.entry(d.local.as_str()).or_insert(di as u32);
+        }
+        let mut bindings: BindingMap = FxHashMap::default();
+        let mut stars = vec![];
+        for (bi, b) in f.raw.bindings.iter().enumerate() {
+            if matches!(b.target, Target::Star { .. }) {
+                stars.push(bi as u32);
+                continue;
+            }
+            if f.lang == Lang::Python && b.name.contains('.') {
+                let first = b.name.split('.').next().unwrap_or("");
+                bindings
+                    .entry((b.scope, first))
+                    .or_default()
+                    .push((bi as u32, true));
+            } else {
+                bindings
+                    .entry((b.scope, b.name.as_str()))
+                    .or_default()
+                    .push((bi as u32, false));
+            }
+        }
+        FileTables {
+            quals: f.qualnames(),
+            local_index,
+            bindings,
+            stars,
+            locals: f.raw.locals.iter().map(|(s, n)| (*s, n.as_str())).collect(),
+        }
+    }
 }
 
 /// Where a file's child modules live: its own module, except the root Rust crate (`crate`),
@@ -303,53 +354,33 @@ fn parent_module(q: &str) -> &str {
 
 impl<'a> Resolver<'a> {
     pub fn new(files: &'a [FileData], go_module: &str) -> Resolver<'a> {
-        let quals: Vec<Vec<String>> = files.iter().map(FileData::qualnames).collect();
+        let tables: Vec<FileTables<'a>> = files.par_iter().map(FileTables::of).collect();
         let mut r = Resolver {
             files,
             local_index: Vec::with_capacity(files.len()),
             bindings: Vec::with_capacity(files.len()),
             stars: Vec::with_capacity(files.len()),
             locals: Vec::with_capacity(files.len()),
-            def_by_qual: HashMap::new(),
-            module_by_qual: HashMap::new(),
-            packages: HashSet::new(),
-            py_suffix: HashMap::new(),
-            js_by_path: HashMap::new(),
+            def_by_qual: FxHashMap::default(),
+            module_by_qual: FxHashMap::default(),
+            packages: FxHashSet::default(),
+            py_suffix: FxHashMap::default(),
+            js_by_path: FxHashMap::default(),
             go_module: go_module.to_string(),
-            quals: vec![],
+            quals: Vec::with_capacity(files.len()),
         };
-        for (fi, f) in files.iter().enumerate() {
+        for ((fi, f), t) in files.iter().enumerate().zip(tables) {
             let fi = fi as u32;
-            let mut li = HashMap::with_capacity(f.raw.defs.len());
-            for (di, d) in f.raw.defs.iter().enumerate().skip(1) {
-                li.entry(d.local.as_str()).or_insert(di as u32);
-                r.def_by_qual
-                    .entry(quals[fi as usize][di].clone())
-                    .or_insert((fi, di as u32));
-            }
-            r.local_index.push(li);
-            let mut bm: BindingMap = HashMap::new();
-            let mut stars = vec![];
-            for (bi, b) in f.raw.bindings.iter().enumerate() {
-                if matches!(b.target, Target::Star { .. }) {
-                    stars.push(bi as u32);
-                    continue;
-                }
-                if f.lang == Lang::Python && b.name.contains('.') {
-                    let first = b.name.split('.').next().unwrap_or("");
-                    bm.entry((b.scope, first))
-                        .or_default()
-                        .push((bi as u32, true));
-                } else {
-                    bm.entry((b.scope, b.name.as_str()))
-                        .or_default()
-                        .push((bi as u32, false));
+            for (di, q) in t.quals.iter().enumerate().skip(1) {
+                if !r.def_by_qual.contains_key(q.as_str()) {
+                    r.def_by_qual.insert(q.clone(), (fi, di as u32));
                 }
             }
-            r.bindings.push(bm);
-            r.stars.push(stars);
-            r.locals
-                .push(f.raw.locals.iter().map(|(s, n)| (*s, n.as_str())).collect());
+            r.quals.push(t.quals);
+            r.local_index.push(t.local_index);
+            r.bindings.push(t.bindings);
+            r.stars.push(t.stars);
+            r.locals.push(t.locals);
             r.module_by_qual.entry(f.module.clone()).or_insert(fi);
             let pkg_base = match f.lang {
                 Lang::Go => f.prefix(),
@@ -376,7 +407,6 @@ impl<'a> Resolver<'a> {
                 r.js_by_path.entry(no_ext.to_string()).or_insert(fi);
             }
         }
-        r.quals = quals;
         r
     }
 
