@@ -1168,6 +1168,88 @@ mod tests {
     }
 
     #[test]
+    fn typed_locals_resolve_method_calls_on_instances() {
+        let d = repo(&[
+            (
+                "a.py",
+                "class Foo:\n    def run(self):\n        return 1\n\n    def stop(self):\n        return 2\n\n\nclass Bar:\n    def run(self):\n        return 3\n",
+            ),
+            (
+                "b.py",
+                concat!(
+                    "from a import Foo, Bar\n",                      // 1
+                    "import a\n",                                    // 2
+                    "import json\n",                                 // 3
+                    "\n",                                            // 4
+                    "def use():\n",                                  // 5
+                    "    x = Foo()\n",                               // 6
+                    "    x.run()\n",                                 // 7
+                    "    y = a.Bar()\n",                             // 8
+                    "    y.run()\n",                                 // 9
+                    "\n",                                            // 10
+                    "def param(z: Foo):\n",                          // 11
+                    "    z.stop()\n",                                // 12
+                    "\n",                                            // 13
+                    "def conflict(flag):\n",                         // 14
+                    "    w = Foo()\n",                               // 15
+                    "    if flag:\n",                                // 16
+                    "        w = Bar()\n",                           // 17
+                    "    w.run()\n",                                 // 18
+                    "\n",                                            // 19
+                    "def rebound():\n",                              // 20
+                    "    v = Foo()\n",                               // 21
+                    "    for v in range(3):\n",                      // 22
+                    "        pass\n",                                // 23
+                    "    v.run()\n",                                 // 24
+                    "\n",                                            // 25
+                    "def external():\n",                             // 26
+                    "    dec = json.JSONDecoder()\n",                // 27
+                    "    dec.decode('1')\n",                         // 28
+                    "    u = Foo()\n",                               // 29
+                    "    u()\n",                                     // 30
+                    "    u.missing()\n",                             // 31
+                ),
+            ),
+        ]);
+        let db = d.path().join(".ctxfast/recon.db");
+        index(d.path(), &db, &IndexOptions::default()).unwrap();
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let edges: Vec<(String, String)> = conn
+            .prepare(
+                "SELECT src, dst FROM edges WHERE type = 'invoke' AND src LIKE 'b.%' \
+                 AND dst NOT IN ('a.Foo:1', 'a.Bar:9') ORDER BY src",
+            )
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(
+            edges,
+            vec![
+                ("b.param:12".into(), "a.Foo.stop:5".into()),
+                ("b.use:7".into(), "a.Foo.run:2".into()),
+                ("b.use:9".into(), "a.Bar.run:10".into()),
+            ]
+        );
+        let to_class: i64 = conn
+            .query_row(
+                "SELECT COUNT(*) FROM edges WHERE src = 'b.external:30'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(
+            to_class, 0,
+            "calling an instance is not a call of its class"
+        );
+        let unresolved: i64 = conn
+            .query_row("SELECT COUNT(*) FROM unresolved", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(unresolved, 0);
+    }
+
+    #[test]
     fn module_clash_is_recorded() {
         let d = repo(&[
             ("pkg/a.py", "def f():\n    return 1\n"),

@@ -107,6 +107,10 @@ pub struct RawFile {
     /// functions, loop variables): a reference to them is dynamic, neither an edge nor
     /// unresolved.
     pub locals: Vec<(u32, String)>,
+    /// Function-scope locals whose every binding in that scope gives them the same class:
+    /// `x = Foo(...)` or a parameter annotated `x: Foo` → `(scope, "x", "Foo")`. Lets
+    /// `x.method()` resolve to `Foo.method` (Python only; sorted).
+    pub typed_locals: Vec<(u32, String, String)>,
     /// Java `package` clause; empty elsewhere. Qualifies the file's definitions.
     pub package: String,
 }
@@ -271,6 +275,12 @@ impl RawFile {
             w.u32(*s);
             w.s(n);
         }
+        w.u32(self.typed_locals.len() as u32);
+        for (s, n, t) in &self.typed_locals {
+            w.u32(*s);
+            w.s(n);
+            w.s(t);
+        }
         w.0
     }
 
@@ -292,6 +302,7 @@ impl RawFile {
             refs: vec![],
             bindings: self.bindings.clone(),
             locals: self.outer_locals().cloned().collect(),
+            typed_locals: vec![],
             package: self.package.clone(),
         }
     }
@@ -341,6 +352,11 @@ impl RawFile {
         for _ in 0..r.u32()? {
             let s = r.u32()?;
             f.locals.push((s, r.s()?));
+        }
+        for _ in 0..r.u32()? {
+            let s = r.u32()?;
+            let name = r.s()?;
+            f.typed_locals.push((s, name, r.s()?));
         }
         (r.1 == b.len()).then_some(f)
     }

@@ -276,6 +276,7 @@ pub struct Resolver<'a> {
     bindings: Vec<BindingMap<'a>>,
     stars: Vec<Vec<u32>>,
     locals: Vec<FxHashSet<(u32, &'a str)>>,
+    typed_locals: Vec<FxHashMap<(u32, &'a str), &'a str>>,
     def_by_qual: FxHashMap<String, (u32, u32)>,
     module_by_qual: FxHashMap<String, u32>,
     packages: FxHashSet<String>,
@@ -291,6 +292,7 @@ struct FileTables<'a> {
     bindings: BindingMap<'a>,
     stars: Vec<u32>,
     locals: FxHashSet<(u32, &'a str)>,
+    typed_locals: FxHashMap<(u32, &'a str), &'a str>,
 }
 
 impl<'a> FileTables<'a> {
@@ -326,6 +328,12 @@ impl<'a> FileTables<'a> {
             bindings,
             stars,
             locals: f.raw.locals.iter().map(|(s, n)| (*s, n.as_str())).collect(),
+            typed_locals: f
+                .raw
+                .typed_locals
+                .iter()
+                .map(|(s, n, t)| ((*s, n.as_str()), t.as_str()))
+                .collect(),
         }
     }
 }
@@ -361,6 +369,7 @@ impl<'a> Resolver<'a> {
             bindings: Vec::with_capacity(files.len()),
             stars: Vec::with_capacity(files.len()),
             locals: Vec::with_capacity(files.len()),
+            typed_locals: Vec::with_capacity(files.len()),
             def_by_qual: FxHashMap::default(),
             module_by_qual: FxHashMap::default(),
             packages: FxHashSet::default(),
@@ -381,6 +390,7 @@ impl<'a> Resolver<'a> {
             r.bindings.push(t.bindings);
             r.stars.push(t.stars);
             r.locals.push(t.locals);
+            r.typed_locals.push(t.typed_locals);
             r.module_by_qual.entry(f.module.clone()).or_insert(fi);
             let pkg_base = match f.lang {
                 Lang::Go => f.prefix(),
@@ -445,6 +455,39 @@ impl<'a> Resolver<'a> {
             return Res::Def(f, p);
         }
         Res::Dynamic
+    }
+
+    /// The class a function-local `name` is known to hold where it is referenced from
+    /// `scope` (see `RawFile::typed_locals`): the nearest function scope binding `name` decides;
+    /// an untyped binding there, or a type that does not resolve to a project class, gives
+    /// `None`.
+    fn typed_local(&self, f: u32, scope: u32, name: &str) -> Option<Res> {
+        let fi = f as usize;
+        let defs = &self.files[fi].raw.defs;
+        let mut s = scope;
+        while s != 0 {
+            if let Some(class) = self.typed_locals[fi].get(&(s, name)) {
+                let segs: Vec<&str> = class.split('.').collect();
+                let mut r = self.lookup_name(f, s, segs[0], 1);
+                for seg in &segs[1..] {
+                    r = self.attr(&r, seg, 1);
+                }
+                return match r {
+                    Res::Def(cf, cd)
+                        if self.files[cf as usize].raw.defs[cd as usize].kind == DefKind::Class =>
+                    {
+                        Some(r)
+                    }
+                    _ => None,
+                };
+            }
+            if self.locals[fi].contains(&(s, name)) {
+                return None;
+            }
+            let d = &defs[s as usize];
+            s = if d.parent < s { d.parent } else { 0 };
+        }
+        None
     }
 
     fn lookup_name(&self, f: u32, scope: u32, name: &str, depth: u32) -> Res {
@@ -839,9 +882,16 @@ impl<'a> Resolver<'a> {
                     }
                     hit
                 };
-            let mut cur = self.lookup_name(f, r.scope, head, 0);
+            // An instance held by a typed local behaves as `self` does: only its members
+            // (`x.method()`) get edges, never the class itself.
+            let typed = if via_self || !python {
+                None
+            } else {
+                self.typed_local(f, r.scope, head)
+            };
+            let self_only = via_self || typed.is_some();
+            let mut cur = typed.unwrap_or_else(|| self.lookup_name(f, r.scope, head, 0));
             let mut last = self.target_id(&cur);
-            let self_only = via_self;
             let mut resolved_all = last.is_some();
             let mut unresolved = python && cur == Res::NotFound;
             let mut extra_resolved = false;

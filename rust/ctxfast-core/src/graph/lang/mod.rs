@@ -285,6 +285,9 @@ pub struct Builder<'s> {
     pub out: RawFile,
     /// Index of the innermost enclosing definition (0 = the module).
     pub scope: u32,
+    /// The class each local is bound to in its scope; `None` once some binding gives it no
+    /// class or a different one (becomes `RawFile::typed_locals`).
+    local_types: std::collections::HashMap<(u32, String), Option<String>>,
 }
 
 impl<'s> Builder<'s> {
@@ -307,10 +310,22 @@ impl<'s> Builder<'s> {
             }],
             ..Default::default()
         };
-        Builder { src, out, scope: 0 }
+        Builder {
+            src,
+            out,
+            scope: 0,
+            local_types: std::collections::HashMap::new(),
+        }
     }
 
-    fn finish(self) -> RawFile {
+    fn finish(mut self) -> RawFile {
+        let mut typed: Vec<(u32, String, String)> = self
+            .local_types
+            .into_iter()
+            .filter_map(|((s, n), t)| t.map(|t| (s, n, t)))
+            .collect();
+        typed.sort_unstable();
+        self.out.typed_locals = typed;
         self.out
     }
 
@@ -386,7 +401,29 @@ impl<'s> Builder<'s> {
     }
 
     pub fn local(&mut self, name: String) {
+        self.note_type(&name, None);
         self.out.locals.push((self.scope, name));
+    }
+
+    /// A local bound to an instance of the class at dotted path `class` (`x = Foo()`,
+    /// `x: Foo`); it stays typed only if every binding of `name` in this scope agrees.
+    pub fn typed_local(&mut self, name: String, class: String) {
+        self.note_type(&name, Some(class));
+        self.out.locals.push((self.scope, name));
+    }
+
+    fn note_type(&mut self, name: &str, class: Option<String>) {
+        use std::collections::hash_map::Entry;
+        match self.local_types.entry((self.scope, name.to_string())) {
+            Entry::Vacant(v) => {
+                v.insert(class);
+            }
+            Entry::Occupied(mut o) => {
+                if *o.get() != class {
+                    o.insert(None);
+                }
+            }
+        }
     }
 
     /// The header text from `n`'s start up to (not including) `body`, whitespace-collapsed and

@@ -40,7 +40,9 @@ fn target_names(b: &Builder<'_>, n: Node<'_>, out: &mut Vec<String>) {
     }
 }
 
-fn param_names(b: &Builder<'_>, params: Node<'_>) -> Vec<String> {
+/// Parameter names, each with the dotted class of its annotation when that is a plain name
+/// or attribute path (`x: Foo`, `x: mod.Foo = None`; not `Optional[Foo]` or strings).
+fn params(b: &Builder<'_>, params: Node<'_>) -> Vec<(String, Option<String>)> {
     let mut out = vec![];
     let mut c = params.walk();
     for p in params.named_children(&mut c) {
@@ -60,11 +62,35 @@ fn param_names(b: &Builder<'_>, params: Node<'_>) -> Vec<String> {
             }
             _ => None,
         };
+        let class = match p.kind() {
+            "typed_parameter" | "typed_default_parameter" => annotation_class(b, p),
+            _ => None,
+        };
         if let Some(n) = name.filter(|n| n.kind() == "identifier") {
-            out.push(b.text(n));
+            out.push((b.text(n), class));
         }
     }
     out
+}
+
+/// The dotted class an annotation names, for `typed_parameter`/`assignment` nodes.
+fn annotation_class(b: &Builder<'_>, n: Node<'_>) -> Option<String> {
+    let ty = n.child_by_field_name("type")?;
+    let inner = if ty.kind() == "type" {
+        ty.named_child(0)?
+    } else {
+        ty
+    };
+    path(b, inner).map(|p| p.join("."))
+}
+
+/// The dotted callee of `right` when it is a call (`Foo(...)`, `mod.Foo(...)`): the class an
+/// assignment may bind (the resolver keeps it only if the callee resolves to a class).
+fn constructed_class(b: &Builder<'_>, right: Node<'_>) -> Option<String> {
+    if right.kind() != "call" {
+        return None;
+    }
+    path(b, right.child_by_field_name("function")?).map(|p| p.join("."))
 }
 
 fn docstring(b: &Builder<'_>, body: Option<Node<'_>>) -> String {
@@ -101,12 +127,21 @@ fn bind_targets(
 ) {
     let mut names = vec![];
     target_names(b, left, &mut names);
+    // `x = Foo(...)` / `x: Foo = ...` inside a function: x may hold a Foo.
+    let class = (left.kind() == "identifier" && stmt.kind() == "assignment")
+        .then(|| {
+            annotation_class(b, stmt)
+                .or_else(|| constructed_class(b, stmt.child_by_field_name("right")?))
+        })
+        .flatten();
     for n in names {
         if is_def_scope(b) {
             if seen.insert((b.scope, n.clone())) {
                 let sig = b.first_line(stmt);
                 b.def(DefKind::Var, n, stmt, sig);
             }
+        } else if let Some(c) = &class {
+            b.typed_local(n, c.clone());
         } else {
             b.local(n);
         }
@@ -124,18 +159,21 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>, seen: &mut HashSet<(u32, String)>) {
             let in_class = b.cur_def().kind == DefKind::Class;
             let idx = b.def(DefKind::Function, name, n, sig);
             b.out.defs[idx as usize].doc = docstring(b, body);
-            if let Some(params) = n.child_by_field_name("parameters") {
-                let names = param_names(b, params);
+            if let Some(ps) = n.child_by_field_name("parameters") {
+                let names = params(b, ps);
                 if in_class {
-                    if let Some(first) = names.first() {
+                    if let Some((first, _)) = names.first() {
                         b.out.defs[idx as usize].self_names.push(first.clone());
                     }
                 }
                 // Default values are evaluated in the enclosing scope.
-                visit(b, params, seen);
+                visit(b, ps, seen);
                 b.within(idx, |b| {
-                    for p in names {
-                        b.local(p);
+                    for (p, class) in names {
+                        match class {
+                            Some(c) => b.typed_local(p, c),
+                            None => b.local(p),
+                        }
                     }
                 });
             }
@@ -317,7 +355,7 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>, seen: &mut HashSet<(u32, String)>) {
         }
         "lambda" => {
             if let Some(p) = n.child_by_field_name("parameters") {
-                for x in param_names(b, p) {
+                for (x, _) in params(b, p) {
                     b.local(x);
                 }
             }
