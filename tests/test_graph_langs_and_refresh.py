@@ -100,6 +100,9 @@ def test_go(tmp_path: Path) -> None:
                 func (s *Server) listen() {}
                 func main() { srv := &Server{}; srv.Start(); helper() }
                 func helper() {}
+                func serve(s *Server, n int) { s.listen(); var t Server; t.Start() }
+                func other() { x := newServer(); x.Start() }
+                func newServer() *Server { return &Server{} }
                 """,
         },
     )
@@ -110,7 +113,11 @@ def test_go(tmp_path: Path) -> None:
     assert g.signature("util.Upper:4").doc == "Upper upper-cases."
     assert callees(g, "util.Upper") == {"util.lower"}
     assert callees(g, "root.Server.Start") == {"root.Server.listen", "util.Upper"}
-    assert callees(g, "root.main") == {"root.helper"}
+    # Typed locals: `srv := &Server{}`, a `*Server` parameter, `var t Server`; a value of
+    # unknown type (`x := newServer()`) gets no method edge.
+    assert callees(g, "root.main") == {"root.helper", "root.Server.Start"}
+    assert callees(g, "root.serve") == {"root.Server.listen", "root.Server.Start"}
+    assert callees(g, "root.other") == {"root.newServer"}
 
 
 def test_rust(tmp_path: Path) -> None:
@@ -169,8 +176,12 @@ def test_java(tmp_path: Path) -> None:
                 public class Main extends Base {
                     public void run() { Util.twice(2); helper(); this.helper(); new Base(); }
                     void helper() { System.out.println("x"); }
+                    void typed(Base p) {
+                        Base b = new Base(); b.ping(); p.pong(); var v = new Main(); v.run();
+                    }
+                    void untyped(List<Base> xs) { xs.get(0); }
                 }
-                class Base {}
+                class Base { void ping() {} void pong() {} }
                 """,
         },
     )
@@ -184,6 +195,15 @@ def test_java(tmp_path: Path) -> None:
         "com.acme.app.Main.helper",
         "com.acme.app.Base",
     }
+    # Declared types of locals and parameters (`Base b`, `Base p`, `var v = new Main()`).
+    assert callees(g, "com.acme.app.Main.typed") == {
+        "com.acme.app.Base",
+        "com.acme.app.Base.ping",
+        "com.acme.app.Base.pong",
+        "com.acme.app.Main",
+        "com.acme.app.Main.run",
+    }
+    assert callees(g, "com.acme.app.Main.untyped") == set()
 
 
 # ---- incremental refresh -------------------------------------------------------------------

@@ -109,7 +109,8 @@ pub struct RawFile {
     pub locals: Vec<(u32, String)>,
     /// Function-scope locals whose every binding in that scope gives them the same class:
     /// `x = Foo(...)` or a parameter annotated `x: Foo` → `(scope, "x", "Foo")`. Lets
-    /// `x.method()` resolve to `Foo.method` (Python only; sorted).
+    /// `x.method()` resolve to `Foo.method`. Python, Java (declared types) and Go (parameter,
+    /// `var` and composite-literal types); sorted.
     pub typed_locals: Vec<(u32, String, String)>,
     /// Java `package` clause; empty elsewhere. Qualifies the file's definitions.
     pub package: String,

@@ -884,7 +884,7 @@ impl<'a> Resolver<'a> {
                 };
             // An instance held by a typed local behaves as `self` does: only its members
             // (`x.method()`) get edges, never the class itself.
-            let typed = if via_self || !python {
+            let typed = if via_self {
                 None
             } else {
                 self.typed_local(f, r.scope, head)

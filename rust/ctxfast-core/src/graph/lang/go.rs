@@ -67,6 +67,22 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>) {
                 }
             }
             b.out.defs[idx as usize].doc = doc(b, n);
+            b.within(idx, |b| {
+                if let Some(ps) = n.child_by_field_name("parameters") {
+                    b.children(ps, |b, pd| {
+                        let class = pd.child_by_field_name("type").and_then(|t| type_name(b, t));
+                        let mut c = pd.walk();
+                        let names: Vec<Node<'_>> =
+                            pd.children_by_field_name("name", &mut c).collect();
+                        for k in names {
+                            match &class {
+                                Some(t) => b.typed_local(b.text(k), t.clone()),
+                                None => b.local(b.text(k)),
+                            }
+                        }
+                    });
+                }
+            });
             if let Some(body) = body {
                 b.within(idx, |b| visit(b, body));
             }
@@ -85,10 +101,13 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>) {
             let top = b.scope == 0;
             let mut c = n.walk();
             let names: Vec<Node<'_>> = n.children_by_field_name("name", &mut c).collect();
+            let class = n.child_by_field_name("type").and_then(|t| type_name(b, t));
             for k in &names {
                 if top {
                     let sig = b.first_line(n);
                     b.def(DefKind::Var, b.text(*k), n, sig);
+                } else if let Some(t) = &class {
+                    b.typed_local(b.text(*k), t.clone());
                 } else {
                     b.local(b.text(*k));
                 }
@@ -98,8 +117,21 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>) {
             }
         }
         "short_var_declaration" => {
+            // `x := Foo{...}` / `x := &Foo{...}`: x holds a Foo (one name, one value only).
+            let class = match (
+                n.child_by_field_name("left"),
+                n.child_by_field_name("right"),
+            ) {
+                (Some(l), Some(r)) if l.named_child_count() == 1 && r.named_child_count() == 1 => {
+                    r.named_child(0).and_then(|v| literal_type(b, v))
+                }
+                _ => None,
+            };
             if let Some(l) = n.child_by_field_name("left") {
-                b.children(l, |b, k| b.local(b.text(k)));
+                b.children(l, |b, k| match &class {
+                    Some(t) => b.typed_local(b.text(k), t.clone()),
+                    None => b.local(b.text(k)),
+                });
             }
             if let Some(r) = n.child_by_field_name("right") {
                 visit(b, r);
@@ -134,6 +166,17 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>) {
             }
         }
         _ => b.children(n, visit),
+    }
+}
+
+/// The type of a composite literal, possibly behind `&`: `Foo{}`, `&Foo{}` → `Foo`.
+fn literal_type(b: &Builder<'_>, v: Node<'_>) -> Option<String> {
+    match v.kind() {
+        "composite_literal" => v.child_by_field_name("type").and_then(|t| type_name(b, t)),
+        "unary_expression" => v
+            .child_by_field_name("operand")
+            .and_then(|o| literal_type(b, o)),
+        _ => None,
     }
 }
 

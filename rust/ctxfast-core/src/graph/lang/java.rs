@@ -97,6 +97,18 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>) {
             let idx = b.def(DefKind::Function, name, n, sig);
             b.out.defs[idx as usize].doc = doc(b, n);
             b.out.defs[idx as usize].self_names.push("this".into());
+            b.within(idx, |b| {
+                if let Some(ps) = n.child_by_field_name("parameters") {
+                    b.children(ps, |b, p| {
+                        if let Some(nm) = b.field_text(p, "name") {
+                            match p.child_by_field_name("type").and_then(|t| class_of(b, t)) {
+                                Some(c) => b.typed_local(nm, c),
+                                None => b.local(nm),
+                            }
+                        }
+                    });
+                }
+            });
             if let Some(body) = body {
                 b.within(idx, |b| visit(b, body));
             }
@@ -114,14 +126,27 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>) {
                 }
             });
         }
-        "local_variable_declaration" => b.children(n, |b, k| {
-            if k.kind() == "variable_declarator" {
-                if let Some(nm) = b.field_text(k, "name") {
-                    b.local(nm);
+        "local_variable_declaration" => {
+            // `Foo x = ...` (or `var x = new Foo()`): x holds a Foo.
+            let declared = n.child_by_field_name("type").and_then(|t| class_of(b, t));
+            b.children(n, |b, k| {
+                if k.kind() == "variable_declarator" {
+                    if let Some(nm) = b.field_text(k, "name") {
+                        let class = declared.clone().or_else(|| {
+                            let v = k.child_by_field_name("value")?;
+                            (v.kind() == "object_creation_expression")
+                                .then(|| class_of(b, v.child_by_field_name("type")?))
+                                .flatten()
+                        });
+                        match class {
+                            Some(c) => b.typed_local(nm, c),
+                            None => b.local(nm),
+                        }
+                    }
                 }
-            }
-            visit(b, k);
-        }),
+                visit(b, k);
+            })
+        }
         "method_invocation" => {
             let name = n.child_by_field_name("name");
             let obj = n.child_by_field_name("object");
@@ -160,6 +185,19 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>) {
             });
         }
         _ => b.children(n, visit),
+    }
+}
+
+/// The class a declared type names: `Foo`, `pkg.Foo`, `Foo<T>` → `Foo`; `None` for `var`,
+/// primitives and arrays.
+fn class_of(b: &Builder<'_>, t: Node<'_>) -> Option<String> {
+    match t.kind() {
+        "type_identifier" | "scoped_type_identifier" => {
+            let name = b.text(t);
+            (name != "var").then_some(name)
+        }
+        "generic_type" => t.named_child(0).and_then(|c| class_of(b, c)),
+        _ => None,
     }
 }
 
