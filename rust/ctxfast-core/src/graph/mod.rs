@@ -1250,6 +1250,129 @@ mod tests {
     }
 
     #[test]
+    fn typed_attributes_resolve_calls_through_self_and_instances() {
+        let d = repo(&[
+            (
+                "q.py",
+                "class Query:\n    def add(self):\n        return 1\n\n\nclass Where:\n    def push(self):\n        return 2\n",
+            ),
+            (
+                "m.py",
+                concat!(
+                    "from q import Query, Where\n",           // 1
+                    "\n",                                     // 2
+                    "class Base:\n",                          // 3
+                    "    where: Where\n",                     // 4
+                    "\n",                                     // 5
+                    "    def __init__(self):\n",              // 6
+                    "        self.query = Query()\n",         // 7
+                    "        self.other = Query()\n",         // 8
+                    "\n",                                     // 9
+                    "    def reset(self):\n",                 // 10
+                    "        self.other = None\n",            // 11
+                    "\n",                                     // 12
+                    "\n",                                     // 13
+                    "class Child(Base):\n",                   // 14
+                    "    def run(self):\n",                   // 15
+                    "        self.query.add()\n",             // 16
+                    "        self.where.push()\n",            // 17
+                    "        self.other.add()\n",             // 18
+                    "        self.query()\n",                 // 19
+                    "\n",                                     // 20
+                    "\n",                                     // 21
+                    "def use():\n",                           // 22
+                    "    c = Child()\n",                      // 23
+                    "    c.query.add()\n",                    // 24
+                ),
+            ),
+        ]);
+        let db = d.path().join(".ctxfast/recon.db");
+        index(d.path(), &db, &IndexOptions::default()).unwrap();
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let edges: Vec<(String, String)> = conn
+            .prepare(
+                "SELECT src, dst FROM edges WHERE type = 'invoke' AND src LIKE 'm.%' \
+                 AND dst LIKE 'q.%.%' ORDER BY src",
+            )
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        // `self.other` is also set to None: untyped. Calling `self.query()` is not a call of
+        // Query; the class-body annotation types `where`; the attribute types are inherited.
+        assert_eq!(
+            edges,
+            vec![
+                ("m.Child.run:16".into(), "q.Query.add:2".into()),
+                ("m.Child.run:17".into(), "q.Where.push:7".into()),
+                ("m.use:24".into(), "q.Query.add:2".into()),
+            ]
+        );
+        let to_class: i64 = conn
+            .query_row(
+                "SELECT COUNT(*) FROM edges WHERE src = 'm.Child.run:19'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(to_class, 0);
+    }
+
+    #[test]
+    fn super_calls_and_caught_exceptions_resolve() {
+        let d = repo(&[(
+            "s.py",
+            concat!(
+                "class A:\n",                      // 1
+                "    def save(self):\n",           // 2
+                "        return 1\n",              // 3
+                "\n",                              // 4
+                "\n",                              // 5
+                "class B(A):\n",                   // 6
+                "    pass\n",                      // 7
+                "\n",                              // 8
+                "\n",                              // 9
+                "class C(B):\n",                   // 10
+                "    def save(self):\n",           // 11
+                "        super().save()\n",        // 12
+                "        super(C, self).save()\n", // 13
+                "        super().missing()\n",     // 14
+                "\n",                              // 15
+                "\n",                              // 16
+                "def handle():\n",                 // 17
+                "    try:\n",                      // 18
+                "        pass\n",                  // 19
+                "    except A as err:\n",          // 20
+                "        err.save()\n",            // 21
+                "    except (A, B) as both:\n",    // 22
+                "        both.save()\n",           // 23
+            ),
+        )]);
+        let db = d.path().join(".ctxfast/recon.db");
+        index(d.path(), &db, &IndexOptions::default()).unwrap();
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let edges: Vec<(String, String)> = conn
+            .prepare("SELECT src, dst FROM edges WHERE type = 'invoke' ORDER BY src, dst")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .filter(|(s, _): &(String, String)| {
+                s.starts_with("s.C.save") || s.starts_with("s.handle")
+            })
+            .collect();
+        assert_eq!(
+            edges,
+            vec![
+                ("s.C.save:12".into(), "s.A.save:2".into()),
+                ("s.C.save:13".into(), "s.A.save:2".into()),
+                ("s.handle:21".into(), "s.A.save:2".into()),
+            ]
+        );
+    }
+
+    #[test]
     fn module_clash_is_recorded() {
         let d = repo(&[
             ("pkg/a.py", "def f():\n    return 1\n"),

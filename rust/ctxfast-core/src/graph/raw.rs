@@ -112,6 +112,11 @@ pub struct RawFile {
     /// `x.method()` resolve to `Foo.method`. Python, Java (declared types) and Go (parameter,
     /// `var` and composite-literal types); sorted.
     pub typed_locals: Vec<(u32, String, String)>,
+    /// Instance attributes every assignment of which gives the same class: `self.x = Foo()`
+    /// in any method, or `x: Foo` in the class body → `(class def, "x", "Foo")`. Lets
+    /// `self.x.method()` resolve (Python; sorted). Part of the interface: subclasses and
+    /// other files' typed locals read it.
+    pub typed_attrs: Vec<(u32, String, String)>,
     /// Java `package` clause; empty elsewhere. Qualifies the file's definitions.
     pub package: String,
 }
@@ -226,6 +231,7 @@ impl RawFile {
             })
             && self.bindings == other.bindings
             && self.outer_locals().eq(other.outer_locals())
+            && self.typed_attrs == other.typed_attrs
             && self.package == other.package
     }
 
@@ -276,11 +282,13 @@ impl RawFile {
             w.u32(*s);
             w.s(n);
         }
-        w.u32(self.typed_locals.len() as u32);
-        for (s, n, t) in &self.typed_locals {
-            w.u32(*s);
-            w.s(n);
-            w.s(t);
+        for typed in [&self.typed_locals, &self.typed_attrs] {
+            w.u32(typed.len() as u32);
+            for (s, n, t) in typed {
+                w.u32(*s);
+                w.s(n);
+                w.s(t);
+            }
         }
         w.0
     }
@@ -304,6 +312,7 @@ impl RawFile {
             bindings: self.bindings.clone(),
             locals: self.outer_locals().cloned().collect(),
             typed_locals: vec![],
+            typed_attrs: self.typed_attrs.clone(),
             package: self.package.clone(),
         }
     }
@@ -354,10 +363,12 @@ impl RawFile {
             let s = r.u32()?;
             f.locals.push((s, r.s()?));
         }
-        for _ in 0..r.u32()? {
-            let s = r.u32()?;
-            let name = r.s()?;
-            f.typed_locals.push((s, name, r.s()?));
+        for typed in [&mut f.typed_locals, &mut f.typed_attrs] {
+            for _ in 0..r.u32()? {
+                let s = r.u32()?;
+                let name = r.s()?;
+                typed.push((s, name, r.s()?));
+            }
         }
         (r.1 == b.len()).then_some(f)
     }

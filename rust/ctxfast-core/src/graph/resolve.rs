@@ -277,6 +277,7 @@ pub struct Resolver<'a> {
     stars: Vec<Vec<u32>>,
     locals: Vec<FxHashSet<(u32, &'a str)>>,
     typed_locals: Vec<FxHashMap<(u32, &'a str), &'a str>>,
+    typed_attrs: Vec<FxHashMap<(u32, &'a str), &'a str>>,
     def_by_qual: FxHashMap<String, (u32, u32)>,
     module_by_qual: FxHashMap<String, u32>,
     packages: FxHashSet<String>,
@@ -293,6 +294,14 @@ struct FileTables<'a> {
     stars: Vec<u32>,
     locals: FxHashSet<(u32, &'a str)>,
     typed_locals: FxHashMap<(u32, &'a str), &'a str>,
+    typed_attrs: FxHashMap<(u32, &'a str), &'a str>,
+}
+
+fn typed_map(typed: &[(u32, String, String)]) -> FxHashMap<(u32, &str), &str> {
+    typed
+        .iter()
+        .map(|(s, n, t)| ((*s, n.as_str()), t.as_str()))
+        .collect()
 }
 
 impl<'a> FileTables<'a> {
@@ -328,12 +337,8 @@ impl<'a> FileTables<'a> {
             bindings,
             stars,
             locals: f.raw.locals.iter().map(|(s, n)| (*s, n.as_str())).collect(),
-            typed_locals: f
-                .raw
-                .typed_locals
-                .iter()
-                .map(|(s, n, t)| ((*s, n.as_str()), t.as_str()))
-                .collect(),
+            typed_locals: typed_map(&f.raw.typed_locals),
+            typed_attrs: typed_map(&f.raw.typed_attrs),
         }
     }
 }
@@ -370,6 +375,7 @@ impl<'a> Resolver<'a> {
             stars: Vec::with_capacity(files.len()),
             locals: Vec::with_capacity(files.len()),
             typed_locals: Vec::with_capacity(files.len()),
+            typed_attrs: Vec::with_capacity(files.len()),
             def_by_qual: FxHashMap::default(),
             module_by_qual: FxHashMap::default(),
             packages: FxHashSet::default(),
@@ -391,6 +397,7 @@ impl<'a> Resolver<'a> {
             r.stars.push(t.stars);
             r.locals.push(t.locals);
             r.typed_locals.push(t.typed_locals);
+            r.typed_attrs.push(t.typed_attrs);
             r.module_by_qual.entry(f.module.clone()).or_insert(fi);
             let pkg_base = match f.lang {
                 Lang::Go => f.prefix(),
@@ -457,6 +464,67 @@ impl<'a> Resolver<'a> {
         Res::Dynamic
     }
 
+    /// The class `path` (dotted, as written in `scope` of file `f`) names, if it is a
+    /// project class.
+    fn class_at(&self, f: u32, scope: u32, path: &str, depth: u32) -> Option<Res> {
+        let segs: Vec<&str> = path.split('.').collect();
+        let mut r = self.lookup_name(f, scope, segs[0], depth + 1);
+        for seg in &segs[1..] {
+            r = self.attr(&r, seg, depth + 1);
+        }
+        match r {
+            Res::Def(cf, cd)
+                if self.files[cf as usize].raw.defs[cd as usize].kind == DefKind::Class =>
+            {
+                Some(r)
+            }
+            _ => None,
+        }
+    }
+
+    /// The class attribute `name` of instances of `base` (a class) holds, from
+    /// `RawFile::typed_attrs` of the class or, unless the class defines `name` itself, of
+    /// its bases.
+    fn typed_attr(&self, base: &Res, name: &str, depth: u32) -> Option<Res> {
+        let Res::Def(f, d) = *base else {
+            return None;
+        };
+        let def = &self.files[f as usize].raw.defs[d as usize];
+        if depth > 8 || def.kind != DefKind::Class {
+            return None;
+        }
+        if let Some(class) = self.typed_attrs[f as usize].get(&(d, name)) {
+            return self.class_at(f, def.parent, class, depth);
+        }
+        let own = format!("{}.{}", def.local, name);
+        if self.local_index[f as usize].contains_key(own.as_str()) {
+            return None;
+        }
+        def.bases.iter().find_map(|b| {
+            let r = self.class_at(f, def.parent, b, depth)?;
+            (r != *base).then(|| self.typed_attr(&r, name, depth + 1))?
+        })
+    }
+
+    /// For `super().name` referenced from `scope`: the first base of the enclosing method's
+    /// class that has `name` (its own or inherited), so `attr(base, name)` finds the member.
+    fn super_base(&self, f: u32, scope: u32, name: &str) -> Option<Res> {
+        let defs = &self.files[f as usize].raw.defs;
+        let mut s = scope;
+        while s != 0 {
+            let d = &defs[s as usize];
+            let class = &defs[d.parent as usize];
+            if d.kind == DefKind::Function && class.kind == DefKind::Class && d.parent != 0 {
+                return class.bases.iter().find_map(|b| {
+                    let base = self.class_at(f, class.parent, b, 0)?;
+                    matches!(self.attr(&base, name, 1), Res::Def(..)).then_some(base)
+                });
+            }
+            s = if d.parent < s { d.parent } else { 0 };
+        }
+        None
+    }
+
     /// The class a function-local `name` is known to hold where it is referenced from
     /// `scope` (see `RawFile::typed_locals`): the nearest function scope binding `name` decides;
     /// an untyped binding there, or a type that does not resolve to a project class, gives
@@ -467,19 +535,7 @@ impl<'a> Resolver<'a> {
         let mut s = scope;
         while s != 0 {
             if let Some(class) = self.typed_locals[fi].get(&(s, name)) {
-                let segs: Vec<&str> = class.split('.').collect();
-                let mut r = self.lookup_name(f, s, segs[0], 1);
-                for seg in &segs[1..] {
-                    r = self.attr(&r, seg, 1);
-                }
-                return match r {
-                    Res::Def(cf, cd)
-                        if self.files[cf as usize].raw.defs[cd as usize].kind == DefKind::Class =>
-                    {
-                        Some(r)
-                    }
-                    _ => None,
-                };
+                return self.class_at(f, s, class, 0);
             }
             if self.locals[fi].contains(&(s, name)) {
                 return None;
@@ -886,6 +942,8 @@ impl<'a> Resolver<'a> {
             // (`x.method()`) get edges, never the class itself.
             let typed = if via_self {
                 None
+            } else if python && head == "super" && r.path.len() > 1 {
+                self.super_base(f, r.scope, &r.path[1])
             } else {
                 self.typed_local(f, r.scope, head)
             };
@@ -895,10 +953,15 @@ impl<'a> Resolver<'a> {
             let mut resolved_all = last.is_some();
             let mut unresolved = python && cur == Res::NotFound;
             let mut extra_resolved = false;
+            // True while `cur` is an instance reached through a typed attribute
+            // (`self.x`): calling it is not a call of its class.
+            let mut instance = false;
             if last.is_some() {
                 for seg in &r.path[1..] {
                     let prev_is_module = matches!(cur, Res::Module(_) | Res::Package(_));
-                    let next = self.attr(&cur, seg, 0);
+                    let typed = self.typed_attr(&cur, seg, 0);
+                    instance = typed.is_some();
+                    let next = typed.unwrap_or_else(|| self.attr(&cur, seg, 0));
                     match self.target_id(&next) {
                         Some(t) => {
                             last = Some(t);
@@ -936,6 +999,7 @@ impl<'a> Resolver<'a> {
                 continue;
             }
             let keep = match &last {
+                Some(_) if instance && resolved_all => false,
                 Some(_) if self_only && !extra_resolved => false,
                 Some(_) => resolved_all || !self_only,
                 None => false,

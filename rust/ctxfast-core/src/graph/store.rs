@@ -13,7 +13,7 @@ use rusqlite::Connection;
 use std::path::Path;
 
 /// Bumped whenever the schema or the raw blob format changes; a mismatch rebuilds the index.
-pub const SCHEMA_VERSION: &str = "4";
+pub const SCHEMA_VERSION: &str = "5";
 
 pub const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);

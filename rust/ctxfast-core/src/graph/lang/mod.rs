@@ -83,6 +83,37 @@ impl Lang {
     }
 }
 
+/// Records one binding of `key` to `class`; a disagreeing binding makes the key untyped.
+fn note(
+    types: &mut std::collections::HashMap<(u32, String), Option<String>>,
+    key: (u32, String),
+    class: Option<String>,
+) {
+    use std::collections::hash_map::Entry;
+    match types.entry(key) {
+        Entry::Vacant(v) => {
+            v.insert(class);
+        }
+        Entry::Occupied(mut o) => {
+            if *o.get() != class {
+                o.insert(None);
+            }
+        }
+    }
+}
+
+/// The keys every binding agreed on, sorted.
+fn agreed(
+    types: std::collections::HashMap<(u32, String), Option<String>>,
+) -> Vec<(u32, String, String)> {
+    let mut out: Vec<(u32, String, String)> = types
+        .into_iter()
+        .filter_map(|((s, n), t)| t.map(|t| (s, n, t)))
+        .collect();
+    out.sort_unstable();
+    out
+}
+
 /// Names modules the way they are imported: a Python file inside a package chain (directories
 /// with `__init__.py`) is named from the top of that chain, so `lib/matplotlib/colors.py` is
 /// `matplotlib.colors` and `python/ctxfast/cli.py` is `ctxfast.cli` — whatever non-package
@@ -288,6 +319,8 @@ pub struct Builder<'s> {
     /// The class each local is bound to in its scope; `None` once some binding gives it no
     /// class or a different one (becomes `RawFile::typed_locals`).
     local_types: std::collections::HashMap<(u32, String), Option<String>>,
+    /// The same for instance attributes, keyed by class definition (`RawFile::typed_attrs`).
+    attr_types: std::collections::HashMap<(u32, String), Option<String>>,
 }
 
 impl<'s> Builder<'s> {
@@ -315,17 +348,13 @@ impl<'s> Builder<'s> {
             out,
             scope: 0,
             local_types: std::collections::HashMap::new(),
+            attr_types: std::collections::HashMap::new(),
         }
     }
 
     fn finish(mut self) -> RawFile {
-        let mut typed: Vec<(u32, String, String)> = self
-            .local_types
-            .into_iter()
-            .filter_map(|((s, n), t)| t.map(|t| (s, n, t)))
-            .collect();
-        typed.sort_unstable();
-        self.out.typed_locals = typed;
+        self.out.typed_locals = agreed(self.local_types);
+        self.out.typed_attrs = agreed(self.attr_types);
         self.out
     }
 
@@ -412,18 +441,15 @@ impl<'s> Builder<'s> {
         self.out.locals.push((self.scope, name));
     }
 
+    /// An assignment to attribute `name` of instances of class definition `class_def`
+    /// (`self.name = ...` in a method, `name: T` in the class body); `class` is the class it
+    /// binds when known. Typed only if every such assignment agrees.
+    pub fn attr_assigned(&mut self, class_def: u32, name: String, class: Option<String>) {
+        note(&mut self.attr_types, (class_def, name), class);
+    }
+
     fn note_type(&mut self, name: &str, class: Option<String>) {
-        use std::collections::hash_map::Entry;
-        match self.local_types.entry((self.scope, name.to_string())) {
-            Entry::Vacant(v) => {
-                v.insert(class);
-            }
-            Entry::Occupied(mut o) => {
-                if *o.get() != class {
-                    o.insert(None);
-                }
-            }
-        }
+        note(&mut self.local_types, (self.scope, name.to_string()), class);
     }
 
     /// The header text from `n`'s start up to (not including) `body`, whitespace-collapsed and

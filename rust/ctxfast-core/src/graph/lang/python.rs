@@ -148,6 +148,53 @@ fn bind_targets(
     }
 }
 
+/// `super().name` / `super(C, self).name` as the reference path `["super", name]` (the
+/// resolver maps it to the base-class member).
+fn super_call(b: &Builder<'_>, f: Node<'_>) -> Option<Vec<String>> {
+    if f.kind() != "attribute" {
+        return None;
+    }
+    let obj = f.child_by_field_name("object")?;
+    let callee = obj.child_by_field_name("function")?;
+    let attr = f.child_by_field_name("attribute")?;
+    (obj.kind() == "call" && callee.kind() == "identifier" && b.text(callee) == "super")
+        .then(|| vec!["super".to_string(), b.text(attr)])
+}
+
+/// Feeds `RawFile::typed_attrs`: `self.x = Foo()` in a method (or any other assignment to
+/// `self.x`, which makes `x` untyped), and `x = Foo()` / `x: Foo` in a class body.
+fn note_attr_assignment(b: &mut Builder<'_>, stmt: Node<'_>, left: Node<'_>) {
+    let class = || {
+        if stmt.kind() != "assignment" {
+            return None;
+        }
+        annotation_class(b, stmt)
+            .or_else(|| constructed_class(b, stmt.child_by_field_name("right")?))
+    };
+    let cur = b.cur_def();
+    match left.kind() {
+        "attribute" if cur.kind == DefKind::Function => {
+            let (Some(obj), Some(attr)) = (
+                left.child_by_field_name("object"),
+                left.child_by_field_name("attribute"),
+            ) else {
+                return;
+            };
+            let parent = cur.parent;
+            let on_self = obj.kind() == "identifier" && cur.self_names.contains(&b.text(obj));
+            if on_self && b.out.defs[parent as usize].kind == DefKind::Class {
+                let c = class();
+                b.attr_assigned(parent, b.text(attr), c);
+            }
+        }
+        "identifier" if cur.kind == DefKind::Class => {
+            let c = class();
+            b.attr_assigned(b.scope, b.text(left), c);
+        }
+        _ => {}
+    }
+}
+
 fn visit(b: &mut Builder<'_>, n: Node<'_>, seen: &mut HashSet<(u32, String)>) {
     match n.kind() {
         "function_definition" => {
@@ -304,7 +351,7 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>, seen: &mut HashSet<(u32, String)>) {
         }
         "call" => {
             if let Some(f) = n.child_by_field_name("function") {
-                match path(b, f) {
+                match path(b, f).or_else(|| super_call(b, f)) {
                     Some(p) => b.reference(p, f),
                     None => visit(b, f, seen),
                 }
@@ -315,6 +362,7 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>, seen: &mut HashSet<(u32, String)>) {
         }
         "assignment" | "augmented_assignment" => {
             if let Some(left) = n.child_by_field_name("left") {
+                note_attr_assignment(b, n, left);
                 bind_targets(b, n, left, seen);
             }
             for f in ["right", "type"] {
@@ -336,10 +384,22 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>, seen: &mut HashSet<(u32, String)>) {
             });
         }
         "as_pattern" => {
+            // `except E as e`: e holds an E (a tuple of classes, or a `with`, gives no type).
+            let caught = n
+                .parent()
+                .filter(|p| p.kind() == "except_clause")
+                .and_then(|_| n.named_child(0))
+                .and_then(|v| path(b, v))
+                .map(|p| p.join("."));
             if let Some(a) = n.child_by_field_name("alias") {
                 let mut names = vec![];
                 target_names(b, a, &mut names);
-                names.into_iter().for_each(|x| b.local(x));
+                for x in names {
+                    match &caught {
+                        Some(c) if !is_def_scope(b) => b.typed_local(x, c.clone()),
+                        _ => b.local(x),
+                    }
+                }
             }
             if let Some(v) = n.named_child(0) {
                 visit(b, v, seen);
