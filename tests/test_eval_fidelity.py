@@ -16,13 +16,21 @@ ALPHA = Path(__file__).parent / "fixtures" / "eval" / "repos" / "alpha"
 
 
 class NameIndexGraph:
-    """A deliberately simple graph: defs by bare name, callers = same-name call sites."""
+    """A deliberately simple graph: functions and classes by bare name, callers = same-name
+    call sites."""
 
     def __init__(self, root: Path):
         self.calls, self.defs = collect_sites(root)
+        self.classes = {
+            (p.relative_to(root).as_posix(), n.lineno, n.name)
+            for p in root.rglob("*.py")
+            for n in ast.walk(ast.parse(p.read_text()))
+            if isinstance(n, ast.ClassDef)
+        }
 
     def definitions(self, file, line, name):
-        return {(d.file, d.line) for d in self.defs if d.name == name}
+        defs = {(d.file, d.line) for d in self.defs if d.name == name}
+        return defs | {(f, n) for f, n, cls in self.classes if cls == name}
 
     def callers(self, file, line, name):
         return {(c.file, c.line) for c in self.calls if c.name == name}
@@ -47,7 +55,8 @@ def test_collect_sites():
 def test_name_index_graph_agrees_with_jedi_on_unambiguous_fixture():
     res = graph_fidelity(ALPHA, NameIndexGraph(ALPHA), sample=100, seed=0)
     d, e = res["definitions"], res["invoke_edges"]
-    assert d["scored_calls"] >= 4  # split_tokens, parse_token, parse_all, escape_html, ...
+    # split_tokens, parse_token, parse_all, escape_html, TokenParser (a class), ...
+    assert d["scored_calls"] >= 5
     assert d["precision"] == 1.0 and d["recall"] == 1.0
     # callers: jedi finds e.g. render.py's escape_html(...) and parse_all's parse_token(...)
     assert e["reference"] >= 3
@@ -96,6 +105,10 @@ PKG = {
         "\n"
         "    def run(self, x):\n"
         "        return self.step(other(x))\n"
+        "\n"
+        "\n"
+        "def make():\n"
+        "    return Runner()\n"
     ),
     "pkg/dup.py": "def helper(x):\n    return x\n",
 }
@@ -119,6 +132,7 @@ def test_ctxfast_graph_reader(pkg, tmp_path):
     assert g.definitions("pkg/util.py", 18, "helper") == {("pkg/util.py", 13)}
     assert g.definitions("pkg/main.py", 9, "step") == {("pkg/main.py", 5)}
     assert g.definitions("pkg/main.py", 9, "other") == {("pkg/util.py", 17)}
+    assert g.definitions("pkg/main.py", 13, "Runner") == {("pkg/main.py", 4)}
     assert g.callers("pkg/util.py", 13, "helper") == {("pkg/util.py", 18), ("pkg/main.py", 6)}
     assert g.callers("pkg/dup.py", 1, "helper") == set()
 
@@ -131,8 +145,9 @@ def test_cli_fidelity_on_ctxfast_graph(pkg, tmp_path, capsys):
     assert (idx / "recon.db").exists() and not (pkg / ".ctxfast").exists()
     res = json.loads(out.read_text())
     d, e = res["definitions"], res["invoke_edges"]
-    # jedi resolves the four in-tree calls (helper x2, other, self.step); both sides agree.
-    assert d["scored_calls"] == 4 and d["tp"] == 4
+    # jedi resolves the five in-tree calls (helper x2, other, self.step, the class Runner);
+    # both sides agree.
+    assert d["scored_calls"] == 5 and d["tp"] == 5
     assert d["precision"] == 1.0 and d["recall"] == 1.0
     # Callers: helper <- util:18, main:6; other <- main:9; step <- main:9; and the decorator
     # deco <- util:12 (``@deco`` invokes it: counted on both sides).

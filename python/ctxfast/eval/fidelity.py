@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -180,7 +180,7 @@ def graph_fidelity(
 ) -> dict[str, Any]:
     """Precision/recall of the graph's definitions and invoke edges against jedi.
 
-    Only call sites that jedi resolves to a function inside the tree are scored for
+    Only call sites that jedi resolves to a function or class inside the tree are scored for
     definitions (an unresolvable dynamic call says nothing about either side). jedi's
     references count as callers when followed by ``(`` or applied as a bare ``@decorator``
     (both invoke the function). Every sampled
@@ -196,17 +196,35 @@ def graph_fidelity(
     def_sample = rng.sample(defs, min(sample, len(defs)))
     texts: dict[str, str] = {}
 
-    def script(rel: str) -> Any:
+    def text(rel: str) -> str:
         if rel not in texts:
             texts[rel] = (root / rel).read_text(encoding="utf-8", errors="replace")
-        return jedi.Script(texts[rel], path=str(root / rel), project=project)
+        return texts[rel]
+
+    def script(rel: str) -> Any:
+        return jedi.Script(text(rel), path=str(root / rel), project=project)
+
+    # jedi itself occasionally crashes on a query (e.g. a parso cache KeyError inside its
+    # Django plugin); such an item has no reference answer, so it is listed, not scored.
+    analyser_errors: list[dict[str, str]] = []
+
+    def jedi_query(where: str, query: Callable[[], list[Any]]) -> list[Any] | None:
+        try:
+            return query()
+        except Exception as exc:
+            analyser_errors.append({"item": where, "error": f"{type(exc).__name__}: {exc}"})
+            return None
 
     d_pr, scored_calls, d_diff = PR(), 0, []
     for c in call_sample:
+        names = jedi_query(
+            f"goto {c.file}:{c.line}:{c.column}",
+            lambda c=c: script(c.file).goto(c.line, c.column, follow_imports=True),
+        )
         ref = {
             (r, n.line)
-            for n in script(c.file).goto(c.line, c.column, follow_imports=True)
-            if n.type == "function" and n.line and (r := _rel(root, n.module_path))
+            for n in names or ()
+            if n.type in ("function", "class") and n.line and (r := _rel(root, n.module_path))
         }
         if not ref:
             continue
@@ -225,14 +243,19 @@ def graph_fidelity(
 
     e_pr, e_diff = PR(), []
     for d in def_sample:
-        refs = script(d.file).get_references(d.line, d.column, include_builtins=False)
+        refs = jedi_query(
+            f"get_references {d.file}:{d.line}:{d.column}",
+            lambda d=d: script(d.file).get_references(d.line, d.column, include_builtins=False),
+        )
+        if refs is None:
+            continue
         callers: set[Site] = set()
         for n in refs:
             r = _rel(root, n.module_path)
-            if r is None or (r == d.file and n.line == d.line) or not n.line:
+            # jedi lists overriding/overridden ``def``s of the same name among references.
+            if r is None or not n.line or n.is_definition():
                 continue
-            script(r)
-            lines = texts[r].splitlines()
+            lines = text(r).splitlines()
             src = lines[n.line - 1] if n.line <= len(lines) else ""
             after = src[n.column + len(d.name) :].lstrip()
             before = src[: n.column].strip()
@@ -259,7 +282,13 @@ def graph_fidelity(
             "sampled_calls": len(call_sample),
             "scored_calls": scored_calls,
         },
-        "invoke_edges": {**e_pr.as_dict(), "sampled_definitions": len(def_sample)},
+        "invoke_edges": {
+            **e_pr.as_dict(),
+            "sampled_definitions": len(def_sample),
+            "scored_definitions": len(def_sample)
+            - sum(e["item"].startswith("get_references") for e in analyser_errors),
+        },
+        "analyser_errors": analyser_errors,
         "disagreements": {"definitions": d_diff, "invoke_edges": e_diff},
     }
 
@@ -279,7 +308,8 @@ def format_fidelity(res: dict[str, Any]) -> str:
             f"({d['scored_calls']} of {d['sampled_calls']} sampled calls resolved by jedi)",
             f"invoke edges (Q3)  precision {f(e['precision'])}  recall {f(e['recall'])}  "
             f"tp {e['tp']} graph {e['graph']} jedi {e['reference']}  "
-            f"({e['sampled_definitions']} sampled definitions)",
+            f"({e['scored_definitions']} of {e['sampled_definitions']} sampled definitions; "
+            f"{len(res['analyser_errors'])} jedi crashes not scored)",
         ]
     )
 
