@@ -208,19 +208,22 @@ def graph_fidelity(
     # Django plugin); such an item has no reference answer, so it is listed, not scored.
     analyser_errors: list[dict[str, str]] = []
 
-    def jedi_query(where: str, query: Callable[[], list[Any]]) -> list[Any] | None:
+    def jedi_query(where: str, query: Callable[[Any], list[Any]], site: Any) -> list[Any] | None:
         try:
-            return query()
+            return query(site)
         except Exception as exc:
             analyser_errors.append({"item": where, "error": f"{type(exc).__name__}: {exc}"})
             return None
 
+    def goto(c: CallSite) -> list[Any]:
+        return list(script(c.file).goto(c.line, c.column, follow_imports=True))
+
+    def references(d: Definition) -> list[Any]:
+        return list(script(d.file).get_references(d.line, d.column, include_builtins=False))
+
     d_pr, scored_calls, d_diff = PR(), 0, []
     for c in call_sample:
-        names = jedi_query(
-            f"goto {c.file}:{c.line}:{c.column}",
-            lambda c=c: script(c.file).goto(c.line, c.column, follow_imports=True),
-        )
+        names = jedi_query(f"goto {c.file}:{c.line}:{c.column}", goto, c)
         ref = {
             (r, n.line)
             for n in names or ()
@@ -243,10 +246,7 @@ def graph_fidelity(
 
     e_pr, e_diff = PR(), []
     for d in def_sample:
-        refs = jedi_query(
-            f"get_references {d.file}:{d.line}:{d.column}",
-            lambda d=d: script(d.file).get_references(d.line, d.column, include_builtins=False),
-        )
+        refs = jedi_query(f"get_references {d.file}:{d.line}:{d.column}", references, d)
         if refs is None:
             continue
         callers: set[Site] = set()

@@ -168,7 +168,7 @@ def oracle_items(
     spans: dict[str, list[tuple[int, int]]] = defaultdict(list)
     for g in gold:
         spans[g.file].append((max(1, g.start - margin), g.end + margin))
-    out = []
+    out: list[Candidate] = []
     for f, rs in spans.items():
         n_lines = len(read_text(root / f).splitlines())
         merged: list[list[int]] = []
