@@ -160,10 +160,13 @@ def _run(tmp_path, bench, trees, url, model, *extra):
     return json.loads(out.read_text())
 
 
-def test_probe_arithmetic_against_a_position_sensitive_model(tmp_path, gamma, model_url):
+def test_probe_arithmetic_against_a_position_sensitive_model(tmp_path, gamma, model_url, capsys):
     bench, trees = gamma
     url, requests = model_url
     res = _run(tmp_path, bench, trees, url, "first-file")
+    printed = capsys.readouterr().out
+    assert "success retrieved 0.500 oracle 1.000; retrieval_failure 1" in printed
+    assert "edge 0.500 buried 0.000 — LOAD-BEARING" in printed
     tops = {r["instance_id"]: r["bm25"]["top_files"] for r in res["per_instance"]}
     # The premises the hand arithmetic rests on.
     assert tops["gamma__gamma-1"][0] == "gamma/widget.py"

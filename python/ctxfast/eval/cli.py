@@ -195,6 +195,21 @@ def summary(results: dict[str, Any]) -> str:
             f"baseline {name}: Acc@5 {f(fa['5'])} gold_coverage {f(b['gold_coverage'])}"
             f" tokens_p50 {f(b['tokens_retrieved_p50'])}"
         )
+    probes = results["suite"].get("probes", {})
+    orc, bur = probes.get("oracle_diagnostic", {}), probes.get("lost_in_the_middle_bury", {})
+    if "cells" in orc:
+        sr = orc["success_rate"]
+        lines.append(
+            f"oracle diagnostic ({orc['status']}, {orc['answered']} answered, "
+            f"{orc['errors']} failed calls): success retrieved {f(sr['retrieved'])} "
+            f"oracle {f(sr['oracle'])}; " + ", ".join(f"{k} {v}" for k, v in orc["cells"].items())
+        )
+    if "success_rate" in bur:
+        sr = bur["success_rate"]
+        lines.append(
+            f"bury probe ({bur['status']}, {bur['answered']} answered, {bur['errors']} failed "
+            f"calls): edge {f(sr['edge'])} buried {f(sr['buried'])} — {bur['verdict'] or '-'}"
+        )
     return "\n".join(lines)
 
 
