@@ -275,6 +275,7 @@ def test_fixture_bench_all_with_report_and_probes(tmp_path, model_url):
     assert len(requests) == 2 * orc["instances"] + 2 * bur["instances"]
     html = (tmp_path / "rep" / "report.html").read_text()
     assert "file Acc@5" in html
+    assert "<h3>oracle_diagnostic</h3>" in html and "&quot;not_bottleneck&quot;" in html
     assert (tmp_path / "rep" / "recall_at_k.png").stat().st_size > 0
 
 
