@@ -255,10 +255,6 @@ def summarise_bury(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
 # --------------------------------------------------------------------------- driver
 
 
-def skipped(reason: str) -> dict[str, Any]:
-    return {"status": "skipped", "reason": reason}
-
-
 def run_probes(
     ask: Asker,
     endpoint: dict[str, str],
