@@ -24,11 +24,9 @@ def _load_config(path: str | None) -> dict[str, Any]:
 
 
 def _probes(args: argparse.Namespace) -> dict[str, Any]:
-    """Model-dependent probes are never faked: without an endpoint they are skipped."""
-    if not (args.model_url and args.model):
-        reason = "needs --model-url and --model (an OpenAI-compatible endpoint)"
-    else:
-        reason = "model-driven probes are not implemented in this harness version yet"
+    """Model-dependent probes are never faked: without an endpoint they are skipped (with one
+    they are replaced by their results after the run, see :func:`_run_model_probes`)."""
+    reason = "needs --model-url and --model (an OpenAI-compatible endpoint)"
     return {
         "lost_in_the_middle_bury": {"status": "skipped", "reason": reason},
         "oracle_diagnostic": {"status": "skipped", "reason": reason},
@@ -38,6 +36,35 @@ def _probes(args: argparse.Namespace) -> dict[str, Any]:
             "on fixture repos with known answers (tests/test_recon_map_answers.py)",
         },
     }
+
+
+def _run_model_probes(
+    args: argparse.Namespace,
+    results: dict[str, Any],
+    jobs: list[Any],
+    primary: Any,
+    constructor: Any,
+    cache: Path,
+) -> None:
+    """Run the bury variant and the oracle diagnostic against the endpoint, on the instances
+    the main run scored, and store them under ``suite.probes``."""
+    from ctxfast.eval.probes import ProbeEndpoint, run_probes
+
+    endpoint = ProbeEndpoint(
+        args.model_url, args.model, args.model_key_env, timeout_s=args.model_timeout
+    )
+    scored = {r["instance_id"] for r in results["per_instance"]}
+    results["suite"]["probes"].update(
+        run_probes(
+            endpoint.ask,
+            {"model": args.model, "model_url": args.model_url},
+            primary,
+            constructor if constructor is not None else primary,
+            [j for j in jobs if j.instance.instance_id in scored],
+            cache,
+            progress=not args.no_progress,
+        )
+    )
 
 
 def run_suite(args: argparse.Namespace) -> int:
@@ -132,6 +159,8 @@ def run_suite(args: argparse.Namespace) -> int:
     results = build_results(
         meta, primary, baselines, jobs, rc, skipped, ablate=args.ablate, construct=constructor
     )
+    if args.model_url and args.model:
+        _run_model_probes(args, results, jobs, primary, constructor, cache)
     out = Path(args.out)
     out.write_text(json.dumps(results, indent=1), encoding="utf-8")
     if args.report:
@@ -166,6 +195,21 @@ def summary(results: dict[str, Any]) -> str:
             f"baseline {name}: Acc@5 {f(fa['5'])} gold_coverage {f(b['gold_coverage'])}"
             f" tokens_p50 {f(b['tokens_retrieved_p50'])}"
         )
+    probes = results["suite"].get("probes", {})
+    orc, bur = probes.get("oracle_diagnostic", {}), probes.get("lost_in_the_middle_bury", {})
+    if "cells" in orc:
+        sr = orc["success_rate"]
+        lines.append(
+            f"oracle diagnostic ({orc['status']}, {orc['answered']} answered, "
+            f"{orc['errors']} failed calls): success retrieved {f(sr['retrieved'])} "
+            f"oracle {f(sr['oracle'])}; " + ", ".join(f"{k} {v}" for k, v in orc["cells"].items())
+        )
+    if "success_rate" in bur:
+        sr = bur["success_rate"]
+        lines.append(
+            f"bury probe ({bur['status']}, {bur['answered']} answered, {bur['errors']} failed "
+            f"calls): edge {f(sr['edge'])} buried {f(sr['buried'])} — {bur['verdict'] or '-'}"
+        )
     return "\n".join(lines)
 
 
@@ -173,6 +217,39 @@ def run_compare(args: argparse.Namespace) -> int:
     from ctxfast.eval.compare import compare, format_rules, load_results
 
     print(format_rules(compare(load_results(args.a), load_results(args.b))))
+    return 0
+
+
+def run_fidelity(args: argparse.Namespace) -> int:
+    """Index the tree into a cache directory (never into the tree), then score the graph's
+    definitions and invoke edges against jedi on a seeded sample."""
+    import hashlib
+
+    from ctxfast.eval.fidelity import (
+        CodeGraphReader,
+        format_fidelity,
+        graph_fidelity,
+        require_jedi,
+    )
+    from ctxfast.recon import Repository
+
+    require_jedi()  # before the (long) indexing, not after
+    root = Path(args.path).resolve()
+    if not root.is_dir():
+        raise EvalError(f"{args.path}: not a directory")
+    if args.index_dir:
+        index_dir = Path(args.index_dir)
+    else:
+        cache = Path(args.cache).expanduser() if args.cache else Path("~/.cache/ctxfast")
+        digest = hashlib.sha1(str(root).encode()).hexdigest()[:12]
+        index_dir = cache.expanduser() / "index" / f"fidelity-{root.name}-{digest}"
+    repo = Repository(root, index_dir)
+    repo.index()
+    res = graph_fidelity(root, CodeGraphReader(repo.graph, root), args.sample, args.seed)
+    res = {"tree": str(root), "index_dir": str(index_dir), **res}
+    if args.out:
+        Path(args.out).write_text(json.dumps(res, indent=1), encoding="utf-8")
+    print(format_fidelity(res))
     return 0
 
 
@@ -197,17 +274,37 @@ def register(sub: Any) -> None:
         s.add_argument("--jobs", type=int, default=1)
         s.add_argument("--cache", help="cache root (default ~/.cache/ctxfast)")
         s.add_argument("--system", default="auto", choices=["auto", "ctxfast", "bm25"])
-        s.add_argument("--model-url", default=None)
-        s.add_argument("--model", default=None)
+        s.add_argument(
+            "--model-url",
+            default=None,
+            help="OpenAI-compatible base URL (…/v1): runs the bury and oracle probes",
+        )
+        s.add_argument("--model", default=None, help="model name sent to --model-url")
+        s.add_argument(
+            "--model-key-env",
+            default="OPENAI_API_KEY",
+            help="environment variable holding the endpoint's API key (sent when set)",
+        )
+        s.add_argument("--model-timeout", type=float, default=60.0, help="seconds per model call")
         s.add_argument("--no-progress", action="store_true")
         s.set_defaults(func=run_suite, suite=suite)
+    fd = esub.add_parser(
+        "fidelity", help="precision/recall of the code graph's definitions and callers vs jedi"
+    )
+    fd.add_argument("path", help="repository root (indexed into the cache, not into the tree)")
+    fd.add_argument("--sample", type=int, default=200, help="call sites and definitions sampled")
+    fd.add_argument("--seed", type=int, default=0)
+    fd.add_argument("--out", help="write the full result (with disagreements) as JSON")
+    fd.add_argument("--index-dir", help="index directory (default under --cache)")
+    fd.add_argument("--cache", help="cache root (default ~/.cache/ctxfast)")
+    fd.set_defaults(func=run_fidelity)
     c = esub.add_parser("compare", help="apply the decision rules to two results files")
     c.add_argument("a", help="current system's results.json")
     c.add_argument("b", help="candidate's results.json")
     c.set_defaults(func=run_compare)
 
 
-__all__ = ["register", "run_compare", "run_suite", "summary"]
+__all__ = ["register", "run_compare", "run_fidelity", "run_suite", "summary"]
 
 
 if __name__ == "__main__":  # pragma: no cover

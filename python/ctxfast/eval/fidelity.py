@@ -1,31 +1,100 @@
 """Graph fidelity against an independent analyser (``jedi``).
 
 On a seeded sample of call sites and function definitions of a tree, compare the code graph's
-answers with jedi's: definitions (spec-03 Q2, jedi ``goto``) and callers (Q3 — invoke edges,
-jedi ``get_references`` filtered to call sites). The graph is passed in as a small read API so
-this module does not depend on how the graph is built.
+answers with jedi's: definitions (spec-03 Q2 — where the callee of a call site is defined; jedi
+``goto``) and callers (Q3 — invoke edges into a definition; jedi ``get_references`` filtered to
+call sites). The graph is reached through a small read API (:class:`GraphReadAPI`;
+:class:`CodeGraphReader` wraps ctxfast's own graph), so this module does not depend on how
+a graph is built. Sites are ``(file, line)`` of the ``def`` line and of the call's name.
 """
 
 from __future__ import annotations
 
 import ast
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
+
+from ctxfast.eval.errors import EvalError
 
 Site = tuple[str, int]  # (POSIX relative file, 1-based line)
 
+JEDI_MISSING = (
+    "graph fidelity needs the independent analyser jedi: pip install 'ctxfast[fidelity]' "
+    "(or pip install jedi)"
+)
+
 
 class GraphReadAPI(Protocol):
-    def definitions(self, name: str) -> Iterable[Site]:
-        """Where ``name`` (a bare or dotted name) is defined."""
+    def definitions(self, file: str, line: int, name: str) -> Iterable[Site]:
+        """Where the graph says the callee ``name`` called at ``file:line`` is defined."""
         ...
 
     def callers(self, file: str, line: int, name: str) -> Iterable[Site]:
-        """Call sites whose invoke edge points at the definition at ``file:line``."""
+        """Call sites whose invoke edge points at the definition ``name`` at ``file:line``."""
         ...
+
+
+def require_jedi() -> Any:
+    """The ``jedi`` module, or :class:`EvalError` saying how to install it."""
+    try:
+        import jedi
+    except ImportError as exc:
+        raise EvalError(JEDI_MISSING) from exc
+    return jedi
+
+
+class CodeGraphReader:
+    """:class:`GraphReadAPI` over ctxfast's code graph (:class:`ctxfast.recon.graph.CodeGraph`).
+
+    Definitions are the targets of the invoke edges leaving the reference site on the call's
+    line (filtered to the called name: one site row covers every call of a line); callers are
+    the sites of :meth:`CodeGraph.callers`. Graph definitions are reported at their ``def``
+    line so decorated functions compare equal to jedi's name position.
+    """
+
+    def __init__(self, graph: Any, root: Path) -> None:
+        self.graph = graph
+        self.root = root
+        self._def_lines: dict[str, dict[int, int]] = {}
+
+    def _def_line(self, file: str, line: int) -> int:
+        """Map a definition's first line (its first decorator) to its ``def`` line."""
+        if file not in self._def_lines:
+            table: dict[int, int] = {}
+            try:
+                tree = ast.parse((self.root / file).read_text(encoding="utf-8", errors="replace"))
+            except (OSError, SyntaxError, ValueError):
+                tree = None
+            for node in ast.walk(tree) if tree is not None else ():
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    for dec in node.decorator_list:
+                        table.setdefault(dec.lineno, node.lineno)
+            self._def_lines[file] = table
+        return self._def_lines[file].get(line, line)
+
+    def definitions(self, file: str, line: int, name: str) -> set[Site]:
+        out: set[Site] = set()
+        for site, edge in self.graph.file_edges(file, "invoke"):
+            if site.line != line:
+                continue
+            target = self.graph.node(edge.dst)
+            if target is not None and target.name == name:
+                out.add((target.file, self._def_line(target.file, target.line)))
+        return out
+
+    def callers(self, file: str, line: int, name: str) -> set[Site]:
+        found = [
+            n
+            for n in self.graph.nodes_in_file(file)
+            if n.name == name and n.kind == "function" and n.line <= line <= n.end_line
+        ]
+        if not found:
+            return set()
+        node = max(found, key=lambda n: n.line)  # innermost: the def closest above the line
+        return {(s.file, s.line) for s in self.graph.callers(node.id)}
 
 
 @dataclass(frozen=True)
@@ -102,16 +171,23 @@ def _rel(root: Path, path: object) -> str | None:
         return None  # outside the tree (stdlib, site-packages): not part of the graph
 
 
+def _site(s: Site) -> str:
+    return f"{s[0]}:{s[1]}"
+
+
 def graph_fidelity(
     root: str | Path, graph: GraphReadAPI, sample: int = 50, seed: int = 0
-) -> dict[str, object]:
+) -> dict[str, Any]:
     """Precision/recall of the graph's definitions and invoke edges against jedi.
 
-    Only call sites that jedi resolves inside the tree are scored for definitions (an
-    unresolvable dynamic call says nothing about either side).
+    Only call sites that jedi resolves to a function or class inside the tree are scored for
+    definitions (an unresolvable dynamic call says nothing about either side). jedi's
+    references count as callers when followed by ``(`` or applied as a bare ``@decorator``
+    (both invoke the function). Every sampled
+    definition is scored for callers. Each scored item where the two sides differ is listed
+    under ``disagreements`` so a human can judge which side is wrong.
     """
-    import jedi
-
+    jedi = require_jedi()
     root = Path(root)
     project = jedi.Project(str(root))
     calls, defs = collect_sites(root)
@@ -120,46 +196,131 @@ def graph_fidelity(
     def_sample = rng.sample(defs, min(sample, len(defs)))
     texts: dict[str, str] = {}
 
-    def script(rel: str) -> jedi.Script:
+    def text(rel: str) -> str:
         if rel not in texts:
             texts[rel] = (root / rel).read_text(encoding="utf-8", errors="replace")
-        return jedi.Script(texts[rel], path=str(root / rel), project=project)
+        return texts[rel]
 
-    d_pr, scored_calls = PR(), 0
+    def script(rel: str) -> Any:
+        return jedi.Script(text(rel), path=str(root / rel), project=project)
+
+    # jedi itself occasionally crashes on a query (e.g. a parso cache KeyError inside its
+    # Django plugin); such an item has no reference answer, so it is listed, not scored.
+    analyser_errors: list[dict[str, str]] = []
+
+    def jedi_query(where: str, query: Callable[[Any], list[Any]], site: Any) -> list[Any] | None:
+        try:
+            return query(site)
+        except Exception as exc:
+            analyser_errors.append({"item": where, "error": f"{type(exc).__name__}: {exc}"})
+            return None
+
+    def goto(c: CallSite) -> list[Any]:
+        return list(script(c.file).goto(c.line, c.column, follow_imports=True))
+
+    def references(d: Definition) -> list[Any]:
+        return list(script(d.file).get_references(d.line, d.column, include_builtins=False))
+
+    d_pr, scored_calls, d_diff = PR(), 0, []
     for c in call_sample:
+        names = jedi_query(f"goto {c.file}:{c.line}:{c.column}", goto, c)
         ref = {
             (r, n.line)
-            for n in script(c.file).goto(c.line, c.column, follow_imports=True)
-            if n.type == "function" and n.line and (r := _rel(root, n.module_path))
+            for n in names or ()
+            if n.type in ("function", "class") and n.line and (r := _rel(root, n.module_path))
         }
         if not ref:
             continue
         scored_calls += 1
-        d_pr.add(set(graph.definitions(c.name)), ref)
+        got = set(graph.definitions(c.file, c.line, c.name))
+        d_pr.add(got, ref)
+        if got != ref:
+            d_diff.append(
+                {
+                    "site": f"{c.file}:{c.line}",
+                    "name": c.name,
+                    "graph_only": sorted(map(_site, got - ref)),
+                    "jedi_only": sorted(map(_site, ref - got)),
+                }
+            )
 
-    e_pr = PR()
+    e_pr, e_diff = PR(), []
     for d in def_sample:
-        refs = script(d.file).get_references(d.line, d.column, include_builtins=False)
+        refs = jedi_query(f"get_references {d.file}:{d.line}:{d.column}", references, d)
+        if refs is None:
+            continue
         callers: set[Site] = set()
         for n in refs:
             r = _rel(root, n.module_path)
-            if r is None or (r == d.file and n.line == d.line) or not n.line:
+            # jedi lists overriding/overridden ``def``s of the same name among references.
+            if r is None or not n.line or n.is_definition():
                 continue
-            script(r)
-            lines = texts[r].splitlines()
+            lines = text(r).splitlines()
             src = lines[n.line - 1] if n.line <= len(lines) else ""
-            after = src[n.column + len(d.name) :].lstrip() if src else ""
-            if after.startswith("("):
+            after = src[n.column + len(d.name) :].lstrip()
+            before = src[: n.column].strip()
+            # ``name(`` calls it; so does ``@name`` (a decorator is invoked on the definition).
+            if after.startswith("(") or before == "@":
                 callers.add((r, n.line))
-        e_pr.add(set(graph.callers(d.file, d.line, d.name)), callers)
+        got = set(graph.callers(d.file, d.line, d.name))
+        e_pr.add(got, callers)
+        if got != callers:
+            e_diff.append(
+                {
+                    "definition": f"{d.file}:{d.line}",
+                    "name": d.name,
+                    "graph_only": sorted(map(_site, got - callers)),
+                    "jedi_only": sorted(map(_site, callers - got)),
+                }
+            )
     return {
+        "analyser": f"jedi {jedi.__version__}",
+        "sample": sample,
+        "seed": seed,
         "definitions": {
             **d_pr.as_dict(),
             "sampled_calls": len(call_sample),
             "scored_calls": scored_calls,
         },
-        "invoke_edges": {**e_pr.as_dict(), "sampled_definitions": len(def_sample)},
+        "invoke_edges": {
+            **e_pr.as_dict(),
+            "sampled_definitions": len(def_sample),
+            "scored_definitions": len(def_sample)
+            - sum(e["item"].startswith("get_references") for e in analyser_errors),
+        },
+        "analyser_errors": analyser_errors,
+        "disagreements": {"definitions": d_diff, "invoke_edges": e_diff},
     }
 
 
-__all__ = ["CallSite", "Definition", "GraphReadAPI", "collect_sites", "graph_fidelity"]
+def format_fidelity(res: dict[str, Any]) -> str:
+    """The two precision/recall lines a person reads (the JSON holds the rest)."""
+
+    def f(x: Any) -> str:
+        return "  -  " if x is None else f"{x:.3f}"
+
+    d, e = res["definitions"], res["invoke_edges"]
+    return "\n".join(
+        [
+            f"graph fidelity vs {res['analyser']} (sample {res['sample']}, seed {res['seed']})",
+            f"definitions (Q2)   precision {f(d['precision'])}  recall {f(d['recall'])}  "
+            f"tp {d['tp']} graph {d['graph']} jedi {d['reference']}  "
+            f"({d['scored_calls']} of {d['sampled_calls']} sampled calls resolved by jedi)",
+            f"invoke edges (Q3)  precision {f(e['precision'])}  recall {f(e['recall'])}  "
+            f"tp {e['tp']} graph {e['graph']} jedi {e['reference']}  "
+            f"({e['scored_definitions']} of {e['sampled_definitions']} sampled definitions; "
+            f"{len(res['analyser_errors'])} jedi crashes not scored)",
+        ]
+    )
+
+
+__all__ = [
+    "CallSite",
+    "CodeGraphReader",
+    "Definition",
+    "GraphReadAPI",
+    "collect_sites",
+    "format_fidelity",
+    "graph_fidelity",
+    "require_jedi",
+]

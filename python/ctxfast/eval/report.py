@@ -7,6 +7,7 @@ per-repository Acc@5 bars and token distributions.
 from __future__ import annotations
 
 import html
+import json
 from pathlib import Path
 from typing import Any
 
@@ -128,6 +129,19 @@ def write_report(results: dict[str, Any], out: Path) -> Path:
         f"<li>{html.escape(s['instance_id'])}: {html.escape(s['reason'])}</li>"
         for s in results["skipped"]
     )
+    # Probe summaries without their per-instance lists (those stay in results.json).
+    probes = "".join(
+        f"<h3>{html.escape(name)}</h3><pre>"
+        + html.escape(
+            json.dumps(
+                {k: v for k, v in p.items() if k not in ("per_instance", "skipped")},
+                indent=1,
+                ensure_ascii=False,
+            )
+        )
+        + "</pre>"
+        for name, p in results["suite"].get("probes", {}).items()
+    )
     decision = html.escape(str(results["decision"]))
     page = f"""<!doctype html><html><head><meta charset="utf-8">
 <title>ctxfast eval — {html.escape(results["suite"]["name"])}</title>
@@ -141,6 +155,7 @@ scored counts: {html.escape(str(results["suite"].get("scored")))}</p>
 <table><tr><th>repo</th><th>n</th><th>Acc@1</th><th>Acc@3</th><th>Acc@5</th><th>Acc@10</th>
 <th>MRR</th></tr>{"".join(repo_rows)}</table>
 {"".join(f'<h3>{p}</h3><img src="{p}">' for p in pngs)}
+<h2>Model probes</h2>{probes}
 <h2>Decision</h2><pre>{decision}</pre>
 <h2>Skipped</h2><ul>{skipped}</ul></body></html>"""
     path = out / "report.html"
