@@ -58,7 +58,7 @@ def _decisions(ctx, stage):
 def test_compose_indexes_on_first_use_and_windows_the_target(project):
     repo = ctxfast.Repository(project)
     assert not repo.graph_db.exists()
-    ctx = ctxfast.compose(repo, TASK)
+    ctx = ctxfast.compose(repo, TASK, defaults=DefaultsConfig(localized_definitions=1))
     assert repo.graph_db.exists()
     assert ctx.token_count <= ctx.ceiling == 24_000
     assert ctx.token_count == ctxfast.count_tokens(ctx.render())
@@ -71,6 +71,24 @@ def test_compose_indexes_on_first_use_and_windows_the_target(project):
     assert "pkg.cli.main --CalledBy--> pkg.db.connect" in ctx.render()
     assert ctx.acceptance_criteria == (TASK,)
     assert {"retrieve", "defaults", "construct", "construct.gate"} <= set(ctx.timings_ms)
+
+
+def test_default_localization_is_the_top_retrieved_definitions(project):
+    repo = ctxfast.Repository(project)
+    ctx = ctxfast.compose(repo, TASK)
+    entry = _decisions(ctx, "defaults")["default_localization"]
+    loc = entry.item_id.split(",")
+    ranked = [c for c in repo.retrieve(TASK).candidates if c.qualname and c.kind != "def"]
+    best = sorted(ranked, key=lambda c: -c.score)
+    assert loc == list(dict.fromkeys(c.qualname for c in best))[:3]
+    assert len(loc) == 3 and "top 3 retrieved definitions" in entry.driver
+    gate = {e.item_id: e.driver for e in ctx.admission_log if e.stage == "gate"}
+    admitted_targets = {i for i, d in gate.items() if d == "obligation:change_target"}
+    assert admitted_targets, "the localized definitions are admitted as change targets"
+    # An explicit empty localization means "none": only the plan target is a head.
+    ctx0 = ctxfast.compose(repo, TASK, localization=[])
+    assert "default_localization" not in _decisions(ctx0, "defaults")
+    assert ctx0.token_count <= ctx.token_count
 
 
 def test_explicit_plan_and_impact_use_no_defaults(project):
@@ -97,7 +115,7 @@ def test_callers_are_capped_and_the_cap_is_logged(project):
     assert text.count("--CalledBy--> pkg.utils.helper") == 2
     capped = _decisions(ctx, "defaults")["callers_capped"]
     assert capped.item_id == "pkg.utils.helper" and "3 call sites" in capped.driver
-    assert DefaultsConfig() == DefaultsConfig(8, 8, 8, 64, 400, 2)  # pinned defaults
+    assert DefaultsConfig() == DefaultsConfig(8, 8, 8, 64, 400, 2, 3)  # pinned defaults
 
 
 def test_config_consumers_from_code_and_config_files(project):

@@ -14,7 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ctxfast.construct.defaults import DefaultsConfig, derive_impact, target_sources
+from ctxfast.construct.defaults import (
+    DefaultsConfig,
+    default_localization,
+    derive_impact,
+    target_sources,
+)
 from ctxfast.construct.pipeline import construct, default_plan
 from ctxfast.construct.ranker import Ranker
 from ctxfast.construct.schema import (
@@ -133,10 +138,22 @@ def prepare(
     lap("retrieve")
     timings.update({f"retrieve.{k}": v for k, v in getattr(result, "timings_ms", {}).items()})
 
-    loc = tuple(localization or ())
+    if localization is None:
+        loc = default_localization(candidates, dcfg.localized_definitions)
+        if loc:
+            log.append(
+                LogEntry(
+                    "defaults",
+                    ",".join(loc),
+                    "default_localization",
+                    f"top {len(loc)} retrieved definitions stand in for the fault entities",
+                )
+            )
+    else:
+        loc = tuple(localization)
     if plan is None:
         plan = default_plan(task, candidates, loc)
-        source = "first localized entity" if loc else "top retrieved definition"
+        source = "first localized entity" if localization else "top retrieved definition"
         log.append(
             LogEntry(
                 "defaults",

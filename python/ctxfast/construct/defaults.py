@@ -41,6 +41,10 @@ class DefaultsConfig:
     max_config_files: int = 64  # files scanned for one key's binding lines
     max_span_lines: int = 400  # longest caller span read into a candidate
     module_context_lines: int = 2  # lines around a module-level call site
+    # Without a localizer (05), the best-scored distinct retrieved definitions stand in for
+    # the fault entities: one target alone leaves most of the window unused when the top
+    # hit is a near miss (a sibling method, the caller of the real fault).
+    localized_definitions: int = 3
 
 
 @dataclass
@@ -70,6 +74,15 @@ class SourceReader:
 
     def span(self, rel: str, start: int, end: int) -> str:
         return "\n".join(self.lines(rel)[max(0, start - 1) : end])
+
+
+def default_localization(candidates: Sequence[CodeCandidate], k: int) -> tuple[str, ...]:
+    """The ``k`` best-scored distinct retrieved definitions (ties keep retrieval order)."""
+    ranked = sorted(
+        (c for c in candidates if c.qualname and c.kind != "def"),
+        key=lambda c: -c.score,
+    )
+    return tuple(dict.fromkeys(c.qualname for c in ranked if c.qualname))[:k]
 
 
 def resolve(graph: CodeGraph, entity: str) -> Node | None:
