@@ -11,6 +11,7 @@ __all__ = [
     "IndexError",
     "InternalError",
     "InvalidArgumentError",
+    "SymbolSet",
     "__version__",
     "_panic_for_test",
     "best_windows",
@@ -64,6 +65,11 @@ def index_graph(
 
 # --- BM25 + code tokenizer (rust/ctxfast-py/src/bm25.rs) ---
 @final
+class SymbolSet:
+    def __new__(cls, names: list[str]) -> SymbolSet: ...
+    def __len__(self) -> int: ...
+    def __contains__(self, name: str) -> bool: ...
+
 class BM25Index:
     def __new__(
         cls,
@@ -71,7 +77,7 @@ class BM25Index:
         k1: float = 1.5,
         b: float = 0.75,
         symbol_weight: float = 3.0,
-        symbols: list[str] | None = None,
+        symbols: SymbolSet | list[str] | None = None,
     ) -> BM25Index: ...
     def query(self, q: str | list[str], k: int = 20) -> list[tuple[int, float]]: ...
     def query_batch(

@@ -126,7 +126,7 @@ class DefinitionBM25:
             body = index.lines(d.file)[d.line - 1 : min(d.end_line, d.line + self.MAX_LINES)]
             docs.append(d.qualname.replace(".", " ") + "\n" + "\n".join(body))
         self.defs = index.defs
-        self.bm25 = BM25Index(docs or [""], cfg.k1, cfg.b, symbols=index.symbol_names)
+        self.bm25 = BM25Index(docs or [""], cfg.k1, cfg.b, symbols=index.symbol_set)
 
     def search(self, text: str, k: int) -> list[tuple[int, float]]:
         if not self.defs:

@@ -77,7 +77,7 @@ class Retriever:
         self.index = RepoIndex(root, graph.db_path)
         api_db = index_dir / API_DB_NAME
         refresh_api_index(graph.db_path, api_db)
-        self.api = ApiIndex(api_db, self.index.symbol_names)
+        self.api = ApiIndex(api_db, self.index.symbol_set)
         self._def_index: DefinitionBM25 | None = None
         self._def_cfg: tuple[float, float] | None = None
 
@@ -177,9 +177,7 @@ class Retriever:
         for c in cands:
             c.text = ix.span_text(c.file, c.start_line, c.end_line)
             docs.append(f"{c.qualname or ''}\n{c.text}")
-        bm = BM25Index(
-            docs, cfg.k1, cfg.b, symbol_weight=cfg.symbol_weight, symbols=ix.symbol_names
-        )
+        bm = BM25Index(docs, cfg.k1, cfg.b, symbol_weight=cfg.symbol_weight, symbols=ix.symbol_set)
         self._cand_index = bm
         q = f"{task_text}\n" + " ".join(query.identifiers)
         scores = bm.scores(q)

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ctxfast.bm25 import BM25Index
+from ctxfast.bm25 import BM25Index, SymbolSet
 
 DEF_KINDS = ("function", "class")
 
@@ -70,6 +70,9 @@ class RepoIndex:
         for file, qualname in modules:
             self.module_of.setdefault(file, qualname)
         self.symbol_names: set[str] = set(self.defs_by_name)
+        # The same names as one native set, shared by every BM25 index of this state (the
+        # per-query candidate index included) instead of being converted per build.
+        self.symbol_set = SymbolSet(self.symbol_names)
         # Query construction keeps an identifier iff it resolves: by qualname or by name.
         self.qualnames_and_names: frozenset[str] = frozenset(self.qualnames | self.symbol_names)
         self._texts: dict[str, list[str]] = {}
@@ -104,7 +107,7 @@ class RepoIndex:
             for path in self.files:
                 stem_words = path.replace("/", " ").replace(".", " ").replace("_", " ")
                 docs.append(f"{path} {stem_words}\n" + "\n".join(self.lines(path)))
-            self._file_bm25 = BM25Index(docs, symbols=self.symbol_names)
+            self._file_bm25 = BM25Index(docs, symbols=self.symbol_set)
         return self._file_bm25
 
     def innermost(self, path: str, line: int) -> Definition | None:
