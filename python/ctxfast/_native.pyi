@@ -11,6 +11,7 @@ __all__ = [
     "IndexError",
     "InternalError",
     "InvalidArgumentError",
+    "LexicalCorpus",
     "SymbolSet",
     "__version__",
     "_panic_for_test",
@@ -114,3 +115,27 @@ def lexical_search(
     list[str],
 ]: ...
 def lexical_language_globs() -> list[tuple[str, list[str]]]: ...
+
+class LexicalCorpus:
+    def __new__(
+        cls,
+        root: str,
+        languages: list[str] | None = None,
+        extra_globs: list[str] = ...,
+        exclude_any_depth: list[str] | None = None,
+        exclude_root: list[str] | None = None,
+        max_bytes: int = ...,
+    ) -> LexicalCorpus: ...
+    def search(
+        self, terms: list[str], max_hits: int = 40, max_line_chars: int = 500
+    ) -> tuple[
+        list[tuple[str, list[tuple[str, int, str]], bool]],
+        list[tuple[str, str]],
+        list[str],
+        int,
+        list[str],
+    ]: ...
+    @property
+    def num_files(self) -> int: ...
+    @property
+    def bytes_loaded(self) -> int: ...
