@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from ctxfast.recon.graph import CodeGraph
+from ctxfast.recon.graph import CodeGraph, Node
 from ctxfast.retrieval.apiindex import ApiIndex
 from ctxfast.retrieval.candidates import RawCandidate
 from ctxfast.retrieval.lexical import LANGUAGE_GLOBS, LexicalCorpus
@@ -66,9 +66,10 @@ def callgraph_source(
             node = graph.node(d.id)
             if node is None:
                 continue
-            neighbours = [graph.node(e.dst) for _, e in graph.scope_edges(node)]
-            neighbours += [graph.scope_definition(s) for s in graph.callers(node.id)]
-            neighbours += [graph.node(e.dst) for e in graph.edges_from(node.id, "contain")]
+            # Batched: one query per neighbour kind, not one per neighbour.
+            neighbours: list[Node | None] = list(graph.scope_edge_targets(node))
+            neighbours += graph.scope_definitions(graph.callers(node.id))
+            neighbours += graph.edge_targets(node.id, "contain")
             for n in neighbours:
                 if n is None or n.id in seen or n.kind not in ("function", "class"):
                     continue
