@@ -144,3 +144,45 @@ def test_index_on_demand(tmp_path):
     assert not r.graph_db.exists()
     res = r.retrieve("parse_args")
     assert r.graph_db.exists() and res.candidates
+
+
+def test_state_is_reused_until_the_index_changes(tmp_path, monkeypatch):
+    """The per-index state (definitions, BM25 indexes, lexical corpus) is built once and kept
+    while the index is unchanged — without re-hashing the index on every query — and rebuilt
+    after a refresh that changed content, by this or another Repository object, or after the
+    index was deleted and rebuilt. Between refreshes it is a snapshot of the files."""
+    root = write_project(tmp_path / "proj")
+    r = Repository(root)
+    r.index()
+    keys = []
+    real_key = Repository._index_key
+    monkeypatch.setattr(Repository, "_index_key", lambda self: keys.append(1) or real_key(self))
+
+    def found(task: str) -> set[str]:
+        return {c.qualname or "" for c in r.retrieve(task).candidates}
+
+    assert "pkg.utils.parse_args" in found("parse_args")
+    state = r._retriever
+    for _ in range(3):
+        found("parse_args")
+    assert r._retriever is state and keys == []  # no content hash per query
+
+    (root / "pkg" / "widgets.py").write_text("def brand_new_widget():\n    return 1\n")
+    assert "pkg.widgets.brand_new_widget" not in found("brand_new_widget")  # snapshot
+    assert r._retriever is state
+
+    Repository(root).index()  # another object (its own connection) refreshes the index
+    assert "pkg.widgets.brand_new_widget" in found("brand_new_widget")
+    assert r._retriever is not state and len(keys) == 1
+    state = r._retriever
+
+    r.index()  # a refresh that changed nothing: keys compared, state kept
+    found("parse_args")
+    assert r._retriever is state and len(keys) == 2
+
+    (root / "pkg" / "widgets.py").unlink()
+    for p in r.index_dir.iterdir():
+        p.unlink()
+    r.index()
+    assert "pkg.widgets.brand_new_widget" not in found("brand_new_widget")
+    assert r._retriever is not state

@@ -9,7 +9,9 @@ that changed any file invalidates it.
 from __future__ import annotations
 
 import hashlib
+import os
 import sqlite3
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -135,6 +137,54 @@ class RepoIndex:
 
 def _key_of(rows: Iterable[tuple[str, str]]) -> str:
     return hashlib.sha256("\n".join(f"{p}:{s}" for p, s in rows).encode()).hexdigest()
+
+
+class IndexWatch:
+    """Tells cheaply whether ``recon.db`` may have changed since the previous look.
+
+    :func:`content_key` reads and hashes every file row (≈10 ms on Django), too much to pay
+    on every query. SQLite's ``PRAGMA data_version`` on a connection kept open changes
+    exactly when another connection commits, and the file's identity (device, inode) catches
+    a database deleted and rebuilt — so an unchanged stamp proves the content unchanged, and
+    only a changed one needs the full key. A stamp change does not imply a content change
+    (a refresh that re-parsed nothing still commits); callers compare keys then.
+    """
+
+    def __init__(self, db_path: Path):
+        self.db_path = db_path
+        self._con: sqlite3.Connection | None = None
+        self._ident: tuple[int, int] | None = None
+        self._stamp: tuple[tuple[int, int], int] | None = None
+        self._lock = threading.Lock()
+
+    def changed(self) -> bool:
+        """True on the first look and whenever the database may have changed since the last;
+        a database that cannot be read counts as changed."""
+        with self._lock:
+            try:
+                st = os.stat(self.db_path)
+                ident = (st.st_dev, st.st_ino)
+                if self._con is None or ident != self._ident:
+                    self.close()
+                    # Not bound to a thread: every use is under the lock.
+                    self._con = sqlite3.connect(
+                        f"file:{self.db_path}?mode=ro", uri=True, check_same_thread=False
+                    )
+                    self._ident = ident
+                version = self._con.execute("PRAGMA data_version").fetchone()[0]
+            except (OSError, sqlite3.Error):
+                self.close()
+                self._stamp = None
+                return True
+            stamp = (ident, int(version))
+            changed = stamp != self._stamp
+            self._stamp = stamp
+            return changed
+
+    def close(self) -> None:
+        if self._con is not None:
+            self._con.close()
+            self._con = None
 
 
 def content_key(db_path: Path) -> str:
