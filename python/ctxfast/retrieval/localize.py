@@ -175,8 +175,8 @@ def file_scores(
         # its rarity across paths measured no better on the benchmark sample: kept simple.)
         words = {w for w in _WORD.findall(task_text.lower()) if w not in STOPWORDS}
         pw: dict[str, float] = {}
-        for f in index.files:
-            n = len(words & set(re.split(r"[/._]", f.lower())))
+        for f, parts in index.path_parts():
+            n = len(words & parts)
             if n:
                 pw[f] = float(n)
         signals["path_words"] = _normalise(pw)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sqlite3
 import threading
 from collections.abc import Iterable
@@ -79,6 +80,14 @@ class RepoIndex:
         self.qualnames_and_names: frozenset[str] = frozenset(self.qualnames | self.symbol_names)
         self._texts: dict[str, list[str]] = {}
         self._file_bm25: BM25Index | None = None
+        self._path_parts: list[tuple[str, frozenset[str]]] | None = None
+
+    def path_parts(self) -> list[tuple[str, frozenset[str]]]:
+        """Each file with the lowercased components of its path (split on ``/ . _``),
+        computed once: the path-words signal intersects them with every query."""
+        if self._path_parts is None:
+            self._path_parts = [(f, frozenset(re.split(r"[/._]", f.lower()))) for f in self.files]
+        return self._path_parts
 
     def lines(self, path: str) -> list[str]:
         """The file's lines (no newlines), read once; an unreadable file has none."""
