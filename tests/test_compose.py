@@ -280,12 +280,12 @@ def test_cli_retrieve_map_graph(project):
 
 @settings(max_examples=300, deadline=None)
 @given(
-    text=st.text(alphabet="AB_ x\n\r\x0c\u2028é(=", max_size=80),
+    text=st.text(alphabet="AB_ x\n\r\x0c\u2028é(=", max_size=120),
     key=st.sampled_from(["AB_A", "A_B", "B__", "_AB"]),
 )
-def test_matching_lines_is_the_per_line_search(tmp_path_factory, text, key):
-    """SourceReader.matching_lines (one scan of the file) finds exactly the lines a
-    per-line ``\\bKEY\\b`` search finds, whatever the line separators."""
+def test_word_lines_is_the_per_line_search(tmp_path_factory, text, key):
+    """SourceReader.word_lines (one scan of the file) finds exactly the lines a per-line
+    ``\\bKEY\\b`` search finds, whatever the line separators and overlaps."""
     import re
 
     from ctxfast.construct.defaults import SourceReader
@@ -295,6 +295,6 @@ def test_matching_lines_is_the_per_line_search(tmp_path_factory, text, key):
     reader = SourceReader(root)
     word = re.compile(rf"\b{re.escape(key)}\b")
     want = [i for i, line in enumerate(reader.lines("f.py"), start=1) if word.search(line)]
-    assert reader.matching_lines("f.py", word) == want
-    assert reader.matching_lines("f.py", word) == want  # cached join
-    assert reader.matching_lines("missing.py", word) == []
+    assert reader.word_lines("f.py", key, word) == want
+    assert reader.word_lines("f.py", key, word) == want  # cached join
+    assert reader.word_lines("missing.py", key, word) == []

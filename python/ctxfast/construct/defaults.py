@@ -72,21 +72,26 @@ class SourceReader:
     def span(self, rel: str, start: int, end: int) -> str:
         return "\n".join(self.lines(rel)[max(0, start - 1) : end])
 
-    def matching_lines(self, rel: str, word: re.Pattern[str]) -> list[int]:
-        """1-based numbers of the lines where ``word`` (a pattern that cannot match a line
-        break) matches, ascending — one scan of the file instead of a search per line. The
-        lines are joined with ``\\n``, which is a non-word character exactly like a line's
-        start and end, so ``\\b`` anchors behave as on each line alone."""
+    def word_lines(self, rel: str, key: str, word: re.Pattern[str]) -> list[int]:
+        """1-based numbers of the lines where ``word`` — ``\\b<key>\\b`` — matches,
+        ascending: the occurrences of ``key`` in the whole file are found by a plain substring
+        scan and each is tested with ``word`` in place, instead of running the regex (which
+        has no literal prefix to skip ahead on) over every line. The lines are joined with
+        ``\\n``, a non-word character exactly like a line's start and end, so ``\\b``
+        behaves as on each line alone."""
         text = self._joined.get(rel)
         if text is None:
             text = self._joined[rel] = "\n".join(self.lines(rel))
         out: list[int] = []
         line, pos = 1, 0
-        for m in word.finditer(text):
-            line += text.count("\n", pos, m.start())
-            pos = m.start()
-            if not out or out[-1] != line:
-                out.append(line)
+        i = text.find(key) if key else -1
+        while i != -1:
+            if word.match(text, i):
+                line += text.count("\n", pos, i)
+                pos = i
+                if not out or out[-1] != line:
+                    out.append(line)
+            i = text.find(key, i + 1)
         return out
 
 
@@ -247,7 +252,7 @@ def config_consumers(
         for f in def_files:
             scan.update(dict.fromkeys(graph.importing_files(f)))
         for f in list(scan)[: cfg.max_config_files]:
-            for i in reader.matching_lines(f, word[key]):
+            for i in reader.word_lines(f, key, word[key]):
                 scope = graph.innermost_definition(f, i)
                 if scope is None or scope.id == node.id or scope.qualname in tails:
                     continue
@@ -258,7 +263,7 @@ def config_consumers(
                 tails[scope.qualname] = _code_candidate(graph, scope, reader, cfg, prov, i)
         for f in cfg_files:
             lines = reader.lines(f)
-            for i in reader.matching_lines(f, word[key]):
+            for i in reader.word_lines(f, key, word[key]):
                 line = lines[i - 1]
                 tail = f"{f}:{i}"
                 if tail in tails:
