@@ -234,14 +234,16 @@ fn collect_files(spec: &WalkSpec<'_>) -> CoreResult<Vec<(String, PathBuf)>> {
 /// Per file: for each active term (by position in `active`), its first hits (at most `cap`).
 type FileHits = Result<Vec<Vec<(u64, String)>>, ()>;
 
-/// The per-chunk search state shared (read-only) by all worker threads.
-struct ChunkMatcher<'a> {
+/// The per-chunk search state shared (read-only) by all worker threads. It depends only on
+/// the active terms, so consecutive chunks reuse it until a term saturates (compiling the
+/// matcher per chunk cost more than searching an in-memory chunk).
+struct ChunkMatcher {
     matcher: grep_regex::RegexMatcher,
-    finders: Vec<memchr::memmem::Finder<'a>>,
+    finders: Vec<memchr::memmem::Finder<'static>>,
 }
 
-impl<'a> ChunkMatcher<'a> {
-    fn new(active: &[&'a str]) -> CoreResult<Self> {
+impl ChunkMatcher {
+    fn new(active: &[&str]) -> CoreResult<Self> {
         let matcher = RegexMatcherBuilder::new()
             .fixed_strings(true)
             .line_terminator(Some(b'\n'))
@@ -249,10 +251,19 @@ impl<'a> ChunkMatcher<'a> {
             .map_err(|e| CoreError::InvalidArgument(format!("cannot build matcher: {e}")))?;
         let finders = active
             .iter()
-            .map(|t| memchr::memmem::Finder::new(t.as_bytes()))
+            .map(|t| memchr::memmem::Finder::new(t.as_bytes()).into_owned())
             .collect();
         Ok(ChunkMatcher { matcher, finders })
     }
+}
+
+/// The searcher configuration of every file search (one searcher per worker thread, reused
+/// from file to file).
+fn new_searcher() -> grep_searcher::Searcher {
+    SearcherBuilder::new()
+        .line_number(true)
+        .binary_detection(BinaryDetection::quit(b'\x00'))
+        .build()
 }
 
 /// Where one file's bytes come from.
@@ -265,17 +276,14 @@ enum Haystack<'a> {
 }
 
 fn search_file(
+    searcher: &mut grep_searcher::Searcher,
     src: Haystack<'_>,
-    cm: &ChunkMatcher<'_>,
+    cm: &ChunkMatcher,
     cap: usize,
     max_line_chars: usize,
 ) -> FileHits {
     let matcher = &cm.matcher;
     let finders = &cm.finders;
-    let mut searcher = SearcherBuilder::new()
-        .line_number(true)
-        .binary_detection(BinaryDetection::quit(b'\x00'))
-        .build();
     let mut out: Vec<Vec<(u64, String)>> = vec![Vec::new(); finders.len()];
     let mut full = 0usize;
     let sink = Bytes(|line_no, bytes| {
@@ -403,6 +411,7 @@ fn search_files(
     // Each term needs max_hits + 1 hits to know whether it was truncated.
     let need = max_hits + 1;
     let chunk = (rayon::current_num_threads() * 64).max(64);
+    let mut current: Option<(Vec<usize>, ChunkMatcher)> = None;
     for batch in files.chunks(chunk) {
         let active: Vec<usize> = (0..result.terms.len())
             .filter(|&i| result.terms[i].hits.len() < need)
@@ -410,14 +419,19 @@ fn search_files(
         if active.is_empty() {
             break;
         }
-        let active_terms: Vec<&str> = active
-            .iter()
-            .map(|&i| result.terms[i].term.as_str())
-            .collect();
-        let cm = ChunkMatcher::new(&active_terms)?;
+        if current.as_ref().is_none_or(|(prev, _)| *prev != active) {
+            let active_terms: Vec<&str> = active
+                .iter()
+                .map(|&i| result.terms[i].term.as_str())
+                .collect();
+            current = Some((active.clone(), ChunkMatcher::new(&active_terms)?));
+        }
+        let cm = &current.as_ref().expect("matcher set above").1;
         let per_file: Vec<FileHits> = batch
             .par_iter()
-            .map(|(_, src)| search_file(*src, &cm, need, max_line_chars))
+            .map_init(new_searcher, |searcher, (_, src)| {
+                search_file(searcher, *src, cm, need, max_line_chars)
+            })
             .collect();
         for ((rel, _), fh) in batch.iter().zip(per_file) {
             let Ok(per_term) = fh else {
