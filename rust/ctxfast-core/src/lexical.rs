@@ -685,7 +685,10 @@ mod tests {
         assert_eq!(res.terms[0].hits.len(), 1);
     }
 
-    fn hits_of(r: &LexicalResult) -> Vec<(String, Vec<(String, u64, String)>, bool)> {
+    /// (term, [(path, line, text)], truncated) per term.
+    type TermAnswer = (String, Vec<(String, u64, String)>, bool);
+
+    fn hits_of(r: &LexicalResult) -> Vec<TermAnswer> {
         r.terms
             .iter()
             .map(|t| {
