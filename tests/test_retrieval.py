@@ -186,3 +186,75 @@ def test_state_is_reused_until_the_index_changes(tmp_path, monkeypatch):
     r.index()
     assert "pkg.widgets.brand_new_widget" not in found("brand_new_widget")
     assert r._retriever is not state
+
+
+def _absorb_reference(cands):
+    """The span absorption as first written (hosts searched among all entries): the
+    per-file lookup of ``merge._absorb_line_spans`` must give exactly this."""
+    defs = [c for c in cands if c.qualname]
+    spans = [c for c in cands if not c.qualname]
+    kept = []
+    for span in sorted(spans, key=lambda c: (c.file, c.start_line)):
+        host = next(
+            (
+                d
+                for d in defs
+                if d.file == span.file
+                and d.start_line <= span.start_line
+                and span.end_line <= d.end_line
+            ),
+            None,
+        )
+        if host is not None:
+            host.provenance.extend(p for p in span.provenance if p not in host.provenance)
+            continue
+        if kept and kept[-1].file == span.file and span.start_line <= kept[-1].end_line + 1:
+            kept[-1].end_line = max(kept[-1].end_line, span.end_line)
+            kept[-1].provenance.extend(p for p in span.provenance if p not in kept[-1].provenance)
+            continue
+        kept.append(span)
+    out = []
+    for c in defs:
+        host = next(
+            (
+                d
+                for d in defs
+                if d is not c
+                and d.kind == "function"
+                and d.file == c.file
+                and d.start_line <= c.start_line
+                and c.end_line <= d.end_line
+                and (d.start_line, d.end_line) != (c.start_line, c.end_line)
+            ),
+            None,
+        )
+        if host is not None:
+            host.provenance.extend(p for p in c.provenance if p not in host.provenance)
+            continue
+        out.append(c)
+    return out + kept
+
+
+_cand = st.tuples(
+    st.sampled_from(["a.py", "b.py"]),
+    st.integers(1, 30),
+    st.integers(0, 12),
+    st.sampled_from([None, "f", "g", "C"]),
+    st.sampled_from(["function", "class"]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_cand, max_size=25))
+def test_span_absorption_equals_the_all_entries_scan(rows):
+    from ctxfast.retrieval.candidates import Candidate
+    from ctxfast.retrieval.merge import _absorb_line_spans
+
+    def build():
+        return [
+            Candidate(q and f"{q}{i}", kind, f, s, s + n, "", "", [f"p:{i}", "p:shared"])
+            for i, (f, s, n, q, kind) in enumerate(rows)
+        ]
+
+    got = [c.to_dict() for c in _absorb_line_spans(build())]
+    assert got == [c.to_dict() for c in _absorb_reference(build())]
