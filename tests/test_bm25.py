@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import ctxfast
 from ctxfast import _reference as ref
-from ctxfast.bm25 import BM25Index, tokenize_code
+from ctxfast.bm25 import BM25Index, SymbolSet, tokenize_code
 from ctxfast.errors import CtxfastError, InvalidArgumentError
 
 
@@ -84,6 +84,29 @@ def test_symbol_tokens_weigh_three_and_outrank_prose():
         assert w[doc] == pytest.approx(3.0 * p[doc], rel=1e-12)
     custom = BM25Index(docs, symbols=["remember"], symbol_weight=5.0)
     assert dict(custom.query("remember"))[1] == pytest.approx(5.0 * p[1], rel=1e-12)
+
+
+def test_shared_symbol_set_scores_exactly_as_a_name_list():
+    """A prebuilt SymbolSet is only a cheaper way to pass the names: identical weights and
+    scores as the same names given as a list, across several indexes sharing it."""
+    names = ["Remember", "MemStore", "a.b", "caf\u00e9", "x\ud800"]
+    shared = SymbolSet(names)
+    assert len(shared) == 5
+    assert "remember" in shared and "MEMSTORE" in shared and "store" not in shared
+    assert 3 not in shared
+    docs_sets = [
+        ["# remember to close the store", "def remember(self): pass", "class MemStore: ..."],
+        ["memstore remember", "nothing", ""],
+    ]
+    for docs in docs_sets:
+        a = BM25Index(docs, symbols=shared)
+        b = BM25Index(docs, symbols=names)
+        for q in ("remember the MemStore", "store a.b", ["remember", "memstore"]):
+            assert a.scores(q) == b.scores(q)
+            assert a.query(q) == b.query(q)
+        for t in ("remember", "memstore", "store", "a.b"):
+            assert a.term_weight(t) == b.term_weight(t)
+    assert BM25Index(["remember"], symbols=shared).term_weight("remember") == 3.0
 
 
 def test_rare_identifier_outranks_frequent_one():

@@ -9,6 +9,8 @@ import sys
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from recon_fixture import write_project
 from test_construct_ranker import _reply, server  # noqa: F401  (the real 127.0.0.1 server)
 
@@ -292,3 +294,25 @@ def test_cli_retrieve_map_graph(project):
         e for e in g["edges"] if e["direction"] == "in"
     ).items()
     assert run("graph", str(project), "connect").stdout.strip() == g["text"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.text(alphabet="AB_ x\n\r\x0c\u2028é(=", max_size=120),
+    key=st.sampled_from(["AB_A", "A_B", "B__", "_AB"]),
+)
+def test_word_lines_is_the_per_line_search(tmp_path_factory, text, key):
+    """SourceReader.word_lines (one scan of the file) finds exactly the lines a per-line
+    ``\\bKEY\\b`` search finds, whatever the line separators and overlaps."""
+    import re
+
+    from ctxfast.construct.defaults import SourceReader
+
+    root = tmp_path_factory.mktemp("ml")
+    (root / "f.py").write_text(text, encoding="utf-8", newline="")
+    reader = SourceReader(root)
+    word = re.compile(rf"\b{re.escape(key)}\b")
+    want = [i for i, line in enumerate(reader.lines("f.py"), start=1) if word.search(line)]
+    assert reader.word_lines("f.py", key, word) == want
+    assert reader.word_lines("f.py", key, word) == want  # cached join
+    assert reader.word_lines("missing.py", key, word) == []

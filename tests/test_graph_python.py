@@ -204,6 +204,28 @@ def test_callers_and_enclosing(graph) -> None:
     assert [n.qualname for n in inner] == ["pkg.cli.main.inner", "pkg.cli.main", "pkg.cli"]
 
 
+def test_batched_neighbour_queries_equal_the_per_row_lookups(graph, monkeypatch) -> None:
+    """scope_edge_targets / edge_targets / scope_definitions are the per-edge and per-site
+    lookups in one query each: same nodes, same order, for every definition of the fixture;
+    and they stay correct when the keys span several batches."""
+    defs = [n for f in graph.files() for n in graph.nodes_in_file(f.path) if n.is_definition]
+    assert defs
+    checked_sites = 0
+    for batch in (500, 1):
+        monkeypatch.setattr("ctxfast.recon.graph._BATCH", batch)
+        for d in defs:
+            by_edge = [graph.node(e.dst) for _, e in graph.scope_edges(d)]
+            assert graph.scope_edge_targets(d) == [n for n in by_edge if n is not None]
+            contained = [graph.node(e.dst) for e in graph.edges_from(d.id, "contain")]
+            assert graph.edge_targets(d.id, "contain") == [n for n in contained if n]
+            sites = graph.callers(d.id)
+            assert graph.scope_definitions(sites) == [graph.scope_definition(s) for s in sites]
+            checked_sites += sum(1 for s in sites if not s.is_definition)
+    all_refs = [n for f in graph.files() for n in graph.nodes_in_file(f.path)]
+    assert graph.scope_definitions(all_refs) == [graph.scope_definition(s) for s in all_refs]
+    assert checked_sites > 0 and graph.scope_definitions([]) == []
+
+
 def test_lookup_by_name_and_qualname(graph) -> None:
     assert [n.qualname for n in graph.lookup("parse_args")] == ["pkg.utils.parse_args"]
     assert [n.qualname for n in graph.lookup("models.Child")] == ["pkg.models.Child"]

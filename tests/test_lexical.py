@@ -10,10 +10,13 @@ import pytest
 
 from ctxfast.errors import InvalidArgumentError
 from ctxfast.retrieval.lexical import (
+    DEFAULT_CORPUS_MAX_BYTES,
     DEFAULT_EXCLUDE_ANY_DEPTH,
     DEFAULT_EXCLUDE_ROOT,
     DEFAULT_MAX_HITS,
     LANGUAGE_GLOBS,
+    LexicalCorpus,
+    LexicalResult,
     lexical_search,
 )
 
@@ -164,3 +167,62 @@ def test_same_hits_as_the_spec_rg_invocation(repo: Path):
     assert res.by_term["many_term"].truncated
     rg_mem = {p for p, _ in _rg_spec("MemStore", repo, "*.py")}
     assert "vendor/vendored.py" in rg_mem and "ignored/gen.py" not in rg_mem
+
+
+def _answer(res: LexicalResult) -> tuple:  # type: ignore[type-arg]
+    return (
+        [(t, th.hits, th.truncated) for t, th in res.by_term.items()],
+        res.skipped_terms,
+        res.unknown_languages,
+        res.files_searched,
+        res.unreadable,
+    )
+
+
+def test_corpus_answers_exactly_as_the_walk(repo: Path):
+    """The in-memory corpus is a pure speedup: the same answer as ``lexical_search`` for every
+    term set, language scope and cap, with files held in memory or (past the budget) on disk;
+    and it is a snapshot — an edit after loading is not seen, a reloaded corpus sees it."""
+    for i in range(60):
+        _write(repo, f"many/m{i:02d}.py", f"many_term = {i}\nMemStore.remember()\n")
+    _write(repo, "bin/blob.py", b"MemStore\x00binary\n")
+    _write(repo, "latin.py", b"caf\xe9 = MemStore\n")
+    term_sets = [
+        ["MemStore", "(a|b)*[x]", "KeyError: 'kind'", "$(rm -rf /)", "absent", "many_term"],
+        ["", "a\nb", "remember", "remember", "many_term = 5"],
+        [],
+    ]
+    for langs in (None, ["python"], ["cobol", "javascript"]):
+        for budget in (DEFAULT_CORPUS_MAX_BYTES, 200, 0):
+            corpus = LexicalCorpus(repo, langs, max_bytes=budget)
+            assert corpus.bytes_loaded <= budget
+            for terms in term_sets:
+                for max_hits, chars in ((40, 500), (3, 5), (0, 500)):
+                    want = lexical_search(
+                        repo, terms, languages=langs, max_hits=max_hits, max_line_chars=chars
+                    )
+                    got = corpus.search(terms, max_hits=max_hits, max_line_chars=chars)
+                    assert _answer(got) == _answer(want), (langs, budget, terms, max_hits)
+    corpus = LexicalCorpus(repo, ["python"])
+    assert corpus.num_files == lexical_search(repo, ["x"], languages=["python"]).files_searched
+    _write(repo, "pkg/store.py", "class Renamed:\n    pass\n")
+    stale = corpus.search(["MemStore", "Renamed"], max_hits=500)
+    assert "pkg/store.py" in {h.path for h in stale.by_term["MemStore"].hits}
+    assert stale.by_term["Renamed"].hits == ()
+    fresh = LexicalCorpus(repo, ["python"]).search(["Renamed"])
+    assert [(h.path, h.line) for h in fresh.by_term["Renamed"].hits] == [("pkg/store.py", 1)]
+
+
+def test_corpus_bad_input(tmp_path: Path):
+    with pytest.raises(InvalidArgumentError):
+        LexicalCorpus(tmp_path / "missing")
+    with pytest.raises(InvalidArgumentError):
+        LexicalCorpus(tmp_path, ["cobol"])
+    with pytest.raises(InvalidArgumentError):
+        LexicalCorpus(tmp_path, max_bytes=-1)
+    corpus = LexicalCorpus(tmp_path)
+    with pytest.raises(InvalidArgumentError):
+        corpus.search(["x"], max_hits=-1)
+    with pytest.raises(InvalidArgumentError):
+        corpus.search([b"x"])  # type: ignore[list-item]
+    assert corpus.search(["x"]).files_searched == 0

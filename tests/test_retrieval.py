@@ -144,3 +144,117 @@ def test_index_on_demand(tmp_path):
     assert not r.graph_db.exists()
     res = r.retrieve("parse_args")
     assert r.graph_db.exists() and res.candidates
+
+
+def test_state_is_reused_until_the_index_changes(tmp_path, monkeypatch):
+    """The per-index state (definitions, BM25 indexes, lexical corpus) is built once and kept
+    while the index is unchanged — without re-hashing the index on every query — and rebuilt
+    after a refresh that changed content, by this or another Repository object, or after the
+    index was deleted and rebuilt. Between refreshes it is a snapshot of the files."""
+    root = write_project(tmp_path / "proj")
+    r = Repository(root)
+    r.index()
+    keys = []
+    real_key = Repository._index_key
+    monkeypatch.setattr(Repository, "_index_key", lambda self: keys.append(1) or real_key(self))
+
+    def found(task: str) -> set[str]:
+        return {c.qualname or "" for c in r.retrieve(task).candidates}
+
+    assert "pkg.utils.parse_args" in found("parse_args")
+    state = r._retriever
+    for _ in range(3):
+        found("parse_args")
+    assert r._retriever is state and keys == []  # no content hash per query
+
+    (root / "pkg" / "widgets.py").write_text("def brand_new_widget():\n    return 1\n")
+    assert "pkg.widgets.brand_new_widget" not in found("brand_new_widget")  # snapshot
+    assert r._retriever is state
+
+    Repository(root).index()  # another object (its own connection) refreshes the index
+    assert "pkg.widgets.brand_new_widget" in found("brand_new_widget")
+    assert r._retriever is not state and len(keys) == 1
+    state = r._retriever
+
+    r.index()  # a refresh that changed nothing: keys compared, state kept
+    found("parse_args")
+    assert r._retriever is state and len(keys) == 2
+
+    (root / "pkg" / "widgets.py").unlink()
+    for p in r.index_dir.iterdir():
+        p.unlink()
+    r.index()
+    assert "pkg.widgets.brand_new_widget" not in found("brand_new_widget")
+    assert r._retriever is not state
+
+
+def _absorb_reference(cands):
+    """The span absorption as first written (hosts searched among all entries): the
+    per-file lookup of ``merge._absorb_line_spans`` must give exactly this."""
+    defs = [c for c in cands if c.qualname]
+    spans = [c for c in cands if not c.qualname]
+    kept = []
+    for span in sorted(spans, key=lambda c: (c.file, c.start_line)):
+        host = next(
+            (
+                d
+                for d in defs
+                if d.file == span.file
+                and d.start_line <= span.start_line
+                and span.end_line <= d.end_line
+            ),
+            None,
+        )
+        if host is not None:
+            host.provenance.extend(p for p in span.provenance if p not in host.provenance)
+            continue
+        if kept and kept[-1].file == span.file and span.start_line <= kept[-1].end_line + 1:
+            kept[-1].end_line = max(kept[-1].end_line, span.end_line)
+            kept[-1].provenance.extend(p for p in span.provenance if p not in kept[-1].provenance)
+            continue
+        kept.append(span)
+    out = []
+    for c in defs:
+        host = next(
+            (
+                d
+                for d in defs
+                if d is not c
+                and d.kind == "function"
+                and d.file == c.file
+                and d.start_line <= c.start_line
+                and c.end_line <= d.end_line
+                and (d.start_line, d.end_line) != (c.start_line, c.end_line)
+            ),
+            None,
+        )
+        if host is not None:
+            host.provenance.extend(p for p in c.provenance if p not in host.provenance)
+            continue
+        out.append(c)
+    return out + kept
+
+
+_cand = st.tuples(
+    st.sampled_from(["a.py", "b.py"]),
+    st.integers(1, 30),
+    st.integers(0, 12),
+    st.sampled_from([None, "f", "g", "C"]),
+    st.sampled_from(["function", "class"]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_cand, max_size=25))
+def test_span_absorption_equals_the_all_entries_scan(rows):
+    from ctxfast.retrieval.candidates import Candidate
+    from ctxfast.retrieval.merge import _absorb_line_spans
+
+    def build():
+        return [
+            Candidate(q and f"{q}{i}", kind, f, s, s + n, "", "", [f"p:{i}", "p:shared"])
+            for i, (f, s, n, q, kind) in enumerate(rows)
+        ]
+
+    got = [c.to_dict() for c in _absorb_line_spans(build())]
+    assert got == [c.to_dict() for c in _absorb_reference(build())]

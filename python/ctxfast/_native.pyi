@@ -12,6 +12,8 @@ __all__ = [
     "IndexProgress",
     "InternalError",
     "InvalidArgumentError",
+    "LexicalCorpus",
+    "SymbolSet",
     "__version__",
     "_panic_for_test",
     "best_windows",
@@ -72,6 +74,12 @@ def index_graph(
 
 # --- BM25 + code tokenizer (rust/ctxfast-py/src/bm25.rs) ---
 @final
+class SymbolSet:
+    def __new__(cls, names: list[str]) -> SymbolSet: ...
+    def __len__(self) -> int: ...
+    def __contains__(self, name: str, /) -> bool: ...
+
+@final
 class BM25Index:
     def __new__(
         cls,
@@ -79,7 +87,7 @@ class BM25Index:
         k1: float = 1.5,
         b: float = 0.75,
         symbol_weight: float = 3.0,
-        symbols: list[str] | None = None,
+        symbols: SymbolSet | list[str] | None = None,
     ) -> BM25Index: ...
     def query(self, q: str | list[str], k: int = 20) -> list[tuple[int, float]]: ...
     def query_batch(
@@ -116,3 +124,28 @@ def lexical_search(
     list[str],
 ]: ...
 def lexical_language_globs() -> list[tuple[str, list[str]]]: ...
+
+@final
+class LexicalCorpus:
+    def __new__(
+        cls,
+        root: str,
+        languages: list[str] | None = None,
+        extra_globs: list[str] = ...,
+        exclude_any_depth: list[str] | None = None,
+        exclude_root: list[str] | None = None,
+        max_bytes: int = ...,
+    ) -> LexicalCorpus: ...
+    def search(
+        self, terms: list[str], max_hits: int = 40, max_line_chars: int = 500
+    ) -> tuple[
+        list[tuple[str, list[tuple[str, int, str]], bool]],
+        list[tuple[str, str]],
+        list[str],
+        int,
+        list[str],
+    ]: ...
+    @property
+    def num_files(self) -> int: ...
+    @property
+    def bytes_loaded(self) -> int: ...

@@ -62,6 +62,7 @@ class SourceReader:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._lines: dict[str, list[str]] = {}
+        self._joined: dict[str, str] = {}
 
     def lines(self, rel: str) -> list[str]:
         if rel not in self._lines:
@@ -74,6 +75,28 @@ class SourceReader:
 
     def span(self, rel: str, start: int, end: int) -> str:
         return "\n".join(self.lines(rel)[max(0, start - 1) : end])
+
+    def word_lines(self, rel: str, key: str, word: re.Pattern[str]) -> list[int]:
+        """1-based numbers of the lines where ``word`` — ``\\b<key>\\b`` — matches,
+        ascending: the occurrences of ``key`` in the whole file are found by a plain substring
+        scan and each is tested with ``word`` in place, instead of running the regex (which
+        has no literal prefix to skip ahead on) over every line. The lines are joined with
+        ``\\n``, a non-word character exactly like a line's start and end, so ``\\b``
+        behaves as on each line alone."""
+        text = self._joined.get(rel)
+        if text is None:
+            text = self._joined[rel] = "\n".join(self.lines(rel))
+        out: list[int] = []
+        line, pos = 1, 0
+        i = text.find(key) if key else -1
+        while i != -1:
+            if word.match(text, i):
+                line += text.count("\n", pos, i)
+                pos = i
+                if not out or out[-1] != line:
+                    out.append(line)
+            i = text.find(key, i + 1)
+        return out
 
 
 def default_localization(candidates: Sequence[CodeCandidate], k: int) -> tuple[str, ...]:
@@ -242,9 +265,7 @@ def config_consumers(
         for f in def_files:
             scan.update(dict.fromkeys(graph.importing_files(f)))
         for f in list(scan)[: cfg.max_config_files]:
-            for i, line in enumerate(reader.lines(f), start=1):
-                if not word[key].search(line):
-                    continue
+            for i in reader.word_lines(f, key, word[key]):
                 scope = graph.innermost_definition(f, i)
                 if scope is None or scope.id == node.id or scope.qualname in tails:
                     continue
@@ -254,9 +275,11 @@ def config_consumers(
                 prov = f"03: binds config key {key} at {f}:{i} (read by {head})"
                 tails[scope.qualname] = _code_candidate(graph, scope, reader, cfg, prov, i)
         for f in cfg_files:
-            for i, line in enumerate(reader.lines(f), start=1):
+            lines = reader.lines(f)
+            for i in reader.word_lines(f, key, word[key]):
+                line = lines[i - 1]
                 tail = f"{f}:{i}"
-                if tail in tails or not word[key].search(line):
+                if tail in tails:
                     continue
                 total += 1
                 tails[tail] = CodeCandidate(

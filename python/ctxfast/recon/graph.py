@@ -20,6 +20,8 @@ from ctxfast.errors import IndexError as CtxIndexError
 DEFINITION_KINDS = ("function", "class", "var", "def")
 
 _NODE_COLS = "n.id, n.kind, n.name, n.qualname, n.file, n.line, n.col, n.end_line"
+# Parameters per batched query, well under SQLite's limit (32,766 since 3.32).
+_BATCH = 500
 
 
 @dataclass(frozen=True)
@@ -199,6 +201,45 @@ class CodeGraph:
             "ORDER BY n.line, e.dst"
         )
         return [(_node(r[:8]), Edge(*r[8:])) for r in self._q(sql, (node.qualname, node.file))]
+
+    def scope_edge_targets(self, node: Node) -> list[Node]:
+        """The existing target node of each :meth:`scope_edges` edge, in the same order — one
+        joined query instead of a :meth:`node` lookup per edge."""
+        sql = (
+            f"SELECT {_NODE_COLS} FROM nodes s JOIN edges e ON e.src = s.id "
+            "JOIN nodes n ON n.id = e.dst "
+            "WHERE s.qualname = ? AND s.file = ? AND e.type IN ('invoke', 'import') "
+            "ORDER BY s.line, e.dst"
+        )
+        return [_node(r) for r in self._q(sql, (node.qualname, node.file))]
+
+    def edge_targets(self, node_id: str, type: str) -> list[Node]:
+        """The existing target nodes of ``node_id``'s ``type`` edges, in :meth:`edges_from`
+        order — one joined query instead of a :meth:`node` lookup per edge."""
+        sql = (
+            f"SELECT {_NODE_COLS} FROM edges e JOIN nodes n ON n.id = e.dst "
+            "WHERE e.src = ? AND e.type = ? ORDER BY e.dst"
+        )
+        return [_node(r) for r in self._q(sql, (node_id, type))]
+
+    def scope_definitions(self, sites: list[Node]) -> list[Node | None]:
+        """:meth:`scope_definition` of every site, in order, with one query for all the
+        non-definition sites (callers of a popular function number in the hundreds)."""
+        keys = {(s.qualname, s.file) for s in sites if not s.is_definition}
+        names = sorted({q for q, _ in keys})
+        found: dict[tuple[str, str], Node] = {}
+        # By qualname only (a row-value IN over (qualname, file) defeats the index); the
+        # file is matched here. Lowest line first, as ``scope_definition``'s LIMIT 1 picks.
+        for i in range(0, len(names), _BATCH):
+            chunk = names[i : i + _BATCH]
+            sql = (
+                f"SELECT {_NODE_COLS} FROM nodes n WHERE n.kind != 'ref' AND "
+                f"n.qualname IN ({', '.join(['?'] * len(chunk))}) ORDER BY n.line"
+            )
+            for r in self._q(sql, tuple(chunk)):
+                if (r[3], r[4]) in keys:
+                    found.setdefault((r[3], r[4]), _node(r))
+        return [s if s.is_definition else found.get((s.qualname, s.file)) for s in sites]
 
     def file_edges(self, file: str, type: str | None = None) -> list[tuple[Node, Edge]]:
         """Every edge leaving any site or definition of ``file`` (optionally of one type)."""

@@ -71,6 +71,7 @@ class Repository:
         self.max_file_bytes = max_file_bytes
         self._manifest: dict[str, Any] | None = None
         self._retriever: Any = None
+        self._index_watch: Any = None
 
     @property
     def graph_db(self) -> Path:
@@ -154,15 +155,23 @@ class Repository:
     ) -> Any:
         """Spec-04 retrieval: the smallest high-precision slice for a task (≤ ``max_tokens``).
 
-        A repository with no index yet is indexed on demand; the in-memory retrieval state is
-        rebuilt only when the index content changed.
+        A repository with no index yet is indexed on demand; the in-memory retrieval state
+        (definitions, file texts, BM25 indexes, the lexical corpus) is rebuilt only when the
+        index content changed. It is a snapshot of the files taken when it is built (the first
+        retrieval after an index change): call ``index()`` after editing files to retrieve
+        from the edits.
         """
         from ctxfast.retrieval.pipeline import Retriever
+        from ctxfast.retrieval.repoindex import IndexWatch
 
         if not self.graph_db.exists():
             self.index()
+        if self._index_watch is None:
+            self._index_watch = IndexWatch(self.graph_db)
+        # Looked at on every call, so the stamp always follows the database.
+        maybe_changed = self._index_watch.changed()
         retriever = self._retriever
-        if retriever is None or retriever.index.key != self._index_key():
+        if retriever is None or (maybe_changed and retriever.index.key != self._index_key()):
             retriever = Retriever(self.root, self.graph, self.index_dir)
             self._retriever = retriever
         return retriever.retrieve(

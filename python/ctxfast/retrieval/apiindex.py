@@ -12,7 +12,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from ctxfast.bm25 import BM25Index
+from ctxfast.bm25 import BM25Index, SymbolSet
 from ctxfast.errors import IndexError as CtxIndexError
 
 API_DB_NAME = "api.db"
@@ -94,7 +94,7 @@ def refresh_api_index(recon_db: Path, api_db: Path) -> int:
 class ApiIndex:
     """BM25 over ``desc_text`` (the same identifier-weighted scorer as spec §3.4)."""
 
-    def __init__(self, api_db: Path, symbols: set[str]):
+    def __init__(self, api_db: Path, symbols: SymbolSet | set[str]):
         con = sqlite3.connect(f"file:{api_db}?mode=ro", uri=True)
         try:
             self.rows = [

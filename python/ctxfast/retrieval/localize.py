@@ -126,7 +126,7 @@ class DefinitionBM25:
             body = index.lines(d.file)[d.line - 1 : min(d.end_line, d.line + self.MAX_LINES)]
             docs.append(d.qualname.replace(".", " ") + "\n" + "\n".join(body))
         self.defs = index.defs
-        self.bm25 = BM25Index(docs or [""], cfg.k1, cfg.b, symbols=index.symbol_names)
+        self.bm25 = BM25Index(docs or [""], cfg.k1, cfg.b, symbols=index.symbol_set)
 
     def search(self, text: str, k: int) -> list[tuple[int, float]]:
         if not self.defs:
@@ -175,8 +175,8 @@ def file_scores(
         # its rarity across paths measured no better on the benchmark sample: kept simple.)
         words = {w for w in _WORD.findall(task_text.lower()) if w not in STOPWORDS}
         pw: dict[str, float] = {}
-        for f in index.files:
-            n = len(words & set(re.split(r"[/._]", f.lower())))
+        for f, parts in index.path_parts():
+            n = len(words & parts)
             if n:
                 pw[f] = float(n)
         signals["path_words"] = _normalise(pw)

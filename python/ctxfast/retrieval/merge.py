@@ -85,15 +85,18 @@ def _absorb_line_spans(cands: list[Candidate]) -> list[Candidate]:
     """Line-only entries fold into a containing entry, or merge with overlapping ones."""
     defs = [c for c in cands if c.qualname]
     spans = [c for c in cands if not c.qualname]
+    # Hosts are looked up among the same file's entries only (candidate order kept, so the
+    # first host found is the one a scan of all entries would find).
+    defs_in: dict[str, list[Candidate]] = {}
+    for d in defs:
+        defs_in.setdefault(d.file, []).append(d)
     kept_spans: list[Candidate] = []
     for span in sorted(spans, key=lambda c: (c.file, c.start_line)):
         host = next(
             (
                 d
-                for d in defs
-                if d.file == span.file
-                and d.start_line <= span.start_line
-                and span.end_line <= d.end_line
+                for d in defs_in.get(span.file, ())
+                if d.start_line <= span.start_line and span.end_line <= d.end_line
             ),
             None,
         )
@@ -116,10 +119,9 @@ def _absorb_line_spans(cands: list[Candidate]) -> list[Candidate]:
         host = next(
             (
                 d
-                for d in defs
+                for d in defs_in[c.file]
                 if d is not c
                 and d.kind == "function"
-                and d.file == c.file
                 and d.start_line <= c.start_line
                 and c.end_line <= d.end_line
                 and (d.start_line, d.end_line) != (c.start_line, c.end_line)

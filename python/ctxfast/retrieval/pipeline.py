@@ -18,6 +18,7 @@ from ctxfast.recon.graph import CodeGraph
 from ctxfast.retrieval.apiindex import API_DB_NAME, ApiIndex, refresh_api_index
 from ctxfast.retrieval.candidates import Candidate, RawCandidate
 from ctxfast.retrieval.config import RetrievalConfig
+from ctxfast.retrieval.lexical import LexicalCorpus
 from ctxfast.retrieval.localize import DefinitionBM25, code_identifiers, file_scores
 from ctxfast.retrieval.merge import merge
 from ctxfast.retrieval.prune import prune_candidate
@@ -27,6 +28,7 @@ from ctxfast.retrieval.repoindex import RepoIndex
 from ctxfast.retrieval.sources import (
     api_desc_source,
     callgraph_source,
+    lexical_corpus,
     lexical_source,
     traceback_source,
 )
@@ -77,9 +79,17 @@ class Retriever:
         self.index = RepoIndex(root, graph.db_path)
         api_db = index_dir / API_DB_NAME
         refresh_api_index(graph.db_path, api_db)
-        self.api = ApiIndex(api_db, self.index.symbol_names)
+        self.api = ApiIndex(api_db, self.index.symbol_set)
         self._def_index: DefinitionBM25 | None = None
         self._def_cfg: tuple[float, float] | None = None
+        self._corpus: LexicalCorpus | None = None
+
+    def corpus(self) -> LexicalCorpus:
+        """The lexical corpus, walked and read on first use and kept with this state (the
+        Retriever is rebuilt when the index content changes)."""
+        if self._corpus is None:
+            self._corpus = lexical_corpus(self.index)
+        return self._corpus
 
     def def_index(self, cfg: RetrievalConfig) -> DefinitionBM25:
         if self._def_index is None or self._def_cfg != (cfg.k1, cfg.b):
@@ -116,7 +126,7 @@ class Retriever:
         if cfg.traceback:
             raws += traceback_source(ix, query)
         if cfg.lexical:
-            raws += lexical_source(ix, query, cfg.lexical_max_hits)
+            raws += lexical_source(self.corpus(), query, cfg.lexical_max_hits)
         lap("lexical")
         if cfg.api_desc:
             raws += api_desc_source(self.api, query, task_text, cfg.api_desc_k)
@@ -177,9 +187,7 @@ class Retriever:
         for c in cands:
             c.text = ix.span_text(c.file, c.start_line, c.end_line)
             docs.append(f"{c.qualname or ''}\n{c.text}")
-        bm = BM25Index(
-            docs, cfg.k1, cfg.b, symbol_weight=cfg.symbol_weight, symbols=ix.symbol_names
-        )
+        bm = BM25Index(docs, cfg.k1, cfg.b, symbol_weight=cfg.symbol_weight, symbols=ix.symbol_set)
         self._cand_index = bm
         q = f"{task_text}\n" + " ".join(query.identifiers)
         scores = bm.scores(q)

@@ -9,12 +9,15 @@ that changed any file invalidates it.
 from __future__ import annotations
 
 import hashlib
+import os
+import re
 import sqlite3
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ctxfast.bm25 import BM25Index
+from ctxfast.bm25 import BM25Index, SymbolSet
 
 DEF_KINDS = ("function", "class")
 
@@ -70,10 +73,21 @@ class RepoIndex:
         for file, qualname in modules:
             self.module_of.setdefault(file, qualname)
         self.symbol_names: set[str] = set(self.defs_by_name)
+        # The same names as one native set, shared by every BM25 index of this state (the
+        # per-query candidate index included) instead of being converted per build.
+        self.symbol_set = SymbolSet(self.symbol_names)
         # Query construction keeps an identifier iff it resolves: by qualname or by name.
         self.qualnames_and_names: frozenset[str] = frozenset(self.qualnames | self.symbol_names)
         self._texts: dict[str, list[str]] = {}
         self._file_bm25: BM25Index | None = None
+        self._path_parts: list[tuple[str, frozenset[str]]] | None = None
+
+    def path_parts(self) -> list[tuple[str, frozenset[str]]]:
+        """Each file with the lowercased components of its path (split on ``/ . _``),
+        computed once: the path-words signal intersects them with every query."""
+        if self._path_parts is None:
+            self._path_parts = [(f, frozenset(re.split(r"[/._]", f.lower()))) for f in self.files]
+        return self._path_parts
 
     def lines(self, path: str) -> list[str]:
         """The file's lines (no newlines), read once; an unreadable file has none."""
@@ -104,7 +118,7 @@ class RepoIndex:
             for path in self.files:
                 stem_words = path.replace("/", " ").replace(".", " ").replace("_", " ")
                 docs.append(f"{path} {stem_words}\n" + "\n".join(self.lines(path)))
-            self._file_bm25 = BM25Index(docs, symbols=self.symbol_names)
+            self._file_bm25 = BM25Index(docs, symbols=self.symbol_set)
         return self._file_bm25
 
     def innermost(self, path: str, line: int) -> Definition | None:
@@ -132,6 +146,54 @@ class RepoIndex:
 
 def _key_of(rows: Iterable[tuple[str, str]]) -> str:
     return hashlib.sha256("\n".join(f"{p}:{s}" for p, s in rows).encode()).hexdigest()
+
+
+class IndexWatch:
+    """Tells cheaply whether ``recon.db`` may have changed since the previous look.
+
+    :func:`content_key` reads and hashes every file row (≈10 ms on Django), too much to pay
+    on every query. SQLite's ``PRAGMA data_version`` on a connection kept open changes
+    exactly when another connection commits, and the file's identity (device, inode) catches
+    a database deleted and rebuilt — so an unchanged stamp proves the content unchanged, and
+    only a changed one needs the full key. A stamp change does not imply a content change
+    (a refresh that re-parsed nothing still commits); callers compare keys then.
+    """
+
+    def __init__(self, db_path: Path):
+        self.db_path = db_path
+        self._con: sqlite3.Connection | None = None
+        self._ident: tuple[int, int] | None = None
+        self._stamp: tuple[tuple[int, int], int] | None = None
+        self._lock = threading.Lock()
+
+    def changed(self) -> bool:
+        """True on the first look and whenever the database may have changed since the last;
+        a database that cannot be read counts as changed."""
+        with self._lock:
+            try:
+                st = os.stat(self.db_path)
+                ident = (st.st_dev, st.st_ino)
+                if self._con is None or ident != self._ident:
+                    self.close()
+                    # Not bound to a thread: every use is under the lock.
+                    self._con = sqlite3.connect(
+                        f"file:{self.db_path}?mode=ro", uri=True, check_same_thread=False
+                    )
+                    self._ident = ident
+                version = self._con.execute("PRAGMA data_version").fetchone()[0]
+            except (OSError, sqlite3.Error):
+                self.close()
+                self._stamp = None
+                return True
+            stamp = (ident, int(version))
+            changed = stamp != self._stamp
+            self._stamp = stamp
+            return changed
+
+    def close(self) -> None:
+        if self._con is not None:
+            self._con.close()
+            self._con = None
 
 
 def content_key(db_path: Path) -> str:

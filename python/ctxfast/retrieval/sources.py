@@ -1,6 +1,7 @@
 """The recall sources of spec-04 §3.2 (plus traceback anchoring), each a pure function.
 
-1. lexical: ripgrep's crates, fixed strings, ≤40 hits per term;
+1. lexical: ripgrep's crates, fixed strings, ≤40 hits per term (over the repository's
+   in-memory :class:`~ctxfast.retrieval.lexical.LexicalCorpus`);
 2. api-desc: description↔description BM25 over ``api.db``, ≤20;
 3. callgraph: one hop over invoke/import/contain from resolved identifiers, ≤20;
 4. traceback: every project frame of the error maps to its enclosing definition (first-class:
@@ -9,23 +10,27 @@
 
 from __future__ import annotations
 
-from ctxfast.recon.graph import CodeGraph
+from ctxfast.recon.graph import CodeGraph, Node
 from ctxfast.retrieval.apiindex import ApiIndex
 from ctxfast.retrieval.candidates import RawCandidate
-from ctxfast.retrieval.lexical import lexical_search
+from ctxfast.retrieval.lexical import LANGUAGE_GLOBS, LexicalCorpus
 from ctxfast.retrieval.query import Query
 from ctxfast.retrieval.repoindex import RepoIndex
 
 
-def lexical_source(index: RepoIndex, query: Query, max_hits: int) -> list[RawCandidate]:
+def lexical_corpus(index: RepoIndex) -> LexicalCorpus:
+    """The lexical corpus of an indexed repository: its indexed languages' files (every known
+    language when none of them has globs), loaded once per index state."""
+    langs = sorted({lang for lang in index.languages.values() if lang})
+    langs = [lang for lang in langs if lang in LANGUAGE_GLOBS]
+    return LexicalCorpus(index.root, languages=langs or None)
+
+
+def lexical_source(corpus: LexicalCorpus, query: Query, max_hits: int) -> list[RawCandidate]:
     terms = [t for t in query.recall_terms() if len(t.strip()) >= 3]
     if not terms:
         return []
-    langs = sorted({lang for lang in index.languages.values() if lang})
-    from ctxfast.retrieval.lexical import LANGUAGE_GLOBS
-
-    langs = [lang for lang in langs if lang in LANGUAGE_GLOBS] or None
-    res = lexical_search(index.root, terms, languages=langs, max_hits=max_hits)
+    res = corpus.search(terms, max_hits=max_hits)
     out = []
     for th in res.by_term.values():
         for h in th.hits:
@@ -61,9 +66,10 @@ def callgraph_source(
             node = graph.node(d.id)
             if node is None:
                 continue
-            neighbours = [graph.node(e.dst) for _, e in graph.scope_edges(node)]
-            neighbours += [graph.scope_definition(s) for s in graph.callers(node.id)]
-            neighbours += [graph.node(e.dst) for e in graph.edges_from(node.id, "contain")]
+            # Batched: one query per neighbour kind, not one per neighbour.
+            neighbours: list[Node | None] = list(graph.scope_edge_targets(node))
+            neighbours += graph.scope_definitions(graph.callers(node.id))
+            neighbours += graph.edge_targets(node.id, "contain")
             for n in neighbours:
                 if n is None or n.id in seen or n.kind not in ("function", "class"):
                     continue

@@ -21,6 +21,7 @@ use crate::error::{CoreError, CoreResult};
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
 
 /// A small multiply-rotate hasher (the FxHash recipe) for the vocabulary: term lookups are
 /// the hot loop of both building and querying, and SipHash's DoS resistance buys nothing
@@ -134,6 +135,38 @@ pub fn is_identifier(t: &str) -> bool {
     bytes.all(|c| c.is_ascii_alphanumeric() || c == b'_')
 }
 
+/// The name index behind `w(t)`: symbols lowercased once, shareable by many indexes.
+///
+/// A repository's name index holds tens of thousands of names; converting and lowercasing
+/// it for every index built (retrieval builds one per query over its candidates) cost more
+/// than scoring. Build it once and share it through an [`Arc`].
+#[derive(Debug, Default)]
+pub struct SymbolSet(HashSet<String>);
+
+impl SymbolSet {
+    pub fn new<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> Self {
+        SymbolSet(
+            names
+                .into_iter()
+                .map(|s| s.as_ref().to_ascii_lowercase())
+                .collect(),
+        )
+    }
+
+    /// True when the (already lowercased) token is a symbol.
+    pub fn contains_lowercased(&self, token: &str) -> bool {
+        self.0.contains(token)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 /// An immutable inverted index over a fixed corpus.
 #[derive(Debug)]
 pub struct Bm25Index {
@@ -146,7 +179,7 @@ pub struct Bm25Index {
     /// Per document: `k1·(1 − b + b·|d|/avgdl)`, precomputed once.
     doc_norm: Vec<f64>,
     avgdl: f64,
-    symbols: HashSet<String>,
+    symbols: Arc<SymbolSet>,
 }
 
 impl Bm25Index {
@@ -155,6 +188,15 @@ impl Bm25Index {
         docs: &[Doc<S>],
         params: Bm25Params,
         symbols: &[String],
+    ) -> CoreResult<Self> {
+        Self::build_shared(docs, params, Arc::new(SymbolSet::new(symbols)))
+    }
+
+    /// [`Bm25Index::build`] with a prebuilt, shared symbol set.
+    pub fn build_shared<S: AsRef<str> + Sync>(
+        docs: &[Doc<S>],
+        params: Bm25Params,
+        symbols: Arc<SymbolSet>,
     ) -> CoreResult<Self> {
         params.validate()?;
         if docs.len() > u32::MAX as usize {
@@ -174,7 +216,7 @@ impl Bm25Index {
         docs: &[Doc<S>],
         tokenised: &[Vec<String>],
         params: Bm25Params,
-        symbols: &[String],
+        symbols: Arc<SymbolSet>,
     ) -> Self {
         let mut vocab: FxMap<String, u32> = FxMap::default();
         let mut postings: Vec<Vec<(u32, u32)>> = Vec::new();
@@ -233,7 +275,7 @@ impl Bm25Index {
             doc_len,
             doc_norm,
             avgdl,
-            symbols: symbols.iter().map(|s| s.to_ascii_lowercase()).collect(),
+            symbols,
             params,
         }
     }
@@ -261,7 +303,7 @@ impl Bm25Index {
 
     /// `w(t)` of §3.4 for a query term.
     pub fn term_weight(&self, term: &str) -> f64 {
-        if is_identifier(term) && self.symbols.contains(&term.to_ascii_lowercase()) {
+        if is_identifier(term) && self.symbols.contains_lowercased(&term.to_ascii_lowercase()) {
             self.params.symbol_weight
         } else {
             1.0
@@ -423,6 +465,18 @@ mod tests {
         assert_eq!(got[0].0, 0);
         assert!(close(got[0].1, 3.0 * idf));
         assert!(close(got[1].1, idf));
+        // One shared set serves several indexes with the same weights as a per-index list.
+        let shared = Arc::new(SymbolSet::new(["FOO", "foo.bar"]));
+        let docs: Vec<Doc> = ["foo x", "y foo.bar", "z w"]
+            .iter()
+            .map(|d| Doc::Tokens(toks(d)))
+            .collect();
+        for _ in 0..2 {
+            let ix2 =
+                Bm25Index::build_shared(&docs, Bm25Params::default(), Arc::clone(&shared)).unwrap();
+            assert_eq!(ix2.query(&Query::Tokens(toks("foo foo.bar")), 5), got);
+        }
+        assert_eq!(Arc::strong_count(&shared), 1);
     }
 
     #[test]

@@ -37,6 +37,14 @@ fn is_path_byte(b: u8) -> bool {
 /// Splits one word into its snake/Camel parts (original case, not lowercased).
 pub fn split_word(word: &str) -> Vec<&str> {
     let mut parts = Vec::new();
+    split_word_into(word, &mut parts);
+    parts
+}
+
+/// [`split_word`] into a caller-owned buffer (cleared first): the tokenizer reuses one
+/// buffer for every word instead of allocating a vector per word.
+fn split_word_into<'a>(word: &'a str, parts: &mut Vec<&'a str>) {
+    parts.clear();
     for seg in word.split('_').filter(|s| !s.is_empty()) {
         let b = seg.as_bytes();
         let mut start = 0;
@@ -55,23 +63,27 @@ pub fn split_word(word: &str) -> Vec<&str> {
         }
         parts.push(&seg[start..]);
     }
-    parts
 }
 
 /// Appends the tokens of one word (whole, then parts when there are two or more).
-fn push_word(word: &str, out: &mut Vec<String>) {
+fn push_word<'a>(word: &'a str, out: &mut Vec<String>, parts: &mut Vec<&'a str>) {
     if word.bytes().all(|b| b == b'_') {
         return;
     }
     out.push(word.to_ascii_lowercase());
-    let parts = split_word(word);
+    split_word_into(word, parts);
     if parts.len() >= 2 {
-        out.extend(parts.into_iter().map(str::to_ascii_lowercase));
+        out.extend(parts.iter().map(|p| p.to_ascii_lowercase()));
     }
 }
 
 /// The normalised path token of a run, if the run is a path.
 fn path_token(run: &str) -> Option<String> {
+    // A path needs a separator or an extension dot: a plain word (most runs) is rejected
+    // here, before the trimming below allocates.
+    if !run.bytes().any(|b| matches!(b, b'/' | b'\\' | b'.')) {
+        return None;
+    }
     let trimmed = run.trim_matches(|c| matches!(c, '.' | '-' | '/' | '\\'));
     let norm = trimmed.replace('\\', "/");
     let norm = norm.trim_start_matches("./");
@@ -89,6 +101,7 @@ fn path_token(run: &str) -> Option<String> {
 pub fn tokenize(text: &str) -> Vec<String> {
     let bytes = text.as_bytes();
     let mut out = Vec::new();
+    let mut parts = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
         if !is_path_byte(bytes[i]) {
@@ -106,7 +119,7 @@ pub fn tokenize(text: &str) -> Vec<String> {
         }
         for word in run.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
             if !word.is_empty() {
-                push_word(word, &mut out);
+                push_word(word, &mut out, &mut parts);
             }
         }
     }

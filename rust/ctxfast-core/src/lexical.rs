@@ -21,6 +21,11 @@
 //! hits in that order; `truncated` is set when at least one more exists (the excess is not
 //! stored — a cap is a cap). Files are searched in sorted chunks so a saturated term stops
 //! costing anything.
+//!
+//! [`Corpus`] is the same search over a walk done once and held in memory: a caller that
+//! searches one repository state many times (retrieval, per query) pays the walk and the
+//! reads once. Its hits are identical to [`search`] over the same files — the searcher and
+//! matcher are the same; only where the bytes come from differs (see [`Corpus::search`]).
 
 use crate::error::{CoreError, CoreResult};
 use grep_regex::RegexMatcherBuilder;
@@ -31,6 +36,9 @@ use ignore::{WalkBuilder, WalkState};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+
+/// Default in-memory budget of a [`Corpus`]: files past it are searched from disk.
+pub const DEFAULT_CORPUS_MAX_BYTES: u64 = 512 << 20;
 
 /// Language name → file globs. Names are those of the manifest (lowercase).
 pub const LANGUAGE_GLOBS: &[(&str, &[&str])] = &[
@@ -172,9 +180,18 @@ fn cap_chars(s: &str, max: usize) -> String {
     }
 }
 
+/// Where the walk goes: the root, the include globs and the pruned directory names.
+struct WalkSpec<'a> {
+    root: &'a Path,
+    globs: &'a [String],
+    exclude_any_depth: &'a [String],
+    exclude_root: &'a [String],
+}
+
 /// Lists the files to search, sorted by relative POSIX path.
-fn collect_files(req: &LexicalRequest, globs: &[String]) -> CoreResult<Vec<(String, PathBuf)>> {
-    let mut ob = OverrideBuilder::new(&req.root);
+fn collect_files(spec: &WalkSpec<'_>) -> CoreResult<Vec<(String, PathBuf)>> {
+    let globs = spec.globs;
+    let mut ob = OverrideBuilder::new(spec.root);
     for g in globs {
         ob.add(g)
             .map_err(|e| CoreError::InvalidArgument(format!("bad glob {g:?}: {e}")))?;
@@ -182,9 +199,9 @@ fn collect_files(req: &LexicalRequest, globs: &[String]) -> CoreResult<Vec<(Stri
     let overrides = ob
         .build()
         .map_err(|e| CoreError::InvalidArgument(format!("bad globs: {e}")))?;
-    let any_depth = req.exclude_any_depth.clone();
-    let root_only = req.exclude_root.clone();
-    let mut wb = WalkBuilder::new(&req.root);
+    let any_depth = spec.exclude_any_depth.to_vec();
+    let root_only = spec.exclude_root.to_vec();
+    let mut wb = WalkBuilder::new(spec.root);
     wb.overrides(overrides).filter_entry(move |e| {
         let is_dir = e.file_type().is_some_and(|t| t.is_dir());
         if !is_dir || e.depth() == 0 {
@@ -195,7 +212,7 @@ fn collect_files(req: &LexicalRequest, globs: &[String]) -> CoreResult<Vec<(Stri
             || (e.depth() == 1 && root_only.iter().any(|x| *x == name)))
     });
     let found: Mutex<Vec<(String, PathBuf)>> = Mutex::new(Vec::new());
-    let root = req.root.clone();
+    let root = spec.root.to_path_buf();
     wb.build_parallel().run(|| {
         let found = &found;
         let root = root.clone();
@@ -217,14 +234,16 @@ fn collect_files(req: &LexicalRequest, globs: &[String]) -> CoreResult<Vec<(Stri
 /// Per file: for each active term (by position in `active`), its first hits (at most `cap`).
 type FileHits = Result<Vec<Vec<(u64, String)>>, ()>;
 
-/// The per-chunk search state shared (read-only) by all worker threads.
-struct ChunkMatcher<'a> {
+/// The per-chunk search state shared (read-only) by all worker threads. It depends only on
+/// the active terms, so consecutive chunks reuse it until a term saturates (compiling the
+/// matcher per chunk cost more than searching an in-memory chunk).
+struct ChunkMatcher {
     matcher: grep_regex::RegexMatcher,
-    finders: Vec<memchr::memmem::Finder<'a>>,
+    finders: Vec<memchr::memmem::Finder<'static>>,
 }
 
-impl<'a> ChunkMatcher<'a> {
-    fn new(active: &[&'a str]) -> CoreResult<Self> {
+impl ChunkMatcher {
+    fn new(active: &[&str]) -> CoreResult<Self> {
         let matcher = RegexMatcherBuilder::new()
             .fixed_strings(true)
             .line_terminator(Some(b'\n'))
@@ -232,67 +251,110 @@ impl<'a> ChunkMatcher<'a> {
             .map_err(|e| CoreError::InvalidArgument(format!("cannot build matcher: {e}")))?;
         let finders = active
             .iter()
-            .map(|t| memchr::memmem::Finder::new(t.as_bytes()))
+            .map(|t| memchr::memmem::Finder::new(t.as_bytes()).into_owned())
             .collect();
         Ok(ChunkMatcher { matcher, finders })
     }
 }
 
-fn search_file(path: &Path, cm: &ChunkMatcher<'_>, cap: usize, max_line_chars: usize) -> FileHits {
-    let matcher = &cm.matcher;
-    let finders = &cm.finders;
-    let mut searcher = SearcherBuilder::new()
+/// The searcher configuration of every file search (one searcher per worker thread, reused
+/// from file to file).
+fn new_searcher() -> grep_searcher::Searcher {
+    SearcherBuilder::new()
         .line_number(true)
         .binary_detection(BinaryDetection::quit(b'\x00'))
-        .build();
+        .build()
+}
+
+/// Where one file's bytes come from.
+#[derive(Clone, Copy)]
+enum Haystack<'a> {
+    /// Read from disk by the searcher.
+    Path(&'a Path),
+    /// Held in memory; `has_nul` is whether the bytes contain a NUL anywhere.
+    Bytes { bytes: &'a [u8], has_nul: bool },
+}
+
+fn search_file(
+    searcher: &mut grep_searcher::Searcher,
+    src: Haystack<'_>,
+    cm: &ChunkMatcher,
+    cap: usize,
+    max_line_chars: usize,
+) -> FileHits {
+    let matcher = &cm.matcher;
+    let finders = &cm.finders;
     let mut out: Vec<Vec<(u64, String)>> = vec![Vec::new(); finders.len()];
     let mut full = 0usize;
-    let res = searcher.search_path(
-        matcher,
-        path,
-        Bytes(|line_no, bytes| {
-            let line = bytes.strip_suffix(b"\n").unwrap_or(bytes);
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
-            let mut text: Option<String> = None;
-            for (ti, f) in finders.iter().enumerate() {
-                if out[ti].len() < cap && f.find(line).is_some() {
-                    let t = text.get_or_insert_with(|| {
-                        cap_chars(&String::from_utf8_lossy(line), max_line_chars)
-                    });
-                    out[ti].push((line_no, t.clone()));
-                    if out[ti].len() == cap {
-                        full += 1;
-                    }
+    let sink = Bytes(|line_no, bytes| {
+        let line = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let mut text: Option<String> = None;
+        for (ti, f) in finders.iter().enumerate() {
+            if out[ti].len() < cap && f.find(line).is_some() {
+                let t = text.get_or_insert_with(|| {
+                    cap_chars(&String::from_utf8_lossy(line), max_line_chars)
+                });
+                out[ti].push((line_no, t.clone()));
+                if out[ti].len() == cap {
+                    full += 1;
                 }
             }
-            // Stop reading the file once every term has all the hits it can use.
-            Ok(full < finders.len())
-        }),
-    );
+        }
+        // Stop reading the file once every term has all the hits it can use.
+        Ok(full < finders.len())
+    });
+    // In-memory bytes are searched exactly as `search_path` reads a file (unbuffered by a
+    // memory map, through the same decoder and line buffer): the slice strategy is that path
+    // whenever binary detection cannot fire (no NUL byte anywhere; a BOM makes the slice
+    // strategy fall back to the reader itself). With a NUL, the two strategies differ — the
+    // reader checks every 64 KB buffer, the slice only the first one — so such a file goes
+    // through the reader over its bytes.
+    let res = match src {
+        Haystack::Path(path) => searcher.search_path(matcher, path, sink),
+        Haystack::Bytes {
+            bytes,
+            has_nul: true,
+        } => searcher.search_reader(matcher, bytes, sink),
+        Haystack::Bytes {
+            bytes,
+            has_nul: false,
+        } => searcher.search_slice(matcher, bytes, sink),
+    };
     res.map_err(|_| ())?;
     Ok(out)
 }
 
-/// Runs the search. A missing or non-directory root is an error; everything else fails soft.
-pub fn search(req: &LexicalRequest) -> CoreResult<LexicalResult> {
-    if !req.root.is_dir() {
+/// The include globs of a request (language globs + extra globs) and its unknown languages;
+/// a missing root or an empty glob set is an error.
+fn walk_globs(
+    root: &Path,
+    languages: Option<&[String]>,
+    extra_globs: &[String],
+) -> CoreResult<(Vec<String>, Vec<String>)> {
+    if !root.is_dir() {
         return Err(CoreError::InvalidArgument(format!(
             "lexical search root is not a directory: {}",
-            req.root.display()
+            root.display()
         )));
     }
-    let (mut globs, unknown) = globs_for_languages(req.languages.as_deref());
-    globs.extend(req.extra_globs.iter().cloned());
+    let (mut globs, unknown) = globs_for_languages(languages);
+    globs.extend(extra_globs.iter().cloned());
     if globs.is_empty() {
         return Err(CoreError::InvalidArgument(format!(
             "no file globs: none of the languages {unknown:?} is known and no extra globs given"
         )));
     }
+    Ok((globs, unknown))
+}
+
+/// The result skeleton: terms deduplicated in request order, unmatchable ones skipped.
+fn prepare_terms(terms: &[String], unknown: Vec<String>) -> LexicalResult {
     let mut result = LexicalResult {
         unknown_languages: unknown,
         ..Default::default()
     };
-    for term in &req.terms {
+    for term in terms {
         if result.terms.iter().any(|t| &t.term == term)
             || result.skipped_terms.iter().any(|(t, _)| t == term)
         {
@@ -314,14 +376,42 @@ pub fn search(req: &LexicalRequest) -> CoreResult<LexicalResult> {
             });
         }
     }
+    result
+}
+
+/// Runs the search. A missing or non-directory root is an error; everything else fails soft.
+pub fn search(req: &LexicalRequest) -> CoreResult<LexicalResult> {
+    let (globs, unknown) = walk_globs(&req.root, req.languages.as_deref(), &req.extra_globs)?;
+    let mut result = prepare_terms(&req.terms, unknown);
     if result.terms.is_empty() || req.max_hits == 0 {
         return Ok(result);
     }
-    let files = collect_files(req, &globs)?;
+    let files = collect_files(&WalkSpec {
+        root: &req.root,
+        globs: &globs,
+        exclude_any_depth: &req.exclude_any_depth,
+        exclude_root: &req.exclude_root,
+    })?;
+    let sources: Vec<(&str, Haystack<'_>)> = files
+        .iter()
+        .map(|(rel, p)| (rel.as_str(), Haystack::Path(p)))
+        .collect();
+    search_files(&mut result, &sources, req.max_hits, req.max_line_chars)?;
+    Ok(result)
+}
+
+/// The chunked search of `files` (sorted by relative path) into `result`'s terms.
+fn search_files(
+    result: &mut LexicalResult,
+    files: &[(&str, Haystack<'_>)],
+    max_hits: usize,
+    max_line_chars: usize,
+) -> CoreResult<()> {
     result.files_searched = files.len();
     // Each term needs max_hits + 1 hits to know whether it was truncated.
-    let need = req.max_hits + 1;
+    let need = max_hits + 1;
     let chunk = (rayon::current_num_threads() * 64).max(64);
+    let mut current: Option<(Vec<usize>, ChunkMatcher)> = None;
     for batch in files.chunks(chunk) {
         let active: Vec<usize> = (0..result.terms.len())
             .filter(|&i| result.terms[i].hits.len() < need)
@@ -329,18 +419,23 @@ pub fn search(req: &LexicalRequest) -> CoreResult<LexicalResult> {
         if active.is_empty() {
             break;
         }
-        let active_terms: Vec<&str> = active
-            .iter()
-            .map(|&i| result.terms[i].term.as_str())
-            .collect();
-        let cm = ChunkMatcher::new(&active_terms)?;
+        if current.as_ref().is_none_or(|(prev, _)| *prev != active) {
+            let active_terms: Vec<&str> = active
+                .iter()
+                .map(|&i| result.terms[i].term.as_str())
+                .collect();
+            current = Some((active.clone(), ChunkMatcher::new(&active_terms)?));
+        }
+        let cm = &current.as_ref().expect("matcher set above").1;
         let per_file: Vec<FileHits> = batch
             .par_iter()
-            .map(|(_, p)| search_file(p, &cm, need, req.max_line_chars))
+            .map_init(new_searcher, |searcher, (_, src)| {
+                search_file(searcher, *src, cm, need, max_line_chars)
+            })
             .collect();
         for ((rel, _), fh) in batch.iter().zip(per_file) {
             let Ok(per_term) = fh else {
-                result.unreadable.push(rel.clone());
+                result.unreadable.push(rel.to_string());
                 continue;
             };
             for (ai, hits) in per_term.into_iter().enumerate() {
@@ -350,7 +445,7 @@ pub fn search(req: &LexicalRequest) -> CoreResult<LexicalResult> {
                         break;
                     }
                     th.hits.push(Hit {
-                        path: rel.clone(),
+                        path: rel.to_string(),
                         line,
                         text,
                     });
@@ -359,12 +454,131 @@ pub fn search(req: &LexicalRequest) -> CoreResult<LexicalResult> {
         }
     }
     for th in &mut result.terms {
-        if th.hits.len() > req.max_hits {
-            th.hits.truncate(req.max_hits);
+        if th.hits.len() > max_hits {
+            th.hits.truncate(max_hits);
             th.truncated = true;
         }
     }
-    Ok(result)
+    Ok(())
+}
+
+/// One file of a [`Corpus`]: its bytes, or `None` when it is searched from disk (past the
+/// memory budget, or unreadable when loaded — then reported unreadable exactly as by
+/// [`search`] if it still is).
+#[derive(Debug)]
+struct CorpusFile {
+    rel: String,
+    path: PathBuf,
+    bytes: Option<Vec<u8>>,
+    has_nul: bool,
+}
+
+/// The files of one walk (same globs and pruning as [`search`]), read once into memory.
+///
+/// The corpus is a snapshot: edits made on disk after [`Corpus::load`] are not seen by
+/// in-memory files. Callers key it to the repository state it was loaded for (retrieval
+/// keys it, with its other per-index structures, to the index's content).
+#[derive(Debug)]
+pub struct Corpus {
+    files: Vec<CorpusFile>,
+    unknown_languages: Vec<String>,
+    bytes_loaded: u64,
+}
+
+impl Corpus {
+    /// Walks `req`'s root (its `terms`, `max_hits` and `max_line_chars` are not used) and
+    /// reads every file, in path order, while the total stays within `max_bytes`; later
+    /// files stay on disk and are read per search.
+    pub fn load(req: &LexicalRequest, max_bytes: u64) -> CoreResult<Self> {
+        let (globs, unknown) = walk_globs(&req.root, req.languages.as_deref(), &req.extra_globs)?;
+        let files = collect_files(&WalkSpec {
+            root: &req.root,
+            globs: &globs,
+            exclude_any_depth: &req.exclude_any_depth,
+            exclude_root: &req.exclude_root,
+        })?;
+        let sizes: Vec<u64> = files
+            .par_iter()
+            .map(|(_, p)| std::fs::metadata(p).map(|m| m.len()).unwrap_or(u64::MAX))
+            .collect();
+        let mut total = 0u64;
+        let fits: Vec<bool> = sizes
+            .iter()
+            .map(|&n| {
+                let ok = n != u64::MAX && total.saturating_add(n) <= max_bytes;
+                if ok {
+                    total += n;
+                }
+                ok
+            })
+            .collect();
+        let files: Vec<CorpusFile> = files
+            .into_par_iter()
+            .zip(fits)
+            .map(|((rel, path), fit)| {
+                let bytes = if fit { std::fs::read(&path).ok() } else { None };
+                let has_nul = bytes
+                    .as_ref()
+                    .is_some_and(|b| memchr::memchr(0, b).is_some());
+                CorpusFile {
+                    rel,
+                    path,
+                    bytes,
+                    has_nul,
+                }
+            })
+            .collect();
+        let bytes_loaded = files
+            .iter()
+            .filter_map(|f| f.bytes.as_ref())
+            .map(|b| b.len() as u64)
+            .sum();
+        Ok(Corpus {
+            files,
+            unknown_languages: unknown,
+            bytes_loaded,
+        })
+    }
+
+    /// Number of files the walk found (in memory or not).
+    pub fn num_files(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Bytes held in memory.
+    pub fn bytes_loaded(&self) -> u64 {
+        self.bytes_loaded
+    }
+
+    /// [`search`] over the loaded files: the same terms handling, caps, order and
+    /// diagnostics, with the bytes taken from memory where they were loaded.
+    pub fn search(
+        &self,
+        terms: &[String],
+        max_hits: usize,
+        max_line_chars: usize,
+    ) -> CoreResult<LexicalResult> {
+        let mut result = prepare_terms(terms, self.unknown_languages.clone());
+        if result.terms.is_empty() || max_hits == 0 {
+            return Ok(result);
+        }
+        let sources: Vec<(&str, Haystack<'_>)> = self
+            .files
+            .iter()
+            .map(|f| {
+                let src = match &f.bytes {
+                    Some(b) => Haystack::Bytes {
+                        bytes: b,
+                        has_nul: f.has_nul,
+                    },
+                    None => Haystack::Path(&f.path),
+                };
+                (f.rel.as_str(), src)
+            })
+            .collect();
+        search_files(&mut result, &sources, max_hits, max_line_chars)?;
+        Ok(result)
+    }
 }
 
 #[cfg(test)]
@@ -469,6 +683,87 @@ mod tests {
         assert_eq!(res.unknown_languages, ["cobol"]);
         assert_eq!(res.skipped_terms.len(), 2);
         assert_eq!(res.terms[0].hits.len(), 1);
+    }
+
+    /// (term, [(path, line, text)], truncated) per term.
+    type TermAnswer = (String, Vec<(String, u64, String)>, bool);
+
+    fn hits_of(r: &LexicalResult) -> Vec<TermAnswer> {
+        r.terms
+            .iter()
+            .map(|t| {
+                let hits = t
+                    .hits
+                    .iter()
+                    .map(|h| (h.path.clone(), h.line, h.text.clone()))
+                    .collect();
+                (t.term.clone(), hits, t.truncated)
+            })
+            .collect()
+    }
+
+    /// The in-memory corpus answers exactly as the walk-per-search, including the cases where
+    /// the searcher's strategies differ: a NUL past the first 64 KB buffer (the reader keeps
+    /// the hits before it), a UTF-16 BOM (transcoded), invalid UTF-8, a saturated term, and
+    /// files left on disk by the memory budget.
+    #[test]
+    fn corpus_matches_walk_search() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        let mut late_nul = b"needle early\n".to_vec();
+        late_nul.extend(std::iter::repeat_n(b"zzzzzzz\n".as_slice(), 20_000).flatten());
+        // "mid" shares the NUL's 64 KB buffer: the reader drops it, a slice search would not.
+        late_nul.extend_from_slice(b"needle mid\nneedle\x00late\nneedle after\n");
+        write(r, "a/late_nul.py", &late_nul);
+        write(r, "a/early_nul.py", b"needle\x00\n");
+        let mut utf16 = vec![0xFF, 0xFE];
+        for u in "x = 'needle'\nneedle2\n".encode_utf16() {
+            utf16.extend_from_slice(&u.to_le_bytes());
+        }
+        write(r, "b/utf16.py", &utf16);
+        write(r, "b/latin.py", b"caf\xe9 needle\r\nother\n");
+        let many: String = (0..50).map(|i| format!("common {i}\n")).collect();
+        write(r, "c/many.py", many.as_bytes());
+        write(r, "c/vendor/skip.py", b"needle\n");
+        write(r, "d/readme.txt", b"needle\n");
+        let terms: Vec<String> = ["needle", "common", "late", "after", "needle2", "", "a\nb"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        for langs in [None, Some(vec!["python".to_string(), "cobol".to_string()])] {
+            let mut req = LexicalRequest::new(r, terms.clone());
+            req.languages = langs;
+            let walk = search(&req).unwrap();
+            let late: Vec<&str> = walk.terms[0].hits.iter().map(|h| h.text.as_str()).collect();
+            assert_eq!(
+                late[0], "needle early",
+                "the reader keeps the buffers before the NUL"
+            );
+            assert!(
+                !late.contains(&"needle mid"),
+                "and drops the NUL's own buffer"
+            );
+            for budget in [u64::MAX, 100, 0] {
+                let corpus = Corpus::load(&req, budget).unwrap();
+                let got = corpus.search(&terms, 40, 500).unwrap();
+                assert_eq!(hits_of(&got), hits_of(&walk), "budget {budget}");
+                assert_eq!(got.skipped_terms, walk.skipped_terms);
+                assert_eq!(got.unknown_languages, walk.unknown_languages);
+                assert_eq!(got.files_searched, walk.files_searched);
+                assert_eq!(corpus.num_files(), walk.files_searched);
+                assert!(corpus.bytes_loaded() <= budget);
+            }
+            let capped = Corpus::load(&req, u64::MAX)
+                .unwrap()
+                .search(&terms, 3, 4)
+                .unwrap();
+            let mut req3 = req.clone();
+            req3.max_hits = 3;
+            req3.max_line_chars = 4;
+            assert_eq!(hits_of(&capped), hits_of(&search(&req3).unwrap()));
+            assert!(capped.terms[1].truncated);
+        }
+        assert!(Corpus::load(&LexicalRequest::new(r.join("missing"), vec![]), 1).is_err());
     }
 
     #[test]

@@ -1,7 +1,8 @@
-//! BM25 + code tokenizer bindings: `BM25Index` (a frozen pyclass) and `tokenize_code`.
+//! BM25 + code tokenizer bindings: `BM25Index` and `SymbolSet` (frozen pyclasses) and
+//! `tokenize_code`.
 
 use crate::gil::detached;
-use ctxfast_core::bm25::{Bm25Index, Bm25Params, Doc, Query};
+use ctxfast_core::bm25::{Bm25Index, Bm25Params, Doc, Query, SymbolSet};
 use ctxfast_core::codetok;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
@@ -41,6 +42,41 @@ impl TextOrTokens {
     }
 }
 
+/// A name index built once and shared by every `BM25Index` given it (no per-index copy).
+#[pyclass(frozen, name = "SymbolSet", module = "ctxfast._native")]
+pub struct PySymbolSet {
+    inner: Arc<SymbolSet>,
+}
+
+#[pymethods]
+impl PySymbolSet {
+    #[new]
+    fn new(py: Python<'_>, names: Vec<PyBackedStr>) -> PyResult<Self> {
+        let names_ref = &names;
+        let inner = detached(py, move || Ok(SymbolSet::new(names_ref.iter())))?;
+        drop(names);
+        Ok(PySymbolSet {
+            inner: Arc::new(inner),
+        })
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// Membership as `w(t)` tests it: case-insensitively.
+    fn __contains__(&self, name: &str) -> bool {
+        self.inner.contains_lowercased(&name.to_ascii_lowercase())
+    }
+}
+
+/// `symbols=` of `BM25Index`: a shared `SymbolSet` or a plain list of names.
+#[derive(FromPyObject)]
+enum SymbolsIn {
+    Shared(Py<PySymbolSet>),
+    Names(Vec<String>),
+}
+
 /// The immutable native index; shared (not copied) into GIL-free closures.
 #[pyclass(frozen, name = "BM25Index", module = "ctxfast._native")]
 pub struct PyBm25Index {
@@ -57,17 +93,26 @@ impl PyBm25Index {
         k1: f64,
         b: f64,
         symbol_weight: f64,
-        symbols: Option<Vec<String>>,
+        symbols: Option<SymbolsIn>,
     ) -> PyResult<Self> {
         let docs: Vec<Doc<PyBackedStr>> = docs.into_iter().map(DocIn::into_doc).collect();
-        let symbols = symbols.unwrap_or_default();
         let params = Bm25Params {
             k1,
             b,
             symbol_weight,
         };
         let docs_ref = &docs;
-        let inner = detached(py, move || Bm25Index::build(docs_ref, params, &symbols))?;
+        // A shared set is taken by reference count here, under the GIL; a name list is
+        // lowercased into a fresh set with the GIL released.
+        let (shared, names) = match symbols {
+            Some(SymbolsIn::Shared(set)) => (Some(Arc::clone(&set.get().inner)), Vec::new()),
+            Some(SymbolsIn::Names(names)) => (None, names),
+            None => (None, Vec::new()),
+        };
+        let inner = detached(py, move || {
+            let symbols = shared.unwrap_or_else(|| Arc::new(SymbolSet::new(&names)));
+            Bm25Index::build_shared(docs_ref, params, symbols)
+        })?;
         drop(docs);
         Ok(PyBm25Index {
             inner: Arc::new(inner),
@@ -134,6 +179,7 @@ fn tokenize_code(py: Python<'_>, text: String) -> PyResult<Vec<String>> {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyBm25Index>()?;
+    m.add_class::<PySymbolSet>()?;
     m.add_function(wrap_pyfunction!(tokenize_code, m)?)?;
     Ok(())
 }
