@@ -955,6 +955,21 @@ mod tests {
     use super::*;
     use std::fs;
 
+    /// `(src, dst)` rows of a two-column query on the index at `db`.
+    fn pairs(db: &Path, sql: &str) -> Vec<(String, String)> {
+        let conn = rusqlite::Connection::open(db).unwrap();
+        let mut st = conn.prepare(sql).unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    }
+
+    fn count(db: &Path, sql: &str) -> i64 {
+        let conn = rusqlite::Connection::open(db).unwrap();
+        conn.query_row(sql, [], |r| r.get(0)).unwrap()
+    }
+
     fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
         let d = tempfile::tempdir().unwrap();
         for (p, t) in files {
@@ -1213,17 +1228,11 @@ mod tests {
         ]);
         let db = d.path().join(".ctxfast/recon.db");
         index(d.path(), &db, &IndexOptions::default()).unwrap();
-        let conn = rusqlite::Connection::open(&db).unwrap();
-        let edges: Vec<(String, String)> = conn
-            .prepare(
-                "SELECT src, dst FROM edges WHERE type = 'invoke' AND src LIKE 'b.%' \
+        let edges = pairs(
+            &db,
+            "SELECT src, dst FROM edges WHERE type = 'invoke' AND src LIKE 'b.%' \
                  AND dst NOT IN ('a.Foo:1', 'a.Bar:9') ORDER BY src",
-            )
-            .unwrap()
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
+        );
         assert_eq!(
             edges,
             vec![
@@ -1232,21 +1241,15 @@ mod tests {
                 ("b.use:9".into(), "a.Bar.run:10".into()),
             ]
         );
-        let to_class: i64 = conn
-            .query_row(
-                "SELECT COUNT(*) FROM edges WHERE src = 'b.external:30'",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
+        let to_class = count(
+            &db,
+            "SELECT COUNT(*) FROM edges WHERE src = 'b.external:30'",
+        );
         assert_eq!(
             to_class, 0,
             "calling an instance is not a call of its class"
         );
-        let unresolved: i64 = conn
-            .query_row("SELECT COUNT(*) FROM unresolved", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(unresolved, 0);
+        assert_eq!(count(&db, "SELECT COUNT(*) FROM unresolved"), 0);
     }
 
     #[test]
@@ -1288,17 +1291,11 @@ mod tests {
         ]);
         let db = d.path().join(".ctxfast/recon.db");
         index(d.path(), &db, &IndexOptions::default()).unwrap();
-        let conn = rusqlite::Connection::open(&db).unwrap();
-        let edges: Vec<(String, String)> = conn
-            .prepare(
-                "SELECT src, dst FROM edges WHERE type = 'invoke' AND src LIKE 'm.%' \
+        let edges = pairs(
+            &db,
+            "SELECT src, dst FROM edges WHERE type = 'invoke' AND src LIKE 'm.%' \
                  AND dst LIKE 'q.%.%' ORDER BY src",
-            )
-            .unwrap()
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
+        );
         // `self.other` is also set to None: untyped. Calling `self.query()` is not a call of
         // Query; the class-body annotation types `where`; the attribute types are inherited.
         assert_eq!(
@@ -1309,13 +1306,10 @@ mod tests {
                 ("m.use:24".into(), "q.Query.add:2".into()),
             ]
         );
-        let to_class: i64 = conn
-            .query_row(
-                "SELECT COUNT(*) FROM edges WHERE src = 'm.Child.run:19'",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
+        let to_class = count(
+            &db,
+            "SELECT COUNT(*) FROM edges WHERE src = 'm.Child.run:19'",
+        );
         assert_eq!(to_class, 0);
     }
 
@@ -1351,17 +1345,11 @@ mod tests {
         )]);
         let db = d.path().join(".ctxfast/recon.db");
         index(d.path(), &db, &IndexOptions::default()).unwrap();
-        let conn = rusqlite::Connection::open(&db).unwrap();
-        let edges: Vec<(String, String)> = conn
-            .prepare("SELECT src, dst FROM edges WHERE type = 'invoke' ORDER BY src, dst")
-            .unwrap()
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .unwrap()
-            .map(Result::unwrap)
-            .filter(|(s, _): &(String, String)| {
-                s.starts_with("s.C.save") || s.starts_with("s.handle")
-            })
-            .collect();
+        let edges = pairs(
+            &db,
+            "SELECT src, dst FROM edges WHERE type = 'invoke' \
+             AND (src LIKE 's.C.save:%' OR src LIKE 's.handle:%') ORDER BY src, dst",
+        );
         assert_eq!(
             edges,
             vec![
@@ -1450,13 +1438,10 @@ mod tests {
             .unwrap();
         assert_eq!((s.nodes, s.edges), real);
         assert_eq!(s.files_removed, 1);
-        let gone: i64 = conn
-            .query_row(
-                "SELECT COUNT(*) FROM name_index WHERE qualname = 'd.k'",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
+        let gone = count(
+            &db,
+            "SELECT COUNT(*) FROM name_index WHERE qualname = 'd.k'",
+        );
         assert_eq!(gone, 0);
     }
 
