@@ -175,6 +175,18 @@ def _site(s: Site) -> str:
     return f"{s[0]}:{s[1]}"
 
 
+def _disagreement(
+    key: str, where: str, name: str, graph: set[Site], jedi_sites: set[Site]
+) -> dict[str, object]:
+    """One disagreement row: what only the graph and what only jedi reported."""
+    return {
+        key: where,
+        "name": name,
+        "graph_only": sorted(map(_site, graph - jedi_sites)),
+        "jedi_only": sorted(map(_site, jedi_sites - graph)),
+    }
+
+
 def graph_fidelity(
     root: str | Path, graph: GraphReadAPI, sample: int = 50, seed: int = 0
 ) -> dict[str, Any]:
@@ -235,14 +247,7 @@ def graph_fidelity(
         got = set(graph.definitions(c.file, c.line, c.name))
         d_pr.add(got, ref)
         if got != ref:
-            d_diff.append(
-                {
-                    "site": f"{c.file}:{c.line}",
-                    "name": c.name,
-                    "graph_only": sorted(map(_site, got - ref)),
-                    "jedi_only": sorted(map(_site, ref - got)),
-                }
-            )
+            d_diff.append(_disagreement("site", f"{c.file}:{c.line}", c.name, got, ref))
 
     e_pr, e_diff = PR(), []
     for d in def_sample:
@@ -265,14 +270,7 @@ def graph_fidelity(
         got = set(graph.callers(d.file, d.line, d.name))
         e_pr.add(got, callers)
         if got != callers:
-            e_diff.append(
-                {
-                    "definition": f"{d.file}:{d.line}",
-                    "name": d.name,
-                    "graph_only": sorted(map(_site, got - callers)),
-                    "jedi_only": sorted(map(_site, callers - got)),
-                }
-            )
+            e_diff.append(_disagreement("definition", f"{d.file}:{d.line}", d.name, got, callers))
     return {
         "analyser": f"jedi {jedi.__version__}",
         "sample": sample,
