@@ -265,19 +265,14 @@ type BindingMap<'a> = FxHashMap<(u32, &'a str), Vec<(u32, bool)>>;
 
 /// The cross-file symbol tables over every parsed file.
 ///
-/// Built on every run (a refresh too) over the whole repository, so it uses Fx hashing and
-/// builds the per-file tables in parallel.
+/// Built on every run (a refresh too) over the whole repository. Only the qualnames and the
+/// global maps are built up front (in parallel, Fx hashing); each file's own tables are built
+/// the first time resolution looks into that file, so a refresh that re-resolves a few files
+/// builds tables for those and the files they reach, not for the whole repository.
 pub struct Resolver<'a> {
     files: &'a [FileData],
     quals: Vec<Vec<String>>,
-    // Keys borrow from `files`: a refresh builds these tables over every file of the repo,
-    // and cloning each name was most of that cost.
-    local_index: Vec<FxHashMap<&'a str, u32>>,
-    bindings: Vec<BindingMap<'a>>,
-    stars: Vec<Vec<u32>>,
-    locals: Vec<FxHashSet<(u32, &'a str)>>,
-    typed_locals: Vec<FxHashMap<(u32, &'a str), &'a str>>,
-    typed_attrs: Vec<FxHashMap<(u32, &'a str), &'a str>>,
+    tables: Vec<std::sync::OnceLock<FileTables<'a>>>,
     def_by_qual: FxHashMap<String, (u32, u32)>,
     module_by_qual: FxHashMap<String, u32>,
     packages: FxHashSet<String>,
@@ -287,8 +282,8 @@ pub struct Resolver<'a> {
 }
 
 /// One file's own tables (see [`Resolver`]), built independently of every other file.
+/// Keys borrow from the file's extraction: cloning each name was most of the cost.
 struct FileTables<'a> {
-    quals: Vec<String>,
     local_index: FxHashMap<&'a str, u32>,
     bindings: BindingMap<'a>,
     stars: Vec<u32>,
@@ -332,7 +327,6 @@ impl<'a> FileTables<'a> {
             }
         }
         FileTables {
-            quals: f.qualnames(),
             local_index,
             bindings,
             stars,
@@ -367,37 +361,25 @@ fn parent_module(q: &str) -> &str {
 
 impl<'a> Resolver<'a> {
     pub fn new(files: &'a [FileData], go_module: &str) -> Resolver<'a> {
-        let tables: Vec<FileTables<'a>> = files.par_iter().map(FileTables::of).collect();
+        let quals: Vec<Vec<String>> = files.par_iter().map(FileData::qualnames).collect();
         let mut r = Resolver {
             files,
-            local_index: Vec::with_capacity(files.len()),
-            bindings: Vec::with_capacity(files.len()),
-            stars: Vec::with_capacity(files.len()),
-            locals: Vec::with_capacity(files.len()),
-            typed_locals: Vec::with_capacity(files.len()),
-            typed_attrs: Vec::with_capacity(files.len()),
+            tables: files.iter().map(|_| std::sync::OnceLock::new()).collect(),
             def_by_qual: FxHashMap::default(),
             module_by_qual: FxHashMap::default(),
             packages: FxHashSet::default(),
             py_suffix: FxHashMap::default(),
             js_by_path: FxHashMap::default(),
             go_module: go_module.to_string(),
-            quals: Vec::with_capacity(files.len()),
+            quals: vec![],
         };
-        for ((fi, f), t) in files.iter().enumerate().zip(tables) {
+        for ((fi, f), fq) in files.iter().enumerate().zip(&quals) {
             let fi = fi as u32;
-            for (di, q) in t.quals.iter().enumerate().skip(1) {
+            for (di, q) in fq.iter().enumerate().skip(1) {
                 if !r.def_by_qual.contains_key(q.as_str()) {
                     r.def_by_qual.insert(q.clone(), (fi, di as u32));
                 }
             }
-            r.quals.push(t.quals);
-            r.local_index.push(t.local_index);
-            r.bindings.push(t.bindings);
-            r.stars.push(t.stars);
-            r.locals.push(t.locals);
-            r.typed_locals.push(t.typed_locals);
-            r.typed_attrs.push(t.typed_attrs);
             r.module_by_qual.entry(f.module.clone()).or_insert(fi);
             let pkg_base = match f.lang {
                 Lang::Go => f.prefix(),
@@ -424,7 +406,13 @@ impl<'a> Resolver<'a> {
                 r.js_by_path.entry(no_ext.to_string()).or_insert(fi);
             }
         }
+        r.quals = quals;
         r
+    }
+
+    /// File `f`'s own tables, built on first use (thread-safe: resolution runs in parallel).
+    fn t(&self, f: usize) -> &FileTables<'a> {
+        self.tables[f].get_or_init(|| FileTables::of(&self.files[f]))
     }
 
     pub fn qualnames(&self, f: u32) -> &[String] {
@@ -448,7 +436,7 @@ impl<'a> Resolver<'a> {
         let fd = &self.files[f as usize];
         let d = &fd.raw.defs[s as usize];
         if !d.self_class.is_empty() {
-            if let Some(&i) = self.local_index[f as usize].get(d.self_class.as_str()) {
+            if let Some(&i) = self.t(f as usize).local_index.get(d.self_class.as_str()) {
                 return Res::Def(f, i);
             }
             let q = format!("{}.{}", fd.prefix(), d.self_class);
@@ -493,11 +481,11 @@ impl<'a> Resolver<'a> {
         if depth > 8 || def.kind != DefKind::Class {
             return None;
         }
-        if let Some(class) = self.typed_attrs[f as usize].get(&(d, name)) {
+        if let Some(class) = self.t(f as usize).typed_attrs.get(&(d, name)) {
             return self.class_at(f, def.parent, class, depth);
         }
         let own = format!("{}.{}", def.local, name);
-        if self.local_index[f as usize].contains_key(own.as_str()) {
+        if self.t(f as usize).local_index.contains_key(own.as_str()) {
             return None;
         }
         def.bases.iter().find_map(|b| {
@@ -534,10 +522,10 @@ impl<'a> Resolver<'a> {
         let defs = &self.files[fi].raw.defs;
         let mut s = scope;
         while s != 0 {
-            if let Some(class) = self.typed_locals[fi].get(&(s, name)) {
+            if let Some(class) = self.t(fi).typed_locals.get(&(s, name)) {
                 return self.class_at(f, s, class, 0);
             }
-            if self.locals[fi].contains(&(s, name)) {
+            if self.t(fi).locals.contains(&(s, name)) {
                 return None;
             }
             let d = &defs[s as usize];
@@ -564,14 +552,14 @@ impl<'a> Resolver<'a> {
                 } else {
                     format!("{}.{}", d.local, name)
                 };
-                if let Some(&i) = self.local_index[fi].get(q.as_str()) {
+                if let Some(&i) = self.t(fi).local_index.get(q.as_str()) {
                     return Res::Def(f, i);
                 }
-                if let Some(bs) = self.bindings[fi].get(&(s, name)) {
+                if let Some(bs) = self.t(fi).bindings.get(&(s, name)) {
                     let (bi, truncate) = bs[0];
                     return self.resolve_binding(f, bi, truncate, depth + 1);
                 }
-                if self.locals[fi].contains(&(s, name)) {
+                if self.t(fi).locals.contains(&(s, name)) {
                     return Res::Dynamic;
                 }
             }
@@ -591,7 +579,7 @@ impl<'a> Resolver<'a> {
             _ => {}
         }
         let mut external_star = false;
-        for &bi in &self.stars[fi] {
+        for &bi in &self.t(fi).stars {
             let m = self.resolve_binding(f, bi, false, depth + 1);
             match self.attr(&m, name, depth + 1) {
                 r @ (Res::Def(..) | Res::Module(_)) => return r,
@@ -811,7 +799,7 @@ impl<'a> Resolver<'a> {
                     return Res::Dynamic;
                 }
                 let q = format!("{}.{}", def.local, name);
-                if let Some(&i) = self.local_index[*f as usize].get(q.as_str()) {
+                if let Some(&i) = self.t(*f as usize).local_index.get(q.as_str()) {
                     return Res::Def(*f, i);
                 }
                 if let Some(&(df, dd)) = self.def_by_qual.get(&format!(
@@ -838,10 +826,10 @@ impl<'a> Resolver<'a> {
             Res::Module(m) => {
                 let fd = &self.files[*m as usize];
                 let mi = *m as usize;
-                if let Some(&i) = self.local_index[mi].get(name) {
+                if let Some(&i) = self.t(mi).local_index.get(name) {
                     return Res::Def(*m, i);
                 }
-                if let Some(bs) = self.bindings[mi].get(&(0, name)) {
+                if let Some(bs) = self.t(mi).bindings.get(&(0, name)) {
                     let (bi, truncate) = bs[0];
                     let r = self.resolve_binding(*m, bi, truncate, depth + 1);
                     if r != Res::NotFound {
@@ -860,10 +848,10 @@ impl<'a> Resolver<'a> {
                 if self.packages.contains(&sub) {
                     return Res::Package(sub);
                 }
-                if self.locals[mi].contains(&(0, name)) {
+                if self.t(mi).locals.contains(&(0, name)) {
                     return Res::Dynamic;
                 }
-                for &bi in &self.stars[mi] {
+                for &bi in &self.t(mi).stars {
                     let sm = self.resolve_binding(*m, bi, false, depth + 1);
                     match self.attr(&sm, name, depth + 1) {
                         r @ (Res::Def(..) | Res::Module(_)) => return r,
