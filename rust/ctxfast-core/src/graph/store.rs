@@ -74,7 +74,7 @@ pub fn open_bulk(path: &Path) -> CoreResult<Connection> {
     }
     let conn = Connection::open(path).map_err(|e| db_err("open", e))?;
     conn.execute_batch(
-        "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536; \
+        "PRAGMA page_size=16384; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536; \
          PRAGMA temp_store=MEMORY;",
     )
     .map_err(|e| db_err("bulk pragmas", e))?;
