@@ -1361,6 +1361,27 @@ mod tests {
     }
 
     #[test]
+    fn cyclic_bases_and_typed_attributes_terminate() {
+        let d = repo(&[(
+            "c.py",
+            "class A(B):\n    def __init__(self):\n        self.peer = B()\n\n    def f(self):\n        super().g()\n        self.peer.peer.h()\n\n\nclass B(A):\n    def __init__(self):\n        self.peer = A()\n\n    def g(self):\n        super().missing()\n        self.peer.f()\n",
+        )]);
+        let db = d.path().join(".ctxfast/recon.db");
+        index(d.path(), &db, &IndexOptions::default()).unwrap();
+        let edges = pairs(
+            &db,
+            "SELECT src, dst FROM edges WHERE type = 'invoke' AND dst LIKE 'c.%.%' ORDER BY src",
+        );
+        assert_eq!(
+            edges,
+            vec![
+                ("c.A.f:6".into(), "c.B.g:14".into()),
+                ("c.B.g:16".into(), "c.A.f:5".into()),
+            ]
+        );
+    }
+
+    #[test]
     fn module_clash_is_recorded() {
         let d = repo(&[
             ("pkg/a.py", "def f():\n    return 1\n"),
