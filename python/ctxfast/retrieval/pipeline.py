@@ -164,9 +164,13 @@ class Retriever:
         cands = merge(ix, raws)
         lap("merge")
         ranked = self._rerank(cands, query, task_text, files, cfg)
-        if cfg.module_header and files:
-            top_file = min(files.items(), key=lambda kv: (-kv[1], kv[0]))[0]
-            _insert_module_header(ranked, ix, top_file, cfg)
+        if cfg.module_header:
+            # The header of the file the fix most likely lives in: the best non-test file
+            # when test files are demoted.
+            lib = [kv for kv in files.items() if not (cfg.demote_tests and is_test_path(kv[0]))]
+            if lib:
+                top_file = min(lib, key=lambda kv: (-kv[1], kv[0]))[0]
+                _insert_module_header(ranked, ix, top_file, cfg)
         lap("rerank")
         goal = set(tokenize_code(query.goal_hint))
         if ranked and cfg.prune:
