@@ -53,6 +53,7 @@ TASK = (
 )
 # Only the mechanism under test may produce candidates.
 ONLY_RANKING = {"lexical": False, "api_desc": False, "callgraph": False, "def_bm25_k": 0}
+INFILE = {**ONLY_RANKING, "infile_defs": True}
 
 
 @pytest.fixture(scope="module")
@@ -69,17 +70,17 @@ def repo(tmp_path_factory):
 
 def test_ranking_defaults_are_pinned():
     c = RetrievalConfig()
-    assert (c.infile_defs, c.infile_files, c.infile_k) == (True, 5, 30)
+    assert (c.infile_defs, c.infile_files, c.infile_k) == (False, 5, 30)
     assert (c.demote_tests, c.test_penalty) == (True, 1.0)
     assert (c.module_header, c.module_header_rank, c.module_header_lines) == (True, 3, 80)
 
 
 def test_definitions_of_top_files_become_candidates(repo):
-    on = repo.retrieve(TASK, config=ONLY_RANKING)
+    on = repo.retrieve(TASK, config=INFILE)
     assert on.candidates[0].qualname == "shop.cart.Cart.total_price"
     assert on.candidates[0].symbol == "Cart.total_price"
     assert "infile" in on.candidates[0].sources
-    off = repo.retrieve(TASK, config={**ONLY_RANKING, "infile_defs": False})
+    off = repo.retrieve(TASK, config=ONLY_RANKING)
     assert not [c for c in off.candidates if c.qualname]
 
 
