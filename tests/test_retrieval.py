@@ -43,6 +43,9 @@ def test_defaults_are_the_spec_numbers():
         "path_mentions",
         "def_bm25",
         "path_words",
+        "infile_defs",
+        "demote_tests",
+        "module_header",
     ]
     with pytest.raises(ConfigError, match="unknown retrieval config keys: nope"):
         RetrievalConfig.from_mapping({"nope": 1})

@@ -118,10 +118,10 @@ def _test_files_for(graph: CodeGraph, subject: str) -> list[str]:
         for e in graph.edges_to(node.id, "import")  # type: ignore[union-attr]
         if graph.node(e.src) is not None
     }
-    return sorted(f for f in files if _is_test_path(f))
+    return sorted(f for f in files if is_test_path(f))
 
 
-def _is_test_path(path: str) -> bool:
+def is_test_path(path: str) -> bool:
     name = path.rsplit("/", 1)[-1]
     return (
         path.startswith(("tests/", "test/"))

@@ -56,6 +56,24 @@ class RetrievalConfig:
     # Definition-level BM25 also feeds candidates (beyond the spec's three sources): the
     # best ``def_bm25_k`` definitions, re-ranked with their file's evidence.
     def_bm25_k: int = 50
+    # Definitions ranked inside the best ``infile_files`` files (own BM25 + named + file
+    # prior); the best ``infile_k`` of them become candidates. Off by default: it lifts the
+    # share of gold functions among the candidates, but on two 71-instance samples they then
+    # displaced others in the top 20 (required symbol recall .648 → .633 and .615 → .572,
+    # function Acc@10 unchanged / −1.5 points); kept as a switch for the ranking work it needs.
+    infile_defs: bool = False
+    infile_files: int = 5
+    infile_k: int = 30
+    # A fix lives in library code, not in the tests an issue quotes: candidates in test files
+    # lose ``test_penalty`` in the re-rank.
+    demote_tests: bool = True
+    test_penalty: float = 1.0
+    # The best file's module-level code (imports, constants) as one candidate at rank
+    # ``module_header_rank``: fixes often add an import or touch a module constant beside
+    # the function they change, and a function candidate never shows those lines.
+    module_header: bool = True
+    module_header_rank: int = 3
+    module_header_lines: int = 80
     query: QueryConfig = field(default_factory=QueryConfig)
 
     @classmethod

@@ -14,12 +14,18 @@ from pathlib import Path
 from typing import Any
 
 from ctxfast.bm25 import BM25Index, tokenize_code
+from ctxfast.recon.answers import is_test_path
 from ctxfast.recon.graph import CodeGraph
 from ctxfast.retrieval.apiindex import API_DB_NAME, ApiIndex, refresh_api_index
 from ctxfast.retrieval.candidates import Candidate, RawCandidate
 from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.lexical import LexicalCorpus
-from ctxfast.retrieval.localize import DefinitionBM25, code_identifiers, file_scores
+from ctxfast.retrieval.localize import (
+    DefinitionBM25,
+    code_identifiers,
+    file_scores,
+    rank_defs_in_files,
+)
 from ctxfast.retrieval.merge import merge
 from ctxfast.retrieval.prune import prune_candidate
 from ctxfast.retrieval.query import Query, build_query
@@ -144,10 +150,27 @@ class Retriever:
                         "def-bm25", d.qualname, d.file, d.line, d.end_line, d.qualname, d.kind, s
                     )
                 )
+            if cfg.infile_defs:
+                for i, s in rank_defs_in_files(
+                    def_index, files, task_text, cfg.infile_files, cfg.infile_k
+                ):
+                    d = def_index.defs[i]
+                    raws.append(
+                        RawCandidate(
+                            "infile", d.qualname, d.file, d.line, d.end_line, d.qualname, d.kind, s
+                        )
+                    )
         lap("localize")
         cands = merge(ix, raws)
         lap("merge")
         ranked = self._rerank(cands, query, task_text, files, cfg)
+        if cfg.module_header:
+            # The header of the file the fix most likely lives in: the best non-test file
+            # when test files are demoted.
+            lib = [kv for kv in files.items() if not (cfg.demote_tests and is_test_path(kv[0]))]
+            if lib:
+                top_file = min(lib, key=lambda kv: (-kv[1], kv[0]))[0]
+                _insert_module_header(ranked, ix, top_file, cfg)
         lap("rerank")
         goal = set(tokenize_code(query.goal_hint))
         if ranked and cfg.prune:
@@ -201,8 +224,32 @@ class Retriever:
                 bonus += 2.0
             if c.qualname and c.qualname.rsplit(".", 1)[-1] in named:
                 bonus += 0.5
+            if cfg.demote_tests and is_test_path(c.file):
+                bonus -= cfg.test_penalty
             c.score = s / top + files.get(c.file, 0.0) / top_file + bonus
         for c in cands:
             c.symbol = ix.local_symbol(c.file, c.qualname)
         cands.sort(key=lambda c: (-c.score, c.file, c.start_line))
         return cands[: cfg.top_k]
+
+
+def _insert_module_header(
+    ranked: list[Candidate], ix: RepoIndex, path: str, cfg: RetrievalConfig
+) -> None:
+    """Put ``path``'s module header (line 1 up to its first definition, at most
+    ``module_header_lines``) at rank ``module_header_rank``, unless module-level lines of that
+    file already rank there; the list stays ``top_k`` long."""
+    pos = max(cfg.module_header_rank - 1, 0)
+    if any(c.file == path and c.qualname is None for c in ranked[: pos + 1]):
+        return
+    defs = ix.defs_by_file.get(path, [])
+    last = len(ix.lines(path))
+    end = min(defs[0].line - 1 if defs else last, cfg.module_header_lines)
+    if end < 1:
+        return
+    header = Candidate(None, "lines", path, 1, end, "", ix.span_text(path, 1, end))
+    header.provenance.append(f"module-header:{path}")
+    header.symbol = ix.local_symbol(path, None)
+    header.score = ranked[min(pos, len(ranked)) - 1].score if pos and ranked else 0.0
+    ranked.insert(min(pos, len(ranked)), header)
+    del ranked[cfg.top_k :]
