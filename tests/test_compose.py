@@ -60,7 +60,7 @@ def _decisions(ctx, stage):
 def test_compose_indexes_on_first_use_and_windows_the_target(project):
     repo = ctxfast.Repository(project)
     assert not repo.graph_db.exists()
-    ctx = ctxfast.compose(repo, TASK, defaults=DefaultsConfig(localized_definitions=1))
+    ctx = ctxfast.compose(repo, TASK)
     assert repo.graph_db.exists()
     assert ctx.token_count <= ctx.ceiling == 24_000
     assert ctx.token_count == ctxfast.count_tokens(ctx.render())
@@ -68,6 +68,7 @@ def test_compose_indexes_on_first_use_and_windows_the_target(project):
     assert ctx.model_calls == 0
     defaults = _decisions(ctx, "defaults")
     assert "target=pkg.db.connect (top retrieved definition)" in defaults["default_plan"].driver
+    assert defaults["default_localization"].item_id == "pkg.db.connect"  # k = 1 by default
     assert defaults["default_impact"].item_id == "pkg.db.connect"
     assert "1 CalledBy edges" in defaults["default_impact"].driver
     assert "pkg.cli.main --CalledBy--> pkg.db.connect" in ctx.render()
@@ -77,7 +78,7 @@ def test_compose_indexes_on_first_use_and_windows_the_target(project):
 
 def test_default_localization_is_the_top_retrieved_definitions(project):
     repo = ctxfast.Repository(project)
-    ctx = ctxfast.compose(repo, TASK)
+    ctx = ctxfast.compose(repo, TASK, defaults=DefaultsConfig(localized_definitions=3))
     entry = _decisions(ctx, "defaults")["default_localization"]
     loc = entry.item_id.split(",")
     ranked = [c for c in repo.retrieve(TASK).candidates if c.qualname and c.kind != "def"]
@@ -117,7 +118,7 @@ def test_callers_are_capped_and_the_cap_is_logged(project):
     assert text.count("--CalledBy--> pkg.utils.helper") == 2
     capped = _decisions(ctx, "defaults")["callers_capped"]
     assert capped.item_id == "pkg.utils.helper" and "3 call sites" in capped.driver
-    assert DefaultsConfig() == DefaultsConfig(8, 8, 8, 64, 400, 2, 3)  # pinned defaults
+    assert DefaultsConfig() == DefaultsConfig(8, 8, 8, 64, 400, 2, 1)  # pinned defaults
 
 
 def test_config_consumers_from_code_and_config_files(project):
