@@ -35,6 +35,7 @@
 //! `meta` are updated incrementally; a refresh with nothing changed writes only `meta`.
 //! Files sharing a module qualname are reported in `errors` (module name clash).
 
+pub mod cache;
 pub mod discover;
 pub mod lang;
 pub mod progress;
@@ -309,6 +310,7 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             let tx = conn.transaction().map_err(|e| db_err("begin", e))?;
             write_skipped_and_meta(&tx, &skipped, &restat, run_start, &layout)?;
             tx.commit().map_err(|e| db_err("commit", e))?;
+            cache::retag(db_path, prev_start, run_start);
             record_clashes(&found, &present_now, &namer, &mut errors);
             trace("no-op commit", t0);
             return finish(&conn, &found, 0, 0, 0, errors, t0);
@@ -318,7 +320,15 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     // Stored extraction of every still-present file: unchanged files feed resolution as-is;
     // for changed files the old blob tells whether their interface moved.
     let mut old_raw: HashMap<String, RawFile> = HashMap::new();
-    if !stored.is_empty() {
+    let cached = if stored.is_empty() {
+        None
+    } else {
+        cache::take(db_path, prev_start)
+    };
+    if let Some(mut c) = cached {
+        c.retain(|p, _| present_now.contains(p.as_str()));
+        old_raw = c;
+    } else if !stored.is_empty() {
         let mut blobs: Vec<(String, Vec<u8>)> = vec![];
         let mut st = conn
             .prepare("SELECT path, iface FROM raw")
@@ -746,6 +756,22 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     }
     tx.commit().map_err(|e| db_err("commit", e))?;
     trace("commit", t0);
+    // What the next run in this process would otherwise read back from the `raw` table:
+    // each file's interface (full extractions — changed and re-resolved files — reduced).
+    let full: HashSet<usize> = changed.iter().chain(&affected).copied().collect();
+    drop(resolver);
+    let ifaces: HashMap<String, RawFile> = files
+        .into_iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let raw = if full.contains(&i) {
+                f.raw.interface()
+            } else {
+                f.raw
+            };
+            (f.rel, raw)
+        })
+        .collect();
     let stats = finish(
         &conn,
         &found,
@@ -761,6 +787,9 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             .map_err(|e| db_err("journal_mode", e))?;
         drop(conn);
         store::install(&build_path, db_path)?;
+    }
+    if stats.is_ok() {
+        cache::put(db_path, run_start, ifaces);
     }
     stats
 }
@@ -1379,6 +1408,69 @@ mod tests {
                 ("c.B.g:16".into(), "c.A.f:5".into()),
             ]
         );
+    }
+
+    /// Every graph row of the index at `db`, sorted (to compare two indexes).
+    fn dump(db: &Path) -> Vec<String> {
+        let conn = rusqlite::Connection::open(db).unwrap();
+        let mut out = vec![];
+        for q in [
+            "SELECT id || kind || name || qualname || file || line || col || end_line FROM nodes",
+            "SELECT src || ' ' || dst || ' ' || type FROM edges",
+            "SELECT name || node_id || file || line FROM unresolved",
+            "SELECT qualname FROM name_index",
+            "SELECT id || signature || doc FROM defs_meta",
+        ] {
+            let mut st = conn.prepare(q).unwrap();
+            out.extend(
+                st.query_map([], |r| r.get::<_, String>(0))
+                    .unwrap()
+                    .map(Result::unwrap),
+            );
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn in_process_refreshes_match_a_cold_build_at_every_step() {
+        let d = repo(&[
+            ("a.py", "class A:\n    def f(self):\n        return 1\n"),
+            ("b.py", "from a import A\n\ndef g():\n    return A().f()\n"),
+            ("c.py", "import b\n\ndef h():\n    return b.g()\n"),
+        ]);
+        let db = d.path().join(".ctxfast/recon.db");
+        let opts = IndexOptions::default();
+        index(d.path(), &db, &opts).unwrap();
+        let steps: [&dyn Fn(&Path); 5] = [
+            &|r| {
+                fs::write(
+                    r.join("a.py"),
+                    "class A:\n    def f(self):\n        return 2\n",
+                )
+                .unwrap()
+            },
+            &|r| {
+                fs::write(r.join("a.py"), "\nclass A:\n    def f(self):\n        return 2\n\n    def k(self):\n        return 3\n").unwrap()
+            },
+            &|r| {
+                fs::write(
+                    r.join("d.py"),
+                    "from a import A\n\ndef m():\n    return A().k()\n",
+                )
+                .unwrap()
+            },
+            &|r| fs::remove_file(r.join("b.py")).unwrap(),
+            &|_| {},
+        ];
+        for (n, step) in steps.iter().enumerate() {
+            // Files touched this recently are re-hashed (RACY_NS), so every edit is seen.
+            step(d.path());
+            index(d.path(), &db, &opts).unwrap();
+            let fresh = d.path().join(format!("fresh{n}.db"));
+            index(d.path(), &fresh, &opts).unwrap();
+            assert_eq!(dump(&db), dump(&fresh), "step {n}");
+        }
     }
 
     #[test]
