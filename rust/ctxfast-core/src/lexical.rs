@@ -379,6 +379,16 @@ fn prepare_terms(terms: &[String], unknown: Vec<String>) -> LexicalResult {
     result
 }
 
+/// The files a request's walk yields for `globs` (its root and exclusions applied).
+fn request_files(req: &LexicalRequest, globs: &[String]) -> CoreResult<Vec<(String, PathBuf)>> {
+    collect_files(&WalkSpec {
+        root: &req.root,
+        globs,
+        exclude_any_depth: &req.exclude_any_depth,
+        exclude_root: &req.exclude_root,
+    })
+}
+
 /// Runs the search. A missing or non-directory root is an error; everything else fails soft.
 pub fn search(req: &LexicalRequest) -> CoreResult<LexicalResult> {
     let (globs, unknown) = walk_globs(&req.root, req.languages.as_deref(), &req.extra_globs)?;
@@ -386,12 +396,7 @@ pub fn search(req: &LexicalRequest) -> CoreResult<LexicalResult> {
     if result.terms.is_empty() || req.max_hits == 0 {
         return Ok(result);
     }
-    let files = collect_files(&WalkSpec {
-        root: &req.root,
-        globs: &globs,
-        exclude_any_depth: &req.exclude_any_depth,
-        exclude_root: &req.exclude_root,
-    })?;
+    let files = request_files(req, &globs)?;
     let sources: Vec<(&str, Haystack<'_>)> = files
         .iter()
         .map(|(rel, p)| (rel.as_str(), Haystack::Path(p)))
@@ -491,12 +496,7 @@ impl Corpus {
     /// files stay on disk and are read per search.
     pub fn load(req: &LexicalRequest, max_bytes: u64) -> CoreResult<Self> {
         let (globs, unknown) = walk_globs(&req.root, req.languages.as_deref(), &req.extra_globs)?;
-        let files = collect_files(&WalkSpec {
-            root: &req.root,
-            globs: &globs,
-            exclude_any_depth: &req.exclude_any_depth,
-            exclude_root: &req.exclude_root,
-        })?;
+        let files = request_files(req, &globs)?;
         let sizes: Vec<u64> = files
             .par_iter()
             .map(|(_, p)| std::fs::metadata(p).map(|m| m.len()).unwrap_or(u64::MAX))
