@@ -156,3 +156,19 @@ def test_question_battery_grading():
     assert M.question_correct("Q6", [], [])  # no neighbours is a checkable answer
     assert M.question_accuracy([True, False, True, True, False, False]) == 0.5
     assert M.question_accuracy([]) is None
+
+
+def test_enclosing_function_delivers_its_nested_definitions():
+    gold = [("a.py", "Resp.iter_content.generate")]
+    cands = [("a.py", "Resp"), ("a.py", "Resp.iter_content"), ("b.py", "g")]
+    fns = {("a.py", "Resp.iter_content"), ("b.py", "g")}
+    assert M.function_acc_at_k(cands, gold, 2, fns) == 1.0
+    assert M.function_acc_at_k(cands, gold, 1, fns) == 0.0  # the enclosing one is 2nd
+    assert M.function_acc_at_k(cands, gold, 2) == 0.0  # without kinds: exact names only
+    assert M.required_symbol_recall(cands, gold, fns) == 1.0
+    # Only candidates marked as functions deliver what is nested in them (the class `Resp`
+    # is not one); a prefix must end on a name boundary; the file must be the same.
+    assert M.function_acc_at_k(cands, [("a.py", "Resp.close")], 3, fns | {("a.py", "Resp")})
+    assert not M.function_acc_at_k(cands, [("a.py", "Resp.close")], 3, fns)
+    assert not M.function_acc_at_k([("a.py", "Resp.iter")], gold, 1, {("a.py", "Resp.iter")})
+    assert not M.function_acc_at_k([("b.py", "Resp.iter_content")], gold, 1, fns)

@@ -45,6 +45,8 @@ def test_defaults_are_the_spec_numbers():
         "path_words",
         "infile_defs",
         "demote_tests",
+        "traceback_decay",
+        "class_own_lines",
         "module_header",
     ]
     with pytest.raises(ConfigError, match="unknown retrieval config keys: nope"):

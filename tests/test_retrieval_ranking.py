@@ -101,6 +101,11 @@ def test_test_files_are_demoted(repo):
     assert on.candidates[0].qualname == "shop.cart.Cart.total_price"
     test_rank = next(i for i, c in enumerate(on.candidates) if c.file == "tests/test_cart.py")
     assert test_rank > 0
+    # The file ranking agrees with the candidates; the scores themselves stay the evidence.
+    assert off.ranked_files()[0] == "tests/test_cart.py"
+    files = on.ranked_files()
+    assert files.index("shop/cart.py") < files.index("tests/test_cart.py")
+    assert dict(on.file_ranking) == dict(off.file_ranking)
 
 
 def test_module_header_of_best_library_file(repo):

@@ -118,6 +118,7 @@ def score(job: Job, out: RetrievalOutput, symbol_level: bool, edge: float) -> di
     inst, gold = job.instance, job.gold
     rf = out.ranked_files
     syms = [(c.file, c.qualname) for c in out.candidates]
+    fns = {(c.file, c.qualname) for c in out.candidates if c.qualname and c.is_function}
     delivered = {fl for c in out.candidates for fl in c.lines()}
     line_tokens = _gold_line_tokens(job.tree.path, delivered, gold)
     win_items = [M.WindowItem(c.file, c.qualname, c.start, c.end, c.tokens) for c in out.candidates]
@@ -127,13 +128,15 @@ def score(job: Job, out: RetrievalOutput, symbol_level: bool, edge: float) -> di
         "file_recall": {str(k): M.file_recall_at_k(rf, inst.gold_files, k) for k in M.KS_FILE},
         "rr": M.reciprocal_rank(rf, inst.gold_files),
         "function_acc": {
-            str(k): M.function_acc_at_k(syms, gsyms, k) if symbol_level else None
+            str(k): M.function_acc_at_k(syms, gsyms, k, fns) if symbol_level else None
             for k in M.KS_FUNCTION
         },
         "required_file_recall": M.required_file_recall(
             {c.file for c in out.candidates}, inst.gold_files
         ),
-        "required_symbol_recall": M.required_symbol_recall(syms, gsyms) if symbol_level else None,
+        "required_symbol_recall": (
+            M.required_symbol_recall(syms, gsyms, fns) if symbol_level else None
+        ),
         "irrelevant_context_ratio": M.irrelevant_context_ratio(
             out.token_count, sorted(delivered), line_tokens, gold
         ),

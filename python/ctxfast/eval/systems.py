@@ -35,6 +35,9 @@ class Candidate:
     kept_lines: tuple[int, ...] | None = None
     #: tokens this piece costs in the rendering (0 when the system does not say)
     tokens: int = 0
+    #: True when the piece is a whole function or method (it delivers the functions
+    #: nested in it; see ``metrics.function_acc_at_k``)
+    is_function: bool = False
 
     def lines(self) -> list[tuple[str, int]]:
         span = self.kept_lines if self.kept_lines is not None else range(self.start, self.end + 1)
@@ -357,6 +360,7 @@ class CtxfastRetrieval:
                 int(c.start_line),
                 int(c.end_line),
                 tuple(c.kept_lines) if getattr(c, "kept_lines", None) else None,
+                is_function=c.kind in ("function", "method"),
             )
             for c in res.candidates
         ]

@@ -38,6 +38,9 @@ class Candidate:
     # The qualname relative to its module ("Class.method"; "<module>" for module-level
     # lines): how benchmarks and humans name a symbol inside a known file.
     symbol: str | None = None
+    # The strongest traceback frame inside this entry: 1 / (1 + depth), depth 0 for the
+    # innermost frame; 0 when no frame falls here.
+    anchor: float = 0.0
 
     @property
     def sources(self) -> list[str]:

@@ -68,6 +68,15 @@ class RetrievalConfig:
     # lose ``test_penalty`` in the re-rank.
     demote_tests: bool = True
     test_penalty: float = 1.0
+    # Traceback anchoring: a candidate holding a frame gains ``traceback_bonus``, scaled
+    # by 1 / (1 + depth) from the innermost frame when ``traceback_decay`` is on. Flat, every
+    # frame of a 14-frame IPython trace outranked the function the error names (measured on
+    # the 296 scorable Lite instances: function Acc@10 .479 → .494 with the decay).
+    traceback_bonus: float = 2.0
+    traceback_decay: bool = True
+    # A class candidate is scored on its own lines (header, docstring, attributes), not on
+    # its methods' bodies, which are candidates of their own (function Acc@10 .494 → .509).
+    class_own_lines: bool = True
     # The best file's module-level code (imports, constants) as one candidate at rank
     # ``module_header_rank``: fixes often add an import or touch a module constant beside
     # the function they change, and a function candidate never shows those lines.

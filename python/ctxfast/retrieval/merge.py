@@ -65,6 +65,8 @@ def merge(index: RepoIndex, raws: list[RawCandidate]) -> list[Candidate]:
             if prov not in cand.provenance:
                 cand.provenance.append(prov)
             cand.score = max(cand.score, raw.score)
+            if raw.source == "traceback":
+                cand.anchor = max(cand.anchor, raw.score)
             continue
         sig = ""
         if qualname and qualname in index.defs_by_qualname:
@@ -74,7 +76,16 @@ def merge(index: RepoIndex, raws: list[RawCandidate]) -> list[Candidate]:
                 else ""
             )
         by_key[key] = Candidate(
-            qualname, kind, raw.file, start, end, sig, "", [prov], score=raw.score
+            qualname,
+            kind,
+            raw.file,
+            start,
+            end,
+            sig,
+            "",
+            [prov],
+            score=raw.score,
+            anchor=raw.score if raw.source == "traceback" else 0.0,
         )
         order.append(key)
     cands = [by_key[k] for k in order]
@@ -102,6 +113,7 @@ def _absorb_line_spans(cands: list[Candidate]) -> list[Candidate]:
         )
         if host is not None:
             host.provenance.extend(p for p in span.provenance if p not in host.provenance)
+            host.anchor = max(host.anchor, span.anchor)
             continue
         if (
             kept_spans
@@ -111,6 +123,7 @@ def _absorb_line_spans(cands: list[Candidate]) -> list[Candidate]:
             prev = kept_spans[-1]
             prev.end_line = max(prev.end_line, span.end_line)
             prev.provenance.extend(p for p in span.provenance if p not in prev.provenance)
+            prev.anchor = max(prev.anchor, span.anchor)
             continue
         kept_spans.append(span)
     # Nested functions fold into their enclosing function (not into classes).
@@ -130,6 +143,7 @@ def _absorb_line_spans(cands: list[Candidate]) -> list[Candidate]:
         )
         if host is not None:
             host.provenance.extend(p for p in c.provenance if p not in host.provenance)
+            host.anchor = max(host.anchor, c.anchor)
             continue
         out.append(c)
     return out + kept_spans

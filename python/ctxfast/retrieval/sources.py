@@ -14,8 +14,8 @@ from ctxfast.recon.graph import CodeGraph, Node
 from ctxfast.retrieval.apiindex import ApiIndex
 from ctxfast.retrieval.candidates import RawCandidate
 from ctxfast.retrieval.lexical import LANGUAGE_GLOBS, LexicalCorpus
-from ctxfast.retrieval.query import Query
-from ctxfast.retrieval.repoindex import RepoIndex
+from ctxfast.retrieval.query import Frame, Query
+from ctxfast.retrieval.repoindex import Definition, RepoIndex
 
 
 def lexical_corpus(index: RepoIndex) -> LexicalCorpus:
@@ -82,13 +82,31 @@ def callgraph_source(
     return out
 
 
+def frame_definition(index: RepoIndex, path: str, frame: Frame) -> Definition | None:
+    """The definition a frame ran in. Tracebacks in issues usually come from an installed
+    release, not from the checkout, so the printed line may sit in another definition here:
+    when the definition at that line does not bear the frame's function name, the nearest
+    definition of that name in the file is taken instead."""
+    d = index.innermost(path, frame.line)
+    if not frame.func or frame.func.startswith("<") or (d is not None and d.name == frame.func):
+        return d
+    named = [x for x in index.defs_by_file.get(path, ()) if x.name == frame.func]
+    if not named:
+        return d
+    return min(named, key=lambda x: (abs(x.line - frame.line), x.line))
+
+
 def traceback_source(index: RepoIndex, query: Query) -> list[RawCandidate]:
+    """One candidate per project frame; ``score`` is ``1 / (1 + depth)`` with depth 0 for the
+    innermost (last printed) frame, so the frame where the error surfaced weighs most."""
     out = []
-    for frame in query.frames:
+    n = len(query.frames)
+    for i, frame in enumerate(query.frames):
         path = index.resolve_path(frame.path)
         if path is None:
             continue
-        d = index.innermost(path, frame.line)
+        weight = 1.0 / (n - i)
+        d = frame_definition(index, path, frame)
         if d is not None:
             out.append(
                 RawCandidate(
@@ -99,10 +117,13 @@ def traceback_source(index: RepoIndex, query: Query) -> list[RawCandidate]:
                     d.end_line,
                     d.qualname,
                     d.kind,
+                    weight,
                 )
             )
         else:
             out.append(
-                RawCandidate("traceback", f"{path}:{frame.line}", path, frame.line, frame.line)
+                RawCandidate(
+                    "traceback", f"{path}:{frame.line}", path, frame.line, frame.line, score=weight
+                )
             )
     return out

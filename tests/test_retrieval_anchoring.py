@@ -1,0 +1,110 @@
+"""Traceback anchoring and class scoring in the re-rank, each on a fixture built to show it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ctxfast import Repository
+from ctxfast.retrieval.config import RetrievalConfig
+
+FILES = {
+    "app/__init__.py": "",
+    "app/runner.py": (
+        "from app.store import save\n"
+        "\n\n"
+        "def run(job):\n"
+        "    prepared = prepare(job)\n"
+        "    return save(prepared)\n"
+        "\n\n"
+        "def prepare(job):\n"
+        "    return dict(job)\n"
+    ),
+    "app/store.py": (
+        "import json\n"
+        "\n\n"
+        "def helper():\n"
+        "    return 1\n"
+        "\n\n"
+        "def save(record):\n"
+        "    text = json.dumps(record)\n"
+        "    return text.encode()\n"
+    ),
+    "app/report.py": (
+        "class Report:\n"
+        '    """A printable summary."""\n'
+        "\n"
+        "    title = 'summary'\n"
+        "\n"
+        "    def render_rows(self, rows):\n"
+        "        return [f'{r.name}: {r.amount} amount negative rows totals' for r in rows]\n"
+        "\n"
+        "    def render_totals(self, rows):\n"
+        "        totals = sum(r.amount for r in rows)\n"
+        "        return f'totals: {totals}'\n"
+        "\n"
+        "    def render_footer(self, rows):\n"
+        "        return f'{len(rows)} rows, amount totals, negative amount rows'\n"
+    ),
+}
+# The trace was printed by an installed release: the line of the `save` frame points at
+# `helper` in this checkout.
+TRACE = (
+    "Traceback (most recent call last):\n"
+    '  File "/usr/lib/python3/site-packages/app/runner.py", line 6, in run\n'
+    '  File "/usr/lib/python3/site-packages/app/store.py", line 5, in save\n'
+    "TypeError: Object of type set is not JSON serializable\n"
+)
+ONLY_TRACEBACK = {"lexical": False, "api_desc": False, "callgraph": False, "def_bm25_k": 0}
+REPORT_TASK = "the totals line is wrong for rows with a negative amount"
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    root: Path = tmp_path_factory.mktemp("anchoring")
+    for rel, text in FILES.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    r = Repository(root)
+    r.index()
+    return r
+
+
+def test_anchoring_defaults_are_pinned():
+    c = RetrievalConfig()
+    assert (c.traceback_bonus, c.traceback_decay, c.class_own_lines) == (2.0, True, True)
+
+
+def test_stale_frame_line_resolves_by_function_name(repo):
+    res = repo.retrieve("saving a job fails", error=TRACE, config=ONLY_TRACEBACK)
+    anchored = {c.qualname: c.anchor for c in res.candidates if c.anchor}
+    # Innermost frame weighs 1, the one above it 1/2; `helper` (at the printed line) is
+    # not blamed because the frame names `save`.
+    assert anchored == {"app.store.save": 1.0, "app.runner.run": 0.5}
+
+
+def test_innermost_frame_ranks_first_with_decay(repo):
+    on = repo.retrieve("saving a job fails", error=TRACE, config=ONLY_TRACEBACK)
+    assert [c.qualname for c in on.candidates[:2]] == ["app.store.save", "app.runner.run"]
+    flat = repo.retrieve(
+        "saving a job fails", error=TRACE, config={**ONLY_TRACEBACK, "traceback_decay": False}
+    )
+    gap = {}
+    for name, res in (("on", on), ("flat", flat)):
+        by = {c.qualname: c.score for c in res.candidates}
+        gap[name] = by["app.store.save"] - by["app.runner.run"]
+    assert gap["on"] == pytest.approx(gap["flat"] + RetrievalConfig().traceback_bonus * 0.5)
+
+
+def test_class_is_scored_on_its_own_lines(repo):
+    def order(**cfg):
+        res = repo.retrieve(REPORT_TASK, config=cfg)
+        return [c.symbol for c in res.candidates if c.file == "app/report.py"]
+
+    on = order()
+    assert on.index("Report.render_totals") < on.index("Report")
+    off = order(class_own_lines=False)
+    # Scored on every method's text, the class outranks the method the task names.
+    assert off.index("Report") < off.index("Report.render_totals")
