@@ -9,7 +9,7 @@ import pytest
 
 from ctxfast import Repository
 from ctxfast.retrieval.config import RetrievalConfig
-from ctxfast.retrieval.localize import DefinitionBM25, rank_defs_in_files
+from ctxfast.retrieval.localize import DefinitionBM25, lend_to_tested_modules, rank_defs_in_files
 from ctxfast.retrieval.repoindex import RepoIndex
 
 FILES = {
@@ -73,6 +73,7 @@ def test_ranking_defaults_are_pinned():
     assert (c.infile_defs, c.infile_files, c.infile_k) == (False, 5, 30)
     assert (c.demote_tests, c.test_penalty) == (True, 1.0)
     assert (c.module_header, c.module_header_rank, c.module_header_lines) == (True, 3, 80)
+    assert (c.tested_modules, c.tested_modules_weight, c.tested_modules_files) == (True, 0.25, 10)
 
 
 def test_definitions_of_top_files_become_candidates(repo):
@@ -102,7 +103,8 @@ def test_test_files_are_demoted(repo):
     test_rank = next(i for i, c in enumerate(on.candidates) if c.file == "tests/test_cart.py")
     assert test_rank > 0
     # The file ranking agrees with the candidates; the scores themselves stay the evidence.
-    assert off.ranked_files()[0] == "tests/test_cart.py"
+    plain = repo.retrieve(TASK, config={"demote_tests": False, "tested_modules": False})
+    assert plain.ranked_files()[0] == "tests/test_cart.py"
     files = on.ranked_files()
     assert files.index("shop/cart.py") < files.index("tests/test_cart.py")
     assert dict(on.file_ranking) == dict(off.file_ranking)
@@ -119,3 +121,19 @@ def test_module_header_of_best_library_file(repo):
     assert all("module-header" not in c.sources for c in off.candidates)
     capped = repo.retrieve(TASK, config={"module_header_lines": 2})
     assert any(c.sources == ["module-header"] and c.end_line == 2 for c in capped.candidates)
+
+
+def test_test_files_point_at_the_modules_they_test(repo):
+    ix = RepoIndex(Path(repo.root), repo.graph_db)
+    total = {"tests/test_cart.py": 2.0, "shop/money.py": 1.0}
+    assert lend_to_tested_modules(ix, total, 10) == {"shop/cart.py": 2.0}
+    # Only the best-scored files lend; a test named for package and module points at both.
+    assert lend_to_tested_modules(ix, total, 0) == {}
+    assert lend_to_tested_modules(ix, {"tests/test_shop_cart.py": 1.5}, 10) == {"shop/cart.py": 1.5}
+    assert lend_to_tested_modules(ix, {"tests/test_nothing.py": 1.5, "shop/cart.py": 3.0}, 10) == {}
+    res = repo.retrieve(TASK)
+    assert set(res.signals["tested_modules"]) == {"shop/cart.py"}
+    off = repo.retrieve(TASK, config={"tested_modules": False})
+    assert "tested_modules" not in off.signals
+    lent = dict(res.file_ranking)["shop/cart.py"] - dict(off.file_ranking)["shop/cart.py"]
+    assert lent == pytest.approx(0.25 * res.signals["tested_modules"]["shop/cart.py"])

@@ -53,6 +53,11 @@ class RetrievalConfig:
         }
     )
     def_bm25_top: int = 3
+    # Test files among the best ``tested_modules_files`` lend ``tested_modules_weight`` × their
+    # score to the modules their names point at (``localize.lend_to_tested_modules``).
+    tested_modules: bool = True
+    tested_modules_weight: float = 0.25
+    tested_modules_files: int = 10
     # Definition-level BM25 also feeds candidates (beyond the spec's three sources): the
     # best ``def_bm25_k`` definitions, re-ranked with their file's evidence.
     def_bm25_k: int = 50

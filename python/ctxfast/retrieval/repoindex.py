@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ctxfast.bm25 import BM25Index, SymbolSet
+from ctxfast.recon.answers import is_test_path
 
 DEF_KINDS = ("function", "class")
 
@@ -81,6 +82,7 @@ class RepoIndex:
         self._texts: dict[str, list[str]] = {}
         self._file_bm25: BM25Index | None = None
         self._path_parts: list[tuple[str, frozenset[str]]] | None = None
+        self._module_tails: dict[str, list[str]] | None = None
 
     def path_parts(self) -> list[tuple[str, frozenset[str]]]:
         """Each file with the lowercased components of its path (split on ``/ . _``),
@@ -88,6 +90,22 @@ class RepoIndex:
         if self._path_parts is None:
             self._path_parts = [(f, frozenset(re.split(r"[/._]", f.lower()))) for f in self.files]
         return self._path_parts
+
+    def module_tails(self) -> dict[str, list[str]]:
+        """Non-test files by the last one and last two components of their path without
+        the extension (``sphinx/util/rst.py`` under ``rst`` and ``util/rst``), computed once:
+        how a test file's name is matched to the module it tests."""
+        if self._module_tails is None:
+            tails: dict[str, list[str]] = {}
+            for f in self.files:
+                if is_test_path(f) or "." not in f.rsplit("/", 1)[-1]:
+                    continue
+                parts = f.rsplit(".", 1)[0].split("/")
+                for n in (1, 2):
+                    if len(parts) >= n:
+                        tails.setdefault("/".join(parts[-n:]), []).append(f)
+            self._module_tails = tails
+        return self._module_tails
 
     def lines(self, path: str) -> list[str]:
         """The file's lines (no newlines), read once; an unreadable file has none."""
