@@ -8,6 +8,9 @@ import pytest
 
 from ctxfast import Repository
 from ctxfast.retrieval.config import RetrievalConfig
+from ctxfast.retrieval.query import Frame, innermost_depths, parse_frames
+from ctxfast.retrieval.repoindex import RepoIndex
+from ctxfast.retrieval.sources import frame_definition
 
 FILES = {
     "app/__init__.py": "",
@@ -83,6 +86,12 @@ def test_stale_frame_line_resolves_by_function_name(repo):
     # Innermost frame weighs 1, the one above it 1/2; `helper` (at the printed line) is
     # not blamed because the frame names `save`.
     assert anchored == {"app.store.save": 1.0, "app.runner.run": 0.5}
+    # Qualified frame names (Java, Go) match on their last component.
+    ix = RepoIndex(Path(repo.root), repo.graph_db)
+    d = frame_definition(ix, "app/store.py", Frame("store.py", 5, "app.store.save", "java"))
+    assert d is not None and d.qualname == "app.store.save"
+    d = frame_definition(ix, "app/store.py", Frame("store.py", 5, "<module>", "python"))
+    assert d is not None and d.qualname == "app.store.helper"  # no name to go by: the line
 
 
 def test_innermost_frame_ranks_first_with_decay(repo):
@@ -108,3 +117,17 @@ def test_class_is_scored_on_its_own_lines(repo):
     off = order(class_own_lines=False)
     # Scored on every method's text, the class outranks the method the task names.
     assert off.index("Report") < off.index("Report.render_totals")
+
+
+def test_innermost_frame_per_trace_format():
+    py = parse_frames(TRACE)
+    assert innermost_depths(py) == [1, 0]  # Python prints the innermost frame last
+    java = parse_frames(
+        "java.lang.NullPointerException\n"
+        "\tat com.acme.Store.save(Store.java:12)\n"
+        "\tat com.acme.Runner.run(Runner.java:40)\n"
+        "\tat com.acme.Main.main(Main.java:7)\n"
+    )
+    assert java[0].func == "com.acme.Store.save"
+    assert innermost_depths(java) == [0, 1, 2]  # Java prints it first
+    assert innermost_depths(py + java) == [1, 0, 0, 1, 2]

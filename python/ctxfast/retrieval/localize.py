@@ -16,7 +16,7 @@ from collections import defaultdict
 from ctxfast.bm25 import BM25Index
 from ctxfast.recon.answers import is_test_path
 from ctxfast.retrieval.config import RetrievalConfig
-from ctxfast.retrieval.query import Query
+from ctxfast.retrieval.query import Query, innermost_depths
 from ctxfast.retrieval.repoindex import RepoIndex
 
 _CODE_BLOCK = re.compile(r"```.*?```|`[^`\n]+`", re.S)
@@ -222,7 +222,7 @@ def file_scores(
         signals["path_words"] = _normalise(pw)
     if cfg.traceback:
         tb: dict[str, float] = defaultdict(float)
-        for depth, frame in enumerate(reversed(query.frames)):
+        for frame, depth in zip(query.frames, innermost_depths(query.frames), strict=True):
             path = index.resolve_path(frame.path)
             if path is not None:
                 tb[path] += 1.0 / (1 + depth)

@@ -31,7 +31,7 @@ candidates that are file names (``memstore.py``) are left to ``file_paths``.
 from __future__ import annotations
 
 import re
-from collections.abc import Container, Iterable
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cache
 
@@ -358,6 +358,16 @@ def parse_frames(text: str, config: QueryConfig | None = None) -> list[Frame]:
     return out[: cfg.max_frames]
 
 
+def innermost_depths(frames: Sequence[Frame]) -> list[int]:
+    """Each frame's distance from the innermost frame of its trace (0 for the innermost):
+    Python prints the innermost frame last; Java, JS, Go and Rust print it first."""
+    depths = []
+    for i, f in enumerate(frames):
+        rest = frames[i + 1 :] if f.lang == "python" else frames[:i]
+        depths.append(sum(1 for g in rest if g.lang == f.lang))
+    return depths
+
+
 # --- the entry point -----------------------------------------------------------------------
 
 
@@ -405,5 +415,6 @@ __all__ = [
     "QueryConfig",
     "build_query",
     "goal_hint",
+    "innermost_depths",
     "parse_frames",
 ]

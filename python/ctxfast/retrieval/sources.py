@@ -14,7 +14,7 @@ from ctxfast.recon.graph import CodeGraph, Node
 from ctxfast.retrieval.apiindex import ApiIndex
 from ctxfast.retrieval.candidates import RawCandidate
 from ctxfast.retrieval.lexical import LANGUAGE_GLOBS, LexicalCorpus
-from ctxfast.retrieval.query import Frame, Query
+from ctxfast.retrieval.query import Frame, Query, innermost_depths
 from ctxfast.retrieval.repoindex import Definition, RepoIndex
 
 
@@ -88,9 +88,11 @@ def frame_definition(index: RepoIndex, path: str, frame: Frame) -> Definition | 
     when the definition at that line does not bear the frame's function name, the nearest
     definition of that name in the file is taken instead."""
     d = index.innermost(path, frame.line)
-    if not frame.func or frame.func.startswith("<") or (d is not None and d.name == frame.func):
+    # Java and Go print qualified names (`pkg.Type.method`); the definition name is the last.
+    name = (frame.func or "").rsplit(".", 1)[-1]
+    if not name or name.startswith("<") or (d is not None and d.name == name):
         return d
-    named = [x for x in index.defs_by_file.get(path, ()) if x.name == frame.func]
+    named = [x for x in index.defs_by_file.get(path, ()) if x.name == name]
     if not named:
         return d
     return min(named, key=lambda x: (abs(x.line - frame.line), x.line))
@@ -98,14 +100,13 @@ def frame_definition(index: RepoIndex, path: str, frame: Frame) -> Definition | 
 
 def traceback_source(index: RepoIndex, query: Query) -> list[RawCandidate]:
     """One candidate per project frame; ``score`` is ``1 / (1 + depth)`` with depth 0 for the
-    innermost (last printed) frame, so the frame where the error surfaced weighs most."""
+    innermost frame, so the frame where the error surfaced weighs most."""
     out = []
-    n = len(query.frames)
-    for i, frame in enumerate(query.frames):
+    for frame, depth in zip(query.frames, innermost_depths(query.frames), strict=True):
         path = index.resolve_path(frame.path)
         if path is None:
             continue
-        weight = 1.0 / (n - i)
+        weight = 1.0 / (1 + depth)
         d = frame_definition(index, path, frame)
         if d is not None:
             out.append(
