@@ -131,6 +131,8 @@ def test_test_files_point_at_the_modules_they_test(repo):
     assert lend_to_tested_modules(ix, total, 0) == {}
     assert lend_to_tested_modules(ix, {"tests/test_shop_cart.py": 1.5}, 10) == {"shop/cart.py": 1.5}
     assert lend_to_tested_modules(ix, {"tests/test_nothing.py": 1.5, "shop/cart.py": 3.0}, 10) == {}
+    # Only names that follow the convention point (`tests/cart.py` is a helper, not a test).
+    assert lend_to_tested_modules(ix, {"tests/cart.py": 1.5, "tests/conftest.py": 1.0}, 10) == {}
     res = repo.retrieve(TASK)
     assert set(res.signals["tested_modules"]) == {"shop/cart.py"}
     off = repo.retrieve(TASK, config={"tested_modules": False})

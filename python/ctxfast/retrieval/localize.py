@@ -261,8 +261,9 @@ def lend_to_tested_modules(
     for path, score in best:
         if not is_test_path(path) or score <= 0:
             continue
-        stem = _TEST_AFFIX.sub("", path.rsplit("/", 1)[-1].rsplit(".", 1)[0])
-        if not stem:
+        name = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        stem = _TEST_AFFIX.sub("", name)
+        if not stem or stem == name:  # not named for a module (`tests.py`, `conftest.py`)
             continue
         parts = stem.split("_")
         keys = {stem} | {
