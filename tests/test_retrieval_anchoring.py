@@ -131,3 +131,19 @@ def test_innermost_frame_per_trace_format():
     assert java[0].func == "com.acme.Store.save"
     assert innermost_depths(java) == [0, 1, 2]  # Java prints it first
     assert innermost_depths(py + java) == [1, 0, 0, 1, 2]
+
+
+def test_functions_called_by_a_named_function_are_lifted(repo):
+    task = "run() drops the job fields"
+
+    def scores(**cfg):
+        res = repo.retrieve(task, config=cfg)
+        return {c.qualname: c.score for c in res.candidates if c.qualname}
+
+    on, off = scores(), scores(named_callee_bonus=0.0)
+    assert RetrievalConfig().named_callee_bonus == 0.3
+    # `run` calls `prepare` and `save` by name; `helper` is not called from it.
+    assert on["app.runner.prepare"] - off["app.runner.prepare"] == pytest.approx(0.3)
+    assert on["app.store.save"] - off["app.store.save"] == pytest.approx(0.3)
+    assert on["app.runner.run"] == pytest.approx(off["app.runner.run"])
+    assert on.get("app.store.helper") == off.get("app.store.helper")

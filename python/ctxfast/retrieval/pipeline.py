@@ -8,6 +8,7 @@ and the configuration. Every stage is switchable in :class:`RetrievalConfig`.
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -230,8 +231,33 @@ class Retriever:
             c.score = s / top + files.get(c.file, 0.0) / top_file + bonus
         for c in cands:
             c.symbol = ix.local_symbol(c.file, c.qualname)
+        if cfg.named_callee_bonus:
+            _lift_named_callees(cands, named, cfg.named_callee_bonus)
         cands.sort(key=lambda c: (-c.score, c.file, c.start_line))
         return cands[: cfg.top_k]
+
+
+_CALLED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+
+
+def _lift_named_callees(cands: list[Candidate], named: set[str], bonus: float) -> None:
+    """Candidates called by name from the body of a function the task names gain ``bonus``.
+
+    An issue names the entry point it used (``QuerySet.defer()``) while the fix often sits
+    in what that entry point calls (``Query.add_deferred_loading``), reached through an
+    attribute chain the call graph cannot resolve (``clone.query.add_deferred_loading``).
+    Names are matched, so every same-named candidate gains; only candidates already
+    recalled are lifted."""
+    called: set[str] = set()
+    for c in cands:
+        if c.qualname and c.kind != "class" and c.qualname.rsplit(".", 1)[-1] in named:
+            body = c.text.split("\n", 1)[1] if "\n" in c.text else ""
+            called.update(_CALLED.findall(body))
+    for c in cands:
+        if c.qualname:
+            name = c.qualname.rsplit(".", 1)[-1]
+            if name in called and name not in named:
+                c.score += bonus
 
 
 def _rank_files(files: dict[str, float], cfg: RetrievalConfig) -> list[tuple[str, float]]:
