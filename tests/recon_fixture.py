@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ctxfast import Repository
+
 FILES = {
     "pkg/__init__.py": "",
     "pkg/utils.py": (
@@ -57,3 +59,14 @@ def write_project(root: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return root
+
+
+def indexed_repo(root: Path, files: dict[str, str]) -> Repository:
+    """A repository of exactly ``files`` (relative path → text) under ``root``, indexed."""
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    repo = Repository(root)
+    repo.index()
+    return repo

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from recon_fixture import indexed_repo
 
-from ctxfast import Repository
 from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.query import Frame, innermost_depths, parse_frames
 from ctxfast.retrieval.repoindex import RepoIndex
@@ -65,14 +65,7 @@ REPORT_TASK = "the totals line is wrong for rows with a negative amount"
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory):
-    root: Path = tmp_path_factory.mktemp("anchoring")
-    for rel, text in FILES.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    r = Repository(root)
-    r.index()
-    return r
+    return indexed_repo(tmp_path_factory.mktemp("anchoring"), FILES)
 
 
 def test_anchoring_defaults_are_pinned():

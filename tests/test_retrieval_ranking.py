@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from recon_fixture import indexed_repo
 
-from ctxfast import Repository
 from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.localize import DefinitionBM25, lend_to_tested_modules, rank_defs_in_files
 from ctxfast.retrieval.repoindex import RepoIndex
@@ -58,14 +58,7 @@ INFILE = {**ONLY_RANKING, "infile_defs": True}
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory):
-    root: Path = tmp_path_factory.mktemp("ranking")
-    for rel, text in FILES.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    r = Repository(root)
-    r.index()
-    return r
+    return indexed_repo(tmp_path_factory.mktemp("ranking"), FILES)
 
 
 def test_ranking_defaults_are_pinned():

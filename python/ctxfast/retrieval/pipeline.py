@@ -226,8 +226,7 @@ class Retriever:
                 bonus += cfg.traceback_bonus * (c.anchor if cfg.traceback_decay else 1.0)
             if c.qualname and c.qualname.rsplit(".", 1)[-1] in named:
                 bonus += 0.5
-            if cfg.demote_tests and is_test_path(c.file):
-                bonus -= cfg.test_penalty
+            bonus -= _test_demotion(c.file, cfg)
             c.score = s / top + files.get(c.file, 0.0) / top_file + bonus
         for c in cands:
             c.symbol = ix.local_symbol(c.file, c.qualname)
@@ -266,13 +265,12 @@ def _rank_files(files: dict[str, float], cfg: RetrievalConfig) -> list[tuple[str
     the file order agrees with the candidate order (on all 296 scorable SWE-bench Lite
     instances: file Acc@5 .740 → .764, Acc@1 .480 → .497). The scores stay the evidence."""
 
-    def key(kv: tuple[str, float]) -> tuple[float, str]:
-        f, s = kv
-        if cfg.demote_tests and is_test_path(f):
-            s -= cfg.test_penalty
-        return (-s, f)
+    return sorted(files.items(), key=lambda kv: (-(kv[1] - _test_demotion(kv[0], cfg)), kv[0]))
 
-    return sorted(files.items(), key=key)
+
+def _test_demotion(path: str, cfg: RetrievalConfig) -> float:
+    """What a test file loses in both rankings (files and candidates) under ``demote_tests``."""
+    return cfg.test_penalty if cfg.demote_tests and is_test_path(path) else 0.0
 
 
 def _class_own_text(ix: RepoIndex, c: Candidate) -> str:
