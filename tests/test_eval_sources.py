@@ -138,3 +138,41 @@ def test_release_tree_hash_mismatch_is_refused(tmp_path, index_server):
     assert not (tmp_path / "cache/archives/Demo-1.0.tar.gz").exists()
     with pytest.raises(EvalError, match="no PyPI release mapped"):
         trees.tree_for("other/other@1")
+
+
+def test_concurrent_runs_share_one_cache(tmp_path, index_server):
+    """Two evaluation runs fetching the same release into one cache both get the complete
+    tree: downloads and extractions go to private names and are renamed into place."""
+    url, _ = index_server
+    cache = tmp_path / "cache"
+    sources = _sources(tmp_path)
+    results, errors = [], []
+
+    def fetch():
+        try:
+            results.append(ReleaseTrees(sources, cache, SimpleIndex(url)).tree_for("demo/demo@1.0"))
+        except Exception as exc:  # recorded, asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=fetch) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert len({r.key for r in results}) == 1
+    assert (results[0].path / "demo/core.py").read_text() == "def f():\n  pass\n"
+    leftovers = [p.name for p in (cache / "trees").iterdir() if p.name != "Demo-1.0.tar.gz"]
+    assert leftovers == []
+    assert [p.name for p in (cache / "archives").iterdir()] == ["Demo-1.0.tar.gz"]
+
+
+def test_partial_tree_from_a_killed_run_is_replaced(tmp_path, index_server):
+    url, _ = index_server
+    cache = tmp_path / "cache"
+    partial = cache / "trees" / "Demo-1.0.tar.gz" / "Demo-1.0"
+    partial.mkdir(parents=True)
+    (partial / "half_written.py").write_text("def g(")
+    tree = ReleaseTrees(_sources(tmp_path), cache, SimpleIndex(url)).tree_for("demo/demo@1.0")
+    assert (tree.path / "demo/core.py").exists()
+    assert not (tree.path / "half_written.py").exists()

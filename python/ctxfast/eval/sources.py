@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -174,7 +175,10 @@ class SimpleIndex:
     def download(self, rf: ReleaseFile, dest: Path) -> None:
         import httpx
 
-        tmp = dest.with_name(dest.name + ".part")
+        # A private name: two runs sharing a cache may fetch the same release at once.
+        fd, name = tempfile.mkstemp(prefix=dest.name + ".", suffix=".part", dir=dest.parent)
+        os.close(fd)
+        tmp = Path(name)
         try:
             with (
                 httpx.stream("GET", rf.url, timeout=self.timeout, follow_redirects=True) as r,
@@ -186,7 +190,11 @@ class SimpleIndex:
         except httpx.HTTPError as exc:
             tmp.unlink(missing_ok=True)
             raise EvalError(f"download failed for {rf.url}: {exc}") from exc
-        verify_sha256(tmp, rf.sha256)
+        try:
+            verify_sha256(tmp, rf.sha256)
+        except EvalError:
+            tmp.unlink(missing_ok=True)
+            raise
         tmp.replace(dest)
 
 
@@ -249,21 +257,35 @@ class ReleaseTrees:
                 verify_sha256(archive, rf.sha256)
             else:
                 self.index.download(rf, archive)
-            if extract_root.exists():
-                shutil.rmtree(extract_root)
-            tmp = extract_root.with_name(extract_root.name + ".tmp")
-            if tmp.exists():
-                shutil.rmtree(tmp)
-            safe_extract(archive, tmp)
-            tmp.replace(extract_root)
             sha = rf.sha256
-            marker.write_text(sha + "\n", encoding="utf-8")
+            self._extract(archive, extract_root, sha)
         path = extract_root / prefix if prefix else extract_root
         if not path.is_dir():
             raise EvalError(f"{filename}: expected top folder {prefix!r} in the archive")
         tree = Tree(key=f"sdist-{sha[:16]}", path=path)
         self._trees[source_key] = tree
         return tree
+
+    @staticmethod
+    def _extract(archive: Path, extract_root: Path, sha: str) -> None:
+        """Extract into a private folder, mark it complete, then rename it into place.
+
+        The marker is written before the rename, so a tree is either absent or complete; a
+        concurrent run that finished first wins and this copy is discarded."""
+        extract_root.parent.mkdir(parents=True, exist_ok=True)
+        if extract_root.exists() and not (extract_root / COMPLETE_MARKER).exists():
+            shutil.rmtree(extract_root, ignore_errors=True)  # an unmarked, partial tree
+        tmp = Path(tempfile.mkdtemp(prefix=extract_root.name + ".", dir=extract_root.parent))
+        try:
+            safe_extract(archive, tmp)
+            (tmp / COMPLETE_MARKER).write_text(sha + "\n", encoding="utf-8")
+            try:
+                tmp.replace(extract_root)
+            except OSError:
+                if not (extract_root / COMPLETE_MARKER).exists():
+                    raise
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 class DirTrees:
