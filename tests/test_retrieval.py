@@ -43,6 +43,7 @@ def test_defaults_are_the_spec_numbers():
         "path_mentions",
         "def_bm25",
         "path_words",
+        "literals",
         "tested_modules",
         "infile_defs",
         "demote_tests",

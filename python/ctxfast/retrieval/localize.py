@@ -16,6 +16,8 @@ from collections import defaultdict
 from ctxfast.bm25 import BM25Index
 from ctxfast.recon.answers import is_test_path
 from ctxfast.retrieval.config import RetrievalConfig
+from ctxfast.retrieval.literals import LiteralIndex
+from ctxfast.retrieval.literals import file_scores as literal_file_scores
 from ctxfast.retrieval.query import Query, innermost_depths
 from ctxfast.retrieval.repoindex import RepoIndex
 
@@ -181,6 +183,7 @@ def file_scores(
     task_text: str,
     error: str | None,
     cfg: RetrievalConfig,
+    literal_index: LiteralIndex | None = None,
 ) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
     """Total score per file and the per-signal breakdown (for inspection and ablation)."""
     text = task_text if not error else f"{task_text}\n{error}"
@@ -227,6 +230,13 @@ def file_scores(
             if path is not None:
                 tb[path] += 1.0 / (1 + depth)
         signals["traceback"] = _normalise(tb)
+    if cfg.literals and literal_index is not None:
+        matches = [
+            m
+            for m in literal_index.match(text)
+            if len({f for f, _ in m.places}) <= cfg.literal_max_files
+        ]
+        signals["literals"] = _normalise(literal_file_scores(matches))
     total: dict[str, float] = defaultdict(float)
     for name, scores in signals.items():
         w = cfg.signal_weights.get(name, 1.0)

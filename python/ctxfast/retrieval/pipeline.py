@@ -21,6 +21,7 @@ from ctxfast.retrieval.apiindex import API_DB_NAME, ApiIndex, refresh_api_index
 from ctxfast.retrieval.candidates import Candidate, RawCandidate
 from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.lexical import LexicalCorpus
+from ctxfast.retrieval.literals import LiteralIndex
 from ctxfast.retrieval.localize import (
     DefinitionBM25,
     code_identifiers,
@@ -90,6 +91,7 @@ class Retriever:
         self._def_index: DefinitionBM25 | None = None
         self._def_cfg: tuple[float, float] | None = None
         self._corpus: LexicalCorpus | None = None
+        self._literals: LiteralIndex | None = None
 
     def corpus(self) -> LexicalCorpus:
         """The lexical corpus, walked and read on first use and kept with this state (the
@@ -97,6 +99,15 @@ class Retriever:
         if self._corpus is None:
             self._corpus = lexical_corpus(self.index)
         return self._corpus
+
+    def literal_index(self, cfg: RetrievalConfig) -> LiteralIndex:
+        """String-literal fragments of every indexed file, built on first use."""
+        if self._literals is None or self._literals.min_chars != cfg.literal_min_chars:
+            ix = self.index
+            self._literals = LiteralIndex(
+                ((f, ix.lines(f)) for f in ix.files), cfg.literal_min_chars
+            )
+        return self._literals
 
     def def_index(self, cfg: RetrievalConfig) -> DefinitionBM25:
         if self._def_index is None or self._def_cfg != (cfg.k1, cfg.b):
@@ -142,7 +153,8 @@ class Retriever:
             raws += callgraph_source(self.graph, ix, query, cfg.callgraph_k)
         lap("callgraph")
         def_index = self.def_index(cfg) if cfg.def_bm25 else None
-        files, signals = file_scores(ix, def_index, query, task_text, error, cfg)
+        literal_index = self.literal_index(cfg) if cfg.literals else None
+        files, signals = file_scores(ix, def_index, query, task_text, error, cfg, literal_index)
         if def_index is not None:
             for i, s in def_index.search(task_text, k=cfg.def_bm25_k):
                 d = def_index.defs[i]

@@ -1,0 +1,111 @@
+"""Message evidence: string literals of the code that a task quotes verbatim."""
+
+from __future__ import annotations
+
+from recon_fixture import indexed_repo
+
+from ctxfast.retrieval.config import RetrievalConfig
+from ctxfast.retrieval.literals import LiteralIndex, file_scores, fragments
+
+MIN = RetrievalConfig().literal_min_chars
+
+
+def test_defaults_are_pinned():
+    cfg = RetrievalConfig()
+    assert (cfg.literals, cfg.literal_min_chars, cfg.literal_max_files) == (True, 12, 5)
+    assert cfg.signal_weights["literals"] == 1.0
+
+
+def test_fragments_split_at_placeholders_and_keep_only_prose():
+    # "duplicate" is too short; edges lose their punctuation.
+    assert fragments("duplicate %s description of %s, other instance in %s", MIN) == [
+        "description of",
+        "other instance in",
+    ]
+    assert fragments("Field %(name)r clashes with field {other!r} in model", MIN) == [
+        "clashes with field",
+    ]
+    assert fragments("value is\\n   not    allowed here", MIN) == ["not allowed here"]
+    # Code templates and short pieces are not messages.
+    assert fragments("= models.DateField(", MIN) == []
+    assert fragments("%s.%s(%s)", MIN) == []
+    assert fragments("single_identifier_only", MIN) == []
+    assert fragments("short one", MIN) == []
+
+
+def test_index_matches_quoted_messages_with_their_places():
+    files = [
+        ("a/checks.py", ['    msg = "The field %s is used by multiple models"', "x = 1"]),
+        ("a/other.py", ["print('is used by multiple models')", "y = 'unrelated text here'"]),
+        ("b/fmt.py", ["HEADER = f'Data variables: {n}'"]),
+    ]
+    ix = LiteralIndex(files, MIN)
+    text = (
+        "Running check gives:\n  app.Model: The field   'foo' is used by multiple\n"
+        "models with 'Data variables' and more"
+    )
+    got = {m.fragment: m.places for m in ix.match(text)}
+    assert got == {
+        "is used by multiple models": (("a/checks.py", 1), ("a/other.py", 1)),
+        "Data variables": (("b/fmt.py", 1),),
+    }
+    # Longest first; a fragment shared by two files counts half in each.
+    matches = ix.match(text)
+    assert [m.fragment for m in matches] == ["is used by multiple models", "Data variables"]
+    assert file_scores(matches) == {"a/checks.py": 13.0, "a/other.py": 13.0, "b/fmt.py": 14.0}
+    assert ix.match("nothing quoted from the code") == []
+
+
+def test_no_literals_no_match_and_binary_garbage_is_harmless():
+    ix = LiteralIndex([("x.py", ["\x00\x01 '\udcff\udcfe' \"unterminated"])], MIN)
+    assert ix.places == {}
+    assert ix.match("") == []
+
+
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/registry.py": (
+        "class Registry:\n"
+        "    def register(self, model, models):\n"
+        "        for other in models:\n"
+        "            if other.table == model.table:\n"
+        "                raise ValueError(\n"
+        "                    'db_table %r is used by multiple models: %s' % (model.table, other)\n"
+        "                )\n"
+    ),
+    # Shares the task's vocabulary (registering a model, tables) but holds no message.
+    "pkg/base.py": (
+        "class Model:\n"
+        "    table = None\n"
+        "\n"
+        "    def register_model_table(self, registry):\n"
+        "        '''Register this model table with the registry of models.\n"
+        "\n"
+        "        Registering a model table by its table name fails when the name is taken;\n"
+        "        after upgrading, register each model table name once.\n"
+        "        '''\n"
+        "        registry.register(self, registry.models)\n"
+    ),
+}
+TASK = (
+    "Registering a model table fails after upgrading\n\n"
+    "When I register a model with a table name, I get\n"
+    "ValueError: db_table 'shared' is used by multiple models: shop.Item\n"
+)
+
+
+def test_the_file_holding_the_quoted_message_ranks_first(tmp_path):
+    repo = indexed_repo(tmp_path, FILES)
+    on = repo.retrieve(TASK)
+    off = repo.retrieve(TASK, config={"literals": False})
+    assert on.ranked_files()[0] == "pkg/registry.py"
+    assert off.ranked_files()[0] == "pkg/base.py"
+    assert on.signals["literals"] == {"pkg/registry.py": 1.0}
+    assert "literals" not in off.signals
+
+
+def test_common_fragments_are_ignored(tmp_path):
+    # The message is held by more files than literal_max_files: no evidence at all.
+    repo = indexed_repo(tmp_path, FILES)
+    res = repo.retrieve(TASK, config={"literal_max_files": 0})
+    assert res.signals["literals"] == {}
