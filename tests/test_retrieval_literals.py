@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from recon_fixture import indexed_repo
 
+from ctxfast import _reference as reference
+from ctxfast._native import literal_fragments
 from ctxfast.retrieval.config import RetrievalConfig
-from ctxfast.retrieval.literals import LiteralIndex, file_scores, fragments
+from ctxfast.retrieval.literals import LiteralIndex, file_scores
 
 MIN = RetrievalConfig().literal_min_chars
 
@@ -16,21 +20,61 @@ def test_defaults_are_pinned():
     assert cfg.signal_weights["literals"] == 1.0
 
 
+def fragments(body: str) -> list[str]:
+    """The kept fragments of one literal with this body (double-quoted on its own line)."""
+    return [f for _, _, f in literal_fragments([f'x = "{body}"'], MIN)]
+
+
 def test_fragments_split_at_placeholders_and_keep_only_prose():
     # "duplicate" is too short; edges lose their punctuation.
-    assert fragments("duplicate %s description of %s, other instance in %s", MIN) == [
+    assert fragments("duplicate %s description of %s, other instance in %s") == [
         "description of",
         "other instance in",
     ]
-    assert fragments("Field %(name)r clashes with field {other!r} in model", MIN) == [
+    assert fragments("Field %(name)r clashes with field {other!r} in model") == [
         "clashes with field",
     ]
-    assert fragments("value is\\n   not    allowed here", MIN) == ["not allowed here"]
+    assert fragments("value is\\n   not    allowed here") == ["not allowed here"]
     # Code templates and short pieces are not messages.
-    assert fragments("= models.DateField(", MIN) == []
-    assert fragments("%s.%s(%s)", MIN) == []
-    assert fragments("single_identifier_only", MIN) == []
-    assert fragments("short one", MIN) == []
+    assert fragments("= models.DateField(") == []
+    assert fragments("%s.%s(%s)") == []
+    assert fragments("single_identifier_only") == []
+    assert fragments("short one") == []
+
+
+def test_literals_are_found_per_line_with_prefixes_and_escapes():
+    text = (
+        "a = 1\n"
+        "b = rb'raw bytes message here' + x\"not a literal opening at all\"\n"
+        "c = 'say \\'hello there\\' to everyone'  # 'comment text is a literal too'\n"
+        "d = 'never closed on this line\n"
+    )
+    assert literal_fragments([text, "", "e = 'second file message'"], MIN) == [
+        (0, 2, "raw bytes message here"),
+        (0, 3, "say \\'hello there\\' to everyone"),
+        (0, 3, "comment text is a literal too"),
+        (2, 1, "second file message"),
+    ]
+
+
+_ALPHABET = st.sampled_from(
+    [
+        *list("abcXYZ rbfu'\"\\%(){}$.-#0+5sdntr,:;!?`_=\n\t\r\x1cé\u2028"),
+        "%s",
+        "%(name)r",
+        "{0}",
+        "${x}",
+        "\\n",
+        " is not ",
+        " the value ",
+    ]
+)
+
+
+@settings(max_examples=400)
+@given(st.lists(st.lists(_ALPHABET, max_size=40).map("".join), max_size=4), st.integers(0, 20))
+def test_native_scan_equals_the_reference(texts, min_chars):
+    assert literal_fragments(texts, min_chars) == reference.literal_fragments(texts, min_chars)
 
 
 def test_index_matches_quoted_messages_with_their_places():

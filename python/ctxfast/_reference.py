@@ -6,6 +6,8 @@ the native code against them with hypothesis. Nothing in the library calls them.
 
 from __future__ import annotations
 
+import re
+
 from ctxfast.tokens import count_tokens
 
 
@@ -221,3 +223,44 @@ def bm25_top_k(scores: list[float], k: int, matched: list[bool]) -> list[tuple[i
     """Matched documents ordered by (score desc, index asc), first ``k``."""
     ranked = sorted((i for i, m in enumerate(matched) if m), key=lambda i: (-scores[i], i))
     return [(i, scores[i]) for i in ranked[:k]]
+
+
+_LITERAL = re.compile(
+    r"""(?<![A-Za-z0-9_"'])[rbuRBUfF]{0,2}("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
+)
+_PLACEHOLDER = re.compile(
+    r"%(?:\([^)]*\))?[-#0 +]*[0-9]*(?:\.[0-9]+)?[sdrifgxXeEc%]|\{[^{}]*\}|\\[ntr]|\$\{[^}]*\}"
+)
+_PLAIN_WORD = re.compile(r"[A-Za-z]+[,.:;!?]?")
+
+
+def _rust_split(text: str) -> list[str]:
+    """``str::split_whitespace``: runs of Rust whitespace separate, empty pieces dropped."""
+    out, cur = [], []
+    for ch in text:
+        if is_rust_whitespace(ch):
+            if cur:
+                out.append("".join(cur))
+                cur = []
+        else:
+            cur.append(ch)
+    if cur:
+        out.append("".join(cur))
+    return out
+
+
+def literal_fragments(texts: list[str], min_chars: int = 12) -> list[tuple[int, int, str]]:
+    """``_native.literal_fragments`` as regular expressions: one-line literals, split at
+    placeholders, whitespace collapsed, edge punctuation stripped, prose only."""
+    out = []
+    for i, text in enumerate(texts):
+        for n, line in enumerate(text.split("\n"), 1):
+            line = line.removesuffix("\r")
+            for m in _LITERAL.finditer(line):
+                for piece in _PLACEHOLDER.split(m.group(1)[1:-1]):
+                    piece = " ".join(_rust_split(piece)).strip(" .,:;'\"`")
+                    tokens = _rust_split(piece)
+                    words = sum(1 for t in tokens if _PLAIN_WORD.fullmatch(t))
+                    if len(piece) >= min_chars and words >= 2 and 2 * words >= len(tokens):
+                        out.append((i, n, piece))
+    return out

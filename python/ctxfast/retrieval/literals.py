@@ -4,9 +4,11 @@ Issues paste what the program printed — an exception message, a warning, a che
 generated line — and the code holds that text as a string literal, usually as a template
 (``"duplicate %s description of %s"``). The literal pins the exact place the behaviour comes
 from, which neither vocabulary (BM25) nor names (definition matching) see when the message
-is prose. Each literal is split at its format placeholders into constant fragments; a
-fragment of at least ``min_chars`` characters and two words that occurs in the task text,
-whitespace-normalised, is a match.
+is prose. Each one-line literal is split at its format placeholders into constant
+fragments, and the prose-like ones of at least ``min_chars`` characters are kept (the scan
+is native, ``ctxfast_core::literals``; ``ctxfast._reference.literal_fragments`` states it as
+regular expressions). A kept fragment that occurs in the task text, whitespace-normalised,
+is a match.
 """
 
 from __future__ import annotations
@@ -17,44 +19,15 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-# One-line string literals with optional prefixes (``r``, ``b``, ``f``, ``u``), either quote.
-_STRING = re.compile(
-    r"""(?<![A-Za-z0-9_"'])[rbuRBUfF]{0,2}("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
-)
-# printf-style, str.format / f-string fields, and escaped layout characters.
-_PLACEHOLDER = re.compile(
-    r"%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[sdrifgxXeEc%]|\{[^{}]*\}|\\[ntr]|\$\{[^}]*\}"
-)
+from ctxfast._native import literal_fragments
+
 _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"\w+")
-_EDGE = " .,:;'\"`"
 
 
 def normalise(text: str) -> str:
     """Whitespace collapsed to single spaces, as fragments are stored."""
     return _SPACE.sub(" ", text)
-
-
-def fragments(literal: str, min_chars: int) -> list[str]:
-    """The constant pieces of one literal's body that are long enough to be evidence."""
-    out = []
-    for piece in _PLACEHOLDER.split(literal):
-        piece = normalise(piece).strip(_EDGE)
-        if len(piece) >= min_chars and _is_prose(piece):
-            out.append(piece)
-    return out
-
-
-_PROSE_WORD = re.compile(r"[A-Za-z]+[,.:;!?]?")
-
-
-def _is_prose(piece: str) -> bool:
-    """Two plain words or more, and at least half of the space-separated tokens plain words:
-    a message, not a code template such as ``"= models.DateField("`` (which would match the
-    code pasted into an issue)."""
-    tokens = piece.split()
-    words = sum(1 for t in tokens if _PROSE_WORD.fullmatch(t))
-    return words >= 2 and 2 * words >= len(tokens)
 
 
 @dataclass(frozen=True)
@@ -70,14 +43,18 @@ class LiteralIndex:
 
     def __init__(self, files: Iterable[tuple[str, list[str]]], min_chars: int = 12):
         self.min_chars = min_chars
-        places: dict[str, set[tuple[str, int]]] = defaultdict(set)
+        paths, texts = [], []
         for path, lines in files:
-            for n, line in enumerate(lines, 1):
-                if '"' not in line and "'" not in line:
-                    continue
-                for m in _STRING.finditer(line):
-                    for frag in fragments(m.group(1)[1:-1], min_chars):
-                        places[frag].add((path, n))
+            paths.append(path)
+            texts.append("\n".join(lines))
+        try:
+            found = literal_fragments(texts, min_chars)
+        except UnicodeEncodeError:  # lone surrogates (text decoded with surrogateescape)
+            texts = [t.encode("utf-8", "replace").decode("utf-8") for t in texts]
+            found = literal_fragments(texts, min_chars)
+        places: dict[str, set[tuple[str, int]]] = defaultdict(set)
+        for i, line, frag in found:
+            places[frag].add((paths[i], line))
         self.places = {f: tuple(sorted(p)) for f, p in places.items()}
         self._by_head: dict[tuple[str, str], list[str]] = defaultdict(list)
         for frag in self.places:

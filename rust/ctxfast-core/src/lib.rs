@@ -10,6 +10,7 @@ pub mod error;
 pub mod graph;
 pub mod identity;
 pub mod lexical;
+pub mod literals;
 pub mod tokens;
 pub mod truncate;
 pub mod window;

@@ -14,6 +14,7 @@ mod gil;
 mod graph;
 mod identity;
 mod lexical;
+mod literals;
 mod tokens;
 mod window;
 
@@ -25,6 +26,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     graph::register(m)?;
     bm25::register(m)?;
     lexical::register(m)?;
+    literals::register(m)?;
     identity::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
