@@ -126,7 +126,8 @@ FILES = {
         "        '''Register this model table with the registry of models.\n"
         "\n"
         "        Registering a model table by its table name fails when the name is taken;\n"
-        "        after upgrading, register each model table name once.\n"
+        "        after upgrading, register each model table name once. Registering fails\n"
+        "        when a model table name is registered twice after upgrading.\n"
         "        '''\n"
         "        registry.register(self, registry.models)\n"
     ),

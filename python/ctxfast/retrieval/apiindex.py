@@ -108,7 +108,8 @@ class ApiIndex:
             con.close()
         self.bm25 = BM25Index([r.desc_text for r in self.rows] or [""], symbols=symbols)
 
-    def search(self, text: str, k: int = API_DESC_TOP_K) -> list[tuple[ApiRow, float]]:
-        if not self.rows or not text.strip():
+    def search(self, q: str | list[str], k: int = API_DESC_TOP_K) -> list[tuple[ApiRow, float]]:
+        """The best descriptions for ``q`` (text, or query terms already tokenized)."""
+        if not self.rows or not (q.strip() if isinstance(q, str) else q):
             return []
-        return [(self.rows[i], s) for i, s in self.bm25.query(text, k=k) if s > 0]
+        return [(self.rows[i], s) for i, s in self.bm25.query(q, k=k) if s > 0]

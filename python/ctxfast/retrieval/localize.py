@@ -18,7 +18,7 @@ from ctxfast.recon.answers import is_test_path
 from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.literals import LiteralIndex
 from ctxfast.retrieval.literals import file_scores as literal_file_scores
-from ctxfast.retrieval.query import Query, innermost_depths
+from ctxfast.retrieval.query import Query, innermost_depths, query_terms
 from ctxfast.retrieval.repoindex import RepoIndex
 
 _CODE_BLOCK = re.compile(r"```.*?```|`[^`\n]+`", re.S)
@@ -134,10 +134,10 @@ class DefinitionBM25:
         for i, d in enumerate(index.defs):
             self.by_file[d.file].append(i)
 
-    def search(self, text: str, k: int) -> list[tuple[int, float]]:
+    def search(self, terms: list[str], k: int) -> list[tuple[int, float]]:
         if not self.defs:
             return []
-        return [(i, s) for i, s in self.bm25.query(text, k=k) if s > 0]
+        return [(i, s) for i, s in self.bm25.query(terms, k=k) if s > 0]
 
 
 def rank_defs_in_files(
@@ -146,6 +146,7 @@ def rank_defs_in_files(
     task_text: str,
     n_files: int,
     k: int,
+    stopwords: frozenset[str] = frozenset(),
 ) -> list[tuple[int, float]]:
     """The best ``k`` definitions inside the ``n_files`` best-ranked files.
 
@@ -161,7 +162,7 @@ def rank_defs_in_files(
     idx = [i for f, _ in top for i in def_index.by_file.get(f, ())]
     if not idx:
         return []
-    all_scores = def_index.bm25.scores(task_text)
+    all_scores = def_index.bm25.scores(query_terms(task_text, stopwords))
     best_def = max((all_scores[i] for i in idx), default=0.0) or 1.0
     named = set(code_identifiers(task_text))
     prior = dict(top)
@@ -187,9 +188,10 @@ def file_scores(
 ) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
     """Total score per file and the per-signal breakdown (for inspection and ablation)."""
     text = task_text if not error else f"{task_text}\n{error}"
+    terms = query_terms(text, cfg.query_stopwords)
     signals: dict[str, dict[str, float]] = {}
     if cfg.file_bm25:
-        hits = index.file_bm25().query(text, k=min(len(index.files), 200)) if index.files else []
+        hits = index.file_bm25().query(terms, k=min(len(index.files), 200)) if index.files else []
         signals["file_bm25"] = _normalise({index.files[i]: s for i, s in hits})
     if cfg.definition_match:
         dm: dict[str, float] = defaultdict(float)
@@ -208,7 +210,7 @@ def file_scores(
         signals["path_mentions"] = _normalise(pm)
     if cfg.def_bm25 and def_index is not None:
         per_file: dict[str, list[float]] = defaultdict(list)
-        for i, s in def_index.search(text, k=100):
+        for i, s in def_index.search(terms, k=100):
             per_file[def_index.defs[i].file].append(s)
         signals["def_bm25"] = _normalise(
             {f: sum(sorted(v, reverse=True)[: cfg.def_bm25_top]) for f, v in per_file.items()}

@@ -30,7 +30,7 @@ from ctxfast.retrieval.localize import (
 )
 from ctxfast.retrieval.merge import merge
 from ctxfast.retrieval.prune import prune_candidate
-from ctxfast.retrieval.query import Query, build_query
+from ctxfast.retrieval.query import Query, build_query, query_terms
 from ctxfast.retrieval.render import render_slice
 from ctxfast.retrieval.repoindex import RepoIndex
 from ctxfast.retrieval.sources import (
@@ -147,7 +147,7 @@ class Retriever:
             raws += lexical_source(self.corpus(), query, cfg.lexical_max_hits)
         lap("lexical")
         if cfg.api_desc:
-            raws += api_desc_source(self.api, query, task_text, cfg.api_desc_k)
+            raws += api_desc_source(self.api, query, task_text, cfg.api_desc_k, cfg.query_stopwords)
         lap("api_desc")
         if cfg.callgraph:
             raws += callgraph_source(self.graph, ix, query, cfg.callgraph_k)
@@ -156,7 +156,9 @@ class Retriever:
         literal_index = self.literal_index(cfg) if cfg.literals else None
         files, signals = file_scores(ix, def_index, query, task_text, error, cfg, literal_index)
         if def_index is not None:
-            for i, s in def_index.search(task_text, k=cfg.def_bm25_k):
+            for i, s in def_index.search(
+                query_terms(task_text, cfg.query_stopwords), k=cfg.def_bm25_k
+            ):
                 d = def_index.defs[i]
                 raws.append(
                     RawCandidate(
@@ -165,7 +167,7 @@ class Retriever:
                 )
             if cfg.infile_defs:
                 for i, s in rank_defs_in_files(
-                    def_index, files, task_text, cfg.infile_files, cfg.infile_k
+                    def_index, files, task_text, cfg.infile_files, cfg.infile_k, cfg.query_stopwords
                 ):
                     d = def_index.defs[i]
                     raws.append(
@@ -227,7 +229,7 @@ class Retriever:
         bm = BM25Index(docs, cfg.k1, cfg.b, symbol_weight=cfg.symbol_weight, symbols=ix.symbol_set)
         self._cand_index = bm
         q = f"{task_text}\n" + " ".join(query.identifiers)
-        scores = bm.scores(q)
+        scores = bm.scores(query_terms(q, cfg.query_stopwords))
         top = max(scores) or 1.0
         top_file = max(files.values(), default=0.0) or 1.0
         named = set(code_identifiers(task_text))

@@ -35,6 +35,7 @@ from collections.abc import Container, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cache
 
+from ctxfast.bm25 import tokenize_code
 from ctxfast.errors import InvalidArgumentError
 
 SPEC_DOTTED_RE = r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+"
@@ -400,8 +401,29 @@ def build_query(
     )
 
 
+# --- BM25 query terms -------------------------------------------------------------------
+
+# Lucene's English stop set (the default of its English analyzer and of Elasticsearch).
+ENGLISH_STOPWORDS = frozenset((
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is",
+    "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
+    "these", "they", "this", "to", "was", "will", "with",
+))  # fmt: skip
+
+
+def query_terms(text: str, stopwords: Container[str]) -> list[str]:
+    """The task as BM25 query terms: the code tokenizer's tokens without ``stopwords``.
+
+    Documents keep every token; only the query drops them. An issue's prose repeats "the",
+    "to", "a" dozens of times and each repetition adds to the score, so files and
+    definitions full of prose (a quick-start wizard's prompts, long docstrings) outranked
+    the code an issue is about."""
+    return [t for t in tokenize_code(text) if t not in stopwords]
+
+
 __all__ = [
     "DEFAULT_CONFIG",
+    "ENGLISH_STOPWORDS",
     "SPEC_CAMEL_RE",
     "SPEC_DOTTED_RE",
     "SPEC_ERROR_LINE_MARKERS",
@@ -417,4 +439,5 @@ __all__ = [
     "goal_hint",
     "innermost_depths",
     "parse_frames",
+    "query_terms",
 ]

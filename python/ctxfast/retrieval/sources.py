@@ -14,7 +14,7 @@ from ctxfast.recon.graph import CodeGraph, Node
 from ctxfast.retrieval.apiindex import ApiIndex
 from ctxfast.retrieval.candidates import RawCandidate
 from ctxfast.retrieval.lexical import LANGUAGE_GLOBS, LexicalCorpus
-from ctxfast.retrieval.query import Frame, Query, innermost_depths
+from ctxfast.retrieval.query import Frame, Query, innermost_depths, query_terms
 from ctxfast.retrieval.repoindex import Definition, RepoIndex
 
 
@@ -38,10 +38,12 @@ def lexical_source(corpus: LexicalCorpus, query: Query, max_hits: int) -> list[R
     return out
 
 
-def api_desc_source(api: ApiIndex, query: Query, task_text: str, k: int) -> list[RawCandidate]:
-    text = f"{query.goal_hint}\n{task_text}"
+def api_desc_source(
+    api: ApiIndex, query: Query, task_text: str, k: int, stopwords: frozenset[str] = frozenset()
+) -> list[RawCandidate]:
+    terms = query_terms(f"{query.goal_hint}\n{task_text}", stopwords)
     out = []
-    for row, score in api.search(text, k=k):
+    for row, score in api.search(terms, k=k):
         d_end = row.line
         out.append(
             RawCandidate(
