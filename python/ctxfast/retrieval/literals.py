@@ -34,6 +34,7 @@ def normalise(text: str) -> str:
 class LiteralMatch:
     fragment: str
     places: tuple[tuple[str, int], ...]  # (file, line) of every literal holding it
+    files: frozenset[str]  # the files among ``places``
 
 
 class LiteralIndex:
@@ -56,6 +57,7 @@ class LiteralIndex:
         for i, line, frag in found:
             places[frag].add((paths[i], line))
         self.places = {f: tuple(sorted(p)) for f, p in places.items()}
+        self._files = {f: frozenset(path for path, _ in p) for f, p in places.items()}
         self._by_head: dict[tuple[str, str], list[str]] = defaultdict(list)
         for frag in self.places:
             a, b = _WORD.findall(frag)[:2]
@@ -73,7 +75,7 @@ class LiteralIndex:
             for frag in self._by_head.get(head, ()):
                 if frag not in seen and frag in flat:
                     seen.add(frag)
-                    out.append(LiteralMatch(frag, self.places[frag]))
+                    out.append(LiteralMatch(frag, self.places[frag], self._files[frag]))
         out.sort(key=lambda m: (-len(m.fragment), m.fragment))
         return out
 
@@ -83,7 +85,6 @@ def file_scores(matches: list[LiteralMatch]) -> dict[str, float]:
     that hold it (a message found in one file is stronger evidence than a common phrase)."""
     scores: dict[str, float] = defaultdict(float)
     for m in matches:
-        files = {f for f, _ in m.places}
-        for f in files:
-            scores[f] += len(m.fragment) / len(files)
+        for f in m.files:
+            scores[f] += len(m.fragment) / len(m.files)
     return dict(scores)

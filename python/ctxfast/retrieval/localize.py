@@ -234,11 +234,7 @@ def file_scores(
                 tb[path] += 1.0 / (1 + depth)
         signals["traceback"] = _normalise(tb)
     if cfg.literals and literal_index is not None:
-        matches = [
-            m
-            for m in literal_index.match(text)
-            if len({f for f, _ in m.places}) <= cfg.literal_max_files
-        ]
+        matches = [m for m in literal_index.match(text) if len(m.files) <= cfg.literal_max_files]
         signals["literals"] = _normalise(literal_file_scores(matches))
     total: dict[str, float] = defaultdict(float)
     for name, scores in signals.items():
