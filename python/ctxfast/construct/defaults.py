@@ -46,6 +46,20 @@ class DefaultsConfig:
     # 3 instead of 1 added 38% tokens per covered instance and covered no more instances, so
     # the frugal default stays 1; raise it when the top hit is often a near miss.
     localized_definitions: int = 1
+    # Confidence-sized localization (replaces the fixed ``localized_definitions`` when on):
+    # every retrieved definition scoring within ``localization_margin`` × the best score of
+    # the best, at least ``localization_min`` and at most ``localization_max`` of them.
+    confidence_localization: bool = True
+    localization_margin: float = 0.25
+    localization_min: int = 1
+    localization_max: int = 5
+    # A change target is shown with its context: the enclosing class's header for a
+    # method, the module's imports for module-level code.
+    target_context: bool = True
+    # A skeleton (definition lines with real line numbers) of each of the best
+    # ``outline_files`` files, so the model sees where else to look.
+    file_outlines: bool = True
+    outline_files: int = 3
 
 
 @dataclass

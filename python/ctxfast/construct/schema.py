@@ -70,6 +70,8 @@ class ItemMeta:
     edge_head: str | None = None
     transitive_digest: bool = False
     truncated: bool = False
+    lines: tuple[int, ...] | None = None
+    sites: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -149,6 +151,13 @@ class CodeCandidate:
     text: str
     provenance: str
     origin: str = "04"
+    #: When set, the exact file lines ``text`` holds (ascending, possibly with gaps: a class
+    #: header line above a method, a file outline); ``text`` is those lines joined by
+    #: newlines. ``None`` means the contiguous span ``start_line..end_line``.
+    lines: tuple[int, ...] | None = None
+    #: Lines of ``file`` inside the span that call the change entity (from the code graph),
+    #: shown beside a caller's signature.
+    sites: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -192,6 +201,13 @@ class ConstructConfig:
         ("transient", 0.25),
     )
     acceptance_trim_chars: int = 200
+    # Standalone window (no model ranker): the window fills toward ``target_tokens`` with the
+    # next-best evidence and stops there (0 = no filling: the frugal window); the ceiling
+    # still bounds everything.
+    target_tokens: int = 8000
+    # Without a model ranker, the residue is ranked once, deterministically, from the
+    # retrieval evidence (``construct.evidence_ranker``); False keeps the frugal window.
+    evidence_ranker: bool = True
 
     def __post_init__(self) -> None:
         for name in (
@@ -204,6 +220,7 @@ class ConstructConfig:
             "max_completion_tokens",
             "window_lines",
             "large_item_lines",
+            "target_tokens",
         ):
             if getattr(self, name) < 0:
                 raise InvalidArgumentError(f"{name} must be non-negative")
@@ -239,6 +256,17 @@ class WindowEntry:
     file: str | None = None
     start_line: int | None = None
     end_line: int | None = None
+    #: The exact file lines the block shows when they are not the whole span
+    #: ``start_line..end_line`` (gaps are marked in the text); ``None`` = the whole span.
+    lines: tuple[int, ...] | None = None
+
+    def shown_lines(self) -> tuple[int, ...]:
+        """The 1-based file lines this entry puts in front of the model (empty for non-code)."""
+        if self.lines is not None:
+            return self.lines
+        if self.file is None or self.start_line is None:
+            return ()
+        return tuple(range(self.start_line, (self.end_line or self.start_line) + 1))
 
 
 @dataclass(frozen=True)
@@ -249,6 +277,8 @@ class LogEntry:
     item_id: str
     decision: str
     driver: str
+    #: What the item is, in words a reader can act on (a qualname or ``path:start-end``).
+    subject: str = ""
 
     def to_dict(self) -> dict[str, str]:
         return asdict(self)
