@@ -209,10 +209,13 @@ def test_pipeline_calls_once_only_on_small_residue(server):
         config=ConstructConfig(drop_filler=False),
     )
     assert ctx.model_calls == 1 and len(server.requests) == 1
-    assert any(e.item_id == helper_ids[0] for e in ctx.window)
-    # No ranker: the residue is rejected, zero calls (the frugal window).
-    ctx0 = construct("fix session timeout", candidates=cands, plan=PLAN)
-    assert ctx0.model_calls == 0 and not any(e.item_id == helper_ids[0] for e in ctx0.window)
+    assert any(helper_ids[0] in e.item_id.split("+") for e in ctx.window)
+    # No ranker and the evidence ranker off: the residue is rejected, zero calls (the
+    # frugal window).
+    frugal = ConstructConfig(evidence_ranker=False)
+    ctx0 = construct("fix session timeout", candidates=cands, plan=PLAN, config=frugal)
+    assert ctx0.model_calls == 0
+    assert not any(helper_ids[0] in e.item_id.split("+") for e in ctx0.window)
     # An oversize residue (>32) is folded or rejected without any call.
     many = cands + [
         cand(f"app.s.h{i}x", "app/s.py", 1000 + 10 * i, f"def h{i}x(session, timeout): pass")

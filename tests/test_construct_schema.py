@@ -40,8 +40,10 @@ def test_every_spec_default_is_pinned():
     assert dict(c.tier_shares) == {"stable_core": 0.15, "working_set": 0.60, "transient": 0.25}
     assert c.acceptance_trim_chars == 200
     assert c.encoding == "cl100k_base"
+    assert c.target_tokens == 8000
+    assert c.evidence_ranker is True
     # Every field is pinned above: a new cap must get a pinned default too.
-    assert len(dataclasses.fields(c)) == 27
+    assert len(dataclasses.fields(c)) == 29
 
 
 @pytest.mark.parametrize(

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ctxfast import _native
 from ctxfast.errors import ConfigError
+from ctxfast.numbered import gap_line, number_width, numbered_line
 from ctxfast.profiles import IDENTIFIER_ONLY_ROLES
 from ctxfast.tokens import DEFAULT_ENCODING, count_tokens, count_tokens_batch
 
@@ -93,11 +94,6 @@ def best_windows(
     )
 
 
-def _gap(first: int, last: int, width: int) -> str:
-    n = last - first + 1
-    return f"{'⋮':>{width}} [{n} line{'s' if n != 1 else ''} elided: {first}-{last}]"
-
-
 def _render(
     header: str, numbered: list[str], windows: list[tuple[int, int]], width: int, total: int
 ) -> str:
@@ -105,11 +101,11 @@ def _render(
     prev_end = 0
     for start, end in windows:
         if start > prev_end:
-            out.append(_gap(prev_end + 1, start, width))
+            out.append(gap_line(prev_end + 1, start, width))
         out.extend(numbered[start:end])
         prev_end = end
     if prev_end < total and windows:
-        out.append(_gap(prev_end + 1, total, width))
+        out.append(gap_line(prev_end + 1, total, width))
     return "\n".join(out)
 
 
@@ -146,8 +142,8 @@ def excerpt(
     idents = list(identifiers)
     if identifier_only is None:
         identifier_only = role in IDENTIFIER_ONLY_ROLES
-    width = max(len(str(total)), 1)
-    numbered = [f"{i + 1:>{width}} | {line}" for i, line in enumerate(lines)]
+    width = number_width(total)
+    numbered = [numbered_line(i + 1, line, width) for i, line in enumerate(lines)]
     header = f"{shown} ({total} line{'s' if total != 1 else ''})"
 
     def done(text: str, windows: list[tuple[int, int]], mode: str) -> Excerpt:
@@ -180,7 +176,7 @@ def excerpt(
     # Outline windows are single lines; allow one window per signature.
     cap = max_windows if mode == "windows" else total
     line_costs = count_tokens_batch([n + "\n" for n in numbered], encoding)
-    gap_cost = count_tokens("\n" + _gap(total, total, width), encoding)
+    gap_cost = count_tokens("\n" + gap_line(total, total, width), encoding)
     budget = max_tokens - count_tokens(header, encoding) - (min(cap, total) + 1) * gap_cost
     if mode == "outline":
         # Gaps between outline lines are many; price them per selected line instead.
@@ -191,7 +187,7 @@ def excerpt(
         windows = best_windows(line_costs, scores, budget, max_windows=cap, context=ctx)
         text = _render(header, numbered, windows, width, total)
         if not windows:
-            text = header + "\n" + _gap(1, total, width) if total else header
+            text = header + "\n" + gap_line(1, total, width) if total else header
             if count_tokens(text, encoding) > max_tokens:
                 text = header
             return done(text, [], mode)

@@ -1,13 +1,16 @@
 """Context construction (spec 08): one budgeted, edge-ordered ``DecisionContext`` per decision.
 
 Stages, one module each: ``pool`` (a), ``gate`` (b), ``ranker`` (§4, the only model call),
-``represent`` (c), ``compress`` (d), ``dedup`` (e), ``order`` (f), ``budget`` (g); ``pipeline``
-runs them in that order.
+``represent`` (c), ``compress`` (d), ``dedup`` (e), ``order`` (f, with ``render`` laying out the
+text), ``budget`` (g, filling toward the target size first); ``pipeline`` runs them in that
+order. ``evidence_ranker`` answers the ranking step from retrieval evidence when no model is
+configured; ``defaults`` derives the stand-ins for a planner, an impact analyser and a localizer.
 """
 
 from ctxfast.construct.compose import compose, to_code_candidates
 from ctxfast.construct.compress import best_line_windows
 from ctxfast.construct.defaults import DefaultsConfig
+from ctxfast.construct.evidence_ranker import EvidenceRanker
 from ctxfast.construct.pipeline import construct, default_plan, stuff_everything
 from ctxfast.construct.ranker import OpenAICompatibleRanker, Ranker, RankerError, RankRequest
 from ctxfast.construct.schema import (
@@ -29,6 +32,7 @@ __all__ = [
     "DecisionContext",
     "DefaultsConfig",
     "EvidenceItem",
+    "EvidenceRanker",
     "ImpactEdge",
     "ImpactType",
     "Kind",

@@ -7,6 +7,10 @@ older outputs become pointers, the freshest failure is tail-cut to its share; (2
 shrinks to its best line window; (3) stable core — supporting acceptance detail is trimmed,
 never the task or the obligation. If even that does not fit, only the stable core is emitted
 and flagged. An over-ceiling window is never returned.
+
+Before the ladder, the window *fills*: the ranked residue (next-best evidence) is added in
+score order — as its full body when that still fits ``target_tokens``, else as its signature,
+else not at all — so a standalone window uses its budget on purpose and stops at the target.
 """
 
 from __future__ import annotations
@@ -14,32 +18,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from ctxfast.construct.compress import Block, best_line_windows, mask_pointer
-from ctxfast.construct.order import arrange, middle_third_violations
+from ctxfast.construct.compress import Block, best_line_windows, mask_pointer, with_lines
+from ctxfast.construct.order import middle_third_violations
+from ctxfast.construct.render import Layout, lay_out
 from ctxfast.construct.represent import Rendering, Role
-from ctxfast.construct.schema import ConstructConfig, Kind, WindowEntry
+from ctxfast.construct.schema import ConstructConfig, Kind, LogEntry, WindowEntry
 from ctxfast.construct.terms import decision_terms
 from ctxfast.tokens import count_tokens, count_tokens_batch, truncate_to_tokens
-
-SEPARATOR = "\n\n"
-TASK_ID = "task"
-
-
-def entry_text(b: Block) -> str:
-    """The rendered text of one block: a header line naming id, kind, role and span."""
-    if b.pointer_to is not None:
-        return b.text
-    head = f"### [{b.id}] {b.item.kind.value} · {b.role.value}"
-    if b.item.meta.file:
-        span = f":{b.span[0]}-{b.span[1]}" if b.span else ""
-        head += f" · {b.item.meta.file}{span}"
-    if b.rendering is not Rendering.VERBATIM:
-        head += f" · {b.rendering.value}"
-    return f"{head}\n{b.text}"
-
-
-def task_text(task: str) -> str:
-    return f"## Task\n{task}"
 
 
 @dataclass(frozen=True)
@@ -50,6 +35,7 @@ class BudgetResult:
     log: tuple[str, ...]
     stable_core_only: bool
     flags: tuple[str, ...]
+    fill_log: tuple[LogEntry, ...] = ()
 
 
 class _Measure:
@@ -73,28 +59,69 @@ class _Measure:
         return count_tokens(text, self.config.encoding)
 
 
-def _layout(
-    task: str, blocks: Sequence[Block], m: _Measure, freshest: str | None
-) -> tuple[list[Block], str, list[str]]:
-    texts = [entry_text(b) for b in blocks]
-    sizes = dict(zip([b.id for b in blocks], m.sizes(texts), strict=True))
-    base = m.sizes([task_text(task)])[0]
-    ordered = arrange(blocks, sizes, base, freshest).blocks()
-    parts = [task_text(task), *(entry_text(b) for b in ordered)]
-    return ordered, SEPARATOR.join(parts), parts
+def is_fill(b: Block) -> bool:
+    """Residue the ranking admitted: next-best evidence the window adds only while it has
+    room under its target size."""
+    return b.driver.startswith("rank:") and b.pointer_to is None
+
+
+def fill(
+    task: str,
+    blocks: Sequence[Block],
+    config: ConstructConfig,
+    target: int,
+    freshest: str | None,
+    m: _Measure,
+) -> tuple[list[Block], list[LogEntry]]:
+    """The gate's admissions plus as much ranked residue as ``target`` tokens hold, best
+    score first: each as its full body when that fits, else as its signature, else left out.
+    Sizes are the blocks' own token counts on top of an exact count of the base window, so
+    the target is approached closely; the ceiling is enforced exactly afterwards."""
+    base = [b for b in blocks if not is_fill(b)]
+    extra = sorted(
+        (b for b in blocks if is_fill(b)), key=lambda b: (-(b.score or 0.0), b.item.meta.seq)
+    )
+    log: list[LogEntry] = []
+    if not extra:
+        return base, log
+    used = m.exact(lay_out(task, base, freshest).text)
+    chosen: list[Block] = []
+    for b in extra:
+        options = []
+        if b.expansion:
+            options.append(with_lines(b, b.expansion, rendering=Rendering.VERBATIM))
+        options.append(b)
+        subject = b.item.meta.entity or b.item.meta.file or b.id
+        for opt in options:
+            cost = m.sizes([opt.text])[0] + 24  # its header, fence and separator
+            if used + cost <= target:
+                used += cost
+                chosen.append(opt)
+                how = "full body" if opt.rendering is Rendering.VERBATIM else "signature"
+                log.append(LogEntry("fill", b.id, "admitted", f"{how}, ~{used} tokens", subject))
+                break
+        else:
+            log.append(
+                LogEntry("fill", b.id, "left_out", f"beyond the {target}-token target", subject)
+            )
+    keep = {b.id: b for b in chosen}
+    return [keep.get(b.id, b) for b in blocks if not is_fill(b) or b.id in keep], log
 
 
 def run_budget(
     task: str, blocks: Sequence[Block], config: ConstructConfig, ceiling: int, freshest: str | None
 ) -> BudgetResult:
-    """Fit ``blocks`` under ``ceiling`` by the eviction ladder; never exceed it."""
+    """Fill toward the target, then fit under ``ceiling`` by the eviction ladder; never
+    exceed it."""
     m = _Measure(config, ceiling)
-    state = list(blocks)
+    state, fill_log = fill(task, blocks, config, min(config.target_tokens, ceiling), freshest, m)
     log: list[str] = []
     flags: list[str] = []
 
     def measure() -> tuple[bool, int | None]:
-        _, text, parts = _layout(task, state, m, freshest)
+        layout = lay_out(task, state, freshest)
+        parts = [e.text for e in layout.entries]
+        text = layout.text
         estimate = sum(m.sizes(parts)) + len(parts)
         if estimate - 4 * len(parts) > ceiling:
             return False, None  # certainly over: skip the exact count
@@ -122,11 +149,8 @@ def run_budget(
 
     if not ok:
         ok = _ladder(task, state, config, ceiling, freshest, m, step, set_block, index)
-    entries: list[WindowEntry]
     stable_only = False
-    if ok:
-        ordered, text, _ = _layout(task, state, m, freshest)
-    else:
+    if not ok:
         stable_only = True
         flags.append("stable_core_only")
         core = [b for b in state if b.role is Role.REQUIREMENT]
@@ -139,40 +163,16 @@ def run_budget(
             state.pop()
             fits, count = measure()
         log.append(f"ladder exhausted: emitting the stable core only ({count} tokens)")
-        ordered, text, _ = _layout(task, state, m, freshest)
+    layout: Layout = lay_out(task, state, freshest)
+    text = layout.text
     n = m.exact(text)
+    entries: list[WindowEntry] = list(layout.entries)
     if n > ceiling:
         flags.append("core_truncated")
         text = truncate_to_tokens(text, ceiling, encoding=config.encoding, cut="word")
         n = m.exact(text)
+        entries = [e for e in entries if e.text in text]
         log.append(f"stable core alone exceeds the ceiling: truncated to {n} tokens")
-    entries = [
-        WindowEntry(
-            TASK_ID,
-            "task",
-            Role.REQUIREMENT.value,
-            Rendering.VERBATIM.value,
-            "stable_core",
-            True,
-            task_text(task),
-        )
-    ]
-    entries += [
-        WindowEntry(
-            b.id,
-            b.item.kind.value,
-            b.role.value,
-            b.rendering.value,
-            b.tier,
-            b.critical,
-            entry_text(b),
-            b.item.meta.entity,
-            b.item.meta.file,
-            b.item.meta.start_line,
-            b.item.meta.end_line,
-        )
-        for b in ordered
-    ]
     spans, pos = [], 0
     sizes = m.sizes([e.text for e in entries])
     for e, s in zip(entries, sizes, strict=True):
@@ -181,11 +181,13 @@ def run_budget(
     buried = middle_third_violations(spans)
     if buried:
         flags.append("critical_in_middle:" + ",".join(entries[i].item_id for i in buried))
-    irreducible = [b.id for b in ordered if b.irreducible]
+    irreducible = [b.id for b in layout.blocks if b.irreducible]
     if irreducible:
         log.append("irreducible (kept, >floor): " + ", ".join(irreducible))
     log.append(f"final {n} tokens ≤ ceiling {ceiling}")
-    return BudgetResult(tuple(entries), text, n, tuple(log), stable_only, tuple(flags))
+    return BudgetResult(
+        tuple(entries), text, n, tuple(log), stable_only, tuple(flags), tuple(fill_log)
+    )
 
 
 def _ladder(
@@ -264,20 +266,18 @@ def _ladder(
     )
     terms = [b.text for b in state if b.role is Role.REQUIREMENT]
     for b in working:
-        if b.role is Role.CHANGE_TARGET and b.rendering is Rendering.VERBATIM:
+        if b.role is Role.CHANGE_TARGET and b.rendering is Rendering.VERBATIM and b.is_code:
             window = config.window_lines
             while window >= 4:
-                lines = b.text.splitlines()
-                if len(lines) <= window:
+                shown = b.shown
+                if len(shown) <= window:
                     window //= 2
                     continue
 
-                def shrink(b: Block = b, window: int = window, lines: list[str] = lines) -> bool:
-                    st, en, _ = best_line_windows(lines, decision_terms(terms), window)[0]
-                    base = b.span[0] if b.span else (b.item.meta.start_line or 1)
-                    set_block(
-                        index(b.id), text="\n".join(lines[st:en]), span=(base + st, base + en - 1)
-                    )
+                def shrink(b: Block = b, window: int = window, shown: tuple = shown) -> bool:
+                    texts = [t for _, t in shown]
+                    st, en, _ = best_line_windows(texts, decision_terms(terms), window)[0]
+                    state[index(b.id)] = with_lines(b, shown[st:en])
                     return True
 
                 if step(f"ladder 2: change target {b.id} to its best {window}-line window", shrink):
@@ -288,13 +288,18 @@ def _ladder(
         if cur.fallback and cur.fallback != cur.text:
 
             def demote(b: Block = cur) -> bool:
-                set_block(
-                    index(b.id),
-                    text=b.fallback,
-                    rendering=Rendering.SIGNATURE,
-                    span=None,
-                    irreducible=False,
-                )
+                if b.is_code:
+                    state[index(b.id)] = with_lines(
+                        b, b.fallback_shown, rendering=Rendering.SIGNATURE, irreducible=False
+                    )
+                else:
+                    set_block(
+                        index(b.id),
+                        text=b.fallback,
+                        rendering=Rendering.SIGNATURE,
+                        span=None,
+                        irreducible=False,
+                    )
                 return True
 
             if step(f"ladder 2: {cur.role.value} {cur.id} verbatim → signature", demote):
@@ -342,4 +347,4 @@ def _ladder(
     return False
 
 
-__all__ = ["BudgetResult", "entry_text", "run_budget", "task_text"]
+__all__ = ["BudgetResult", "fill", "is_fill", "run_budget"]

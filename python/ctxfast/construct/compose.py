@@ -16,9 +16,12 @@ from typing import Any
 
 from ctxfast.construct.defaults import (
     DefaultsConfig,
-    default_localization,
+    SourceReader,
+    confident_localization,
     derive_impact,
+    file_outline,
     target_sources,
+    with_context,
 )
 from ctxfast.construct.pipeline import construct, default_plan
 from ctxfast.construct.ranker import Ranker
@@ -32,6 +35,7 @@ from ctxfast.construct.schema import (
     PlanNode,
 )
 from ctxfast.errors import InvalidArgumentError
+from ctxfast.recon.answers import is_test_path
 from ctxfast.recon.repository import Repository
 
 RETRIEVAL_TOKENS = 4000  # spec-04's cap on the retrieved slice handed to construction
@@ -139,14 +143,21 @@ def prepare(
     timings.update({f"retrieve.{k}": v for k, v in getattr(result, "timings_ms", {}).items()})
 
     if localization is None:
-        loc = default_localization(candidates, dcfg.localized_definitions)
+        loc = confident_localization(candidates, dcfg)
         if loc:
+            rule = (
+                f"within {dcfg.localization_margin:.0%} of the best retrieval score"
+                if dcfg.confidence_localization
+                else "fixed count"
+            )
             log.append(
                 LogEntry(
                     "defaults",
                     ",".join(loc),
                     "default_localization",
-                    f"top {len(loc)} retrieved definitions stand in for the fault entities",
+                    f"top {len(loc)} retrieved definitions ({rule}) stand in for the fault "
+                    "entities",
+                    ", ".join(loc),
                 )
             )
     else:
@@ -168,10 +179,17 @@ def prepare(
     targets = target_sources(graph, repo.root, heads, known, dcfg)
     candidates += targets.candidates
     log += targets.log
+    reader = SourceReader(repo.root)
+    change = set(heads)
+    candidates = [
+        with_context(graph, reader, c, dcfg) if c.qualname in change else c for c in candidates
+    ]
+    if dcfg.file_outlines:
+        candidates += _outlines(graph, reader, result, candidates, change, dcfg)
     if impact is None:
         derived = derive_impact(graph, repo.manifest(), repo.root, heads, known, dcfg)
         edges = derived.edges
-        candidates += derived.candidates
+        candidates = derived.with_sites(candidates) + derived.candidates
         log += derived.log
         n_called = sum(1 for e in edges if e.type is ImpactType.CALLED_BY)
         log.append(
@@ -187,6 +205,31 @@ def prepare(
         edges = list(impact)
     lap("defaults")
     return ComposeInputs(candidates, plan, edges, loc, log, timings)
+
+
+def _outlines(
+    graph: Any,
+    reader: SourceReader,
+    result: Any,
+    candidates: Sequence[CodeCandidate],
+    change: set[str],
+    cfg: DefaultsConfig,
+) -> list[CodeCandidate]:
+    """Skeletons of the files holding a change target and of the best-ranked files, each
+    scored like the best candidate of its file so the residue ranking can weigh it."""
+    best: dict[str, float] = {}
+    for c in candidates:
+        if c.origin == "04":
+            best[c.file] = max(best.get(c.file, float("-inf")), c.score)
+    target_files = [c.file for c in candidates if c.qualname in change]
+    ranked = [f for f in result.ranked_files() if f in best and not is_test_path(f)]
+    ranked = ranked[: cfg.outline_files]
+    out = []
+    for path in dict.fromkeys([*target_files, *ranked]):
+        cand = file_outline(graph, reader, path, best.get(path, 0.0), cfg)
+        if cand is not None:
+            out.append(cand)
+    return out
 
 
 def compose(

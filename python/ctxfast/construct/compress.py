@@ -9,8 +9,9 @@ what the decision needs is flagged ``irreducible`` for the budgeter instead of b
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from ctxfast.construct.represent import CRITICAL_ROLES, Assigned, Rendering, Role
 from ctxfast.construct.schema import (
@@ -22,6 +23,10 @@ from ctxfast.construct.schema import (
     PlanNode,
 )
 from ctxfast.construct.terms import line_tokens, short_name
+from ctxfast.excerpt import SIGNATURE_RE
+from ctxfast.numbered import render_numbered
+
+Numbered = tuple[tuple[int, str], ...]
 
 
 @dataclass(frozen=True)
@@ -29,7 +34,10 @@ class Block:
     """One compressed item ready for dedup, ordering and budgeting.
 
     ``text`` is the body under the current rendering; ``fallback`` is the cheaper form the
-    budgeter may demote it to (ladder step 2); ``span`` is the real line range shown.
+    budgeter may demote it to (ladder step 2). Code carries its lines as ``(real number,
+    text)`` pairs — ``shown`` for the current rendering, ``fallback_shown`` for the cheaper
+    one and ``expansion`` for the full body the window may grow it to when there is room
+    (a ranked candidate shown first as a signature) — and ``text`` is ``shown`` numbered.
     """
 
     item: EvidenceItem
@@ -44,10 +52,23 @@ class Block:
     pointer_to: str | None = None
     span: tuple[int, int] | None = None
     score: float | None = None
+    shown: Numbered = ()
+    fallback_shown: Numbered = ()
+    expansion: Numbered = field(default=())
 
     @property
     def id(self) -> str:
         return self.item.id
+
+    @property
+    def is_code(self) -> bool:
+        return bool(self.shown)
+
+
+def with_lines(block: Block, shown: Numbered, **changes: object) -> Block:
+    """``block`` showing ``shown``: its text, span and line pairs kept consistent."""
+    span = (shown[0][0], shown[-1][0]) if shown else None
+    return replace(block, shown=shown, text=render_numbered(shown), span=span, **changes)  # type: ignore[arg-type]
 
 
 def best_line_windows(
@@ -133,46 +154,109 @@ def derive_signature(item: EvidenceItem) -> str:
     return header
 
 
-def call_site_lines(item: EvidenceItem, head: str | None) -> list[str]:
-    """Lines of ``item`` naming ``head`` (the call sites of a direct obligation), numbered."""
-    if not head or item.kind not in CODE_KINDS:
-        return []
-    name = short_name(head)
+_CALL_OF = "(?<![A-Za-z0-9_]){name}\\s*\\("
+_INLINE_BODY = re.compile(r"\)\s*(?:->[^:]*)?:\s*\S")
+_DEF_LINE = re.compile(r"^\s*(?:async\s+def|def|class)\s")
+
+
+def numbered_content(item: EvidenceItem) -> Numbered:
+    """The item's code as ``(real line number, text)`` pairs."""
+    lines = item.content.split("\n")
+    if item.meta.lines is not None:
+        return tuple(zip(item.meta.lines, lines, strict=False))
     base = item.meta.start_line or 1
+    return tuple((base + i, t) for i, t in enumerate(lines))
+
+
+def call_site_lines(item: EvidenceItem, head: str | None) -> Numbered:
+    """The lines of ``item`` that call ``head``: the code graph's call sites when the item
+    carries them, else lines with a call ``name(`` that are neither a definition line nor a
+    comment nor inside a docstring (a mention in prose is not a call)."""
+    pairs = numbered_content(item)
+    if item.meta.sites:
+        wanted = set(item.meta.sites)
+        return tuple(p for p in pairs if p[0] in wanted)
+    if not head or item.kind not in CODE_KINDS:
+        return ()
+    call = re.compile(_CALL_OF.format(name=re.escape(short_name(head))))
     out = []
-    for i, ln in enumerate(item.content.splitlines()):
-        if name and name in ln and not ln.lstrip().startswith(("def ", "class ", "async def ")):
-            out.append(f"{base + i}: {ln.strip()}")
-    return out
+    in_doc: str | None = None
+    for n, ln in pairs:
+        code = ln.strip()
+        if in_doc is not None:
+            if in_doc in code:
+                in_doc = None
+            continue
+        for quote in ('"""', "'''"):
+            if code.startswith(quote) and code.count(quote) == 1:
+                in_doc = quote
+        if in_doc is not None or code.startswith(("#", '"""', "'''")) or _DEF_LINE.match(ln):
+            continue
+        if call.search(code.split(" #", 1)[0]):
+            out.append((n, ln))
+    return tuple(out)
+
+
+def signature_lines(item: EvidenceItem) -> Numbered:
+    """The definition's header lines (up to the line that opens its body) and the first
+    line of its docstring, with their real numbers — the cheapest faithful form of code."""
+    pairs = numbered_content(item)
+    if not pairs:
+        return ()
+    first = next((i for i, (_, t) in enumerate(pairs) if SIGNATURE_RE.match(t)), None)
+    if first is None:
+        first = next((i for i, (_, t) in enumerate(pairs) if t.strip()), 0)
+        return (pairs[first],)
+    out = []
+    i = first
+    while i < len(pairs) and len(out) < 6:
+        out.append(pairs[i])
+        code = pairs[i][1].split(" #", 1)[0].rstrip()
+        i += 1
+        if code.endswith((":", "{", ";")) or _INLINE_BODY.search(code):
+            break
+    if i < len(pairs) and pairs[i][1].strip().startswith(('"""', "'''", 'r"""')):
+        out.append(pairs[i])
+    return tuple(out)
 
 
 def mask_pointer(item: EvidenceItem, config: ConstructConfig) -> str:
-    """The compact pointer that replaces a masked output (raw text stays recoverable by id)."""
+    """The compact note that replaces a masked older output (the raw text stays in the
+    caller's hands; the window names no internal ids)."""
     lines = item.content.splitlines()
     first = next((ln.strip() for ln in lines if ln.strip()), "")
     preview = first[: config.pointer_preview_chars]
     size = len(item.content.encode("utf-8"))
     return (
-        f"[{item.kind.value} {item.id} masked: {len(lines)} lines, {size} bytes; "
-        f'starts "{preview}"; recoverable by id]'
+        f"[older {item.kind.value.replace('_', ' ')} elided: {len(lines)} lines, {size} bytes; "
+        f'it started "{preview}"]'
     )
 
 
-def _window_text(
-    item: EvidenceItem, terms: Collection[str], config: ConstructConfig, keep_tail: bool = False
-) -> tuple[str, tuple[int, int] | None, bool]:
-    """Reduce a large code body to its best window; returns (text, real span, was_cut)."""
-    lines = item.content.splitlines()
-    base = item.meta.start_line or 1
-    if len(lines) <= config.large_item_lines:
-        return item.content, (base, base + len(lines) - 1) if lines else None, False
+def best_window(
+    pairs: Numbered, terms: Collection[str], config: ConstructConfig, keep_tail: bool = False
+) -> tuple[Numbered, bool]:
+    """A large code body cut to its best ``window_lines`` window (term overlap; the tail for
+    an insertion point); returns ``(pairs, was_cut)``. Bodies up to ``large_item_lines``
+    lines stay whole."""
+    if len(pairs) <= config.large_item_lines:
+        return pairs, False
     if keep_tail:
-        st, en = len(lines) - config.window_lines, len(lines)
-    else:
-        st, en, _ = best_line_windows(
-            lines, terms, config.window_lines, min_len=config.min_term_len
-        )[0]
-    return "\n".join(lines[st:en]), (base + st, base + en - 1), True
+        return pairs[-config.window_lines :], True
+    st, en, _ = best_line_windows(
+        [t for _, t in pairs], terms, config.window_lines, min_len=config.min_term_len
+    )[0]
+    return pairs[st:en], True
+
+
+def _sliced(item: EvidenceItem, name: str) -> Numbered | None:
+    """The definition ``name`` inside a larger item (a method inside a retrieved class)."""
+    if item.meta.lines is not None:
+        return None
+    cut = ast_slice(item.content, name)
+    if cut is None:
+        return None
+    return numbered_content(item)[cut[0] : cut[1]]
 
 
 def _tier(item: EvidenceItem, role: Role) -> str:
@@ -196,31 +280,41 @@ def compress(
     for a in assigned:
         item, role, rendering = a.item, a.role, a.rendering
         if rendering is Rendering.OMITTED:
-            log.append(LogEntry("compress", item.id, "omitted", f"{role.value}: superseded"))
-            continue
-        is_code = item.kind in CODE_KINDS
-        span = None
-        sig = derive_signature(item) if is_code else item.content
-        if is_code and role in (Role.IMPACT_DIRECT, Role.CONFIG_CONSUMER):
-            heads = [o for o in (item.meta.edge_head,) if o] or list(
-                dict.fromkeys([plan.target_entity] if plan.target_entity else [])
+            log.append(
+                LogEntry(
+                    "compress", item.id, "omitted", f"{role.value}: superseded", _subject(item)
+                )
             )
-            sites = [s for h in heads for s in call_site_lines(item, h)]
-            if sites:
-                sig = sig + "\n" + "\n".join(f"  call site {s}" for s in sites)
-        if rendering is Rendering.VERBATIM and is_code:
-            text, span, cut = item.content, None, False
+            continue
+        is_code = item.kind in CODE_KINDS and item.meta.file is not None and item.content.strip()
+        if not is_code:
+            blocks.append(_text_block(a, config, freshest_failure))
+            continue
+        full = numbered_content(item)
+        sig = signature_lines(item) or full[:1]
+        if role in (Role.IMPACT_DIRECT, Role.CONFIG_CONSUMER):
+            head = item.meta.edge_head or plan.target_entity
+            sites = call_site_lines(item, head)
+            sig = tuple(sorted(set(sig) | set(sites)))
+        expansion: Numbered = ()
+        if rendering is Rendering.VERBATIM:
+            shown = full
             name = short_name(plan.target_entity) if plan.target_entity else None
-            sliced = ast_slice(item.content, name) if name and role is Role.CHANGE_TARGET else None
-            if sliced is not None and item.meta.entity != plan.target_entity:
-                lines = item.content.splitlines()
-                base = item.meta.start_line or 1
-                text = "\n".join(lines[sliced[0] : sliced[1]])
-                span = (base + sliced[0], base + sliced[1] - 1)
-                log.append(LogEntry("compress", item.id, "ast_slice", f"definition of {name}"))
-            else:
-                text, span, cut = _window_text(
-                    item, terms, config, keep_tail=role is Role.INSERTION_POINT
+            sliced = (
+                _sliced(item, name)
+                if name and role is Role.CHANGE_TARGET and item.meta.entity != plan.target_entity
+                else None
+            )
+            if sliced:
+                shown = sliced
+                log.append(
+                    LogEntry(
+                        "compress", item.id, "ast_slice", f"definition of {name}", _subject(item)
+                    )
+                )
+            elif role is not Role.FILE_OUTLINE:
+                shown, cut = best_window(
+                    full, terms, config, keep_tail=role is Role.INSERTION_POINT
                 )
                 if cut:
                     log.append(
@@ -228,21 +322,22 @@ def compress(
                             "compress",
                             item.id,
                             "line_window",
-                            f"lines {span[0]}-{span[1]} by term overlap" if span else "line window",
+                            f"lines {shown[0][0]}-{shown[-1][0]} by term overlap",
+                            _subject(item),
                         )
                     )
-        elif rendering is Rendering.VERBATIM:
-            text = item.content
         else:
-            text = sig
-            if is_code and item.content and sig != item.content:
-                log.append(LogEntry("compress", item.id, "signature", "signature over body"))
-        critical = role in CRITICAL_ROLES or (
-            role is Role.LIVE_STATE
-            and (
-                item.kind in (Kind.PATCH, Kind.ERROR, Kind.TRACEBACK) or item.id == freshest_failure
-            )
-        )
+            shown = sig
+            if a.driver.startswith("rank:"):
+                expansion, _ = best_window(full, terms, config)
+            if sig != full:
+                log.append(
+                    LogEntry(
+                        "compress", item.id, "signature", "signature over body", _subject(item)
+                    )
+                )
+        critical = role in CRITICAL_ROLES
+        text = render_numbered(shown)
         irreducible = (
             critical
             and rendering is Rendering.VERBATIM
@@ -255,10 +350,9 @@ def compress(
                     item.id,
                     "irreducible",
                     f"over {config.compression_floor_bytes} bytes after compression",
+                    _subject(item),
                 )
             )
-        if span is None and is_code and item.meta.start_line and text == item.content:
-            span = (item.meta.start_line, item.meta.end_line or item.meta.start_line)
         blocks.append(
             Block(
                 item=item,
@@ -266,23 +360,67 @@ def compress(
                 rendering=rendering,
                 driver=a.driver,
                 text=text,
-                fallback=sig if is_code else text,
+                fallback=render_numbered(sig),
                 tier=_tier(item, role),
                 critical=critical,
                 irreducible=irreducible,
-                span=span,
+                span=(shown[0][0], shown[-1][0]),
                 score=a.score,
+                shown=shown,
+                fallback_shown=sig,
+                expansion=expansion if expansion != shown else (),
             )
         )
     return blocks, log
 
 
+def _text_block(a: Assigned, config: ConstructConfig, freshest_failure: str | None) -> Block:
+    """A non-code item (requirement, impact edge, live output) as plain text."""
+    item, role = a.item, a.role
+    critical = role in CRITICAL_ROLES or (
+        role is Role.LIVE_STATE
+        and (item.kind in (Kind.PATCH, Kind.ERROR, Kind.TRACEBACK) or item.id == freshest_failure)
+    )
+    text = item.content if a.rendering is Rendering.VERBATIM else derive_signature(item)
+    irreducible = (
+        critical
+        and a.rendering is Rendering.VERBATIM
+        and len(text.encode("utf-8")) > config.compression_floor_bytes
+    )
+    return Block(
+        item=item,
+        role=role,
+        rendering=a.rendering,
+        driver=a.driver,
+        text=text,
+        fallback=text,
+        tier=_tier(item, role),
+        critical=critical,
+        irreducible=irreducible,
+        score=a.score,
+    )
+
+
+def _subject(item: EvidenceItem) -> str:
+    """What an item is, for a log reader: its entity, else ``path:start-end``."""
+    if item.meta.entity:
+        return item.meta.entity
+    if item.meta.file:
+        return f"{item.meta.file}:{item.meta.start_line}-{item.meta.end_line}"
+    return item.kind.value
+
+
 __all__ = [
     "Block",
+    "Numbered",
     "ast_slice",
     "best_line_windows",
+    "best_window",
     "call_site_lines",
     "compress",
     "derive_signature",
     "mask_pointer",
+    "numbered_content",
+    "signature_lines",
+    "with_lines",
 ]

@@ -2,8 +2,10 @@
 
 Dedup keys on *normalised content identity* (hashed natively), definition identity and
 symbol identity — never on pool ids. Each distinct fact keeps one rendering, in its
-strongest role; every duplicate becomes a one-line pointer to the survivor. Low-scoring
-ranker admissions that no load-bearing item mentions are dropped as mid-relevance filler.
+strongest role; every duplicate is logged against its survivor and left out of the window
+(a pointer in the text would only cost tokens and show internal ids). A requirement that
+restates the task, and an impact edge whose consumer's code is in the window, are duplicates
+too. Low-scoring ranker admissions that no load-bearing item mentions are dropped as filler.
 """
 
 from __future__ import annotations
@@ -11,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ctxfast.construct.compress import Block
-from ctxfast.construct.represent import Role
+from ctxfast.construct.compress import Block, with_lines
+from ctxfast.construct.represent import Rendering, Role
 from ctxfast.construct.schema import CODE_KINDS, ConstructConfig, Kind, LogEntry
 from ctxfast.construct.terms import mentions
 from ctxfast.identity import content_identity, normalise_for_identity
+from ctxfast.numbered import render_numbered
 
 ROLE_RANK = {
     r: i
@@ -30,6 +33,7 @@ ROLE_RANK = {
             Role.CONFIG_CONSUMER,
             Role.RELATED_TEST,
             Role.RELATED_SYMBOL,
+            Role.FILE_OUTLINE,
             Role.IMPACT_WIDER,
             Role.STALE,
         ]
@@ -51,6 +55,20 @@ def _pointer(dup: Block, survivor: Block, why: str) -> Block:
     )
 
 
+def _with_sites(b: Block, donor: Block) -> Block:
+    """``b`` (the surviving rendering of a definition) with the call sites a duplicate of
+    it knew, shown beside its signature when it is shown as one."""
+    dm = donor.item.meta
+    meta = replace(b.item.meta, sites=dm.sites, site_of=b.item.meta.site_of or dm.site_of)
+    wanted = set(dm.sites)
+    pairs = {p[0]: p for p in (*b.fallback_shown, *b.shown, *donor.shown)}
+    sig = tuple(sorted({*b.fallback_shown, *(p for n, p in pairs.items() if n in wanted)}))
+    out = replace(b, item=replace(b.item, meta=meta), fallback_shown=sig)
+    if b.rendering is not Rendering.VERBATIM:
+        out = with_lines(out, sig)
+    return replace(out, fallback=render_numbered(sig))
+
+
 def _better(a: Block, b: Block) -> bool:
     # Strongest role first; between equal roles, real code outranks a bare entity name.
     def key(x: Block) -> tuple[int, bool, int]:
@@ -59,8 +77,31 @@ def _better(a: Block, b: Block) -> bool:
     return key(a) < key(b)
 
 
-def dedup(blocks: Sequence[Block], config: ConstructConfig) -> tuple[list[Block], list[LogEntry]]:
-    """Collapse the four duplicate classes to one rendering each; drop filler."""
+def _subject(b: Block) -> str:
+    m = b.item.meta
+    return m.entity or (f"{m.file}:{m.start_line}-{m.end_line}" if m.file else b.item.kind.value)
+
+
+def _restates(b: Block, task: str) -> bool:
+    """A requirement whose every line is the task itself (or the target, already labelled on
+    its code): the default plan's obligation and acceptance criterion."""
+    if b.item.kind not in (Kind.PLAN_NODE, Kind.ACCEPTANCE_CRITERIA) or not task.strip():
+        return False
+    want = " ".join(task.split())
+    for line in b.item.content.splitlines():
+        key, _, value = line.partition(": ")
+        body = value if b.item.kind is Kind.PLAN_NODE and value else line
+        if key == "target" and b.item.kind is Kind.PLAN_NODE:
+            continue
+        if " ".join(body.split()) != want:
+            return False
+    return True
+
+
+def dedup(
+    blocks: Sequence[Block], config: ConstructConfig, task: str = ""
+) -> tuple[list[Block], list[LogEntry]]:
+    """Collapse the duplicate classes to one rendering each; drop filler."""
     out = list(blocks)
     log: list[LogEntry] = []
     idents = content_identity([b.item.content for b in out])
@@ -77,9 +118,13 @@ def dedup(blocks: Sequence[Block], config: ConstructConfig) -> tuple[list[Block]
             surv = out[best]
             if any(out[i].critical for i in live) and not surv.critical:
                 out[best] = surv = replace(surv, critical=True)
+            donor = next((out[i] for i in live if out[i].item.meta.sites), None)
+            if donor is not None and not surv.item.meta.sites and surv.is_code:
+                out[best] = surv = _with_sites(surv, donor)
             for i in live:
                 if i != best:
-                    log.append(LogEntry("dedup", out[i].id, "pointer", f"{why} → {surv.id}"))
+                    note = f"{why} → {surv.id} ({_subject(surv)})"
+                    log.append(LogEntry("dedup", out[i].id, "duplicate", note, _subject(out[i])))
                     out[i] = _pointer(out[i], surv, why)
 
     # Class 1 + 3: same definition / same symbol (via 03 and 04, or target + related role).
@@ -123,7 +168,11 @@ def dedup(blocks: Sequence[Block], config: ConstructConfig) -> tuple[list[Block]
                 out[host] = replace(out[host], critical=True)
             log.append(
                 LogEntry(
-                    "dedup", out[i].id, "pointer", f"same failure reported twice → {out[host].id}"
+                    "dedup",
+                    out[i].id,
+                    "duplicate",
+                    f"same failure reported twice → {out[host].id}",
+                    out[i].item.kind.value,
                 )
             )
             out[i] = _pointer(out[i], out[host], "same failure reported twice")
@@ -142,13 +191,41 @@ def dedup(blocks: Sequence[Block], config: ConstructConfig) -> tuple[list[Block]
             if filler:
                 log.append(
                     LogEntry(
-                        "dedup", b.id, "dropped", f"mid-relevance filler (score {b.score:.2f})"
+                        "dedup",
+                        b.id,
+                        "dropped",
+                        f"mid-relevance filler (score {b.score:.2f})",
+                        _subject(b),
                     )
                 )
             else:
                 kept.append(b)
         out = kept
-    return out, log
+    code_at = {b.item.meta.entity: i for i, b in enumerate(out) if b.is_code and not b.pointer_to}
+    for b in out:  # a consumer shown as code is labelled with what it consumes
+        m = b.item.meta
+        i = code_at.get(m.entity) if m.edge_type is not None and not b.is_code else None
+        if i is not None and out[i].item.meta.site_of is None and m.edge_head:
+            item = out[i].item
+            out[i] = replace(
+                out[i], item=replace(item, meta=replace(item.meta, site_of=m.edge_head))
+            )
+    code_entities = set(code_at)
+    final: list[Block] = []
+    for b in out:
+        if b.pointer_to is not None:
+            continue
+        if _restates(b, task):
+            log.append(LogEntry("dedup", b.id, "duplicate", "restates the task", _subject(b)))
+            continue
+        m = b.item.meta
+        if m.edge_type is not None and not b.is_code and m.entity in code_entities:
+            log.append(
+                LogEntry("dedup", b.id, "duplicate", "the consumer's code is shown", _subject(b))
+            )
+            continue
+        final.append(b)
+    return final, log
 
 
 __all__ = ["ROLE_RANK", "dedup"]

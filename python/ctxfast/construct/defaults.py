@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxfast.construct.schema import CodeCandidate, ImpactEdge, ImpactType, LogEntry
+from ctxfast.recon.answers import is_test_path
 from ctxfast.recon.graph import CodeGraph, Node
 
 CONFIG_KEY = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
@@ -60,6 +61,8 @@ class DefaultsConfig:
     # ``outline_files`` files, so the model sees where else to look.
     file_outlines: bool = True
     outline_files: int = 3
+    outline_max_lines: int = 30
+    max_import_lines: int = 30
 
 
 @dataclass
@@ -69,6 +72,17 @@ class Derived:
     edges: list[ImpactEdge] = field(default_factory=list)
     candidates: list[CodeCandidate] = field(default_factory=list)
     log: list[LogEntry] = field(default_factory=list)
+    #: Call/use sites of consumers that were already candidates: qualname → (lines, of what).
+    sites: dict[str, tuple[tuple[int, ...], str]] = field(default_factory=dict)
+
+    def with_sites(self, candidates: Sequence[CodeCandidate]) -> list[CodeCandidate]:
+        """``candidates`` with the sites found for those that had none."""
+        return [
+            replace(c, sites=self.sites[c.qualname][0], site_of=self.sites[c.qualname][1])
+            if c.qualname in self.sites and not c.sites
+            else c
+            for c in candidates
+        ]
 
 
 class SourceReader:
@@ -116,11 +130,45 @@ class SourceReader:
 
 def default_localization(candidates: Sequence[CodeCandidate], k: int) -> tuple[str, ...]:
     """The ``k`` best-scored distinct retrieved definitions (ties keep retrieval order)."""
+    return _ranked_definitions(candidates)[:k]
+
+
+def _ranked_definitions(candidates: Sequence[CodeCandidate]) -> tuple[str, ...]:
     ranked = sorted(
         (c for c in candidates if c.qualname and c.kind != "def"),
         key=lambda c: -c.score,
     )
-    return tuple(dict.fromkeys(c.qualname for c in ranked if c.qualname))[:k]
+    return tuple(dict.fromkeys(c.qualname for c in ranked if c.qualname))
+
+
+def confident_localization(
+    candidates: Sequence[CodeCandidate], cfg: DefaultsConfig
+) -> tuple[str, ...]:
+    """Change targets sized by the retrieval score distribution, not a fixed count.
+
+    When one definition clearly leads, it alone is the target; when several score close to
+    the best (the task is ambiguous between them), each of them is: every distinct retrieved
+    definition scoring at least ``(1 - localization_margin)`` × the best score, at least
+    ``localization_min`` and at most ``localization_max`` of them, in score order. Falls back
+    to the fixed ``localized_definitions`` when ``confidence_localization`` is off.
+    """
+    if not cfg.confidence_localization:
+        return default_localization(candidates, cfg.localized_definitions)
+    best: dict[str, float] = {}
+    for c in candidates:
+        if c.qualname and c.kind != "def":
+            best[c.qualname] = max(best.get(c.qualname, float("-inf")), c.score)
+    order = _ranked_definitions(candidates)
+    files = {c.qualname: c.file for c in candidates if c.qualname}
+    library = tuple(q for q in order if not is_test_path(files[q]))
+    order = library or order  # a test is the change target only when nothing else is
+    if not order:
+        return ()
+    top = best[order[0]]
+    floor = top - abs(top) * cfg.localization_margin
+    chosen = [q for q in order if best[q] >= floor]
+    n = min(max(len(chosen), cfg.localization_min), cfg.localization_max)
+    return order[:n]
 
 
 def resolve(graph: CodeGraph, entity: str) -> Node | None:
@@ -184,25 +232,32 @@ def called_by(
     Scopes are resolved only until the cap is reached, so a hub with thousands of call
     sites costs ``max_callers`` lookups, not thousands.
     """
-    seen: set[str] = set()
-    tails: list[tuple[Node, Node]] = []
+    tails: dict[str, tuple[Node, list[int]]] = {}
     sites = graph.callers(node.id)
     used = 0
     for site in sites:
-        if len(tails) >= cfg.max_callers:
-            break
         used += 1
         scope = graph.scope_definition(site)
-        if scope is None or scope.id == node.id or scope.id in seen:
+        if scope is None or scope.id == node.id:
             continue
-        seen.add(scope.id)
-        tails.append((scope, site))
-    for scope, site in tails:
+        if scope.id in tails:
+            tails[scope.id][1].append(site.line)
+            continue
+        if len(tails) >= cfg.max_callers:
+            used -= 1
+            break
+        tails[scope.id] = (scope, [site.line])
+    for scope, lines in tails.values():
         out.edges.append(ImpactEdge(head=head, tail=scope.qualname, type=ImpactType.CALLED_BY))
-        if scope.qualname not in known:
+        if scope.qualname in known:
+            out.sites.setdefault(scope.qualname, (tuple(sorted(set(lines))), head))
+        else:
             known.add(scope.qualname)
-            prov = f"03: caller of {head} at {site.file}:{site.line}"
-            out.candidates.append(_code_candidate(graph, scope, reader, cfg, prov, site.line))
+            where = ", ".join(str(n) for n in sorted(set(lines)))
+            prov = f"03: caller of {head} at {scope.file}:{where}"
+            cand = _code_candidate(graph, scope, reader, cfg, prov, lines[0])
+            in_span = tuple(n for n in sorted(set(lines)) if cand.start_line <= n <= cand.end_line)
+            out.candidates.append(replace(cand, sites=in_span, site_of=head))
     if used < len(sites):
         out.log.append(
             LogEntry(
@@ -214,17 +269,35 @@ def called_by(
         )
 
 
-def config_keys(node: Node, reader: SourceReader, cfg: DefaultsConfig) -> list[str]:
-    """Config keys ``node`` reads or defines, first-seen order, capped."""
+_SETTINGS_READ = r"""(?:settings|config|conf|cfg|options|environ|env)\s*(?:\.|\[\s*["'])"""
+
+
+def config_keys(
+    node: Node, reader: SourceReader, cfg: DefaultsConfig, cfg_files: Sequence[str] = ()
+) -> list[str]:
+    """Configuration keys ``node`` reads or defines, first-seen order, capped.
+
+    A key is configuration only when something outside the code can set it: it is read from
+    the environment (``os.environ["K"]``, ``getenv("K")``), read off a settings object
+    (``settings.K``, ``config["K"]``), or stated in one of the repository's config files. A
+    module constant that merely looks like one (``DEFAULT_ENCODING``) is not a key: its users
+    are ordinary code, not consumers of a configuration.
+    """
     text = reader.span(node.file, node.line, node.end_line)
-    keys: dict[str, None] = {}
-    if CONFIG_KEY.fullmatch(node.name):
-        keys[node.name] = None
+    found: dict[str, None] = {}
     for m in ENV_READ.finditer(text):
-        keys.setdefault(m.group(1), None)
-    for m in CONFIG_KEY.finditer(text):
-        keys.setdefault(m.group(0), None)
-    return list(keys)[: cfg.max_config_keys]
+        found.setdefault(m.group(1), None)
+    shaped = ([node.name] if CONFIG_KEY.fullmatch(node.name) else []) + [
+        m.group(0) for m in CONFIG_KEY.finditer(text)
+    ]
+    for key in dict.fromkeys(shaped):
+        if key in found:
+            continue
+        if re.search(_SETTINGS_READ + re.escape(key) + r"\b", text) or any(
+            reader.word_lines(f, key, re.compile(rf"\b{re.escape(key)}\b")) for f in cfg_files
+        ):
+            found.setdefault(key, None)
+    return list(found)[: cfg.max_config_keys]
 
 
 def config_files(manifest: dict[str, Any], root: Path) -> list[str]:
@@ -273,7 +346,7 @@ def config_consumers(
     tails: dict[str, CodeCandidate] = {}
     total = 0
     word: dict[str, re.Pattern[str]] = {}
-    for key in config_keys(node, reader, cfg):
+    for key in config_keys(node, reader, cfg, cfg_files):
         word[key] = re.compile(rf"\b{re.escape(key)}\b")
         def_files = sorted({n.file for n in graph.lookup(key) if n.kind == "var"})
         scan: dict[str, None] = dict.fromkeys(def_files)
@@ -288,7 +361,8 @@ def config_consumers(
                     scope = Node("", "var", key, f"{f}:{i}", f, i, 0, i)
                 total += 1
                 prov = f"03: binds config key {key} at {f}:{i} (read by {head})"
-                tails[scope.qualname] = _code_candidate(graph, scope, reader, cfg, prov, i)
+                cand = _code_candidate(graph, scope, reader, cfg, prov, i)
+                tails[scope.qualname] = replace(cand, sites=(i,), site_of=key)
         for f in cfg_files:
             lines = reader.lines(f)
             for i in reader.word_lines(f, key, word[key]):
@@ -308,9 +382,13 @@ def config_consumers(
                     text=line,
                     provenance=f"03: config file states {key} at {f}:{i} (read by {head})",
                     origin="03",
+                    sites=(i,),
+                    site_of=key,
                 )
     for tail, cand in list(tails.items())[: cfg.max_config_consumers]:
         out.edges.append(ImpactEdge(head=head, tail=tail, type=ImpactType.CONFIG_CONSUMER))
+        if tail in known and cand.site_of:
+            out.sites.setdefault(tail, (cand.sites, cand.site_of))
         if tail not in known:
             known.add(tail)
             out.candidates.append(cand)
@@ -346,6 +424,98 @@ def target_sources(
     return out
 
 
+_IMPORT = re.compile(r"^\s*(?:from\s+\S+\s+import\b|import\s)")
+
+
+def import_lines(lines: Sequence[str], limit: int) -> list[int]:
+    """1-based numbers of a module's import statements above its first definition
+    (parenthesised imports with their continuation lines), at most ``limit`` of them."""
+    out: list[int] = []
+    depth = 0
+    for i, ln in enumerate(lines, 1):
+        if len(out) >= limit:
+            break
+        if depth > 0:
+            out.append(i)
+            depth += ln.count("(") - ln.count(")")
+            continue
+        stripped = ln.lstrip()
+        if stripped.startswith(("def ", "class ", "async def ", "@")):
+            break
+        if _IMPORT.match(ln):
+            out.append(i)
+            depth = max(0, ln.count("(") - ln.count(")"))
+    return out
+
+
+def _header_lines(lines: Sequence[str], start: int, limit: int = 4) -> list[int]:
+    """A definition's header: its first line and continuation lines up to the one that
+    opens the body (``:`` or ``{``), at most ``limit`` lines."""
+    out = []
+    for i in range(start, min(start + limit, len(lines) + 1)):
+        out.append(i)
+        text = lines[i - 1].split("#", 1)[0].rstrip()
+        if text.endswith((":", "{")) or (text.endswith(")") and i == start):
+            break
+    return out
+
+
+def with_context(
+    graph: CodeGraph, reader: SourceReader, cand: CodeCandidate, cfg: DefaultsConfig
+) -> CodeCandidate:
+    """The change target with what a model needs to edit it in place: the header of the
+    enclosing class for a method, the module's imports for module-level code. The result
+    carries its exact line set (``lines``) since the context is not adjacent to the body."""
+    if not cfg.target_context:
+        return cand
+    lines = reader.lines(cand.file)
+    if not lines:
+        return cand
+    extra: list[int] = []
+    if cand.kind in ("function", "method", "class"):
+        for enc in graph.definitions_enclosing(cand.file, cand.start_line):
+            if enc.kind == "class" and enc.line < cand.start_line:
+                extra = _header_lines(lines, enc.line)
+                break
+    else:
+        extra = import_lines(lines, cfg.max_import_lines)
+    span = range(cand.start_line, min(cand.end_line, len(lines)) + 1)
+    shown = sorted(set(extra) | set(span))
+    if len(shown) == len(span):
+        return cand
+    text = "\n".join(lines[n - 1] for n in shown)
+    return replace(cand, lines=tuple(shown), text=text)
+
+
+def file_outline(
+    graph: CodeGraph, reader: SourceReader, path: str, score: float, cfg: DefaultsConfig
+) -> CodeCandidate | None:
+    """A skeleton of ``path``: the first line of each definition with its real line number,
+    classes and top-level functions before methods when the cap bites, shown in file order."""
+    lines = reader.lines(path)
+    defs = [n for n in graph.nodes_in_file(path) if n.kind in ("function", "class")]
+    if not lines or not defs:
+        return None
+    depth = {n.id: n.qualname.count(".") for n in defs}
+    pick = sorted(defs, key=lambda n: (n.kind != "class", depth[n.id], n.line))
+    chosen = sorted({n.line for n in pick[: cfg.outline_max_lines] if 0 < n.line <= len(lines)})
+    if not chosen:
+        return None
+    return CodeCandidate(
+        qualname=None,
+        kind="outline",
+        file=path,
+        start_line=chosen[0],
+        end_line=chosen[-1],
+        score=score,
+        signature=None,
+        text="\n".join(lines[n - 1] for n in chosen),
+        provenance=f"03: outline of {path} ({len(defs)} definitions, {len(lines)} lines)",
+        origin="03",
+        lines=tuple(chosen),
+    )
+
+
 def derive_impact(
     graph: CodeGraph,
     manifest: dict[str, Any],
@@ -375,8 +545,13 @@ __all__ = [
     "DefaultsConfig",
     "Derived",
     "SourceReader",
+    "confident_localization",
     "config_keys",
+    "default_localization",
     "derive_impact",
+    "file_outline",
+    "import_lines",
     "resolve",
     "target_sources",
+    "with_context",
 ]

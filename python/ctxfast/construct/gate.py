@@ -91,6 +91,7 @@ def _driver(
     config: ConstructConfig,
     freshest: set[str],
     target: tuple[str, int] | None,
+    target_files: frozenset[str] = frozenset(),
 ) -> str | None:
     changes = pool.change_set
     if item.kind is Kind.PLAN_NODE:
@@ -113,6 +114,8 @@ def _driver(
             return "obligation:dependency"
         if any(_names(ent, c) for c in plan.acceptance_criteria):
             return "obligation:acceptance_predicate"
+    if item.kind is Kind.SYMBOL and not ent and item.meta.file in target_files:
+        return "obligation:target_file_outline"
     if item.kind in CODE_KINDS:
         if ent:
             # Tails of direct impact edges: the consumer code of the change.
@@ -156,13 +159,18 @@ def run_gate(
     )
     freshest = _freshest(pool)
     target = _target_span(pool)
+    target_files = frozenset(
+        it.meta.file
+        for it in pool.items
+        if it.kind in CODE_KINDS and it.meta.entity in pool.change_set and it.meta.file
+    )
     admitted: list[EvidenceItem] = []
     drivers: dict[str, str] = {}
     residue: list[str] = []
     rejected: list[str] = []
     log: list[LogEntry] = []
     for item in pool.items:
-        drv = _driver(item, plan, pool, config, freshest, target)
+        drv = _driver(item, plan, pool, config, freshest, target, target_files)
         if drv is not None:
             admitted.append(item)
             drivers[item.id] = drv

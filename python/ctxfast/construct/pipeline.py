@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from ctxfast.construct.budget import run_budget
 from ctxfast.construct.compress import compress
 from ctxfast.construct.dedup import dedup
+from ctxfast.construct.evidence_ranker import EvidenceRanker, reference_score
 from ctxfast.construct.gate import fold_residue, run_gate
 from ctxfast.construct.pool import PoolInputs, build_pool
 from ctxfast.construct.ranker import Ranker, rank_residue
@@ -130,8 +131,11 @@ def construct(
             drivers[i] = "fold:obligation_bucket"
         admitted_ids += folded
     elif residue:
-        outcome = rank_residue(residue, plan, ranker, config)  # the one L entry
-        calls = outcome.calls
+        chosen = ranker
+        if chosen is None and config.evidence_ranker:
+            chosen = EvidenceRanker(residue, reference_score(pool.items, pool.change_set))
+        outcome = rank_residue(residue, plan, chosen, config)  # the one L entry
+        calls = outcome.calls if getattr(chosen, "calls_model", True) else 0
         log.extend(outcome.log)
         for i, s in outcome.admitted.items():
             drivers[i] = "rank:score"
@@ -163,16 +167,20 @@ def construct(
     blocks, clog = compress(assigned, plan, terms, config, freshest)  # (d)
     log.extend(clog)
     lap("compress")
-    blocks, dlog = dedup(blocks, config)  # (e)
+    blocks, dlog = dedup(blocks, config, task)  # (e)
     log.extend(dlog)
     lap("dedup")
-    if freshest is not None and not any(b.id == freshest and b.pointer_to is None for b in blocks):
+    if freshest is not None and not any(b.id == freshest for b in blocks):
         freshest = None
     result = run_budget(task, blocks, config, ceiling, freshest)  # (f) + (g)
-    placed = {e.item_id for e in result.entries}
+    log.extend(result.fill_log)
+    placed = {i for e in result.entries for i in e.item_id.split("+")}
+    left_out = {e.item_id for e in result.fill_log if e.decision == "left_out"}
     for b in blocks:
-        if b.id not in placed:
-            log.append(LogEntry("budget", b.id, "evicted", "eviction ladder"))
+        if b.id not in placed and b.id not in left_out:
+            m = b.item.meta
+            what = m.entity or (f"{m.file}:{m.start_line}-{m.end_line}" if m.file else "")
+            log.append(LogEntry("budget", b.id, "evicted", "eviction ladder", what))
     lap("order_budget")
     return DecisionContext(
         task=task,

@@ -84,6 +84,17 @@ def _cap_bytes(text: str, cap: int) -> tuple[str, bool]:
     return raw[:cap].decode("utf-8", "ignore"), True
 
 
+def _shown_after_cap(meta: ItemMeta, content: str) -> ItemMeta:
+    """Line addressing of code whose content the byte cap cut: only the lines still held
+    (a partly cut last line counts as held) are claimed as shown."""
+    kept = max(1, len(content.split("\n")))
+    if meta.lines is not None:
+        lines = meta.lines[:kept]
+        return replace(meta, lines=lines, end_line=lines[-1])
+    start = meta.start_line or 1
+    return replace(meta, end_line=min(meta.end_line or start, start + kept - 1))
+
+
 def _item_id(kind: Kind, content: str, provenance: str) -> str:
     h = hashlib.sha256(f"{kind.value}\0{content}\0{provenance}".encode()).hexdigest()
     return "E" + h[:10]
@@ -174,7 +185,14 @@ def build_pool(inputs: PoolInputs, config: ConstructConfig) -> Pool:
             raise InvalidArgumentError(
                 f"candidate {c.qualname or c.file} has an invalid span {c.start_line}-{c.end_line}"
             )
-        if c.origin == "04":
+        if c.lines is not None and len(c.lines) != len(c.text.split("\n")):
+            raise InvalidArgumentError(
+                f"candidate {c.qualname or c.file}: {len(c.lines)} line numbers for "
+                f"{len(c.text.split(chr(10)))} lines of text"
+            )
+        if c.kind == "outline":
+            kind = Kind.SYMBOL  # a file's definition lines: symbols, not code to edit
+        elif c.origin == "04":
             kind = Kind.RETRIEVED_HIT
         else:
             kind = Kind.SOURCE_CODE if c.text.strip() else Kind.SYMBOL
@@ -190,6 +208,9 @@ def build_pool(inputs: PoolInputs, config: ConstructConfig) -> Pool:
                 end_line=c.end_line,
                 signature=c.signature,
                 score=c.score,
+                lines=c.lines,
+                sites=c.sites,
+                site_of=c.site_of,
             ),
         )
 
@@ -210,6 +231,8 @@ def build_pool(inputs: PoolInputs, config: ConstructConfig) -> Pool:
     seen_ids: dict[str, int] = {}
     for source, kind, content, prov, meta in raw:
         content, cut = _cap_bytes(content, config.content_cap_bytes)
+        if cut and meta.start_line is not None:
+            meta = _shown_after_cap(meta, content)
         prov = prov[: config.provenance_cap_chars]
         base = _item_id(kind, content, prov)
         n = seen_ids.get(base, 0) + 1

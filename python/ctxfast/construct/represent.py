@@ -36,6 +36,7 @@ class Role(StrEnum):
     IMPACT_WIDER = "impact_wider"
     RELATED_TEST = "related_test"
     CONFIG_CONSUMER = "config_consumer"
+    FILE_OUTLINE = "file_outline"
     LIVE_STATE = "live_state"
     STALE = "stale"
 
@@ -69,6 +70,8 @@ REPRESENTATION_TABLE: Mapping[tuple[Kind, Role], Rendering] = {
     (Kind.GRAPH_EDGE, Role.IMPACT_WIDER): Rendering.DIGEST,
     **{(k, Role.RELATED_TEST): Rendering.SIGNATURE for k in _CODE},
     **{(k, Role.CONFIG_CONSUMER): Rendering.SIGNATURE for k in (*_CODE, Kind.CONFIG)},
+    # A file's skeleton is already its cheapest faithful form.
+    (Kind.SYMBOL, Role.FILE_OUTLINE): Rendering.VERBATIM,
     **{(k, Role.LIVE_STATE): Rendering.VERBATIM for k in _LIVE},
     **{(k, Role.STALE): Rendering.OMITTED for k in _LIVE},
 }
@@ -113,6 +116,8 @@ def assign_role(item: EvidenceItem, driver: str, stale: bool) -> Role:
         return Role.CHANGE_TARGET
     if driver == "obligation:insertion_point":
         return Role.INSERTION_POINT
+    if item.kind is Kind.SYMBOL and not item.meta.entity and item.meta.file:
+        return Role.FILE_OUTLINE
     if driver in ("impact:ConfigConsumer", "impact:SchemaConsumer"):
         return Role.CONFIG_CONSUMER
     if driver.startswith("impact:"):

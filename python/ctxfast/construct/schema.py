@@ -72,6 +72,7 @@ class ItemMeta:
     truncated: bool = False
     lines: tuple[int, ...] | None = None
     sites: tuple[int, ...] = ()
+    site_of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -158,6 +159,8 @@ class CodeCandidate:
     #: Lines of ``file`` inside the span that call the change entity (from the code graph),
     #: shown beside a caller's signature.
     sites: tuple[int, ...] = ()
+    #: The entity ``sites`` call (the change entity this candidate is a caller of).
+    site_of: str | None = None
 
 
 @dataclass(frozen=True)
