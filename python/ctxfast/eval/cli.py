@@ -67,6 +67,26 @@ def _run_model_probes(
     )
 
 
+def curve_targets(flag: str | None, configured: Any) -> tuple[int, ...]:
+    """``--curve-targets 2000,4000`` (an empty value: no curve), else the config file's
+    ``curve_targets`` list, else :data:`~ctxfast.eval.runner.CURVE_TARGETS`."""
+    from ctxfast.eval.runner import CURVE_TARGETS
+
+    if flag is not None:
+        raw: list[Any] = [t for t in flag.split(",") if t.strip()]
+    elif configured is not None:
+        raw = list(configured)
+    else:
+        return CURVE_TARGETS
+    try:
+        targets = tuple(int(t) for t in raw)
+    except (TypeError, ValueError) as exc:
+        raise EvalError(f"curve targets must be whole token counts: {raw}") from exc
+    if any(t <= 0 for t in targets):
+        raise EvalError(f"curve targets must be positive token counts: {list(targets)}")
+    return tuple(dict.fromkeys(targets))
+
+
 def run_suite(args: argparse.Namespace) -> int:
     from ctxfast.eval.bench import load_alignment, load_bench, sample
     from ctxfast.eval.runner import RunConfig, build_results, resolve_jobs
@@ -114,6 +134,7 @@ def run_suite(args: argparse.Namespace) -> int:
         )
 
     max_tokens = int(cfg_file.get("max_tokens", 4000))
+    window_tokens = int(cfg_file.get("window_tokens", 24000))
     bm25 = BM25Files(max_tokens=max_tokens)
     system_name = args.system
     if system_name == "auto":
@@ -127,12 +148,20 @@ def run_suite(args: argparse.Namespace) -> int:
             config=dict(cfg_file.get("ctxfast", {})),
             ablatable=tuple(cfg_file.get("ablate_switches", [])),
         )
-        baselines: list[Any] = [bm25, StuffEverything(primary)]
+        baselines: list[Any] = [bm25, StuffEverything(primary, window_tokens=window_tokens)]
         if args.suite in ("construct", "all"):
-            constructor = CtxfastConstruct(options=dict(cfg_file.get("compose", {})))
+            constructor = CtxfastConstruct(
+                options=dict(cfg_file.get("compose", {})),
+                config=dict(cfg_file.get("construct", {})),
+                defaults=dict(cfg_file.get("defaults", {})),
+            )
+            try:
+                constructor.settings()
+            except (TypeError, ValueError) as exc:
+                raise EvalError(f"--config construct/defaults: {exc}") from exc
     else:
         primary = bm25
-        baselines = [StuffEverything(bm25, window_tokens=int(cfg_file.get("window_tokens", 24000)))]
+        baselines = [StuffEverything(bm25, window_tokens=window_tokens)]
 
     meta = {
         "name": args.suite,
@@ -155,9 +184,18 @@ def run_suite(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         edge_share=float(cfg_file.get("edge_share", 0.25)),
         progress=not args.no_progress,
+        curve_targets=curve_targets(args.curve_targets, cfg_file.get("curve_targets")),
     )
     results = build_results(
-        meta, primary, baselines, jobs, rc, skipped, ablate=args.ablate, construct=constructor
+        meta,
+        primary,
+        baselines,
+        jobs,
+        rc,
+        skipped,
+        ablate=args.ablate,
+        construct=constructor,
+        stuffing=bm25 if constructor is not None else None,
     )
     if args.model_url and args.model:
         _run_model_probes(args, results, jobs, primary, constructor, cache)
@@ -194,6 +232,20 @@ def summary(results: dict[str, Any]) -> str:
         lines.append(
             f"baseline {name}: Acc@5 {f(fa['5'])} gold_coverage {f(b['gold_coverage'])}"
             f" tokens_p50 {f(b['tokens_retrieved_p50'])}"
+        )
+    comp = results.get("construct_comparison") or {}
+    for role, m in (comp.get("systems") or {}).items():
+        lines.append(
+            f"window {role} ({m['system'] if 'system' in m else comp['window_system']}): "
+            f"every-hunk coverage {f(m['gold_coverage'])} gold files {f(m['gold_file_presence'])}"
+            f" tokens_p50 {f(m['tokens_p50'])} tokens/covered {f(m['tokens_per_covered'])}"
+        )
+    curve = results.get("coverage_curve") or {}
+    for w, b in zip(curve.get("window", []), curve.get("stuffing", []), strict=True):
+        lines.append(
+            f"curve @{w['target_tokens']}: window {f(w['gold_coverage'])} "
+            f"({f(w['tokens_p50'])} tok p50), bm25 {f(b['gold_coverage'])} "
+            f"({f(b['tokens_p50'])} tok p50)"
         )
     probes = results["suite"].get("probes", {})
     orc, bur = probes.get("oracle_diagnostic", {}), probes.get("lost_in_the_middle_bury", {})
@@ -268,6 +320,12 @@ def register(sub: Any) -> None:
         s.add_argument("--report", help="write report.html + PNG plots into this directory")
         s.add_argument("--config", help="JSON config (max_tokens, window_tokens, ...)")
         s.add_argument("--ablate", action="store_true", help="switch each mechanism off in turn")
+        s.add_argument(
+            "--curve-targets",
+            default=None,
+            help="comma-separated window target sizes of the coverage-versus-tokens curve "
+            "(construct/all with ctxfast; default 2000,4000,8000,16000,24000; '' = no curve)",
+        )
         s.add_argument("--limit", type=int, default=None)
         s.add_argument("--seed", type=int, default=0)
         s.add_argument("--repos", help="comma-separated owner/name filter")
