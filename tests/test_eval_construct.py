@@ -230,6 +230,7 @@ def test_construct_suite_end_to_end(tmp_path, trees, capsys):
     assert [e["switch"] for e in abl["switches"]] == SWITCHES
     assert {e["system"] for e in abl["switches"]} == {"ctxfast_construct"}
     assert all(e["verdict"] in {"KEEP", "DELETE", "UNMEASURED"} for e in abl["switches"])
+    assert all(0 <= e["unchanged_instances"] <= 3 for e in abl["switches"])
     assert "window_tokens_p50" in abl["metrics"] and "gold_file_presence" in abl["metrics"]
     page = (tmp_path / "r" / "report.html").read_text()
     assert "Window versus baselines" in page and "coverage_curve.png" in page

@@ -213,39 +213,50 @@ def summary(results: dict[str, Any]) -> str:
     def f(x: Any) -> str:
         return "  -  " if x is None else f"{x:.3f}" if isinstance(x, float) else str(x)
 
+    def tok(x: float | None) -> str:
+        return "  -  " if x is None else f"{x:.0f}"
+
     lines = [
         f"{results['suite']['system']}: {results['instances']} instances, "
         f"{len(results['skipped'])} skipped"
     ]
-    head = f"{'repo':28} {'n':>3} {'Acc@1':>6} {'Acc@3':>6} {'Acc@5':>6} {'Acc@10':>6} {'MRR':>6}"
-    lines.append(head)
-    rows = [("ALL", results), *results["per_repo"].items()]
-    for name, m in rows:
-        n = m.get("instances", results["instances"])
-        fa = m["file_acc"]
-        lines.append(
-            f"{name:28} {n:>3} {f(fa['1']):>6} {f(fa['3']):>6} {f(fa['5']):>6} "
-            f"{f(fa['10']):>6} {f(m['mrr']):>6}"
+    if results["suite"]["name"] != "construct":  # the construct suite ranks no files
+        head = (
+            f"{'repo':28} {'n':>3} {'Acc@1':>6} {'Acc@3':>6} {'Acc@5':>6} {'Acc@10':>6} {'MRR':>6}"
         )
-    for name, b in results["baseline"].items():
-        fa = b["file_acc"]
-        lines.append(
-            f"baseline {name}: Acc@5 {f(fa['5'])} gold_coverage {f(b['gold_coverage'])}"
-            f" tokens_p50 {f(b['tokens_retrieved_p50'])}"
-        )
+        lines.append(head)
+        rows = [("ALL", results), *results["per_repo"].items()]
+        for name, m in rows:
+            n = m.get("instances", results["instances"])
+            fa = m["file_acc"]
+            lines.append(
+                f"{name:28} {n:>3} {f(fa['1']):>6} {f(fa['3']):>6} {f(fa['5']):>6} "
+                f"{f(fa['10']):>6} {f(m['mrr']):>6}"
+            )
+        for name, b in results["baseline"].items():
+            fa = b["file_acc"]
+            lines.append(
+                f"baseline {name}: Acc@5 {f(fa['5'])} gold_coverage {f(b['gold_coverage'])}"
+                f" tokens_p50 {f(b['tokens_retrieved_p50'])}"
+            )
     comp = results.get("construct_comparison") or {}
-    for role, m in (comp.get("systems") or {}).items():
+    if comp:
         lines.append(
-            f"window {role} ({m['system'] if 'system' in m else comp['window_system']}): "
-            f"every-hunk coverage {f(m['gold_coverage'])} gold files {f(m['gold_file_presence'])}"
-            f" tokens_p50 {f(m['tokens_p50'])} tokens/covered {f(m['tokens_per_covered'])}"
+            f"{'window and baselines':20} {'system':22} {'every-hunk':>10} {'gold files':>10} "
+            f"{'tokens p50':>10} {'tok/covered':>11}"
         )
+        for role, m in comp["systems"].items():
+            lines.append(
+                f"{role:20} {m.get('system', comp['window_system']):22} "
+                f"{f(m['gold_coverage']):>10} {f(m['gold_file_presence']):>10} "
+                f"{tok(m['tokens_p50']):>10} {tok(m['tokens_per_covered']):>11}"
+            )
     curve = results.get("coverage_curve") or {}
     for w, b in zip(curve.get("window", []), curve.get("stuffing", []), strict=True):
         lines.append(
             f"curve @{w['target_tokens']}: window {f(w['gold_coverage'])} "
-            f"({f(w['tokens_p50'])} tok p50), bm25 {f(b['gold_coverage'])} "
-            f"({f(b['tokens_p50'])} tok p50)"
+            f"({tok(w['tokens_p50'])} tok p50), {curve['stuffing_system']} "
+            f"{f(b['gold_coverage'])} ({tok(b['tokens_p50'])} tok p50)"
         )
     probes = results["suite"].get("probes", {})
     orc, bur = probes.get("oracle_diagnostic", {}), probes.get("lost_in_the_middle_bury", {})

@@ -554,6 +554,10 @@ def build_results(
     return {k: results[k] for k in TOP_KEYS}
 
 
+def _outcome(row: dict[str, Any]) -> tuple[Any, ...]:
+    return row["tokens"], row["covered"], row["gold_files_present"], row["top_files"]
+
+
 def ablation_report(
     variants: Sequence[Variant],
     rows: dict[str, dict[str, dict[str, Any]]],
@@ -571,6 +575,11 @@ def ablation_report(
         entry = ablation_entry(v.switch, flat(base), flat(abl), ABLATION_METRICS[v.suite])
         entry["system"] = v.display
         entry["failed_instances"] = sum(1 for e in errors if e["system"] == v.run)
+        # Instances where the switch changed nothing scored (a switch never changing any
+        # is not wired to anything).
+        entry["unchanged_instances"] = sum(
+            1 for i in ids if _outcome(rows[v.run][i]) == _outcome(rows[v.subject][i])
+        )
         entries.append(entry)
     metrics = dict.fromkeys(m for v in variants for m in ABLATION_METRICS[v.suite])
     return {
