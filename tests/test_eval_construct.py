@@ -211,6 +211,10 @@ def test_construct_suite_end_to_end(tmp_path, trees, capsys):
                      ("gold_file_presence", "gold_file_presence")):  # fmt: skip
         assert win[key] == res[top]
     assert set(comp["vs_window"]) == set(systems) - {"window"}
+    by_repo = {r["repo"]: r for r in res["per_instance"]}
+    beta = res["per_repo"]["beta/beta"]  # one instance: its window's own figures
+    assert beta["window_tokens_p50"] == by_repo["beta/beta"]["ctxfast_construct"]["tokens"]
+    assert beta["gold_coverage"] == float(by_repo["beta/beta"]["ctxfast_construct"]["covered"])
     for row in res["per_instance"]:
         window = row["ctxfast_construct"]
         assert row["bm25_same_tokens"]["tokens"] <= window["tokens"]

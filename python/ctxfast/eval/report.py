@@ -15,6 +15,7 @@ from typing import Any
 from ctxfast.eval.errors import EvalError
 
 KS = ("1", "3", "5", "10")
+REPO_WINDOW_KEYS = ("gold_coverage", "gold_file_presence", "window_tokens_p50")
 
 
 def _systems(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -206,7 +207,9 @@ def write_report(results: dict[str, Any], out: Path) -> Path:
     repo_rows = [
         f"<tr><td>{html.escape(r)}</td><td>{m['instances']}</td>"
         + "".join(f"<td>{_fmt(m['file_acc'][k])}</td>" for k in KS)
-        + f"<td>{_fmt(m['mrr'])}</td></tr>"
+        + f"<td>{_fmt(m['mrr'])}</td>"
+        + "".join(f"<td>{_fmt(m[k])}</td>" for k in REPO_WINDOW_KEYS)
+        + "</tr>"
         for r, m in results["per_repo"].items()
     ]
     skipped = "".join(
@@ -238,7 +241,7 @@ scored counts: {html.escape(str(results["suite"].get("scored")))}</p>
 {_comparison_table(results)}
 <h2>Per repository ({html.escape(results["suite"]["system"])})</h2>
 <table><tr><th>repo</th><th>n</th><th>Acc@1</th><th>Acc@3</th><th>Acc@5</th><th>Acc@10</th>
-<th>MRR</th></tr>{"".join(repo_rows)}</table>
+<th>MRR</th>{"".join(f"<th>{k}</th>" for k in REPO_WINDOW_KEYS)}</tr>{"".join(repo_rows)}</table>
 {"".join(f'<h3>{p}</h3><img src="{p}">' for p in pngs)}
 <h2>Model probes</h2>{probes}
 <h2>Decision</h2><pre>{decision}</pre>

@@ -479,10 +479,14 @@ def build_results(
         return [rows[run][i] for i in ids]
 
     top = aggregate(rows_of(p_run), cfg.suite)
-    if c_run is not None:
+    repos = per_repo(rows[p_run], ok_jobs, cfg.suite)
+    if c_run is not None:  # the construction keys are the window's, overall and per repo
         cagg = aggregate(rows_of(c_run), cfg.suite)
+        crepos = per_repo(rows[c_run], ok_jobs, cfg.suite)
         for k in SUITE_METRICS["construct"]:
             top[k] = cagg[k]
+            for repo, m in repos.items():
+                m[k] = crepos[repo][k]
     base = {
         name: {
             **aggregate(rows_of(run), cfg.suite),
@@ -544,7 +548,7 @@ def build_results(
         "skipped": skipped,
         **top,
         "baseline": base,
-        "per_repo": per_repo(rows[p_run], ok_jobs, cfg.suite),
+        "per_repo": repos,
         "per_instance": per_instance,
         "ablation": ablation,
         "decision": decision,
