@@ -142,7 +142,7 @@ def score(job: Job, out: RetrievalOutput, symbol_level: bool, edge: float) -> di
         M.WindowItem(c.file, c.qualname, c.start, c.end, c.tokens, c.kept_lines)
         for c in out.candidates
     ]
-    surfaced = {c.file for c in out.candidates}
+    surfaced = {f for f, _ in delivered}
     gsyms = job.gold_symbols if symbol_level else []
     return {
         "file_acc": {str(k): M.file_acc_at_k(rf, inst.gold_files, k) for k in M.KS_FILE},

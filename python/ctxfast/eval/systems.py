@@ -367,6 +367,35 @@ class CtxfastHandle:
     repo: Any
 
 
+class TreeLines:
+    """A tree's file lines as the retrieval renderer reads them (``RepoIndex.lines``)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._lines: dict[str, list[str]] = {}
+
+    def lines(self, path: str) -> list[str]:
+        if path not in self._lines:
+            try:
+                self._lines[path] = read_text(self.root / path).splitlines()
+            except OSError:
+                self._lines[path] = []
+        return self._lines[path]
+
+
+def rendered_in(candidates: Sequence[Any], text: str, lines: TreeLines) -> list[bool]:
+    """Which retrieval candidates the slice's text holds. The result lists the ranked top-k,
+    but the token cap drops some whole and pruning empties others: only a candidate whose
+    block (rendered by retrieval's own ``render_block``) is in the text was delivered."""
+    from ctxfast.retrieval.render import render_block
+
+    padded = text + "\n"
+    return [
+        not getattr(c, "pruned", False) and f"\n{render_block(c, lines)}\n" in padded  # type: ignore[arg-type]
+        for c in candidates
+    ]
+
+
 @dataclass(frozen=True)
 class CtxfastRetrieval:
     """ctxfast's own retrieval stage (``Repository.retrieve``), once that API is built in."""
@@ -408,16 +437,17 @@ class CtxfastRetrieval:
             instance.problem_statement, max_tokens=self.max_tokens, config=self.config or None
         )
         ms = (time.perf_counter() - t0) * 1000.0
+        shown = rendered_in(res.candidates, res.render(), TreeLines(handle.root))
         cands = [
             Candidate(
                 c.file,
                 getattr(c, "symbol", None) or c.qualname,
                 int(c.start_line),
                 int(c.end_line),
-                tuple(c.kept_lines) if getattr(c, "kept_lines", None) else None,
+                tuple(c.kept_lines) if ok else (),
                 is_function=c.kind in ("function", "method"),
             )
-            for c in res.candidates
+            for c, ok in zip(res.candidates, shown, strict=True)
         ]
         return RetrievalOutput(list(res.ranked_files()), cands, res.render(), res.token_count, ms)
 
@@ -547,9 +577,11 @@ __all__ = [
     "SameTokens",
     "StuffEverything",
     "System",
+    "TreeLines",
     "ctxfast_available",
     "identifier_tokens",
     "python_files",
     "render_files",
+    "rendered_in",
     "window_candidates",
 ]
