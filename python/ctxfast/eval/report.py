@@ -118,9 +118,13 @@ def _curve_plot(plt: Any, results: dict[str, Any], out: Path) -> str:
                 fontsize=7,
             )
     systems = (results.get("construct_comparison") or {}).get("systems", {})
-    for role, m in systems.items():
-        if role != "window" and m["tokens_p50"] is not None and m["gold_coverage"] is not None:
-            ax.plot([m["tokens_p50"]], [m["gold_coverage"]], "^", label=role)
+    fixed = [
+        (role, m)
+        for role, m in systems.items()
+        if role != "window" and m["tokens_p50"] is not None and m["gold_coverage"] is not None
+    ]
+    for (role, m), marker in zip(fixed, "^vDPXh*", strict=False):
+        ax.plot([m["tokens_p50"]], [m["gold_coverage"]], marker, label=f"{role} ({m['system']})")
     ax.set_xlabel("tokens delivered per instance (p50)")
     ax.set_ylabel("instances with every gold hunk in the window")
     ax.set_ylim(0, 1)
