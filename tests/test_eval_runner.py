@@ -2,9 +2,9 @@
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
+from eval_fixtures import BENCH, copy_eval_trees
 
 from ctxfast.cli import main
 from ctxfast.eval.bench import load_bench, sample
@@ -12,17 +12,10 @@ from ctxfast.eval.compare import compare
 from ctxfast.eval.runner import TOP_KEYS
 from ctxfast.eval.systems import identifier_tokens
 
-FIX = Path(__file__).parent / "fixtures" / "eval"
-BENCH = FIX / "bench.jsonl"
-
 
 @pytest.fixture
 def trees(tmp_path):
-    root = tmp_path / "trees"
-    for inst in load_bench(BENCH):
-        repo = inst.repo.split("/")[1]
-        shutil.copytree(FIX / "repos" / repo, root / inst.instance_id)
-    return root
+    return copy_eval_trees(tmp_path / "trees")
 
 
 def _run(tmp_path, trees, *extra):

@@ -67,6 +67,26 @@ def _run_model_probes(
     )
 
 
+def curve_targets(flag: str | None, configured: Any) -> tuple[int, ...]:
+    """``--curve-targets 2000,4000`` (an empty value: no curve), else the config file's
+    ``curve_targets`` list, else :data:`~ctxfast.eval.runner.CURVE_TARGETS`."""
+    from ctxfast.eval.runner import CURVE_TARGETS
+
+    if flag is not None:
+        raw: list[Any] = [t for t in flag.split(",") if t.strip()]
+    elif configured is not None:
+        raw = list(configured)
+    else:
+        return CURVE_TARGETS
+    try:
+        targets = tuple(int(t) for t in raw)
+    except (TypeError, ValueError) as exc:
+        raise EvalError(f"curve targets must be whole token counts: {raw}") from exc
+    if any(t <= 0 for t in targets):
+        raise EvalError(f"curve targets must be positive token counts: {list(targets)}")
+    return tuple(dict.fromkeys(targets))
+
+
 def run_suite(args: argparse.Namespace) -> int:
     from ctxfast.eval.bench import load_alignment, load_bench, sample
     from ctxfast.eval.runner import RunConfig, build_results, resolve_jobs
@@ -114,6 +134,7 @@ def run_suite(args: argparse.Namespace) -> int:
         )
 
     max_tokens = int(cfg_file.get("max_tokens", 4000))
+    window_tokens = int(cfg_file.get("window_tokens", 24000))
     bm25 = BM25Files(max_tokens=max_tokens)
     system_name = args.system
     if system_name == "auto":
@@ -127,12 +148,20 @@ def run_suite(args: argparse.Namespace) -> int:
             config=dict(cfg_file.get("ctxfast", {})),
             ablatable=tuple(cfg_file.get("ablate_switches", [])),
         )
-        baselines: list[Any] = [bm25, StuffEverything(primary)]
+        baselines: list[Any] = [bm25, StuffEverything(primary, window_tokens=window_tokens)]
         if args.suite in ("construct", "all"):
-            constructor = CtxfastConstruct(options=dict(cfg_file.get("compose", {})))
+            constructor = CtxfastConstruct(
+                options=dict(cfg_file.get("compose", {})),
+                config=dict(cfg_file.get("construct", {})),
+                defaults=dict(cfg_file.get("defaults", {})),
+            )
+            try:
+                constructor.settings()
+            except (TypeError, ValueError) as exc:
+                raise EvalError(f"--config construct/defaults: {exc}") from exc
     else:
         primary = bm25
-        baselines = [StuffEverything(bm25, window_tokens=int(cfg_file.get("window_tokens", 24000)))]
+        baselines = [StuffEverything(bm25, window_tokens=window_tokens)]
 
     meta = {
         "name": args.suite,
@@ -155,9 +184,18 @@ def run_suite(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         edge_share=float(cfg_file.get("edge_share", 0.25)),
         progress=not args.no_progress,
+        curve_targets=curve_targets(args.curve_targets, cfg_file.get("curve_targets")),
     )
     results = build_results(
-        meta, primary, baselines, jobs, rc, skipped, ablate=args.ablate, construct=constructor
+        meta,
+        primary,
+        baselines,
+        jobs,
+        rc,
+        skipped,
+        ablate=args.ablate,
+        construct=constructor,
+        stuffing=bm25 if constructor is not None else None,
     )
     if args.model_url and args.model:
         _run_model_probes(args, results, jobs, primary, constructor, cache)
@@ -175,25 +213,50 @@ def summary(results: dict[str, Any]) -> str:
     def f(x: Any) -> str:
         return "  -  " if x is None else f"{x:.3f}" if isinstance(x, float) else str(x)
 
+    def tok(x: float | None) -> str:
+        return "  -  " if x is None else f"{x:.0f}"
+
     lines = [
         f"{results['suite']['system']}: {results['instances']} instances, "
         f"{len(results['skipped'])} skipped"
     ]
-    head = f"{'repo':28} {'n':>3} {'Acc@1':>6} {'Acc@3':>6} {'Acc@5':>6} {'Acc@10':>6} {'MRR':>6}"
-    lines.append(head)
-    rows = [("ALL", results), *results["per_repo"].items()]
-    for name, m in rows:
-        n = m.get("instances", results["instances"])
-        fa = m["file_acc"]
-        lines.append(
-            f"{name:28} {n:>3} {f(fa['1']):>6} {f(fa['3']):>6} {f(fa['5']):>6} "
-            f"{f(fa['10']):>6} {f(m['mrr']):>6}"
+    if results["suite"]["name"] != "construct":  # the construct suite ranks no files
+        head = (
+            f"{'repo':28} {'n':>3} {'Acc@1':>6} {'Acc@3':>6} {'Acc@5':>6} {'Acc@10':>6} {'MRR':>6}"
         )
-    for name, b in results["baseline"].items():
-        fa = b["file_acc"]
+        lines.append(head)
+        rows = [("ALL", results), *results["per_repo"].items()]
+        for name, m in rows:
+            n = m.get("instances", results["instances"])
+            fa = m["file_acc"]
+            lines.append(
+                f"{name:28} {n:>3} {f(fa['1']):>6} {f(fa['3']):>6} {f(fa['5']):>6} "
+                f"{f(fa['10']):>6} {f(m['mrr']):>6}"
+            )
+        for name, b in results["baseline"].items():
+            fa = b["file_acc"]
+            lines.append(
+                f"baseline {name}: Acc@5 {f(fa['5'])} gold_coverage {f(b['gold_coverage'])}"
+                f" tokens_p50 {f(b['tokens_retrieved_p50'])}"
+            )
+    comp = results.get("construct_comparison") or {}
+    if comp:
         lines.append(
-            f"baseline {name}: Acc@5 {f(fa['5'])} gold_coverage {f(b['gold_coverage'])}"
-            f" tokens_p50 {f(b['tokens_retrieved_p50'])}"
+            f"{'window and baselines':20} {'system':22} {'every-hunk':>10} {'gold files':>10} "
+            f"{'tokens p50':>10} {'tok/covered':>11}"
+        )
+        for role, m in comp["systems"].items():
+            lines.append(
+                f"{role:20} {m.get('system', comp['window_system']):22} "
+                f"{f(m['gold_coverage']):>10} {f(m['gold_file_presence']):>10} "
+                f"{tok(m['tokens_p50']):>10} {tok(m['tokens_per_covered']):>11}"
+            )
+    curve = results.get("coverage_curve") or {}
+    for w, b in zip(curve.get("window", []), curve.get("stuffing", []), strict=True):
+        lines.append(
+            f"curve @{w['target_tokens']}: window {f(w['gold_coverage'])} "
+            f"({tok(w['tokens_p50'])} tok p50), {curve['stuffing_system']} "
+            f"{f(b['gold_coverage'])} ({tok(b['tokens_p50'])} tok p50)"
         )
     probes = results["suite"].get("probes", {})
     orc, bur = probes.get("oracle_diagnostic", {}), probes.get("lost_in_the_middle_bury", {})
@@ -268,6 +331,12 @@ def register(sub: Any) -> None:
         s.add_argument("--report", help="write report.html + PNG plots into this directory")
         s.add_argument("--config", help="JSON config (max_tokens, window_tokens, ...)")
         s.add_argument("--ablate", action="store_true", help="switch each mechanism off in turn")
+        s.add_argument(
+            "--curve-targets",
+            default=None,
+            help="comma-separated window target sizes of the coverage-versus-tokens curve "
+            "(construct/all with ctxfast; default 2000,4000,8000,16000,24000; '' = no curve)",
+        )
         s.add_argument("--limit", type=int, default=None)
         s.add_argument("--seed", type=int, default=0)
         s.add_argument("--repos", help="comma-separated owner/name filter")

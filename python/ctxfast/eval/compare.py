@@ -42,6 +42,8 @@ def flat(metrics: Mapping[str, Any]) -> dict[str, float | None]:
         "gold_coverage",
         "relevance_precision",
         "tokens_per_covered",
+        "gold_file_presence",
+        "window_tokens_p50",
     ):
         out[key] = metrics.get(key)
     return out

@@ -100,6 +100,13 @@ def required_file_recall(surfaced_files: Iterable[str], gold_files: Sequence[str
     return len(gold & set(surfaced_files)) / len(gold)
 
 
+def gold_files_present(surfaced_files: Iterable[str], gold_files: Sequence[str]) -> bool | None:
+    """True iff every gold file shows up in the delivered context (a few of its lines, an
+    outline or a cut-off prefix are enough): the model was at least pointed at each file."""
+    recall = required_file_recall(surfaced_files, gold_files)
+    return None if recall is None else recall == 1.0
+
+
 def required_symbol_recall(
     candidate_symbols: Iterable[tuple[str, str | None]],
     gold_symbols: Sequence[tuple[str, str]],
@@ -117,6 +124,11 @@ def required_symbol_recall(
 
 def _in_gold(file: str, line: int, gold: Sequence[Region]) -> bool:
     return any(g.file == file and g.start <= line <= g.end for g in gold)
+
+
+def shows_gold(file: str | None, lines: Iterable[int], gold: Sequence[Region]) -> bool:
+    """True iff one of the lines a piece actually shows lies inside a gold hunk."""
+    return file is not None and any(_in_gold(file, n, gold) for n in lines)
 
 
 def irrelevant_context_ratio(
@@ -194,6 +206,11 @@ class WindowItem:
     start: int
     end: int
     tokens: int
+    #: the lines the item shows when they are not the whole ``start..end`` (an outline)
+    lines: tuple[int, ...] | None = None
+
+    def shown(self) -> Sequence[int]:
+        return self.lines if self.lines is not None else range(self.start, self.end + 1)
 
 
 def relevance_precision(
@@ -202,9 +219,9 @@ def relevance_precision(
     gold: Sequence[Region],
     gold_symbols: Sequence[tuple[str, str]],
 ) -> float | None:
-    """Window tokens inside items overlapping a gold hunk or naming a gold symbol ÷ window
-    tokens. None for an empty window or when the instance has neither located hunks nor
-    gold symbols (nothing to be relevant to)."""
+    """Window tokens inside items showing a line of a gold hunk or naming a gold symbol ÷
+    window tokens. None for an empty window or when the instance has neither located hunks
+    nor gold symbols (nothing to be relevant to)."""
     if window_tokens <= 0 or (not gold and not gold_symbols):
         return None
     syms = set(gold_symbols)
@@ -212,9 +229,7 @@ def relevance_precision(
     for it in items:
         if it.file is None:
             continue
-        if (it.file, it.qualname) in syms or any(
-            g.overlaps(it.file, it.start, it.end) for g in gold
-        ):
+        if (it.file, it.qualname) in syms or shows_gold(it.file, it.shown(), gold):
             rel += it.tokens
     return min(rel, window_tokens) / window_tokens
 
@@ -280,6 +295,7 @@ __all__ = [
     "file_acc_at_k",
     "file_recall_at_k",
     "function_acc_at_k",
+    "gold_files_present",
     "irrelevant_context_ratio",
     "mean",
     "p50",
@@ -291,5 +307,6 @@ __all__ = [
     "required_file_recall",
     "required_symbol_recall",
     "share",
+    "shows_gold",
     "tokens_per_covered",
 ]

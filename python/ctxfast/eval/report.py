@@ -1,7 +1,8 @@
 """``--report DIR``: a self-contained ``report.html`` with PNG plots (matplotlib extra).
 
-Readable without the JSON: headline table, per-repository table, recall@k curves per system,
-per-repository Acc@5 bars and token distributions.
+Readable without the JSON: headline table, the window against its baselines, per-repository
+table, recall@k curves per system, per-repository Acc@5 bars, token distributions and (construct
+suite) gold coverage against tokens.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 from ctxfast.eval.errors import EvalError
 
 KS = ("1", "3", "5", "10")
+REPO_WINDOW_KEYS = ("gold_coverage", "gold_file_presence", "window_tokens_p50")
 
 
 def _systems(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -45,7 +47,8 @@ def _plots(results: dict[str, Any], out: Path) -> list[str]:
             ax.plot([int(k) for k in KS], ys, marker="s", linestyle="--", label=f"{name} Acc@k")
     ax.set_xlabel("k (files)")
     ax.set_ylim(0, 1)
-    ax.legend()
+    if ax.get_legend_handles_labels()[0]:  # the construct suite scores no file ranking
+        ax.legend()
     ax.set_title("File-level recall / accuracy at k")
     fig.tight_layout()
     fig.savefig(out / "recall_at_k.png", dpi=100)
@@ -85,7 +88,91 @@ def _plots(results: dict[str, Any], out: Path) -> list[str]:
     fig.savefig(out / "tokens.png", dpi=100)
     plt.close(fig)
     names.append("tokens.png")
+    if results.get("coverage_curve"):
+        names.append(_curve_plot(plt, results, out))
     return names
+
+
+def _curve_plot(plt: Any, results: dict[str, Any], out: Path) -> str:
+    """Every-hunk coverage against the tokens actually delivered (p50): the window filled
+    toward each target and BM25 stuffing cut at it, with the fixed-size systems as points."""
+    curve = results["coverage_curve"]
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for key, style in (("window", "o-"), ("stuffing", "s--")):
+        pts = [
+            p for p in curve[key] if p["tokens_p50"] is not None and p["gold_coverage"] is not None
+        ]
+        system = curve["window_system" if key == "window" else "stuffing_system"]
+        ax.plot(
+            [p["tokens_p50"] for p in pts],
+            [p["gold_coverage"] for p in pts],
+            style,
+            label=f"{system} (target sizes)",
+        )
+        for p in pts:
+            ax.annotate(
+                f"{p['target_tokens'] // 1000}k",
+                (p["tokens_p50"], p["gold_coverage"]),
+                textcoords="offset points",
+                xytext=(4, 4),
+                fontsize=7,
+            )
+    systems = (results.get("construct_comparison") or {}).get("systems", {})
+    fixed = [
+        (role, m)
+        for role, m in systems.items()
+        if role != "window" and m["tokens_p50"] is not None and m["gold_coverage"] is not None
+    ]
+    for (role, m), marker in zip(fixed, "^vDPXh*", strict=False):
+        ax.plot([m["tokens_p50"]], [m["gold_coverage"]], marker, label=f"{role} ({m['system']})")
+    ax.set_xlabel("tokens delivered per instance (p50)")
+    ax.set_ylabel("instances with every gold hunk in the window")
+    ax.set_ylim(0, 1)
+    ax.legend(fontsize=7)
+    ax.set_title("Gold coverage versus tokens")
+    fig.tight_layout()
+    fig.savefig(out / "coverage_curve.png", dpi=100)
+    plt.close(fig)
+    return "coverage_curve.png"
+
+
+def _comparison_table(results: dict[str, Any]) -> str:
+    """The window against each baseline on the same instances (empty without a window)."""
+    comp = results.get("construct_comparison") or {}
+    if not comp:
+        return ""
+    cols = ("gold_coverage", "gold_file_presence", "tokens_p50", "tokens_per_covered", "covered")
+    head = "".join(f"<th>{c}</th>" for c in cols)
+    body = "".join(
+        f"<tr><td>{html.escape(role)}</td><td>{html.escape(m.get('system', comp['window_system']))}"
+        "</td>" + "".join(f"<td>{_fmt(m[c])}</td>" for c in cols) + "</tr>"
+        for role, m in comp["systems"].items()
+    )
+    vs = "".join(
+        f"<tr><td>{html.escape(role)}</td>" + "".join(f"<td>{_fmt(d[k])}</td>" for k in d) + "</tr>"
+        for role, d in comp["vs_window"].items()
+    )
+    curve = results.get("coverage_curve") or {}
+    pts = "".join(
+        f"<tr><td>{w['target_tokens']}</td><td>{_fmt(w['gold_coverage'])}</td>"
+        f"<td>{_fmt(w['tokens_p50'])}</td><td>{_fmt(b['gold_coverage'])}</td>"
+        f"<td>{_fmt(b['tokens_p50'])}</td></tr>"
+        for w, b in zip(curve.get("window", []), curve.get("stuffing", []), strict=True)
+    )
+    return (
+        "<h2>Window versus baselines (same instances)</h2>"
+        f"<table><tr><th>role</th><th>system</th>{head}</tr>{body}</table>"
+        "<p>window minus baseline (coverage, file presence) and window tokens ÷ baseline "
+        "tokens:</p><table><tr><th>baseline</th><th>Δ coverage</th><th>Δ gold files</th>"
+        f"<th>tokens ratio</th></tr>{vs}</table>"
+        + (
+            "<h3>Coverage versus target size</h3><table><tr><th>target</th>"
+            "<th>window coverage</th><th>window tokens p50</th><th>BM25 coverage</th>"
+            f"<th>BM25 tokens p50</th></tr>{pts}</table>"
+            if pts
+            else ""
+        )
+    )
 
 
 def write_report(results: dict[str, Any], out: Path) -> Path:
@@ -104,6 +191,8 @@ def write_report(results: dict[str, Any], out: Path) -> Path:
         "gold_coverage",
         "relevance_precision",
         "tokens_per_covered",
+        "gold_file_presence",
+        "window_tokens_p50",
     ]
     head = "".join(f"<th>{html.escape(n)}</th>" for n in systems)
     rows = []
@@ -122,7 +211,9 @@ def write_report(results: dict[str, Any], out: Path) -> Path:
     repo_rows = [
         f"<tr><td>{html.escape(r)}</td><td>{m['instances']}</td>"
         + "".join(f"<td>{_fmt(m['file_acc'][k])}</td>" for k in KS)
-        + f"<td>{_fmt(m['mrr'])}</td></tr>"
+        + f"<td>{_fmt(m['mrr'])}</td>"
+        + "".join(f"<td>{_fmt(m[k])}</td>" for k in REPO_WINDOW_KEYS)
+        + "</tr>"
         for r, m in results["per_repo"].items()
     ]
     skipped = "".join(
@@ -151,9 +242,10 @@ td,th{{border:1px solid #ccc;padding:2px 6px}}table{{border-collapse:collapse}}<
 <p>{results["instances"]} instances scored, {len(results["skipped"])} skipped;
 scored counts: {html.escape(str(results["suite"].get("scored")))}</p>
 <h2>Headline</h2><table><tr><th>metric</th>{head}</tr>{"".join(rows)}</table>
+{_comparison_table(results)}
 <h2>Per repository ({html.escape(results["suite"]["system"])})</h2>
 <table><tr><th>repo</th><th>n</th><th>Acc@1</th><th>Acc@3</th><th>Acc@5</th><th>Acc@10</th>
-<th>MRR</th></tr>{"".join(repo_rows)}</table>
+<th>MRR</th>{"".join(f"<th>{k}</th>" for k in REPO_WINDOW_KEYS)}</tr>{"".join(repo_rows)}</table>
 {"".join(f'<h3>{p}</h3><img src="{p}">' for p in pngs)}
 <h2>Model probes</h2>{probes}
 <h2>Decision</h2><pre>{decision}</pre>

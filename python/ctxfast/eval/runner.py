@@ -10,19 +10,28 @@ from __future__ import annotations
 
 import sys
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, is_dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ctxfast.eval import coverage as C
 from ctxfast.eval import metrics as M
 from ctxfast.eval.ablation import ablation_entry
 from ctxfast.eval.bench import Instance, Region, located_regions, present_symbols
 from ctxfast.eval.compare import construction_rule, recon_rule, retrieval_rule
 from ctxfast.eval.errors import EvalError
 from ctxfast.eval.sources import Tree
-from ctxfast.eval.systems import RetrievalOutput, System, read_text
+from ctxfast.eval.systems import (
+    BM25Files,
+    CtxfastConstruct,
+    MatchedSystem,
+    RetrievalOutput,
+    SameTokens,
+    System,
+    read_text,
+)
 
 SUITES = ("retrieval", "recon", "construct", "all")
 TOP_KEYS = (
@@ -31,8 +40,10 @@ TOP_KEYS = (
     "tokens_retrieved_p50", "retrieve_ms_p50", "region_recall_at_5", "context_efficiency",
     "question_accuracy", "gold_coverage", "relevance_precision", "tokens_per_covered",
     "baseline", "per_repo", "per_instance", "ablation", "decision",
+    # added by issue 13 (appended: the keys above keep their places)
+    "gold_file_presence", "window_tokens_p50", "construct_comparison", "coverage_curve",
 )  # fmt: skip
-METRIC_KEYS = TOP_KEYS[3:18]
+METRIC_KEYS = (*TOP_KEYS[3:18], "gold_file_presence", "window_tokens_p50")
 SUITE_METRICS = {
     "retrieval": (
         "file_acc", "file_recall_mean", "function_acc", "mrr", "required_file_recall",
@@ -40,7 +51,8 @@ SUITE_METRICS = {
         "retrieve_ms_p50",
     ),
     "recon": ("region_recall_at_5", "context_efficiency", "question_accuracy"),
-    "construct": ("gold_coverage", "relevance_precision", "tokens_per_covered"),
+    "construct": ("gold_coverage", "relevance_precision", "tokens_per_covered",
+                  "gold_file_presence", "window_tokens_p50"),
 }  # fmt: skip
 SUITE_METRICS["all"] = tuple(
     k for s in ("retrieval", "recon", "construct") for k in SUITE_METRICS[s]
@@ -49,9 +61,13 @@ ABLATION_METRICS = {
     "retrieval": ("recall@1", "recall@3", "recall@5", "mrr", "required_file_recall",
                   "required_symbol_recall", "irrelevant_context_ratio", "tokens_retrieved_p50"),
     "recon": ("region_recall_at_5", "context_efficiency", "question_accuracy"),
-    "construct": ("gold_coverage", "relevance_precision", "tokens_per_covered"),
+    "construct": ("gold_coverage", "relevance_precision", "tokens_per_covered",
+                  "gold_file_presence", "window_tokens_p50"),
 }  # fmt: skip
 ABLATION_METRICS["all"] = tuple(dict.fromkeys(v for s in ABLATION_METRICS.values() for v in s))
+#: Target sizes (``ConstructConfig.target_tokens``) of the coverage-versus-tokens curve; BM25
+#: whole-file stuffing is cut at the same sizes.
+CURVE_TARGETS = (2000, 4000, 8000, 16000, 24000)
 
 
 @dataclass
@@ -72,6 +88,7 @@ class RunConfig:
     jobs: int = 1
     edge_share: float = 0.25
     progress: bool = True
+    curve_targets: tuple[int, ...] = CURVE_TARGETS
 
 
 # --------------------------------------------------------------------------- scoring
@@ -98,13 +115,13 @@ def _gold_line_tokens(
 def edge_placement(
     cands: Sequence[Any], gold: Sequence[Region], total_tokens: int, edge: float
 ) -> bool | None:
-    """spec-08 §7.6 step 1: every item overlapping gold starts in the first or last ``edge``
-    share of the window's tokens. None when no item overlaps gold."""
+    """spec-08 §7.6 step 1: every item showing a gold line starts in the first or last
+    ``edge`` share of the window's tokens. None when no item shows one."""
     if total_tokens <= 0:
         return None
     pos, starts = 0, []
     for c in cands:
-        if any(g.overlaps(c.file, c.start, c.end) for g in gold):
+        if M.shows_gold(c.file, (n for _, n in c.lines()), gold):
             starts.append(pos)
         pos += c.tokens
     if not starts:
@@ -121,7 +138,11 @@ def score(job: Job, out: RetrievalOutput, symbol_level: bool, edge: float) -> di
     fns = {(c.file, c.qualname) for c in out.candidates if c.qualname and c.is_function}
     delivered = {fl for c in out.candidates for fl in c.lines()}
     line_tokens = _gold_line_tokens(job.tree.path, delivered, gold)
-    win_items = [M.WindowItem(c.file, c.qualname, c.start, c.end, c.tokens) for c in out.candidates]
+    win_items = [
+        M.WindowItem(c.file, c.qualname, c.start, c.end, c.tokens, c.kept_lines)
+        for c in out.candidates
+    ]
+    surfaced = {f for f, _ in delivered}
     gsyms = job.gold_symbols if symbol_level else []
     return {
         "file_acc": {str(k): M.file_acc_at_k(rf, inst.gold_files, k) for k in M.KS_FILE},
@@ -131,9 +152,8 @@ def score(job: Job, out: RetrievalOutput, symbol_level: bool, edge: float) -> di
             str(k): M.function_acc_at_k(syms, gsyms, k, fns) if symbol_level else None
             for k in M.KS_FUNCTION
         },
-        "required_file_recall": M.required_file_recall(
-            {c.file for c in out.candidates}, inst.gold_files
-        ),
+        "required_file_recall": M.required_file_recall(surfaced, inst.gold_files),
+        "gold_files_present": M.gold_files_present(surfaced, inst.gold_files),
         "required_symbol_recall": (
             M.required_symbol_recall(syms, gsyms, fns) if symbol_level else None
         ),
@@ -174,7 +194,11 @@ def aggregate(rows: Sequence[dict[str, Any]], suite: str) -> dict[str, Any]:
         "question_accuracy": None,
         "gold_coverage": M.share(r["covered"] for r in rows),
         "relevance_precision": M.mean(r["relevance_precision"] for r in rows),
+        "gold_file_presence": M.share(r["gold_files_present"] for r in rows),
     }
+    # The same median as tokens_retrieved_p50, kept under the construct suite's own key (the
+    # top level there holds the window's tokens beside the retrieval slice's).
+    agg["window_tokens_p50"] = agg["tokens_retrieved_p50"]
     cov_rows = [r for r in rows if r["covered"] is not None]
     agg["tokens_per_covered"] = M.tokens_per_covered(
         sum(r["tokens"] for r in cov_rows), sum(1 for r in cov_rows if r["covered"])
@@ -201,46 +225,59 @@ def scored_counts(rows: Sequence[dict[str, Any]], jobs: Sequence[Job]) -> dict[s
 # --------------------------------------------------------------------------- execution
 
 
+Runnable = System | MatchedSystem
+Outcome = tuple[str, str, dict[str, Any] | None, str | None]
+
+
 def _run_group(
-    systems: Sequence[System], jobs: Sequence[Job], cache_dir: Path, edge: float
-) -> list[tuple[str, str, dict[str, Any] | None, str | None]]:
-    """Prepare one tree per system and score its instances: (system, id, row, error)."""
-    results: list[tuple[str, str, dict[str, Any] | None, str | None]] = []
-    for system in systems:
-        try:
-            handle = system.prepare(jobs[0].tree, cache_dir)
-        except Exception as exc:  # fail-soft: one broken tree must not end the run
-            for j in jobs:
-                results.append(
-                    (
-                        system.name,
-                        j.instance.instance_id,
-                        None,
-                        f"{system.name}: prepare failed: {type(exc).__name__}: {exc}",
-                    )
-                )
-            continue
-        for j in jobs:
+    systems: Sequence[Runnable], jobs: Sequence[Job], cache_dir: Path, edge: float
+) -> list[Outcome]:
+    """Score one tree's instances with every system: (system, id, row, error).
+
+    Systems with the same ``handle_key`` share one prepared handle (the tree is indexed and
+    warmed once, not once per curve point or ablation variant); matched systems run after
+    the others and get their reference system's output on the same instance."""
+    results: list[Outcome] = []
+    handles: dict[Hashable, Any] = {}
+    broken: dict[Hashable, str] = {}
+    wanted = {s.reference for s in systems if isinstance(s, MatchedSystem)}
+    outputs: dict[tuple[str, str], RetrievalOutput] = {}
+    ordered = sorted(systems, key=lambda s: isinstance(s, MatchedSystem))
+    for system in ordered:
+        key = system.handle_key()
+        if key not in handles and key not in broken:
             try:
-                out = system.retrieve(handle, j.instance)
-                row = score(j, out, system.symbol_level, edge)
-                results.append((system.name, j.instance.instance_id, row, None))
+                handles[key] = system.prepare(jobs[0].tree, cache_dir)
+            except Exception as exc:  # fail-soft: one broken tree must not end the run
+                broken[key] = f"prepare failed: {type(exc).__name__}: {exc}"
+        for j in jobs:
+            iid = j.instance.instance_id
+            if key in broken:
+                results.append((system.name, iid, None, f"{system.name}: {broken[key]}"))
+                continue
+            try:
+                if isinstance(system, MatchedSystem):
+                    ref = outputs.get((system.reference, iid))
+                    if ref is None:
+                        raise EvalError(f"reference system {system.reference} gave no output")
+                    out = system.retrieve_matched(handles[key], j.instance, ref)
+                else:
+                    out = system.retrieve(handles[key], j.instance)
+                if system.name in wanted:
+                    outputs[(system.name, iid)] = out
+                results.append((system.name, iid, score(j, out, system.symbol_level, edge), None))
             except Exception as exc:
                 results.append(
-                    (
-                        system.name,
-                        j.instance.instance_id,
-                        None,
-                        f"{system.name}: {type(exc).__name__}: {exc}",
-                    )
+                    (system.name, iid, None, f"{system.name}: {type(exc).__name__}: {exc}")
                 )
     return results
 
 
 def execute(
-    systems: Sequence[System], jobs: Sequence[Job], cfg: RunConfig
+    systems: Sequence[Runnable], jobs: Sequence[Job], cfg: RunConfig
 ) -> tuple[dict[str, dict[str, dict[str, Any]]], list[dict[str, str]]]:
-    """Run all systems on all jobs; returns rows[system][instance_id] and errors."""
+    """Run all systems on all jobs; returns rows[system][instance_id] and errors (each naming
+    its instance, system and reason)."""
     groups: dict[str, list[Job]] = defaultdict(list)
     for j in jobs:
         groups[j.tree.key].append(j)
@@ -250,12 +287,12 @@ def execute(
 
     bar = tqdm(total=len(jobs), desc="eval", unit="inst", file=sys.stderr, disable=not cfg.progress)
 
-    def collect(res: list[tuple[str, str, dict[str, Any] | None, str | None]]) -> None:
+    def collect(res: list[Outcome]) -> None:
         for name, iid, row, err in res:
             if row is not None:
                 rows[name][iid] = row
             else:
-                errors.append({"instance_id": iid, "reason": err or "unknown"})
+                errors.append({"instance_id": iid, "system": name, "reason": err or "unknown"})
         bar.update(len({iid for _, iid, _, _ in res}))
 
     try:
@@ -333,6 +370,61 @@ def per_repo(rows: dict[str, dict[str, Any]], jobs: Sequence[Job], suite: str) -
     return {repo: {"instances": len(rs), **aggregate(rs, suite)} for repo, rs in sorted(by.items())}
 
 
+def _same_system(a: Any, b: Any) -> bool:
+    """Equal in everything but the name, so one run serves both (the curve point at the
+    default target is the default window; BM25 at 4,000 tokens is the BM25 baseline)."""
+    if type(a) is not type(b) or not is_dataclass(a):
+        return a is b
+    return replace(a, name="") == replace(b, name="")  # type: ignore[type-var]
+
+
+@dataclass
+class RunPlan:
+    """Every system one run executes, each distinct system once, under a unique name."""
+
+    systems: list[Runnable] = field(default_factory=list)
+
+    def add(self, system: Runnable) -> str:
+        """Schedule ``system`` (unless an equal one is already scheduled); returns the name
+        its rows are filed under."""
+        for s in self.systems:
+            if _same_system(s, system):
+                return s.name
+        taken = {s.name for s in self.systems}
+        if system.name in taken:  # an ablation variant keeping its subject's name
+            n = 2
+            while f"{system.name}~{n}" in taken:
+                n += 1
+            system = replace(system, name=f"{system.name}~{n}")  # type: ignore[type-var]
+        self.systems.append(system)
+        return system.name
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One ``--ablate`` run: ``subject`` with ``switch`` off, filed under ``run``."""
+
+    subject: str  # the subject's run name
+    display: str
+    switch: str
+    run: str
+    suite: str  # the aggregation (and ablation metrics) the subject is judged on
+
+
+def _subjects(
+    primary: System, construct: CtxfastConstruct | None, suite: str
+) -> list[tuple[System, str]]:
+    """What ``--ablate`` switches off: the constructor in the construct suite, the primary
+    system otherwise, both in ``all``."""
+    if construct is None:
+        return [(primary, suite)]
+    if suite == "construct":
+        return [(construct, "construct")]
+    if suite == "all":
+        return [(primary, suite), (construct, "construct")]
+    return [(primary, suite)]
+
+
 def build_results(
     suite_meta: dict[str, Any],
     primary: System,
@@ -341,83 +433,159 @@ def build_results(
     cfg: RunConfig,
     skipped: list[dict[str, str]],
     ablate: bool = False,
-    construct: System | None = None,
+    construct: CtxfastConstruct | None = None,
+    stuffing: BM25Files | None = None,
 ) -> dict[str, Any]:
     """Run, score and assemble ``results.json`` with exactly :data:`TOP_KEYS`.
 
     ``construct`` (optional) is a separate constructor system whose output supplies the
-    construction keys (gold coverage, relevance precision, tokens per covered); without it
-    they are scored on the primary system's own delivered context."""
-    systems = [primary, *baselines] + ([construct] if construct is not None else [])
-    rows, errors = execute(systems, jobs, cfg)
-    skipped = skipped + errors
-    bad = {e["instance_id"] for e in errors}
+    construction keys (gold coverage, gold-file presence, window tokens, relevance
+    precision, tokens per covered); without it they are scored on the primary system's own
+    delivered context. With ``stuffing`` (whole-file BM25) beside it, the run adds the
+    baseline cut at each window's own token count (``bm25_same_tokens``), the window-versus-
+    baselines table and the coverage-versus-tokens curve at ``cfg.curve_targets``.
+
+    Everything runs in one pass over the trees, so each tree is prepared once for all the
+    systems sharing a handle (curve points and ablation variants included)."""
+    plan = RunPlan()
+    p_run = plan.add(primary)
+    base_list: list[Runnable] = list(baselines)
+    c_run = plan.add(construct) if construct is not None else None
+    if construct is not None and c_run is not None and stuffing is not None:
+        base_list.append(SameTokens(stuffing, reference=c_run))
+    b_runs = {b.name: plan.add(b) for b in base_list}
+    curve_runs: list[tuple[int, str, str]] = []
+    if construct is not None and stuffing is not None:
+        for t in cfg.curve_targets:
+            at_t = replace(stuffing, name=f"{stuffing.name}@{t}", max_tokens=t)
+            curve_runs.append((t, plan.add(construct.at_target(t)), plan.add(at_t)))
+    main = {s.name for s in plan.systems}
+    variants: list[Variant] = []
+    if ablate:
+        for subject, suite in _subjects(primary, construct, cfg.suite):
+            s_run = c_run if subject is construct and c_run is not None else p_run
+            for switch in subject.switches():
+                run = plan.add(subject.without(switch))
+                variants.append(Variant(s_run, subject.name, switch, run, suite))
+
+    rows, errors = execute(plan.systems, jobs, cfg)
+    main_errors = [e for e in errors if e["system"] in main]
+    skipped = skipped + main_errors
+    bad = {e["instance_id"] for e in main_errors}
     ok_jobs = [j for j in jobs if j.instance.instance_id not in bad]
     ok_ids = [j.instance.instance_id for j in ok_jobs]
 
-    def agg_for(name: str) -> dict[str, Any]:
-        return aggregate([rows[name][i] for i in ok_ids], cfg.suite)
+    def rows_of(run: str, ids: Sequence[str] = ok_ids) -> list[dict[str, Any]]:
+        return [rows[run][i] for i in ids]
 
-    top = agg_for(primary.name)
-    if construct is not None:
-        cagg = agg_for(construct.name)
+    top = aggregate(rows_of(p_run), cfg.suite)
+    repos = per_repo(rows[p_run], ok_jobs, cfg.suite)
+    if c_run is not None:  # the construction keys are the window's, overall and per repo
+        cagg = aggregate(rows_of(c_run), cfg.suite)
+        crepos = per_repo(rows[c_run], ok_jobs, cfg.suite)
         for k in SUITE_METRICS["construct"]:
             top[k] = cagg[k]
+            for repo, m in repos.items():
+                m[k] = crepos[repo][k]
     base = {
-        s.name: {**agg_for(s.name), "per_repo": per_repo(rows[s.name], ok_jobs, cfg.suite)}
-        for s in baselines
+        name: {
+            **aggregate(rows_of(run), cfg.suite),
+            "per_repo": per_repo(rows[run], ok_jobs, cfg.suite),
+        }
+        for name, run in b_runs.items()
     }
-    per_instance = [
-        {
-            "instance_id": j.instance.instance_id,
+    comparison: dict[str, Any] = {}
+    curve: dict[str, Any] = {}
+    if construct is not None and c_run is not None:
+
+        def summ(run: str) -> dict[str, Any]:
+            rs = rows_of(run)
+            return C.summary(aggregate(rs, "construct"), rs)
+
+        others = {"retrieval_slice": {"system": primary.name, **summ(p_run)}}
+        others.update({name: {"system": name, **summ(run)} for name, run in b_runs.items()})
+        comparison = C.comparison(construct.name, summ(c_run), others)
+        if curve_runs and stuffing is not None:
+            curve = C.curve(
+                [t for t, _, _ in curve_runs],
+                [summ(w) for _, w, _ in curve_runs],
+                [summ(b) for _, _, b in curve_runs],
+                construct.name,
+                stuffing.name,
+            )
+    per_instance = []
+    for j in ok_jobs:
+        iid = j.instance.instance_id
+        entry: dict[str, Any] = {
+            "instance_id": iid,
             "repo": j.instance.repo,
             "tree": j.tree.key,
             "gold_files": j.instance.gold_files,
             "located_hunks": len(j.gold),
             "total_hunks": j.n_hunks,
-            primary.name: rows[primary.name][j.instance.instance_id],
-            **{s.name: rows[s.name][j.instance.instance_id] for s in systems[1:]},
+            primary.name: rows[p_run][iid],
+            **{name: rows[run][iid] for name, run in b_runs.items()},
         }
-        for j in ok_jobs
-    ]
-    ablation: dict[str, Any] = {}
-    if ablate:
-        ablation = run_ablation(primary, ok_jobs, cfg, top)
+        if construct is not None and c_run is not None:
+            entry[construct.name] = rows[c_run][iid]
+        if curve_runs:
+            entry["curve"] = {
+                "window": {str(t): C.instance_point(rows[w][iid]) for t, w, _ in curve_runs},
+                "stuffing": {str(t): C.instance_point(rows[b][iid]) for t, _, b in curve_runs},
+            }
+        per_instance.append(entry)
+    ablation = ablation_report(variants, rows, errors, ok_ids) if ablate else {}
     decision = decide(primary, top, base)
     meta = dict(suite_meta)
     meta["system"] = primary.name
-    meta["baselines"] = [s.name for s in baselines]
+    meta["baselines"] = list(b_runs)
     meta["constructor"] = construct.name if construct is not None else None
-    meta["scored"] = scored_counts([rows[primary.name][i] for i in ok_ids], ok_jobs)
+    meta["curve_targets"] = [t for t, _, _ in curve_runs]
+    meta["scored"] = scored_counts(rows_of(p_run), ok_jobs)
     results = {
         "suite": meta,
         "instances": len(ok_jobs),
         "skipped": skipped,
         **top,
         "baseline": base,
-        "per_repo": per_repo(rows[primary.name], ok_jobs, cfg.suite),
+        "per_repo": repos,
         "per_instance": per_instance,
         "ablation": ablation,
         "decision": decision,
+        "construct_comparison": comparison,
+        "coverage_curve": curve,
     }
     return {k: results[k] for k in TOP_KEYS}
 
 
-def run_ablation(
-    primary: System, jobs: Sequence[Job], cfg: RunConfig, base_agg: dict[str, Any]
+def _outcome(row: dict[str, Any]) -> tuple[Any, ...]:
+    return row["tokens"], row["covered"], row["gold_files_present"], row["top_files"]
+
+
+def ablation_report(
+    variants: Sequence[Variant],
+    rows: dict[str, dict[str, dict[str, Any]]],
+    errors: Sequence[dict[str, str]],
+    ok_ids: Sequence[str],
 ) -> dict[str, Any]:
+    """Each switch judged by the shared rule against its subject on the same instances."""
     from ctxfast.eval.compare import flat
 
-    metrics = ABLATION_METRICS[cfg.suite]
     entries = []
-    for switch in primary.switches():
-        variant = primary.without(switch)
-        rows, errors = execute([variant], jobs, cfg)
-        ids = [j.instance.instance_id for j in jobs if j.instance.instance_id in rows[variant.name]]
-        abl = aggregate([rows[variant.name][i] for i in ids], cfg.suite)
-        entry = ablation_entry(switch, flat(base_agg), flat(abl), metrics)
-        entry["failed_instances"] = len(errors)
+    for v in variants:
+        ids = [i for i in ok_ids if i in rows[v.run]]
+        base = aggregate([rows[v.subject][i] for i in ids], v.suite)
+        abl = aggregate([rows[v.run][i] for i in ids], v.suite)
+        entry = ablation_entry(v.switch, flat(base), flat(abl), ABLATION_METRICS[v.suite])
+        entry["system"] = v.display
+        entry["failed_instances"] = sum(1 for e in errors if e["system"] == v.run)
+        # Instances where the switch changed nothing scored (a switch never changing any
+        # is not wired to anything).
+        entry["unchanged_instances"] = sum(
+            1 for i in ids if _outcome(rows[v.run][i]) == _outcome(rows[v.subject][i])
+        )
         entries.append(entry)
+    metrics = dict.fromkeys(m for v in variants for m in ABLATION_METRICS[v.suite])
     return {
         "rule": "DELETE iff no metric degrades beyond noise (|Δ| ≤ 5% relative)",
         "metrics": list(metrics),
@@ -441,10 +609,12 @@ def decide(primary: System, top: dict[str, Any], base: dict[str, Any]) -> dict[s
 
 
 __all__ = [
+    "CURVE_TARGETS",
     "SUITES",
     "TOP_KEYS",
     "Job",
     "RunConfig",
+    "RunPlan",
     "aggregate",
     "build_results",
     "edge_placement",

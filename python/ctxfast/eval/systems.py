@@ -13,10 +13,10 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from ctxfast.eval.bench import Instance
 from ctxfast.eval.sources import Tree
@@ -75,6 +75,11 @@ class System(Protocol):
 
     def without(self, switch: str) -> System:
         """A copy of this system with ``switch`` off."""
+        ...
+
+    def handle_key(self) -> Hashable:
+        """What ``prepare`` builds: systems with equal keys get one shared handle per tree
+        (one index opened, one warm-up), however many variants of them a run holds."""
         ...
 
     def prepare(self, tree: Tree, cache_dir: Path) -> Any: ...
@@ -209,6 +214,9 @@ class BM25Files:
     def _variant(self) -> str:
         return f"bm25-k{self.k1}-b{self.b}-p{int(self.use_path)}-s{int(self.split_identifiers)}"
 
+    def handle_key(self) -> Hashable:
+        return ("bm25", self._variant())
+
     def prepare(self, tree: Tree, cache_dir: Path) -> BM25Handle:
         import bm25s
 
@@ -279,6 +287,9 @@ class StuffEverything:
     def without(self, switch: str) -> StuffEverything:
         raise KeyError(switch)
 
+    def handle_key(self) -> Hashable:
+        return self.pool.handle_key()
+
     def prepare(self, tree: Tree, cache_dir: Path) -> Any:
         return self.pool.prepare(tree, cache_dir)
 
@@ -291,6 +302,47 @@ class StuffEverything:
         return RetrievalOutput(
             base.ranked_files, cands, rendered, tokens, ms, ranked_regions=base.regions()
         )
+
+
+@runtime_checkable
+class MatchedSystem(Protocol):
+    """A baseline whose budget is another system's output on the same instance; the runner
+    runs ``reference`` first and hands its output over."""
+
+    name: str
+    symbol_level: bool
+    reference: str
+
+    def handle_key(self) -> Hashable: ...
+
+    def prepare(self, tree: Tree, cache_dir: Path) -> Any: ...
+
+    def retrieve_matched(
+        self, handle: Any, instance: Instance, reference: RetrievalOutput
+    ) -> RetrievalOutput: ...
+
+
+@dataclass(frozen=True)
+class SameTokens:
+    """Plain whole-file stuffing cut, instance by instance, at exactly the tokens the
+    ``reference`` system (the constructed window) spent: what the same tokens of BM25's top
+    files would have held, so a window is never credited for merely being larger."""
+
+    pool: BM25Files
+    reference: str
+    name: str = "bm25_same_tokens"
+    symbol_level: bool = False
+
+    def handle_key(self) -> Hashable:
+        return self.pool.handle_key()
+
+    def prepare(self, tree: Tree, cache_dir: Path) -> BM25Handle:
+        return self.pool.prepare(tree, cache_dir)
+
+    def retrieve_matched(
+        self, handle: BM25Handle, instance: Instance, reference: RetrievalOutput
+    ) -> RetrievalOutput:
+        return replace(self.pool, max_tokens=reference.token_count).retrieve(handle, instance)
 
 
 def tree_root(handle: Any) -> Path:
@@ -313,6 +365,35 @@ def ctxfast_available() -> bool:
 class CtxfastHandle:
     root: Path
     repo: Any
+
+
+class TreeLines:
+    """A tree's file lines as the retrieval renderer reads them (``RepoIndex.lines``)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._lines: dict[str, list[str]] = {}
+
+    def lines(self, path: str) -> list[str]:
+        if path not in self._lines:
+            try:
+                self._lines[path] = read_text(self.root / path).splitlines()
+            except OSError:
+                self._lines[path] = []
+        return self._lines[path]
+
+
+def rendered_in(candidates: Sequence[Any], text: str, lines: TreeLines) -> list[bool]:
+    """Which retrieval candidates the slice's text holds. The result lists the ranked top-k,
+    but the token cap drops some whole and pruning empties others: only a candidate whose
+    block (rendered by retrieval's own ``render_block``) is in the text was delivered."""
+    from ctxfast.retrieval.render import render_block
+
+    padded = text + "\n"
+    return [
+        not getattr(c, "pruned", False) and f"\n{render_block(c, lines)}\n" in padded  # type: ignore[arg-type]
+        for c in candidates
+    ]
 
 
 @dataclass(frozen=True)
@@ -338,6 +419,9 @@ class CtxfastRetrieval:
         cfg[switch] = False
         return replace(self, config=cfg)
 
+    def handle_key(self) -> Hashable:
+        return ("ctxfast",)
+
     def prepare(self, tree: Tree, cache_dir: Path) -> CtxfastHandle:
         import ctxfast
 
@@ -353,33 +437,110 @@ class CtxfastRetrieval:
             instance.problem_statement, max_tokens=self.max_tokens, config=self.config or None
         )
         ms = (time.perf_counter() - t0) * 1000.0
+        shown = rendered_in(res.candidates, res.render(), TreeLines(handle.root))
         cands = [
             Candidate(
                 c.file,
                 getattr(c, "symbol", None) or c.qualname,
                 int(c.start_line),
                 int(c.end_line),
-                tuple(c.kept_lines) if getattr(c, "kept_lines", None) else None,
+                tuple(c.kept_lines) if ok else (),
                 is_function=c.kind in ("function", "method"),
             )
-            for c in res.candidates
+            for c, ok in zip(res.candidates, shown, strict=True)
         ]
         return RetrievalOutput(list(res.ranked_files()), cands, res.render(), res.token_count, ms)
 
 
+_UNSET = object()
+
+#: ``--ablate`` switches of the constructor, one per standalone mechanism of issue 13:
+#: name -> (settings object it lives in, field, value that switches it off).
+CONSTRUCT_SWITCHES: dict[str, tuple[str, str, Any]] = {
+    "confidence_localization": ("defaults", "confidence_localization", False),
+    "target_context": ("defaults", "target_context", False),
+    "file_outlines": ("defaults", "file_outlines", False),
+    "evidence_ranker": ("config", "evidence_ranker", False),
+    "fill": ("config", "target_tokens", 0),
+}
+
+
+def window_candidates(
+    entries: Sequence[Any], sizes: Sequence[int], local_symbol: Any
+) -> list[Candidate]:
+    """Code entries of a window as scored pieces, delivering exactly their shown lines.
+
+    An entry's ``start..end`` is only its extent: a file outline spans the whole file but
+    shows its definition lines, a method shown under its class header skips the lines in
+    between. Crediting the extent would count an outline as delivering every hunk of its file.
+    """
+    out = []
+    for it, size in zip(entries, sizes, strict=True):
+        shown = tuple(it.shown_lines())
+        start = int(it.start_line or (shown[0] if shown else 1))
+        out.append(
+            Candidate(
+                str(it.file),
+                local_symbol(it.file, it.entity) if it.entity else None,
+                start,
+                int(it.end_line or start),
+                kept_lines=shown,
+                tokens=size,
+            )
+        )
+    return out
+
+
 @dataclass(frozen=True)
 class CtxfastConstruct:
-    """ctxfast's constructor (``ctxfast.compose``) scored on its ``DecisionContext`` window."""
+    """ctxfast's constructor (``ctxfast.compose``) scored on its ``DecisionContext`` window.
+
+    ``config`` and ``defaults`` override fields of ``ConstructConfig`` and ``DefaultsConfig``
+    (so an ablation or a curve point is a change of settings, never of code); ``options`` are
+    further ``compose`` keyword arguments (``ceiling``)."""
 
     name: str = "ctxfast_construct"
     symbol_level: bool = True
     options: dict[str, Any] = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=dict)
+    defaults: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # Overrides equal to the default are dropped, so two constructors that build the same
+        # window compare equal and a run executes it once (the curve point at the default
+        # target is the default window).
+        from ctxfast.construct.defaults import DefaultsConfig
+        from ctxfast.construct.schema import ConstructConfig
+
+        for where, base in (("config", ConstructConfig()), ("defaults", DefaultsConfig())):
+            given = getattr(self, where)
+            kept = {k: v for k, v in given.items() if getattr(base, k, _UNSET) != v}
+            object.__setattr__(self, where, kept)
 
     def switches(self) -> list[str]:
-        return []
+        return list(CONSTRUCT_SWITCHES)
 
     def without(self, switch: str) -> CtxfastConstruct:
-        raise KeyError(switch)
+        where, name, off = CONSTRUCT_SWITCHES[switch]
+        changed = {**getattr(self, where), name: off}
+        return replace(self, name=f"{self.name}-without-{switch}", **{where: changed})
+
+    def at_target(self, tokens: int) -> CtxfastConstruct:
+        """The same constructor filling toward ``tokens`` (one point of the coverage curve)."""
+        return replace(
+            self, name=f"{self.name}@{tokens}", config={**self.config, "target_tokens": tokens}
+        )
+
+    def settings(self) -> tuple[Any, Any]:
+        """``(ConstructConfig, DefaultsConfig)`` with the overrides applied (raises on an
+        unknown field or an invalid value, so a bad ``--config`` fails before the run)."""
+        from ctxfast.construct.defaults import DefaultsConfig
+        from ctxfast.construct.schema import ConstructConfig
+
+        return ConstructConfig(**self.config), DefaultsConfig(**self.defaults)
+
+    def handle_key(self) -> Hashable:
+        return CtxfastRetrieval().handle_key()
 
     def prepare(self, tree: Tree, cache_dir: Path) -> CtxfastHandle:
         return CtxfastRetrieval().prepare(tree, cache_dir)
@@ -387,37 +548,40 @@ class CtxfastConstruct:
     def retrieve(self, handle: CtxfastHandle, instance: Instance) -> RetrievalOutput:
         import ctxfast
 
+        config, defaults = self.settings()
         t0 = time.perf_counter()
-        ctx = ctxfast.compose(handle.repo, instance.problem_statement, **self.options)  # type: ignore[attr-defined]
+        ctx = ctxfast.compose(  # type: ignore[attr-defined]
+            handle.repo,
+            instance.problem_statement,
+            config=config,
+            defaults=defaults,
+            **self.options,
+        )
         ms = (time.perf_counter() - t0) * 1000.0
-        cands = []
+        # Non-code items (task, constraints) have no file; they still count in token_count.
         entries = [it for it in ctx.window if it.file is not None]
         sizes = ctxfast.count_tokens_batch([it.text for it in entries])
-        for it, size in zip(entries, sizes, strict=True):
-            # Non-code items (task, constraints) have no file; they still count in token_count.
-            cands.append(
-                Candidate(
-                    str(it.file),
-                    handle.repo.local_symbol(it.file, it.entity) if it.entity else None,
-                    int(it.start_line or 1),
-                    int(it.end_line or it.start_line or 1),
-                    tokens=size,
-                )
-            )
+        cands = window_candidates(entries, sizes, handle.repo.local_symbol)
         files = list(dict.fromkeys(c.file for c in cands))
         return RetrievalOutput(files, cands, ctx.render(), int(ctx.token_count), ms)
 
 
 __all__ = [
+    "CONSTRUCT_SWITCHES",
     "BM25Files",
     "Candidate",
     "CtxfastConstruct",
     "CtxfastRetrieval",
+    "MatchedSystem",
     "RetrievalOutput",
+    "SameTokens",
     "StuffEverything",
     "System",
+    "TreeLines",
     "ctxfast_available",
     "identifier_tokens",
     "python_files",
     "render_files",
+    "rendered_in",
+    "window_candidates",
 ]
