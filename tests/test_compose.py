@@ -17,6 +17,7 @@ from test_construct_ranker import _reply, server  # noqa: F401  (the real 127.0.
 
 import ctxfast
 from ctxfast.construct import (
+    ConstructConfig,
     DefaultsConfig,
     ImpactEdge,
     OpenAICompatibleRanker,
@@ -205,7 +206,7 @@ def test_to_code_candidates_keeps_rank_order_and_drops_bad_spans(project):
 
 def test_compose_with_a_real_http_ranker_calls_at_most_once(project, server, monkeypatch):  # noqa: F811
     repo = ctxfast.Repository(project)
-    frugal = ctxfast.compose(repo, TASK)
+    frugal = ctxfast.compose(repo, TASK, config=ConstructConfig(evidence_ranker=False))
     residue = [e.item_id for e in frugal.admission_log if e.decision == "residue"]
     assert 1 <= len(residue) <= 32, "the fixture must leave a small residue"
     server.reply = _reply([(i, 0.9) for i in residue])
@@ -224,6 +225,21 @@ def test_compose_with_a_real_http_ranker_calls_at_most_once(project, server, mon
     quiet = ctxfast.compose(repo, "qqzx", ranker=ranker, plan=plan, impact=[])
     assert not any(e.decision == "residue" for e in quiet.admission_log)
     assert quiet.model_calls == 0 and len(server.requests) == 1
+
+
+def test_without_a_model_the_evidence_ranker_fills_the_window(project):
+    repo = ctxfast.Repository(project)
+    frugal = ctxfast.compose(repo, TASK, config=ConstructConfig(evidence_ranker=False))
+    ctx = ctxfast.compose(repo, TASK)  # the default: rank the residue from retrieval scores
+    assert ctx.model_calls == 0
+    ranked = [e for e in ctx.admission_log if (e.stage, e.decision) == ("rank", "admitted")]
+    assert ranked and all("ranker score" in e.driver for e in ranked)
+    assert "close_pool" in ctx.render() and "close_pool" not in frugal.render()
+    filled = [e for e in ctx.admission_log if e.stage == "fill" and e.decision == "admitted"]
+    assert filled and all(e.subject for e in filled)  # logs name what they place
+    # With no room to fill, the residue stays out and the window is the frugal one's size.
+    tight = ctxfast.compose(repo, TASK, config=ConstructConfig(target_tokens=0))
+    assert "close_pool" not in tight.render() and tight.token_count <= ctx.token_count
 
 
 # ---- CLI, as real subprocesses -------------------------------------------------------------

@@ -15,7 +15,7 @@ def test_every_spec_default_is_pinned():
     c = ConstructConfig()
     assert c.ceiling == 24_000
     assert c.pool_cap == 256
-    assert c.content_cap_bytes == 8 * 1024
+    assert c.content_cap_bytes == 16 * 1024
     assert c.provenance_cap_chars == 200
     assert c.source_priority == ("07", "06", "05", "04", "03", "patch", "live")
     assert c.admitted_cap == 64
@@ -29,7 +29,7 @@ def test_every_spec_default_is_pinned():
     assert c.ranker_max_response_bytes == 64 * 1024
     assert c.residue_signature_chars == 200
     assert c.compression_floor_bytes == 1024
-    assert c.large_item_lines == 80
+    assert c.large_item_lines == 200
     assert c.window_lines == 40
     assert c.insertion_gap_lines == 3
     assert c.pointer_preview_chars == 60

@@ -68,7 +68,7 @@ def test_pool_caps_content_provenance_and_size_by_source_priority():
         PoolInputs(task="t", plan=plan, candidates=cands, test_outputs=["old", "new"]), cfg
     )
     assert len(pool.items) == 6
-    assert all(len(it.content.encode()) <= 8 * 1024 for it in pool.items)
+    assert all(len(it.content.encode()) <= cfg.content_cap_bytes for it in pool.items)
     assert all(len(it.provenance) <= 200 for it in pool.items)
     assert pool.items[0].kind is Kind.PLAN_NODE  # 07 first
     assert any(e.decision == "content_capped" for e in pool.log)
@@ -227,7 +227,10 @@ def test_mask_pointer_is_short_and_deterministic():
 
 def test_change_target_reduced_to_window_and_flagged_irreducible():
     cands, plan, impact, live = scenario()
-    ctx = construct("Fix session timeout", candidates=cands, plan=plan, impact=impact, **live)
+    small = ConstructConfig(large_item_lines=80)  # the 125-line body is over the limit
+    ctx = construct(
+        "Fix session timeout", candidates=cands, plan=plan, impact=impact, config=small, **live
+    )
     log = ctx.admission_log
     assert any(e.decision == "line_window" for e in log)
     assert any(e.decision == "irreducible" for e in log)
@@ -282,6 +285,7 @@ def test_edges_and_adjacency():
 
 def test_ladder_runs_transient_then_working_set_then_core():
     cands, plan, impact, live = scenario()
+    live = {**live, "config": ConstructConfig(target_tokens=0)}  # the ladder alone, no fill
     full = construct("Fix session timeout", candidates=cands, plan=plan, impact=impact, **live)
     ceiling = full.token_count - 5
     ctx = construct(
@@ -314,6 +318,8 @@ def test_baseline_stuffs_everything_up_to_the_window():
     ctx = construct("Fix session timeout", candidates=cands, plan=plan, impact=impact, **live)
     assert "render_banner" in text  # no gate: the distractor rides along
     assert "render_banner" not in ctx.render()
-    assert ctx.token_count < n
+    # The window numbers every line, so it is not smaller than the raw concatenation of so
+    # small a pool; what it leaves out is the point.
+    assert ctx.token_count <= ctx.ceiling and n <= 24_000
     _, small = stuff_everything("t", candidates=cands, ceiling=100)
     assert small <= 100

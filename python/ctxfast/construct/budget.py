@@ -36,6 +36,9 @@ class BudgetResult:
     stable_core_only: bool
     flags: tuple[str, ...]
     fill_log: tuple[LogEntry, ...] = ()
+    #: Every block the final window kept (some show no line of their own: a stronger block
+    #: of the same file shows them).
+    kept: tuple[Block, ...] = ()
 
 
 class _Measure:
@@ -73,39 +76,45 @@ def fill(
     freshest: str | None,
     m: _Measure,
 ) -> tuple[list[Block], list[LogEntry]]:
-    """The gate's admissions plus as much ranked residue as ``target`` tokens hold, best
-    score first: each as its full body when that fits, else as its signature, else left out.
-    Sizes are the blocks' own token counts on top of an exact count of the base window, so
-    the target is approached closely; the ceiling is enforced exactly afterwards."""
-    base = [b for b in blocks if not is_fill(b)]
-    extra = sorted(
-        (b for b in blocks if is_fill(b)), key=lambda b: (-(b.score or 0.0), b.item.meta.seq)
+    """Grow the window toward ``target`` tokens with the best evidence first.
+
+    The gate's admissions always stay; those shown as signatures that retrieval also found
+    may grow to their full body. Ranked residue enters only while there is room: as its full
+    body when that fits, else as its signature, else not at all. Candidates are taken in
+    retrieval-score order (ties by pool order). Sizes are the blocks' own token counts on
+    top of an exact count of the base window, so the target is approached closely; the
+    ceiling is enforced exactly afterwards."""
+    state = [b for b in blocks if not is_fill(b)]
+    growable = [b for b in state if b.expansion and b.rendering is Rendering.SIGNATURE]
+    extra = [b for b in blocks if is_fill(b)]
+    order = sorted(
+        [*growable, *extra],
+        key=lambda b: (-(b.item.meta.score or 0.0), -(b.score or 0.0), b.item.meta.seq),
     )
     log: list[LogEntry] = []
-    if not extra:
-        return base, log
-    used = m.exact(lay_out(task, base, freshest).text)
-    chosen: list[Block] = []
-    for b in extra:
-        options = []
-        if b.expansion:
-            options.append(with_lines(b, b.expansion, rendering=Rendering.VERBATIM))
-        options.append(b)
+    if not order or target <= 0:
+        return state, log
+    used = m.exact(lay_out(task, state, freshest).text)
+    chosen: dict[str, Block] = {}
+    for b in order:
+        options = [with_lines(b, b.expansion, rendering=Rendering.VERBATIM)] if b.expansion else []
+        base = 0 if is_fill(b) else m.sizes([b.text])[0]  # a kept block is already counted
+        if is_fill(b):
+            options.append(b)
         subject = b.item.meta.entity or b.item.meta.file or b.id
         for opt in options:
-            cost = m.sizes([opt.text])[0] + 24  # its header, fence and separator
+            cost = m.sizes([opt.text])[0] + (24 if is_fill(b) else 0) - base
             if used + cost <= target:
                 used += cost
-                chosen.append(opt)
+                chosen[b.id] = opt
                 how = "full body" if opt.rendering is Rendering.VERBATIM else "signature"
                 log.append(LogEntry("fill", b.id, "admitted", f"{how}, ~{used} tokens", subject))
                 break
         else:
-            log.append(
-                LogEntry("fill", b.id, "left_out", f"beyond the {target}-token target", subject)
-            )
-    keep = {b.id: b for b in chosen}
-    return [keep.get(b.id, b) for b in blocks if not is_fill(b) or b.id in keep], log
+            if is_fill(b):
+                why = f"beyond the {target}-token target"
+                log.append(LogEntry("fill", b.id, "left_out", why, subject))
+    return [chosen.get(b.id, b) for b in blocks if not is_fill(b) or b.id in chosen], log
 
 
 def run_budget(
@@ -186,7 +195,14 @@ def run_budget(
         log.append("irreducible (kept, >floor): " + ", ".join(irreducible))
     log.append(f"final {n} tokens ≤ ceiling {ceiling}")
     return BudgetResult(
-        tuple(entries), text, n, tuple(log), stable_only, tuple(flags), tuple(fill_log)
+        tuple(entries),
+        text,
+        n,
+        tuple(log),
+        stable_only,
+        tuple(flags),
+        tuple(fill_log),
+        tuple(state),
     )
 
 

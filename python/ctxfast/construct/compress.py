@@ -328,7 +328,8 @@ def compress(
                     )
         else:
             shown = sig
-            if a.driver.startswith("rank:"):
+            if item.meta.score is not None or a.driver.startswith("rank:"):
+                # Retrieval found it: the window may show its body when it has room.
                 expansion, _ = best_window(full, terms, config)
             if sig != full:
                 log.append(

@@ -10,6 +10,7 @@ too. Low-scoring ranker admissions that no load-bearing item mentions are droppe
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -83,19 +84,19 @@ def _subject(b: Block) -> str:
 
 
 def _restates(b: Block, task: str) -> bool:
-    """A requirement whose every line is the task itself (or the target, already labelled on
-    its code): the default plan's obligation and acceptance criterion."""
+    """A requirement that only repeats the task (the default plan's obligation and
+    acceptance criterion): the plan node's ``obligation:`` text without its ``target:`` line
+    (the target is labelled on its code), or a criterion, equal to the task — or to its
+    start when the pool's byte cap cut the item."""
     if b.item.kind not in (Kind.PLAN_NODE, Kind.ACCEPTANCE_CRITERIA) or not task.strip():
         return False
-    want = " ".join(task.split())
-    for line in b.item.content.splitlines():
-        key, _, value = line.partition(": ")
-        body = value if b.item.kind is Kind.PLAN_NODE and value else line
-        if key == "target" and b.item.kind is Kind.PLAN_NODE:
-            continue
-        if " ".join(body.split()) != want:
+    text = b.item.content
+    if b.item.kind is Kind.PLAN_NODE:
+        if not text.startswith("obligation: "):
             return False
-    return True
+        text = re.sub(r"\ntarget: [^\n]*$", "", text[len("obligation: ") :])
+    said, want = " ".join(text.split()), " ".join(task.split())
+    return said == want or (b.item.meta.truncated and want.startswith(said))
 
 
 def dedup(
@@ -183,7 +184,7 @@ def dedup(
         for b in out:
             filler = (
                 b.pointer_to is None
-                and b.driver.startswith("rank:")
+                and b.driver == "rank:score"  # a model's mid-relevance pick
                 and b.score is not None
                 and b.score < config.filler_score_below
                 and not (b.item.meta.entity and mentions(critical_text, b.item.meta.entity))

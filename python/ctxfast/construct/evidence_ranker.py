@@ -5,9 +5,13 @@ the impact) is still ranked once, deterministically, so the window can use its b
 next-best evidence instead of discarding it. It implements the same :class:`Ranker` protocol
 as the model ranker and replies in the same strict schema; it makes no model call.
 
-An item's relevance is its retrieval score over the best retrieval score among the change
-targets (the evidence the window is built around), clipped to [0, 1]: a candidate half as
-strong as the target scores 0.5, which is exactly the admission threshold.
+Every residue item retrieval scored is admitted, ranked by its score over the best retrieval
+score among the change targets (the evidence the window is built around): relevance
+``0.5 + 0.5 × min(1, score / best)``, so the order is retrieval's and the admission threshold
+(0.5) lets through exactly what retrieval found. How many of them enter the window is then
+the budget's decision — the fill toward the target size, best first — not a threshold's:
+measured on the exact-tree Lite instances, a 0.5 × best cut dropped the fix for one instance
+in six while the window still had room.
 """
 
 from __future__ import annotations
@@ -31,9 +35,9 @@ class EvidenceRanker:
 
     def relevance(self, item: EvidenceItem) -> float:
         score = item.meta.score
-        if score is None or self.reference <= 0:
+        if score is None or score <= 0 or self.reference <= 0:
             return 0.0
-        return round(min(1.0, max(0.0, score / self.reference)), 6)
+        return round(0.5 + 0.5 * min(1.0, score / self.reference), 6)
 
     def rank(self, request: RankRequest) -> str:
         rankings = [

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ctxfast.construct.budget import run_budget
 from ctxfast.construct.compress import compress
@@ -124,21 +125,29 @@ def construct(
     residue = [by_id[i] for i in gate.residue]
     scores: dict[str, float] = {}
     calls = 0
-    if len(residue) > config.residue_cap:  # §4 caps: folded or rejected, never ranked
+    chosen = ranker
+    if chosen is None and config.evidence_ranker and residue:
+        chosen = EvidenceRanker(residue, reference_score(pool.items, pool.change_set))
+    by_model = chosen is not None and getattr(chosen, "calls_model", True)
+    if len(residue) > config.residue_cap and not isinstance(chosen, EvidenceRanker):
+        # §4 caps what a model is shown: an oversize residue is folded, never ranked.
         folded, flog = fold_residue(residue, plan, config)
         log.extend(flog)
         for i in folded:
             drivers[i] = "fold:obligation_bucket"
         admitted_ids += folded
     elif residue:
-        chosen = ranker
-        if chosen is None and config.evidence_ranker:
-            chosen = EvidenceRanker(residue, reference_score(pool.items, pool.change_set))
-        outcome = rank_residue(residue, plan, chosen, config)  # the one L entry
-        calls = outcome.calls if getattr(chosen, "calls_model", True) else 0
+        # The cap bounds a model's prompt; the evidence ranker reads none, so it ranks all.
+        rcfg = (
+            config
+            if by_model
+            else replace(config, residue_cap=max(config.residue_cap, len(residue)))
+        )
+        outcome = rank_residue(residue, plan, chosen, rcfg)  # the one L entry
+        calls = outcome.calls if by_model else 0  # a model call, or none
         log.extend(outcome.log)
         for i, s in outcome.admitted.items():
-            drivers[i] = "rank:score"
+            drivers[i] = "rank:score" if by_model else "rank:evidence"
             scores[i] = s
         admitted_ids += list(outcome.admitted)
     room = max(0, config.admitted_cap - len(gate.admitted))
@@ -176,11 +185,15 @@ def construct(
     log.extend(result.fill_log)
     placed = {i for e in result.entries for i in e.item_id.split("+")}
     left_out = {e.item_id for e in result.fill_log if e.decision == "left_out"}
+    kept = {b.id for b in result.kept}
     for b in blocks:
         if b.id not in placed and b.id not in left_out:
             m = b.item.meta
             what = m.entity or (f"{m.file}:{m.start_line}-{m.end_line}" if m.file else "")
-            log.append(LogEntry("budget", b.id, "evicted", "eviction ladder", what))
+            if b.id in kept:  # its lines are shown by a stronger block of the same file
+                log.append(LogEntry("budget", b.id, "merged", "lines shown by another block", what))
+            else:
+                log.append(LogEntry("budget", b.id, "evicted", "eviction ladder", what))
     lap("order_budget")
     return DecisionContext(
         task=task,
