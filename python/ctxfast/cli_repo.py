@@ -1,7 +1,8 @@
 """Repository subcommands of the ``ctxfast`` CLI: compose, retrieve, map, graph, status.
 
-Each one opens a :class:`~ctxfast.recon.Repository` and indexes it on first use, so
-``ctxfast compose PATH "task"`` works on a fresh checkout. Status/progress lines go to
+Each one opens a :class:`~ctxfast.recon.Repository` and refreshes its index first (a full
+build on first use), so ``ctxfast compose PATH "task"`` works on a fresh checkout and always
+sees the files as they are on disk. Status/progress lines go to
 stderr and only when stderr is a terminal: stdout carries exactly the requested output.
 """
 
@@ -33,12 +34,14 @@ def _status(msg: str) -> None:
 
 
 def open_repo(args: argparse.Namespace) -> Repository:
-    """The repository of ``args.path``, indexed if its graph DB does not exist yet."""
+    """The repository of ``args.path`` with its index refreshed (built on first use, with a
+    progress bar on a terminal); the command's own calls then pass ``refresh=False``."""
     repo = Repository(args.path, getattr(args, "index_dir", None))
-    if not repo.graph_db.exists():
-        t0 = time.perf_counter()
-        with IndexBar(f"indexing {repo.root.name} (first use)") as bar:
-            stats = repo.index(progress=bar)
+    first = not repo.graph_db.exists()
+    t0 = time.perf_counter()
+    with IndexBar(f"indexing {repo.root.name}" + (" (first use)" if first else "")) as bar:
+        stats = repo.index(progress=bar)
+    if first or stats.files_parsed or stats.files_removed:
         _status(
             f"indexed {stats.files_parsed} files, {stats.nodes} nodes, {stats.edges} edges "
             f"in {time.perf_counter() - t0:.2f}s"
@@ -67,6 +70,7 @@ def _cmd_compose(args: argparse.Namespace) -> int:
         test_outputs=[_read(p) for p in args.test_output],
         ceiling=args.ceiling,
         ranker=ranker,
+        refresh=False,
     )
     _status(f"{ctx.token_count}/{ctx.ceiling} tokens · {ctx.model_calls} model calls")
     print(ctx.to_json() if args.json else ctx.render())
@@ -76,7 +80,9 @@ def _cmd_compose(args: argparse.Namespace) -> int:
 def _cmd_retrieve(args: argparse.Namespace) -> int:
     repo = open_repo(args)
     error = "\n\n".join(_read(p) for p in args.error) or None
-    result = repo.retrieve(args.task, error=error, test=args.test, max_tokens=args.tokens)
+    result = repo.retrieve(
+        args.task, error=error, test=args.test, max_tokens=args.tokens, refresh=False
+    )
     if args.json:
         payload = {
             "query": result.query.to_dict(),
@@ -92,13 +98,13 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
 
 def _cmd_map(args: argparse.Namespace) -> int:
     repo = open_repo(args)
-    print(repo.repo_map(args.query, max_tokens=args.tokens))
+    print(repo.repo_map(args.query, max_tokens=args.tokens, refresh=False))
     return 0
 
 
 def _cmd_graph(args: argparse.Namespace) -> int:
     repo = open_repo(args)
-    ego = repo.ego_graph(args.symbol)
+    ego = repo.ego_graph(args.symbol, refresh=False)
     if args.json:
         payload = {
             "root": {**dataclasses.asdict(ego.root), "signature": ego.root_signature},

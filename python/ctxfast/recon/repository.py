@@ -106,6 +106,18 @@ class Repository:
             files_resolved=resolved,
         )
 
+    def refresh(self) -> IndexStats:
+        """Brings the index up to date with the files before a read, so what an agent edited
+        since the last call is what the next call sees. On an unchanged tree this costs one
+        ``stat`` per file (a file whose size and modification time are unchanged is not read)."""
+        return self.index()
+
+    def ensure_index(self, refresh: bool = True) -> None:
+        """The read methods' shared first step: refresh unless the caller opted out, and
+        index regardless when there is no index yet."""
+        if refresh or not self.graph_db.exists():
+            self.refresh()
+
     @property
     def graph(self) -> CodeGraph:
         """Read API over ``recon.db`` (raises ``ctxfast.errors.IndexError`` before ``index()``)."""
@@ -131,8 +143,12 @@ class Repository:
         """Spec §4: the six level-0 signals, then the R0→R2 ladder and the §5 injection."""
         return run_gate(self.graph, self.manifest(), task_text, current_entity, sbfl_top, config)
 
-    def ego_graph(self, entity: str, max_radius: int = 1) -> EgoGraph:
-        """The tree-encoded k=1 ego-graph of ``entity`` (``max_radius=2`` raises ValueError)."""
+    def ego_graph(self, entity: str, max_radius: int = 1, *, refresh: bool = True) -> EgoGraph:
+        """The definition ``entity`` with its direct neighbours in the code graph (what it
+        calls, what calls it, what it contains and imports), as a small tree; only radius 1
+        is supported (``max_radius=2`` raises ValueError). ``refresh=False`` skips the index
+        refresh that runs first."""
+        self.ensure_index(refresh)
         return build_ego_graph(self.graph, entity, max_radius)
 
     def repo_map(
@@ -140,8 +156,12 @@ class Repository:
         query: str | None = None,
         max_tokens: int = 1024,
         files_in_prompt: tuple[str, ...] = (),
+        *,
+        refresh: bool = True,
     ) -> str:
-        """The ranked repo map within ``max_tokens``; ``""`` if it cannot be built."""
+        """The ranked repo map within ``max_tokens``; ``""`` if it cannot be built.
+        ``refresh=False`` skips the index refresh that runs first."""
+        self.ensure_index(refresh)
         return build_repo_map(self.graph, self.index_dir, query, max_tokens, files_in_prompt)
 
     def retrieve(
@@ -152,20 +172,20 @@ class Repository:
         test: str | None = None,
         max_tokens: int = 4000,
         config: Any = None,
+        refresh: bool = True,
     ) -> Any:
         """Spec-04 retrieval: the smallest high-precision slice for a task (≤ ``max_tokens``).
 
-        A repository with no index yet is indexed on demand; the in-memory retrieval state
-        (definitions, file texts, BM25 indexes, the lexical corpus) is rebuilt only when the
-        index content changed. It is a snapshot of the files taken when it is built (the first
-        retrieval after an index change): call ``index()`` after editing files to retrieve
-        from the edits.
+        The index is refreshed first (files edited since the last call are re-parsed), so the
+        slice always shows the code as it is on disk; ``refresh=False`` skips that and reads
+        the index as it stands (a repository with no index is still indexed). The in-memory
+        retrieval state (definitions, file texts, BM25 indexes, the lexical corpus) is
+        rebuilt only when the index content changed.
         """
         from ctxfast.retrieval.pipeline import Retriever
         from ctxfast.retrieval.repoindex import IndexWatch
 
-        if not self.graph_db.exists():
-            self.index()
+        self.ensure_index(refresh)
         if self._index_watch is None:
             self._index_watch = IndexWatch(self.graph_db)
         # Looked at on every call, so the stamp always follows the database.
