@@ -66,6 +66,21 @@ def _cmd_index(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_mcp(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ctxfast.mcp_server import serve
+
+    serve(
+        Path(args.path),
+        Path(args.index_dir) if args.index_dir else None,
+        http=args.http,
+        host=args.host,
+        port=args.port,
+    )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ctxfast", description="Exact, fast context construction for coding agents."
@@ -93,6 +108,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path", help="repository root")
     p.add_argument("--json", action="store_true", help="print the full manifest as JSON")
     p.set_defaults(func=_cmd_manifest)
+
+    from ctxfast.mcp_server import DEFAULT_HTTP_HOST, DEFAULT_HTTP_PORT
+
+    p = sub.add_parser("mcp", help="serve ctxfast's tools to an agent over MCP (stdio)")
+    p.add_argument("path", nargs="?", default=".", help="repository root the tools default to")
+    p.add_argument("--index-dir", default=None, help="index directory (default PATH/.ctxfast)")
+    p.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    p.add_argument("--host", default=DEFAULT_HTTP_HOST, help="HTTP address")
+    p.add_argument("--port", type=int, default=DEFAULT_HTTP_PORT, help="HTTP port")
+    p.set_defaults(func=_cmd_mcp)
 
     from ctxfast.cli_repo import register as register_repo
     from ctxfast.eval.cli import register as register_eval
