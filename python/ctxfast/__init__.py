@@ -3,7 +3,7 @@
 The public API is plain Python over the private native module ``ctxfast._native``.
 """
 
-from ctxfast import compact, memory, skills
+from ctxfast import compact, logs, memory, skills
 from ctxfast._native import __version__
 from ctxfast.bm25 import BM25Index, tokenize_code
 from ctxfast.buffer import RollingBuffer, Turn
@@ -58,6 +58,7 @@ __all__ = [
     "excerpt",
     "fits",
     "load_instructions",
+    "logs",
     "memory",
     "order_for_recall",
     "pack_budget",

@@ -9,6 +9,7 @@ that directory fully reverts it.
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,8 @@ from ctxfast.recon.repomap import build_repo_map
 DEFAULT_INDEX_DIRNAME = ".ctxfast"
 GRAPH_DB_NAME = "recon.db"
 DEFAULT_MAX_FILE_BYTES = 1_000_000
+#: What ``<index_dir>/.gitignore`` holds: everything in the directory is ignored.
+GITIGNORE = "# created by ctxfast: the index is a rebuildable cache\n*\n"
 
 
 @dataclass(frozen=True)
@@ -80,20 +83,26 @@ class Repository:
     def index(self, progress: ProgressCallback | None = None) -> IndexStats:
         """Builds the code graph, or refreshes it incrementally (only changed files re-parse).
 
-        ``progress(stage, files_done, files_total)`` is called from a helper thread about ten
-        times a second while the native run goes on, and once more at the end.
+        ``progress(stage, files_done, files_total)`` is called about ten times a second while
+        the native run goes on, and once more at the end. Ctrl-C (``KeyboardInterrupt``) in
+        the calling thread stops the run between two files, leaves the index as it was, and
+        is re-raised.
         """
+        self._ignore_in_git()
+        counters = _native.IndexProgress()
 
-        def run(counters: _native.IndexProgress | None = None) -> tuple[Any, ...]:
+        def run() -> tuple[Any, ...]:
             return _native.index_graph(
                 str(self.root), str(self.graph_db), self.max_file_bytes, counters
             )
 
-        if progress is None:
+        if threading.current_thread() is threading.main_thread():
+            # Signals reach only the main thread: wait there, run the native call beside it.
+            out = run_polled(run, counters.snapshot, progress, cancel=counters.cancel)
+        elif progress is None:
             out = run()
         else:
-            counters = _native.IndexProgress()
-            out = run_polled(lambda: run(counters), counters.snapshot, progress)
+            out = run_polled(run, counters.snapshot, progress)
         seen, parsed, removed, nodes, edges, secs, errors, resolved = out
         return IndexStats(
             files_seen=seen,
@@ -105,6 +114,17 @@ class Repository:
             errors=[{"path": p, "error": e} for p, e in errors],
             files_resolved=resolved,
         )
+
+    def _ignore_in_git(self) -> None:
+        """Creates the index directory with a ``.gitignore`` of ``*``, so the index never
+        shows up in the user's ``git status`` (as pytest does for its cache)."""
+        try:
+            self.index_dir.mkdir(parents=True, exist_ok=True)
+            ignore = self.index_dir / ".gitignore"
+            if not ignore.exists():
+                ignore.write_text(GITIGNORE, encoding="utf-8")
+        except OSError:
+            pass  # the native run reports an unusable index directory itself
 
     def refresh(self) -> IndexStats:
         """Brings the index up to date with the files before a read, so what an agent edited

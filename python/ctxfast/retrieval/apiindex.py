@@ -9,11 +9,14 @@ content hash), so a refresh costs only the files that changed.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ctxfast.bm25 import BM25Index, SymbolSet
 from ctxfast.errors import IndexError as CtxIndexError
+
+if TYPE_CHECKING:
+    from ctxfast.retrieval.repoindex import RepoIndex
 
 API_DB_NAME = "api.db"
 DOCSTRING_MAX_CHARS = 200
@@ -29,8 +32,7 @@ CREATE TABLE IF NOT EXISTS api_files (path TEXT PRIMARY KEY, sha256 TEXT);
 """
 
 
-@dataclass(frozen=True, slots=True)
-class ApiRow:
+class ApiRow(NamedTuple):
     qualname: str
     kind: str
     signature: str
@@ -91,25 +93,42 @@ def refresh_api_index(recon_db: Path, api_db: Path) -> int:
         dst.close()
 
 
-class ApiIndex:
-    """BM25 over ``desc_text`` (the same identifier-weighted scorer as spec §3.4)."""
+def _read_rows(api_db: Path) -> list[tuple[Any, ...]]:
+    con = sqlite3.connect(f"file:{api_db}?mode=ro", uri=True)
+    try:
+        return con.execute(
+            "SELECT qualname, kind, signature, docstring, desc_text, file, line "
+            "FROM api_index ORDER BY file, line"
+        ).fetchall()
+    finally:
+        con.close()
 
-    def __init__(self, api_db: Path, symbols: SymbolSet | set[str]):
-        con = sqlite3.connect(f"file:{api_db}?mode=ro", uri=True)
-        try:
-            self.rows = [
-                ApiRow(*r)
-                for r in con.execute(
-                    "SELECT qualname, kind, signature, docstring, desc_text, file, line "
-                    "FROM api_index ORDER BY file, line"
-                )
-            ]
-        finally:
-            con.close()
-        self.bm25 = BM25Index([r.desc_text for r in self.rows] or [""], symbols=symbols)
+
+class ApiIndex:
+    """BM25 over ``desc_text`` (the same identifier-weighted scorer as spec §3.4).
+
+    Given the :class:`~ctxfast.retrieval.repoindex.RepoIndex` of the state ``api.db`` was
+    refreshed to, the rows and the BM25 index are kept in its state store."""
+
+    def __init__(self, api_db: Path, symbols: SymbolSet | set[str], index: RepoIndex | None = None):
+        # Rows stay tuples until a search returns them: most never are.
+        if index is None:
+            self._rows = _read_rows(api_db)
+            self.bm25 = self._build(symbols)
+            return
+        self._rows = index.stored_pickle("api_rows", lambda: _read_rows(api_db))
+        self.bm25 = index.stored_bm25("api_bm25", lambda: self._build(symbols))
+
+    def _build(self, symbols: SymbolSet | set[str]) -> BM25Index:
+        desc = ApiRow._fields.index("desc_text")
+        return BM25Index([r[desc] for r in self._rows] or [""], symbols=symbols)
+
+    @property
+    def rows(self) -> list[ApiRow]:
+        return [ApiRow._make(r) for r in self._rows]
 
     def search(self, q: str | list[str], k: int = API_DESC_TOP_K) -> list[tuple[ApiRow, float]]:
         """The best descriptions for ``q`` (text, or query terms already tokenized)."""
-        if not self.rows or not (q.strip() if isinstance(q, str) else q):
+        if not self._rows or not (q.strip() if isinstance(q, str) else q):
             return []
-        return [(self.rows[i], s) for i, s in self.bm25.query(q, k=k) if s > 0]
+        return [(ApiRow._make(self._rows[i]), s) for i, s in self.bm25.query(q, k=k) if s > 0]

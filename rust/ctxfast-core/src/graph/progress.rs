@@ -2,9 +2,11 @@
 //!
 //! The indexer never calls back into its caller (the Python binding would have to take the
 //! GIL from inside rayon workers); it only bumps atomics, and whoever wants a progress bar
-//! polls [`Progress::snapshot`] from its own thread.
+//! polls [`Progress::snapshot`] from its own thread. The same object carries the way back:
+//! [`Progress::cancel`] asks the run to stop, and the indexer checks it between files.
 
-use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use crate::error::{CoreError, CoreResult};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 
 /// The stages of an index run, in order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,12 +38,14 @@ impl Stage {
     }
 }
 
-/// Shared counters: the current stage and how many of the files to parse are done.
+/// Shared counters: the current stage and how many of the files to parse are done, plus a
+/// cancel flag the run checks between files.
 #[derive(Debug, Default)]
 pub struct Progress {
     stage: AtomicU8,
     done: AtomicUsize,
     total: AtomicUsize,
+    cancelled: AtomicBool,
 }
 
 impl Progress {
@@ -59,6 +63,25 @@ impl Progress {
 
     pub(crate) fn tick(&self) {
         self.done.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Asks the run to stop at its next check (between two files); it then returns
+    /// [`CoreError::Cancelled`] and leaves the index as it was before the run.
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Relaxed)
+    }
+
+    /// `Err(Cancelled)` once [`Progress::cancel`] was called.
+    pub(crate) fn check(&self) -> CoreResult<()> {
+        if self.is_cancelled() {
+            Err(CoreError::Cancelled)
+        } else {
+            Ok(())
+        }
     }
 
     /// `(stage, files done, files to look at)`; `done <= total` once the total is known.
@@ -87,5 +110,14 @@ mod tests {
         assert_eq!(p.snapshot(), (Stage::Parse, 2, 3));
         p.set_stage(Stage::Done);
         assert_eq!(p.snapshot().0.as_str(), "done");
+    }
+
+    #[test]
+    fn cancel_turns_the_check_into_an_error() {
+        let p = Progress::new();
+        assert!(p.check().is_ok());
+        p.cancel();
+        assert!(p.is_cancelled());
+        assert!(matches!(p.check(), Err(CoreError::Cancelled)));
     }
 }
