@@ -181,3 +181,41 @@ def test_ctrl_c_during_index_exits_130_without_a_traceback(tmp_path):
     assert err.decode() == "ctxfast: interrupted\n"
     assert out == b""
     assert not (idx / "recon.db").exists() and not any(idx.glob("recon.db.building-*"))
+
+
+def test_missing_optional_packages_are_one_clear_line(monkeypatch, capsys):
+    import importlib.util
+
+    from ctxfast import _tiktoken_ref
+    from ctxfast.cli import main
+
+    def no_tiktoken(name):
+        raise RuntimeError("no tiktoken here")
+
+    monkeypatch.setattr(_tiktoken_ref, "get_encoding", no_tiktoken)
+    assert main(["bench", "tokens"]) == ExitStatus.ERROR
+    assert capsys.readouterr().err == (
+        "ctxfast: error: ctxfast bench tokens times ctxfast against tiktoken: "
+        "pip install 'ctxfast[bench]'\n"
+    )
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda n, *a: None if n == "bm25s" else real(n, *a)
+    )
+    assert main(["eval", "retrieval", "bench.jsonl", "--trees", "."]) == ExitStatus.ERROR
+    err = capsys.readouterr().err
+    assert err.endswith("pip install 'ctxfast[eval]'\n") and err.count("\n") == 1
+
+
+def test_ctxfast_threads_caps_the_native_pool():
+    code = "import ctxfast._native as n; print(n.native_threads())"
+    for value, expected in (("1", "1"), ("3", "3")):
+        out = subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "CTXFAST_THREADS": value},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert out.stdout.strip() == expected

@@ -79,6 +79,7 @@ def run_suite(args: argparse.Namespace) -> int:
         ctxfast_available,
     )
 
+    BM25Files.require()  # every suite scores this baseline: check before any download
     cfg_file = _load_config(args.config)
     bench_path = Path(args.bench)
     instances = load_bench(bench_path)

@@ -19,7 +19,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ctxfast.eval.bench import Instance
+from ctxfast.eval.errors import EvalError
 from ctxfast.eval.sources import Tree
+
+#: Why ``ctxfast eval`` stops before running when its BM25 baseline cannot be built.
+BM25_HINT = "ctxfast eval scores a plain-BM25 baseline with bm25s: pip install 'ctxfast[eval]'"
 
 Span = tuple[str, int, int]
 
@@ -208,6 +212,15 @@ class BM25Files:
 
     def _variant(self) -> str:
         return f"bm25-k{self.k1}-b{self.b}-p{int(self.use_path)}-s{int(self.split_identifiers)}"
+
+    @staticmethod
+    def require() -> None:
+        """Raises a one-line :class:`EvalError` naming the extra when bm25s is missing:
+        otherwise every instance would fail to prepare and the results hold none."""
+        import importlib.util
+
+        if importlib.util.find_spec("bm25s") is None:
+            raise EvalError(BM25_HINT)
 
     def prepare(self, tree: Tree, cache_dir: Path) -> BM25Handle:
         import bm25s

@@ -1,4 +1,5 @@
-"""``Repository``: the entry point of repository reconnaissance (spec-03).
+"""``Repository``: a source tree and its index — the entry point for reading a repository
+(reconnaissance, spec-03) and for retrieval over it.
 
 Indexing (discovery, tree-sitter parsing, name resolution, SQLite writes) runs in the Rust
 core with the GIL released; this class only chooses where the index lives and exposes the
@@ -12,7 +13,7 @@ import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctxfast import _native
 from ctxfast.errors import InvalidArgumentError
@@ -23,6 +24,11 @@ from ctxfast.recon.gate import GateConfig, GateResult, run_gate
 from ctxfast.recon.graph import CodeGraph
 from ctxfast.recon.manifest import build_manifest, render_manifest_header
 from ctxfast.recon.repomap import build_repo_map
+
+if TYPE_CHECKING:  # retrieval imports recon: at run time this module imports it lazily
+    from ctxfast.retrieval.config import RetrievalConfig
+    from ctxfast.retrieval.pipeline import RetrievalResult, Retriever
+    from ctxfast.retrieval.repoindex import IndexWatch
 
 DEFAULT_INDEX_DIRNAME = ".ctxfast"
 GRAPH_DB_NAME = "recon.db"
@@ -73,8 +79,8 @@ class Repository:
         )
         self.max_file_bytes = max_file_bytes
         self._manifest: dict[str, Any] | None = None
-        self._retriever: Any = None
-        self._index_watch: Any = None
+        self._retriever: Retriever | None = None
+        self._index_watch: IndexWatch | None = None
 
     @property
     def graph_db(self) -> Path:
@@ -144,7 +150,9 @@ class Repository:
         return CodeGraph(self.graph_db)
 
     def manifest(self) -> dict[str, Any]:
-        """The evidence-backed manifest of spec §3.1 (built fresh; it is cheap and fail-soft)."""
+        """What the repository is made of — languages, build and test commands, entry points,
+        configuration — each fact with the ``file:line`` it was read from (spec-03 §3.1).
+        Built on first use and kept; it is cheap and never raises on odd files."""
         if self._manifest is None:
             self._manifest = build_manifest(self.root)
         return self._manifest
@@ -160,7 +168,9 @@ class Repository:
         sbfl_top: str | None = None,
         config: GateConfig | None = None,
     ) -> GateResult:
-        """Spec §4: the six level-0 signals, then the R0→R2 ladder and the §5 injection."""
+        """Decides how much repository context the next step needs: cheap signals from the
+        task and the current entity pick a level (nothing, the entity's neighbourhood, or a
+        wider map; spec-03 §4), and the result carries the text to inject."""
         return run_gate(self.graph, self.manifest(), task_text, current_entity, sbfl_top, config)
 
     def ego_graph(self, entity: str, max_radius: int = 1, *, refresh: bool = True) -> EgoGraph:
@@ -191,10 +201,11 @@ class Repository:
         error: str | None = None,
         test: str | None = None,
         max_tokens: int = 4000,
-        config: Any = None,
+        config: RetrievalConfig | dict[str, Any] | None = None,
         refresh: bool = True,
-    ) -> Any:
-        """Spec-04 retrieval: the smallest high-precision slice for a task (≤ ``max_tokens``).
+    ) -> RetrievalResult:
+        """The smallest slice of code that answers ``task_text`` (with its ``error`` or failing
+        ``test``), ranked, rendered within ``max_tokens`` (spec-04).
 
         The index is refreshed first (files edited since the last call are re-parsed), so the
         slice always shows the code as it is on disk; ``refresh=False`` skips that and reads
@@ -234,5 +245,6 @@ class Repository:
         return content_key(self.graph_db)
 
     def answer(self, question_id: str, subject: str | None = None) -> Answer:
-        """One of the six deterministic questions of spec §6.1, with ``file:line`` evidence."""
+        """The answer to one of six fixed questions about the repository (e.g. how to run the
+        tests, where an entry point is), with ``file:line`` evidence (spec-03 §6.1)."""
         return answer_question(self.graph, self.manifest(), self.root, question_id, subject)
