@@ -92,7 +92,11 @@ class SymbolSet:
     __slots__ = ("_set",)
 
     def __init__(self, names: Iterable[str]) -> None:
-        self._set = _native.SymbolSet([_scrub(str(s)) for s in names])
+        listed = [s if isinstance(s, str) else str(s) for s in names]
+        try:
+            self._set = _native.SymbolSet(listed)
+        except UnicodeEncodeError:  # a lone surrogate: scrub every name, as queries are
+            self._set = _native.SymbolSet([_scrub(s) for s in listed])
 
     def __len__(self) -> int:
         return len(self._set)

@@ -9,8 +9,9 @@ content hash), so a refresh costs only the files that changed.
 from __future__ import annotations
 
 import sqlite3
+import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ctxfast.bm25 import BM25Index, SymbolSet
 from ctxfast.errors import IndexError as CtxIndexError
@@ -93,42 +94,67 @@ def refresh_api_index(recon_db: Path, api_db: Path) -> int:
         dst.close()
 
 
-def _read_rows(api_db: Path) -> list[tuple[Any, ...]]:
+_COLUMNS = "qualname, kind, signature, docstring, desc_text, file, line"
+
+
+def _read_rows(api_db: Path) -> list[ApiRow]:
     con = sqlite3.connect(f"file:{api_db}?mode=ro", uri=True)
     try:
-        return con.execute(
-            "SELECT qualname, kind, signature, docstring, desc_text, file, line "
-            "FROM api_index ORDER BY file, line"
-        ).fetchall()
+        rows = con.execute(f"SELECT {_COLUMNS} FROM api_index ORDER BY file, line").fetchall()
     finally:
         con.close()
+    return list(map(ApiRow._make, rows))
 
 
 class ApiIndex:
     """BM25 over ``desc_text`` (the same identifier-weighted scorer as spec §3.4).
 
-    Given the :class:`~ctxfast.retrieval.repoindex.RepoIndex` of the state ``api.db`` was
-    refreshed to, the rows and the BM25 index are kept in its state store."""
+    Only where each description lives is held in memory (the BM25 index is over the texts);
+    a search reads its few hits back from ``api.db``. Given the
+    :class:`~ctxfast.retrieval.repoindex.RepoIndex` of the state ``api.db`` was refreshed
+    to, the locations and the BM25 index are kept in its state store."""
 
     def __init__(self, api_db: Path, symbols: SymbolSet | set[str], index: RepoIndex | None = None):
-        # Rows stay tuples until a search returns them: most never are.
+        self.api_db = api_db
+        rows: list[ApiRow] = []
+
+        def where() -> list[tuple[str, int, str]]:
+            rows.extend(_read_rows(api_db))
+            return [(sys.intern(r.file), r.line, r.qualname) for r in rows]
+
+        def build() -> BM25Index:
+            if not rows:
+                rows.extend(_read_rows(api_db))
+            return BM25Index([r.desc_text for r in rows] or [""], symbols=symbols)
+
         if index is None:
-            self._rows = _read_rows(api_db)
-            self.bm25 = self._build(symbols)
-            return
-        self._rows = index.stored_pickle("api_rows", lambda: _read_rows(api_db))
-        self.bm25 = index.stored_bm25("api_bm25", lambda: self._build(symbols))
+            self._where = where()
+            self.bm25 = build()
+        else:
+            self._where = index.stored_pickle("api_where", where)
+            self.bm25 = index.stored_bm25("api_bm25", build)
 
-    def _build(self, symbols: SymbolSet | set[str]) -> BM25Index:
-        desc = ApiRow._fields.index("desc_text")
-        return BM25Index([r[desc] for r in self._rows] or [""], symbols=symbols)
-
-    @property
-    def rows(self) -> list[ApiRow]:
-        return [ApiRow._make(r) for r in self._rows]
+    def _row(self, con: sqlite3.Connection, doc: int) -> ApiRow | None:
+        """The row of description ``doc`` (a BM25 document number); ``None`` when another
+        process refreshed ``api.db`` since this index was built (the next, refreshed
+        retrieval rebuilds it)."""
+        row = con.execute(
+            f"SELECT {_COLUMNS} FROM api_index WHERE file = ? AND line = ? AND qualname = ?"
+            " LIMIT 1",
+            self._where[doc],
+        ).fetchone()
+        return None if row is None else ApiRow._make(row)
 
     def search(self, q: str | list[str], k: int = API_DESC_TOP_K) -> list[tuple[ApiRow, float]]:
         """The best descriptions for ``q`` (text, or query terms already tokenized)."""
-        if not self._rows or not (q.strip() if isinstance(q, str) else q):
+        if not self._where or not (q.strip() if isinstance(q, str) else q):
             return []
-        return [(ApiRow._make(self._rows[i]), s) for i, s in self.bm25.query(q, k=k) if s > 0]
+        hits = [(i, s) for i, s in self.bm25.query(q, k=k) if s > 0]
+        if not hits:
+            return []
+        con = sqlite3.connect(f"file:{self.api_db}?mode=ro", uri=True)
+        try:
+            rows = [(self._row(con, i), s) for i, s in hits]
+        finally:
+            con.close()
+        return [(r, s) for r, s in rows if r is not None]

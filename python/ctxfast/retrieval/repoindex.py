@@ -15,6 +15,9 @@ import sqlite3
 import sys
 import threading
 from collections.abc import Callable, Iterable
+from functools import partial
+from itertools import groupby
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
@@ -39,6 +42,9 @@ class Definition(NamedTuple):
     line: int
     end_line: int
     signature: str
+
+
+_NAME, _QUALNAME, _FILE = (Definition._fields.index(f) for f in ("name", "qualname", "file"))
 
 
 def _tables(con: sqlite3.Connection) -> tuple[list[Any], list[str], list[Any]]:
@@ -80,14 +86,19 @@ class RepoIndex:
             con.close()
         self.files: list[str] = [p for p, _, _ in files]
         self.languages: dict[str, str] = {p: lang or "" for p, _, lang in files}
-        self.defs: list[Definition] = list(map(Definition._make, rows))
-        self.defs_by_file: dict[str, list[Definition]] = {}
+        # A fresh process builds these for tens of thousands of definitions: made and grouped
+        # by C-level calls (rows come sorted by file), not attribute by attribute.
+        self.defs: list[Definition] = list(map(partial(tuple.__new__, Definition), rows))
+        self.defs_by_file: dict[str, list[Definition]] = {
+            f: list(g) for f, g in groupby(self.defs, key=itemgetter(_FILE))
+        }
         self.defs_by_name: dict[str, list[Definition]] = {}
-        self.defs_by_qualname: dict[str, Definition] = {}
         for d in self.defs:
-            self.defs_by_file.setdefault(d.file, []).append(d)
-            self.defs_by_name.setdefault(d.name, []).append(d)
-            self.defs_by_qualname.setdefault(d.qualname, d)
+            self.defs_by_name.setdefault(d[_NAME], []).append(d)
+        first = self.defs[::-1]  # the first definition of a qualname wins
+        self.defs_by_qualname: dict[str, Definition] = dict(
+            zip(map(itemgetter(_QUALNAME), first), first, strict=True)
+        )
         self.qualnames: set[str] = set(names)
         self.module_of: dict[str, str] = {}
         for file, qualname in modules:
