@@ -12,6 +12,7 @@ only ctxfast's public API.
 
 # No ``from __future__ import annotations``: the SDK reads the tools' annotations to build
 # their JSON schemas, and the budget and root aliases are local to ``build_server``.
+import dataclasses
 import threading
 from pathlib import Path
 from typing import Annotated, Any
@@ -83,6 +84,8 @@ class GraphAnswer(Window):
 
 
 class IndexAnswer(TypedDict):
+    """:class:`~ctxfast.recon.IndexStats` as data."""
+
     files_seen: int
     files_parsed: int
     files_removed: int
@@ -90,6 +93,7 @@ class IndexAnswer(TypedDict):
     edges: int
     seconds: float
     errors: list[dict[str, str]]
+    files_resolved: int
 
 
 class Repositories:
@@ -295,16 +299,7 @@ def build_server(repos: Repositories) -> Any:
         """Build or refresh the index now (every other tool also refreshes it first)."""
 
         def go(repo: Repository) -> IndexAnswer:
-            st = repo.index()
-            return IndexAnswer(
-                files_seen=st.files_seen,
-                files_parsed=st.files_parsed,
-                files_removed=st.files_removed,
-                nodes=st.nodes,
-                edges=st.edges,
-                seconds=st.seconds,
-                errors=st.errors,
-            )
+            return IndexAnswer(**dataclasses.asdict(repo.index()))  # type: ignore[typeddict-item]
 
         return call(root, go)  # type: ignore[no-any-return]
 

@@ -78,6 +78,21 @@ enum SymbolsIn {
     Names(Vec<String>),
 }
 
+impl SymbolsIn {
+    /// A shared set is taken by reference count here, under the GIL; a name list is kept
+    /// to be lowercased into a fresh set by [`SymbolsIn::resolve`] with the GIL released.
+    fn split(self) -> (Option<Arc<SymbolSet>>, Vec<String>) {
+        match self {
+            SymbolsIn::Shared(set) => (Some(Arc::clone(&set.get().inner)), Vec::new()),
+            SymbolsIn::Names(names) => (None, names),
+        }
+    }
+
+    fn resolve((shared, names): (Option<Arc<SymbolSet>>, Vec<String>)) -> Arc<SymbolSet> {
+        shared.unwrap_or_else(|| Arc::new(SymbolSet::new(&names)))
+    }
+}
+
 /// The immutable native index; shared (not copied) into GIL-free closures.
 #[pyclass(frozen, name = "BM25Index", module = "ctxfast._native")]
 pub struct PyBm25Index {
@@ -103,16 +118,9 @@ impl PyBm25Index {
             symbol_weight,
         };
         let docs_ref = &docs;
-        // A shared set is taken by reference count here, under the GIL; a name list is
-        // lowercased into a fresh set with the GIL released.
-        let (shared, names) = match symbols {
-            Some(SymbolsIn::Shared(set)) => (Some(Arc::clone(&set.get().inner)), Vec::new()),
-            Some(SymbolsIn::Names(names)) => (None, names),
-            None => (None, Vec::new()),
-        };
+        let symbols = symbols.map(SymbolsIn::split).unwrap_or_default();
         let inner = detached(py, move || {
-            let symbols = shared.unwrap_or_else(|| Arc::new(SymbolSet::new(&names)));
-            Bm25Index::build_shared(docs_ref, params, symbols)
+            Bm25Index::build_shared(docs_ref, params, SymbolsIn::resolve(symbols))
         })?;
         drop(docs);
         Ok(PyBm25Index {
@@ -132,14 +140,9 @@ impl PyBm25Index {
     #[staticmethod]
     #[pyo3(signature = (data, symbols = None))]
     fn from_bytes(py: Python<'_>, data: &[u8], symbols: Option<SymbolsIn>) -> PyResult<Self> {
-        let (shared, names) = match symbols {
-            Some(SymbolsIn::Shared(set)) => (Some(Arc::clone(&set.get().inner)), Vec::new()),
-            Some(SymbolsIn::Names(names)) => (None, names),
-            None => (None, Vec::new()),
-        };
+        let symbols = symbols.map(SymbolsIn::split).unwrap_or_default();
         let inner = detached(py, move || {
-            let symbols = shared.unwrap_or_else(|| Arc::new(SymbolSet::new(&names)));
-            Bm25Index::from_bytes(data, symbols)
+            Bm25Index::from_bytes(data, SymbolsIn::resolve(symbols))
         })?;
         Ok(PyBm25Index {
             inner: Arc::new(inner),
