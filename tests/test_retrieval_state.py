@@ -85,3 +85,21 @@ def test_bm25_bytes_round_trip_scores_identically():
         BM25Index.from_bytes(ix.to_bytes()[:-3])
     with pytest.raises(InvalidArgumentError):
         BM25Index.from_bytes(b"something else")
+
+
+def test_api_hits_are_read_back_from_api_db_and_a_vanished_row_is_dropped(root):
+    import sqlite3
+
+    from ctxfast.retrieval.apiindex import ApiIndex
+
+    repo = ctxfast.Repository(root)
+    repo.retrieve(TASK)
+    ix = ApiIndex(repo.index_dir / "api.db", ["connect"])
+    hits = ix.search("open a database connection")
+    assert hits and hits[0][0].qualname == "pkg.db.connect"
+    assert hits[0][0].docstring == "Open a database connection."
+    con = sqlite3.connect(repo.index_dir / "api.db")
+    with con:
+        con.execute("DELETE FROM api_index WHERE qualname = 'pkg.db.connect'")
+    con.close()
+    assert "pkg.db.connect" not in {r.qualname for r, _ in ix.search("open a database connection")}
