@@ -539,6 +539,7 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     // ---- one transaction ----
     progress.set_stage(Stage::Write);
     let (mut n_nodes, mut n_edges) = if cold { (0, 0) } else { graph_counts(&conn)? };
+    let interrupt = conn.get_interrupt_handle();
     let tx = conn.transaction().map_err(|e| db_err("begin", e))?;
     if cold {
         // Bulk load: maintaining secondary indexes row by row is slower than rebuilding them.
@@ -748,12 +749,16 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     trace("insert", t0);
     progress.check()?;
     if cold {
-        tx.execute_batch(store::SCHEMA)
-            .map_err(|e| db_err("create indexes", e))?;
-        tx.execute_batch(
-            "DELETE FROM name_index; INSERT INTO name_index(qualname) SELECT DISTINCT qualname FROM nodes WHERE kind != 'ref';",
-        )
-        .map_err(|e| db_err("name_index", e))?;
+        // Building the secondary indexes is one long statement (seconds on a large tree):
+        // a cancel during it interrupts SQLite itself.
+        progress::while_running(&progress, &interrupt, || {
+            tx.execute_batch(store::SCHEMA)
+                .map_err(|e| db_err("create indexes", e))?;
+            tx.execute_batch(
+                "DELETE FROM name_index; INSERT INTO name_index(qualname) SELECT DISTINCT qualname FROM nodes WHERE kind != 'ref';",
+            )
+            .map_err(|e| db_err("name_index", e))
+        })?;
     } else {
         // Incremental name_index: drop qualnames no definition carries any more, add new ones.
         let mut drop_q = tx

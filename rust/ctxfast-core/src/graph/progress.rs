@@ -95,6 +95,36 @@ impl Progress {
     }
 }
 
+/// How often [`while_running`] looks at the cancel flag.
+const CANCEL_POLL: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// Runs `work` (one long SQLite statement or batch) while a watcher thread interrupts the
+/// connection of `interrupt` as soon as `progress` is cancelled; an interrupted `work`
+/// returns [`CoreError::Cancelled`].
+pub(crate) fn while_running<T>(
+    progress: &Progress,
+    interrupt: &rusqlite::InterruptHandle,
+    work: impl FnOnce() -> CoreResult<T>,
+) -> CoreResult<T> {
+    let done = AtomicBool::new(false);
+    let out = std::thread::scope(|s| {
+        s.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                if progress.is_cancelled() {
+                    interrupt.interrupt();
+                    return;
+                }
+                std::thread::sleep(CANCEL_POLL);
+            }
+        });
+        let out = work();
+        done.store(true, Ordering::Relaxed);
+        out
+    });
+    progress.check()?;
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,5 +149,27 @@ mod tests {
         p.cancel();
         assert!(p.is_cancelled());
         assert!(matches!(p.check(), Err(CoreError::Cancelled)));
+    }
+
+    #[test]
+    fn a_cancel_interrupts_a_running_statement() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        let p = Progress::new();
+        let slow =
+            "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1e10) \
+                    SELECT COUNT(*) FROM c";
+        let out = std::thread::scope(|s| {
+            s.spawn(|| {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                p.cancel();
+            });
+            while_running(&p, &conn.get_interrupt_handle(), || {
+                conn.query_row(slow, [], |r| r.get::<_, i64>(0))
+                    .map_err(|e| CoreError::Io(e.to_string()))
+            })
+        });
+        assert!(matches!(out, Err(CoreError::Cancelled)));
+        let quick = while_running(&Progress::new(), &conn.get_interrupt_handle(), || Ok(7));
+        assert_eq!(quick.unwrap(), 7);
     }
 }
