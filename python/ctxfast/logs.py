@@ -2,8 +2,10 @@
 
 A library must not print: the ``ctxfast`` logger has only a ``NullHandler`` until the host
 application configures logging. Recoverable trouble is logged there (a repo map that could
-not be built, a state file that could not be stored) instead of being swallowed. The command
-line shows warnings on stderr; ``CTXFAST_LOG=debug|info|warning|error`` changes the level.
+not be built, a state file that could not be stored) instead of being swallowed, and so are
+the Rust core's messages (``ctxfast.native``: stage timings of every index run, at debug).
+The command line shows warnings on stderr; ``CTXFAST_LOG=debug|info|warning|error`` changes
+the level.
 """
 
 from __future__ import annotations
@@ -17,7 +19,20 @@ LOGGER_NAME = "ctxfast"
 LEVEL_ENV = "CTXFAST_LOG"
 DEFAULT_CLI_LEVEL = "warning"
 
+#: Where the native core's messages (e.g. stage timings of an index run) are logged.
+NATIVE_LOGGER_NAME = f"{LOGGER_NAME}.native"
+
 logging.getLogger(LOGGER_NAME).addHandler(logging.NullHandler())
+
+
+def drain_native() -> None:
+    """Logs the native core's queued messages under ``ctxfast.native`` (the core never
+    prints; it queues, and every native run of note is followed by this drain)."""
+    from ctxfast import _native
+
+    log = logging.getLogger(NATIVE_LOGGER_NAME)
+    for level, message in _native.drain_log():
+        log.log(logging.getLevelNamesMapping()[level.upper()], message)
 
 
 def configure_cli_logging() -> None:
@@ -34,4 +49,10 @@ def configure_cli_logging() -> None:
     logger.setLevel(level)
 
 
-__all__ = ["LEVEL_ENV", "LOGGER_NAME", "configure_cli_logging"]
+__all__ = [
+    "LEVEL_ENV",
+    "LOGGER_NAME",
+    "NATIVE_LOGGER_NAME",
+    "configure_cli_logging",
+    "drain_native",
+]

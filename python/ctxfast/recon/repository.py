@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ctxfast import _native
 from ctxfast.errors import InvalidArgumentError
+from ctxfast.logs import drain_native
 from ctxfast.progress import ProgressCallback, run_polled
 from ctxfast.recon.answers import Answer, answer_question
 from ctxfast.recon.ego import EgoGraph, build_ego_graph
@@ -102,13 +103,16 @@ class Repository:
                 str(self.root), str(self.graph_db), self.max_file_bytes, counters
             )
 
-        if threading.current_thread() is threading.main_thread():
-            # Signals reach only the main thread: wait there, run the native call beside it.
-            out = run_polled(run, counters.snapshot, progress, cancel=counters.cancel)
-        elif progress is None:
-            out = run()
-        else:
-            out = run_polled(run, counters.snapshot, progress)
+        try:
+            if threading.current_thread() is threading.main_thread():
+                # Signals reach only the main thread: wait there, run the native call beside it.
+                out = run_polled(run, counters.snapshot, progress, cancel=counters.cancel)
+            elif progress is None:
+                out = run()
+            else:
+                out = run_polled(run, counters.snapshot, progress)
+        finally:
+            drain_native()
         seen, parsed, removed, nodes, edges, secs, errors, resolved = out
         return IndexStats(
             files_seen=seen,

@@ -43,10 +43,21 @@ fn native_threads() -> usize {
     rayon::current_num_threads()
 }
 
+/// The core's messages since the last call, oldest first, as `(level, message)`; the
+/// Python side hands them to the `ctxfast` logger.
+#[pyfunction]
+fn drain_log() -> Vec<(&'static str, String)> {
+    ctxfast_core::log::drain()
+        .into_iter()
+        .map(|(level, msg)| (level.as_str(), msg))
+        .collect()
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     cap_threads();
     m.add_function(wrap_pyfunction!(native_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(drain_log, m)?)?;
     errors::register(m)?;
     tokens::register(m)?;
     window::register(m)?;

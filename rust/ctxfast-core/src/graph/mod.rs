@@ -112,14 +112,12 @@ fn sha_key(bytes: &[u8], rel: &str) -> String {
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Stage timings on stderr when `CTXFAST_TRACE` is set (performance diagnosis only).
+/// Stage timings for the embedder's log at debug level (performance diagnosis).
 fn trace(stage: &str, t0: Instant) {
-    if std::env::var_os("CTXFAST_TRACE").is_some() {
-        eprintln!(
-            "ctxfast graph: {stage} done at {:.3}s",
-            t0.elapsed().as_secs_f64()
-        );
-    }
+    crate::log::push(
+        crate::log::Level::Debug,
+        format!("index: {stage} done at {:.3}s", t0.elapsed().as_secs_f64()),
+    );
 }
 
 fn go_module(root: &Path) -> String {
