@@ -236,7 +236,8 @@ def compose(
             there is no error or traceback.
         ceiling: the token budget of the whole window (exact count, ``config.encoding``).
         ranker: an optional model that orders the few candidates the rules cannot decide;
-            ``model_calls`` counts its calls (0 without one).
+            ``model_calls`` counts its calls: 0 without one, or when no undecided residue
+            (at most ``config.residue_cap`` items) remains.
         config: every cap, share and threshold of construction (:class:`ConstructConfig`).
         defaults: how the plan, impact and localization defaults are derived
             (:class:`DefaultsConfig`).
