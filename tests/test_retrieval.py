@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 
 import pytest
@@ -157,7 +158,8 @@ def test_state_is_reused_until_the_index_changes(tmp_path, monkeypatch):
     """The per-index state (definitions, BM25 indexes, lexical corpus) is built once and kept
     while the index is unchanged — without re-hashing the index on every query — and rebuilt
     after a refresh that changed content, by this or another Repository object, or after the
-    index was deleted and rebuilt. Between refreshes it is a snapshot of the files."""
+    index was deleted and rebuilt. With ``refresh=False`` (no refresh before the query) it is
+    a snapshot of the files between refreshes."""
     root = write_project(tmp_path / "proj")
     r = Repository(root)
     r.index()
@@ -166,7 +168,7 @@ def test_state_is_reused_until_the_index_changes(tmp_path, monkeypatch):
     monkeypatch.setattr(Repository, "_index_key", lambda self: keys.append(1) or real_key(self))
 
     def found(task: str) -> set[str]:
-        return {c.qualname or "" for c in r.retrieve(task).candidates}
+        return {c.qualname or "" for c in r.retrieve(task, refresh=False).candidates}
 
     assert "pkg.utils.parse_args" in found("parse_args")
     state = r._retriever
@@ -188,8 +190,7 @@ def test_state_is_reused_until_the_index_changes(tmp_path, monkeypatch):
     assert r._retriever is state and len(keys) == 2
 
     (root / "pkg" / "widgets.py").unlink()
-    for p in r.index_dir.iterdir():
-        p.unlink()
+    shutil.rmtree(r.index_dir)
     r.index()
     assert "pkg.widgets.brand_new_widget" not in found("brand_new_widget")
     assert r._retriever is not state

@@ -3,16 +3,30 @@
 The public API is plain Python over the private native module ``ctxfast._native``.
 """
 
-from ctxfast import compact, memory, skills
+from ctxfast import compact, logs, memory, skills
 from ctxfast._native import __version__
 from ctxfast.bm25 import BM25Index, tokenize_code
 from ctxfast.buffer import RollingBuffer, Turn
 from ctxfast.construct.compose import compose
+from ctxfast.construct.defaults import DefaultsConfig
+from ctxfast.construct.schema import (
+    ConstructConfig,
+    DecisionContext,
+    ImpactEdge,
+    ImpactType,
+    LogEntry,
+    PlanNode,
+    WindowEntry,
+)
 from ctxfast.errors import BudgetError, CtxfastError
 from ctxfast.excerpt import excerpt
 from ctxfast.instructions import Instructions, load_instructions
 from ctxfast.profiles import ModelProfile, pack_budget, resolve_profile
 from ctxfast.recon import IndexStats, Repository
+from ctxfast.retrieval.candidates import Candidate
+from ctxfast.retrieval.config import RetrievalConfig
+from ctxfast.retrieval.pipeline import RetrievalResult
+from ctxfast.retrieval.query import Query
 from ctxfast.retrieval.vet import Verdict, vet
 from ctxfast.routing import IntentRouter, RouteDecision
 from ctxfast.sections import (
@@ -35,18 +49,30 @@ __all__ = [
     "AssembledContext",
     "BM25Index",
     "BudgetError",
+    "Candidate",
+    "ConstructConfig",
     "ContextSection",
     "CtxfastError",
+    "DecisionContext",
+    "DefaultsConfig",
+    "ImpactEdge",
+    "ImpactType",
     "IndexStats",
     "Instructions",
     "IntentRouter",
+    "LogEntry",
     "ModelProfile",
+    "PlanNode",
+    "Query",
     "Repository",
+    "RetrievalConfig",
+    "RetrievalResult",
     "RollingBuffer",
     "RouteDecision",
     "TaskPack",
     "Turn",
     "Verdict",
+    "WindowEntry",
     "__version__",
     "assemble_context",
     "compact",
@@ -58,6 +84,7 @@ __all__ = [
     "excerpt",
     "fits",
     "load_instructions",
+    "logs",
     "memory",
     "order_for_recall",
     "pack_budget",

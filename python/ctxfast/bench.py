@@ -103,9 +103,21 @@ def bench_tokens(repeat: int = 3) -> list[str]:
     return lines
 
 
+#: What ``ctxfast bench`` says when the library it is timed against is missing.
+BENCH_HINT = "ctxfast bench tokens times ctxfast against tiktoken: pip install 'ctxfast[bench]'"
+
+
 def run_bench(target: str, repeat: int = 3) -> int:
-    if target == "tokens":
-        for line in bench_tokens(repeat):
-            print(line)
-        return 0
-    raise ValueError(f"unknown bench target {target!r}")
+    from ctxfast.errors import CtxfastError, InvalidArgumentError
+
+    if target != "tokens":
+        raise InvalidArgumentError(f"unknown bench target {target!r}")
+    from ctxfast import _tiktoken_ref
+
+    try:
+        _tiktoken_ref.get_encoding("cl100k_base")
+    except RuntimeError as exc:
+        raise CtxfastError(BENCH_HINT) from exc
+    for line in bench_tokens(repeat):
+        print(line)
+    return 0

@@ -92,7 +92,11 @@ class SymbolSet:
     __slots__ = ("_set",)
 
     def __init__(self, names: Iterable[str]) -> None:
-        self._set = _native.SymbolSet([_scrub(str(s)) for s in names])
+        listed = [s if isinstance(s, str) else str(s) for s in names]
+        try:
+            self._set = _native.SymbolSet(listed)
+        except UnicodeEncodeError:  # a lone surrogate: scrub every name, as queries are
+            self._set = _native.SymbolSet([_scrub(s) for s in listed])
 
     def __len__(self) -> int:
         return len(self._set)
@@ -102,6 +106,15 @@ class SymbolSet:
 
     def __repr__(self) -> str:
         return f"SymbolSet({len(self)} names)"
+
+
+def _native_symbols(
+    symbols: SymbolSet | Iterable[str] | None,
+) -> _native.SymbolSet | list[str] | None:
+    """``symbols=`` as the native constructor takes it: the shared set itself, or names."""
+    if symbols is None or isinstance(symbols, SymbolSet):
+        return None if symbols is None else symbols._set
+    return [_scrub(str(s)) for s in symbols]
 
 
 class BM25Index:
@@ -125,17 +138,26 @@ class BM25Index:
         symbols: SymbolSet | Iterable[str] | None = None,
     ) -> None:
         coerced = [_coerce(d, "docs") for d in docs]
-        syms: _native.SymbolSet | list[str] | None
-        if symbols is None or isinstance(symbols, SymbolSet):
-            syms = None if symbols is None else symbols._set
-        else:
-            syms = [_scrub(str(s)) for s in symbols]
+        syms = _native_symbols(symbols)
         args = (float(k1), float(b), float(symbol_weight))
         try:
             self._ix = _native.BM25Index(coerced, *args, syms)
         except (UnicodeEncodeError, TypeError):
             scrubbed = [_validated(d, "docs") for d in coerced]
             self._ix = _native.BM25Index(scrubbed, *args, syms)
+
+    def to_bytes(self) -> bytes:
+        """The index as bytes, to store and reopen with :meth:`from_bytes` instead of
+        tokenising the corpus again (the symbol set is not included)."""
+        return self._ix.to_bytes()
+
+    @classmethod
+    def from_bytes(cls, data: bytes, symbols: SymbolSet | Iterable[str] | None = None) -> BM25Index:
+        """An index saved by :meth:`to_bytes`; it scores exactly as the saved one when given
+        the same ``symbols``. Bytes that are not such an index raise ``InvalidArgumentError``."""
+        out = cls.__new__(cls)
+        out._ix = _native.BM25Index.from_bytes(data, _native_symbols(symbols))
+        return out
 
     def query(self, q: TextOrTokens, k: int = DEFAULT_TOP_K) -> list[tuple[int, float]]:
         """The ``k`` best ``(doc_index, score)`` pairs with a positive score, best first."""

@@ -1,7 +1,8 @@
 """Repository subcommands of the ``ctxfast`` CLI: compose, retrieve, map, graph, status.
 
-Each one opens a :class:`~ctxfast.recon.Repository` and indexes it on first use, so
-``ctxfast compose PATH "task"`` works on a fresh checkout. Status/progress lines go to
+Each one opens a :class:`~ctxfast.recon.Repository` and refreshes its index first (a full
+build on first use), so ``ctxfast compose PATH "task"`` works on a fresh checkout and always
+sees the files as they are on disk. Status/progress lines go to
 stderr and only when stderr is a terminal: stdout carries exactly the requested output.
 """
 
@@ -16,6 +17,7 @@ from collections import Counter
 from typing import Any
 
 from ctxfast.errors import InvalidArgumentError
+from ctxfast.exitstatus import ExitStatus, warn
 from ctxfast.progress import IndexBar
 from ctxfast.recon import Repository
 
@@ -33,12 +35,14 @@ def _status(msg: str) -> None:
 
 
 def open_repo(args: argparse.Namespace) -> Repository:
-    """The repository of ``args.path``, indexed if its graph DB does not exist yet."""
+    """The repository of ``args.path`` with its index refreshed (built on first use, with a
+    progress bar on a terminal); the command's own calls then pass ``refresh=False``."""
     repo = Repository(args.path, getattr(args, "index_dir", None))
-    if not repo.graph_db.exists():
-        t0 = time.perf_counter()
-        with IndexBar(f"indexing {repo.root.name} (first use)") as bar:
-            stats = repo.index(progress=bar)
+    first = not repo.graph_db.exists()
+    t0 = time.perf_counter()
+    with IndexBar(f"indexing {repo.root.name}" + (" (first use)" if first else "")) as bar:
+        stats = repo.index(progress=bar)
+    if first or stats.files_parsed or stats.files_removed:
         _status(
             f"indexed {stats.files_parsed} files, {stats.nodes} nodes, {stats.edges} edges "
             f"in {time.perf_counter() - t0:.2f}s"
@@ -46,7 +50,7 @@ def open_repo(args: argparse.Namespace) -> Repository:
     return repo
 
 
-def _cmd_compose(args: argparse.Namespace) -> int:
+def _cmd_compose(args: argparse.Namespace) -> ExitStatus:
     from ctxfast.construct.compose import compose
     from ctxfast.construct.ranker import OpenAICompatibleRanker
 
@@ -67,16 +71,25 @@ def _cmd_compose(args: argparse.Namespace) -> int:
         test_outputs=[_read(p) for p in args.test_output],
         ceiling=args.ceiling,
         ranker=ranker,
+        refresh=False,
     )
     _status(f"{ctx.token_count}/{ctx.ceiling} tokens · {ctx.model_calls} model calls")
     print(ctx.to_json() if args.json else ctx.render())
-    return 0
+    if not ctx.text.strip():
+        return warn(f"nothing fits in --ceiling {args.ceiling} tokens")
+    if not any(e.file for e in ctx.window):
+        return warn(f"no code fits in --ceiling {args.ceiling} tokens, only the task and plan")
+    if ctx.stable_core_only:
+        return warn(f"--ceiling {args.ceiling} holds only the window's core; code was left out")
+    return ExitStatus.SUCCESS
 
 
-def _cmd_retrieve(args: argparse.Namespace) -> int:
+def _cmd_retrieve(args: argparse.Namespace) -> ExitStatus:
     repo = open_repo(args)
     error = "\n\n".join(_read(p) for p in args.error) or None
-    result = repo.retrieve(args.task, error=error, test=args.test, max_tokens=args.tokens)
+    result = repo.retrieve(
+        args.task, error=error, test=args.test, max_tokens=args.tokens, refresh=False
+    )
     if args.json:
         payload = {
             "query": result.query.to_dict(),
@@ -87,18 +100,25 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
         print(json.dumps(payload, indent=1, ensure_ascii=False))
     else:
         print(result.render())
-    return 0
+    if not result.candidates:
+        return warn("nothing in the repository matched the task")
+    if not result.text.strip():
+        return warn(f"code matched, but none of it fits in --tokens {args.tokens}")
+    return ExitStatus.SUCCESS
 
 
-def _cmd_map(args: argparse.Namespace) -> int:
+def _cmd_map(args: argparse.Namespace) -> ExitStatus:
     repo = open_repo(args)
-    print(repo.repo_map(args.query, max_tokens=args.tokens))
-    return 0
+    text = repo.repo_map(args.query, max_tokens=args.tokens, refresh=False)
+    print(text)
+    if not text.strip():
+        return warn(f"the map is empty: no indexed definitions, or --tokens {args.tokens} too few")
+    return ExitStatus.SUCCESS
 
 
-def _cmd_graph(args: argparse.Namespace) -> int:
+def _cmd_graph(args: argparse.Namespace) -> ExitStatus:
     repo = open_repo(args)
-    ego = repo.ego_graph(args.symbol)
+    ego = repo.ego_graph(args.symbol, refresh=False)
     if args.json:
         payload = {
             "root": {**dataclasses.asdict(ego.root), "signature": ego.root_signature},
@@ -119,7 +139,7 @@ def _cmd_graph(args: argparse.Namespace) -> int:
         print(json.dumps(payload, indent=1, ensure_ascii=False))
     else:
         print(ego.render())
-    return 0
+    return ExitStatus.SUCCESS
 
 
 def index_status(repo: Repository) -> dict[str, Any]:
@@ -162,11 +182,11 @@ def index_status(repo: Repository) -> dict[str, Any]:
     return out
 
 
-def _cmd_status(args: argparse.Namespace) -> int:
+def _cmd_status(args: argparse.Namespace) -> ExitStatus:
     st = index_status(Repository(args.path, args.index_dir))
     if args.json:
         print(json.dumps(st, indent=1, sort_keys=True))
-        return 0
+        return ExitStatus.SUCCESS
     print(f"repository  {st['root']}")
     print(f"index dir   {st['index_dir']}")
     for name, size in st["sizes_bytes"].items():
@@ -178,14 +198,14 @@ def _cmd_status(args: argparse.Namespace) -> int:
         langs = ", ".join(f"{k} {v}" for k, v in f["by_language"].items())
         print(f"files       {f['total']} ({langs})")
         print(f"skipped     {len(f['skipped'])} · parse errors {len(f['parse_errors'])}")
-        for e in f["skipped"]:
-            print(f"  skipped {e['path']}: {e['reason']}")
+        for e in f["skipped"]:  # the reason says "skipped: …" itself
+            print(f"  {e['path']}: {e['reason']}")
         for e in f["parse_errors"]:
             print(f"  parse error {e['path']}: {e['error']}")
         print(f"graph       {st['nodes']} nodes · {st['edges']} edges")
         print(f"refreshed   {st['last_refresh_utc'] or 'unknown'}")
     print(f"languages   {', '.join(st['manifest_languages']) or '-'} (manifest)")
-    return 0
+    return ExitStatus.SUCCESS
 
 
 def register(sub: Any) -> None:
@@ -203,17 +223,17 @@ def register(sub: Any) -> None:
     p.add_argument("--patch", default=None, help="file with the current working diff")
     p.add_argument("--test-output", action="append", default=[], help="file with test output")
     p.add_argument("--ceiling", type=int, default=24_000, help="token ceiling of the window")
-    p.add_argument("--json", action="store_true", help="print the emit with its logs as JSON")
+    p.add_argument("--json", action="store_true", help="print the window with its logs as JSON")
     p.add_argument("--ranker-url", default=None, help="OpenAI-compatible base URL (…/v1)")
     p.add_argument("--ranker-model", default=None, help="model name for the ranking call")
     p.add_argument("--ranker-key-env", default="OPENAI_API_KEY", help="env var with the API key")
     p.set_defaults(func=_cmd_compose)
 
-    p = sub.add_parser("retrieve", help="retrieve the code a task points at (spec-04)")
+    p = sub.add_parser("retrieve", help="find the code a task (and its error) points at")
     common(p)
     p.add_argument("task", help="the task text")
     p.add_argument("--error", action="append", default=[], help="file with an error/traceback")
-    p.add_argument("--test", default=None, help="failing test id")
+    p.add_argument("--test", default=None, help="id of the failing test")
     p.add_argument("--tokens", type=int, default=4000, help="token cap of the slice")
     p.add_argument("--json", action="store_true", help="query, candidates, text, token_count")
     p.set_defaults(func=_cmd_retrieve)
@@ -224,7 +244,7 @@ def register(sub: Any) -> None:
     p.add_argument("--tokens", type=int, default=1024, help="token budget of the map")
     p.set_defaults(func=_cmd_map)
 
-    p = sub.add_parser("graph", help="print the k=1 ego-graph of a symbol")
+    p = sub.add_parser("graph", help="print a definition with what it calls and what calls it")
     common(p)
     p.add_argument("symbol", help="qualname or name of a definition")
     p.add_argument("--json", action="store_true", help="print edges as JSON")

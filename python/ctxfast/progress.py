@@ -1,10 +1,11 @@
 """Progress reporting for long native runs (indexing): poll counters from a helper thread.
 
 The Rust indexer releases the GIL and never calls back into Python (a callback would have
-to take the GIL from inside its worker threads); it only bumps atomic counters. This module
-polls those counters from a daemon thread while the run goes on, and turns them into a
-``tqdm`` bar on stderr for the CLI — shown only when stderr is a terminal, so piped output
-and logs stay clean.
+to take the GIL from inside its worker threads); it only bumps atomic counters and checks a
+cancel flag. This module runs the native call on a helper thread, polls the counters from
+the calling thread (where Ctrl-C arrives, and turns into a cancel of the run), and turns them
+into a ``tqdm`` bar on stderr for the CLI — shown only when stderr is a terminal, so piped
+output and logs stay clean.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 T = TypeVar("T")
 
@@ -27,37 +28,56 @@ POLL_INTERVAL_S = 0.1
 def run_polled(
     work: Callable[[], T],
     snapshot: Callable[[], tuple[str, int, int]],
-    report: ProgressCallback,
+    report: ProgressCallback | None,
     interval: float = POLL_INTERVAL_S,
+    cancel: Callable[[], None] | None = None,
 ) -> T:
-    """Runs ``work()`` while reporting ``snapshot()`` every ``interval`` seconds.
+    """Runs ``work()`` on a helper thread while the calling thread reports ``snapshot()``
+    every ``interval`` seconds (``report=None``: only waits).
 
-    ``report`` always sees the final snapshot after ``work`` returns (or raises). An
-    exception raised by ``report`` stops the polling and is re-raised once ``work`` is done,
-    so a broken callback is neither silent nor able to interrupt a half-written index.
+    The calling thread stays in Python, so Ctrl-C reaches it within ``interval`` even while
+    ``work`` is in native code: ``cancel()`` is then called, ``work`` is waited for (it
+    should stop promptly once cancelled) and the ``KeyboardInterrupt`` re-raised. ``report``
+    always sees the final snapshot after ``work`` returns. An exception raised by ``report``
+    stops the reporting and is re-raised once ``work`` is done, so a broken callback is
+    neither silent nor able to interrupt a half-written index.
     """
-    stop = threading.Event()
+    done = threading.Event()
+    outcome: list[Any] = []
     failure: list[BaseException] = []
 
-    def poll() -> None:
-        while not stop.wait(interval):
-            try:
-                report(*snapshot())
-            except BaseException as exc:  # re-raised in the caller's thread
-                failure.append(exc)
-                return
+    def run() -> None:
+        try:
+            outcome.append(work())
+        except BaseException as exc:  # re-raised in the caller's thread
+            failure.append(exc)
+        finally:
+            done.set()
 
-    poller = threading.Thread(target=poll, name="ctxfast-progress", daemon=True)
-    poller.start()
+    worker = threading.Thread(target=run, name="ctxfast-index", daemon=True)
+    report_failure: BaseException | None = None
     try:
-        result = work()
-    finally:
-        stop.set()
-        poller.join()
+        worker.start()  # inside: Ctrl-C may land while the thread starts, the run already on
+        while not done.wait(interval):
+            if report is not None and report_failure is None:
+                try:
+                    report(*snapshot())
+                except Exception as exc:
+                    report_failure = exc
+    except BaseException:  # KeyboardInterrupt (or SystemExit from a signal handler)
+        if cancel is not None:
+            cancel()
+        if worker.is_alive():
+            worker.join()
+        raise
+    worker.join()
     if failure:
         raise failure[0]
-    report(*snapshot())
-    return result
+    if report_failure is not None:
+        raise report_failure
+    if report is not None:
+        report(*snapshot())
+    return cast(T, outcome[0])
 
 
 def _stderr_size(default: tuple[int, int] = (80, 24)) -> tuple[int, int]:

@@ -113,8 +113,10 @@ def prepare(
     test_outputs: Sequence[str] = (),
     defaults: DefaultsConfig | None = None,
     retrieval_config: Any = None,
+    refresh: bool = True,
 ) -> ComposeInputs:
-    """Index on first use, retrieve, and derive the defaults the caller did not supply."""
+    """Refresh the index (unless ``refresh=False``), retrieve, and derive the defaults the
+    caller did not supply."""
     if not isinstance(repo, Repository):
         raise InvalidArgumentError("repo must be a ctxfast.Repository")
     if not isinstance(task, str) or not task.strip():
@@ -129,14 +131,14 @@ def prepare(
         timings[stage] = round((now - clock) * 1000, 3)
         clock = now
 
-    if not repo.graph_db.exists():
-        repo.index()
-        lap("index")
+    repo.ensure_index(refresh)
+    lap("index")
     result = repo.retrieve(
         task,
         error=_retrieval_error(errors, tracebacks, test_outputs),
         max_tokens=RETRIEVAL_TOKENS,
         config=retrieval_config,
+        refresh=False,
     )
     candidates, log = to_code_candidates(result)
     lap("retrieve")
@@ -249,14 +251,43 @@ def compose(
     config: ConstructConfig | None = None,
     defaults: DefaultsConfig | None = None,
     retrieval_config: Any = None,
+    refresh: bool = True,
 ) -> DecisionContext:
     """Build the single budgeted window for the next decision on ``task`` in ``repo``.
 
-    Indexes the repository on first use (the graph DB is missing), retrieves the code the
-    task and errors point at, derives plan/impact defaults for whatever the caller omitted
-    (each named in ``admission_log``), then runs the deterministic construction pipeline.
-    ``token_count <= ceiling`` always; ``model_calls`` is 0 unless ``ranker`` is given and a
-    non-empty residue of at most ``config.residue_cap`` items exists.
+    Refreshes the index first (files edited since the last call are re-read, so the window
+    shows the code as it is on disk), retrieves the code the task and errors point at,
+    derives a plan, impact edges and fault entities for whatever the caller left out (each
+    default is named in ``admission_log``), then runs the deterministic construction
+    pipeline. The window never exceeds ``ceiling`` tokens (``token_count <= ceiling``).
+
+    Args:
+        repo: the repository to read; it is indexed on first use.
+        task: what the agent is asked to do (issue text, instruction); must not be empty.
+        plan: the plan step this decision serves (its obligation, target definition and
+            acceptance criteria). Default: one derived from the task and the best retrieved
+            definition.
+        impact: edges "changing ``head`` affects ``tail``" (callers, config readers) whose
+            tails must be shown. Default: callers and config consumers from the code graph.
+        localization: qualified names of the definitions believed to hold the fault.
+            Default: the top retrieved definitions.
+        patch: the current working diff, shown as the agent's own change.
+        errors: error messages seen so far; they steer retrieval and are shown verbatim.
+        tracebacks: tracebacks seen so far; their project frames anchor retrieval.
+        tool_outputs: other tool results worth showing (freshest last).
+        test_outputs: test-run outputs (freshest last); the freshest steers retrieval when
+            there is no error or traceback.
+        ceiling: the token budget of the whole window (exact count, ``config.encoding``).
+        ranker: an optional model that orders the few candidates the rules cannot decide;
+            ``model_calls`` counts its calls: 0 without one, or when no undecided residue
+            (at most ``config.residue_cap`` items) remains.
+        config: every cap, share and threshold of construction (:class:`ConstructConfig`).
+        defaults: how the plan, impact and localization defaults are derived
+            (:class:`DefaultsConfig`).
+        retrieval_config: settings of the retrieval step (a ``RetrievalConfig`` or a mapping
+            of its fields).
+        refresh: ``False`` skips the index refresh (for a caller that just refreshed it or
+            knows the files did not change).
     """
     inputs = prepare(
         repo,
@@ -269,6 +300,7 @@ def compose(
         test_outputs=test_outputs,
         defaults=defaults,
         retrieval_config=retrieval_config,
+        refresh=refresh,
     )
     t0 = time.perf_counter()
     ctx = construct(

@@ -99,6 +99,7 @@ def run_suite(args: argparse.Namespace) -> int:
         ctxfast_available,
     )
 
+    BM25Files.require()  # every suite scores this baseline: check before any download
     cfg_file = _load_config(args.config)
     bench_path = Path(args.bench)
     instances = load_bench(bench_path)
@@ -327,7 +328,7 @@ def register(sub: Any) -> None:
         src.add_argument("--trees", help="DIR with DIR/<instance_id>/ trees")
         src.add_argument("--pypi-sources", help="sources.json mapping repo@version to sdists")
         s.add_argument("--alignment", help="sdist_alignment.jsonl (default: next to sources)")
-        s.add_argument("--out", default="results.json")
+        s.add_argument("--out", default="results.json", help="where the results JSON goes")
         s.add_argument("--report", help="write report.html + PNG plots into this directory")
         s.add_argument("--config", help="JSON config (max_tokens, window_tokens, ...)")
         s.add_argument("--ablate", action="store_true", help="switch each mechanism off in turn")
@@ -337,12 +338,17 @@ def register(sub: Any) -> None:
             help="comma-separated window target sizes of the coverage-versus-tokens curve "
             "(construct/all with ctxfast; default 2000,4000,8000,16000,24000; '' = no curve)",
         )
-        s.add_argument("--limit", type=int, default=None)
-        s.add_argument("--seed", type=int, default=0)
+        s.add_argument("--limit", type=int, default=None, help="score at most this many instances")
+        s.add_argument("--seed", type=int, default=0, help="seed of the --limit sample")
         s.add_argument("--repos", help="comma-separated owner/name filter")
-        s.add_argument("--jobs", type=int, default=1)
+        s.add_argument("--jobs", type=int, default=1, help="worker processes")
         s.add_argument("--cache", help="cache root (default ~/.cache/ctxfast)")
-        s.add_argument("--system", default="auto", choices=["auto", "ctxfast", "bm25"])
+        s.add_argument(
+            "--system",
+            default="auto",
+            choices=["auto", "ctxfast", "bm25"],
+            help="system to score (auto: ctxfast when this build has it, else plain BM25)",
+        )
         s.add_argument(
             "--model-url",
             default=None,
@@ -355,14 +361,14 @@ def register(sub: Any) -> None:
             help="environment variable holding the endpoint's API key (sent when set)",
         )
         s.add_argument("--model-timeout", type=float, default=60.0, help="seconds per model call")
-        s.add_argument("--no-progress", action="store_true")
+        s.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
         s.set_defaults(func=run_suite, suite=suite)
     fd = esub.add_parser(
         "fidelity", help="precision/recall of the code graph's definitions and callers vs jedi"
     )
     fd.add_argument("path", help="repository root (indexed into the cache, not into the tree)")
     fd.add_argument("--sample", type=int, default=200, help="call sites and definitions sampled")
-    fd.add_argument("--seed", type=int, default=0)
+    fd.add_argument("--seed", type=int, default=0, help="seed of the sample")
     fd.add_argument("--out", help="write the full result (with disagreements) as JSON")
     fd.add_argument("--index-dir", help="index directory (default under --cache)")
     fd.add_argument("--cache", help="cache root (default ~/.cache/ctxfast)")

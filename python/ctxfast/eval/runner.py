@@ -8,6 +8,7 @@ lost to one bad archive.
 
 from __future__ import annotations
 
+import multiprocessing
 import sys
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
@@ -300,7 +301,10 @@ def execute(
             for g in groups.values():
                 collect(_run_group(systems, g, cfg.cache_dir, cfg.edge_share))
         else:
-            with ProcessPoolExecutor(max_workers=cfg.jobs) as pool:
+            # Spawned, not forked: this process already runs native threads (rayon, SQLite),
+            # and a forked child inherits their locks in whatever state they were.
+            spawn = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(max_workers=cfg.jobs, mp_context=spawn) as pool:
                 futs = [
                     pool.submit(_run_group, systems, g, cfg.cache_dir, cfg.edge_share)
                     for g in groups.values()

@@ -19,7 +19,11 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from ctxfast.eval.bench import Instance
+from ctxfast.eval.errors import EvalError
 from ctxfast.eval.sources import Tree
+
+#: Why ``ctxfast eval`` stops before running when its BM25 baseline cannot be built.
+BM25_HINT = "ctxfast eval scores a plain-BM25 baseline with bm25s: pip install 'ctxfast[eval]'"
 
 Span = tuple[str, int, int]
 
@@ -216,6 +220,15 @@ class BM25Files:
 
     def handle_key(self) -> Hashable:
         return ("bm25", self._variant())
+
+    @staticmethod
+    def require() -> None:
+        """Raises a one-line :class:`EvalError` naming the extra when bm25s is missing:
+        otherwise every instance would fail to prepare and the results hold none."""
+        import importlib.util
+
+        if importlib.util.find_spec("bm25s") is None:
+            raise EvalError(BM25_HINT)
 
     def prepare(self, tree: Tree, cache_dir: Path) -> BM25Handle:
         import bm25s
@@ -428,13 +441,17 @@ class CtxfastRetrieval:
         index_dir = str(cache_dir / "index" / tree.key)
         repo = ctxfast.Repository(str(tree.path), index_dir=index_dir)  # type: ignore[attr-defined]
         repo.index()
-        repo.retrieve("warm up")  # build in-memory state outside the timed calls
+        # Trees are fixed during a run: the index was just refreshed, so the timed calls skip it.
+        repo.retrieve("warm up", refresh=False)  # build in-memory state outside the timed calls
         return CtxfastHandle(tree.path, repo)
 
     def retrieve(self, handle: CtxfastHandle, instance: Instance) -> RetrievalOutput:
         t0 = time.perf_counter()
         res = handle.repo.retrieve(
-            instance.problem_statement, max_tokens=self.max_tokens, config=self.config or None
+            instance.problem_statement,
+            max_tokens=self.max_tokens,
+            config=self.config or None,
+            refresh=False,
         )
         ms = (time.perf_counter() - t0) * 1000.0
         shown = rendered_in(res.candidates, res.render(), TreeLines(handle.root))
@@ -555,6 +572,7 @@ class CtxfastConstruct:
             instance.problem_statement,
             config=config,
             defaults=defaults,
+            refresh=False,
             **self.options,
         )
         ms = (time.perf_counter() - t0) * 1000.0

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 import sqlite3
 from collections.abc import Iterable
@@ -21,6 +22,8 @@ from pathlib import Path
 from ctxfast.recon.graph import CodeGraph
 from ctxfast.recon.pagerank import pagerank
 from ctxfast.tokens import DEFAULT_ENCODING, count_tokens
+
+log = logging.getLogger(__name__)
 
 MAX_SIGNATURES_PER_FILE = 8
 CACHE_NAME = "repomap.json"
@@ -100,8 +103,8 @@ class RepoMap:
             tmp = self.cache_path.with_suffix(".tmp")
             tmp.write_text(json.dumps({"key": self.key, "ranks": ranks}), "utf-8")
             tmp.replace(self.cache_path)
-        except OSError:
-            pass
+        except OSError as exc:
+            log.info("repo map ranks not cached at %s: %s", self.cache_path, exc)
         return ranks
 
     def personalization(self, query: str) -> dict[int, float]:
@@ -195,4 +198,5 @@ def build_repo_map(
             query, max_tokens, files_in_prompt, encoding=encoding
         )
     except Exception:
+        log.warning("repo map not built", exc_info=True)
         return ""

@@ -1,4 +1,5 @@
-"""``Repository``: the entry point of repository reconnaissance (spec-03).
+"""``Repository``: a source tree and its index — the entry point for reading a repository
+(reconnaissance, spec-03) and for retrieval over it.
 
 Indexing (discovery, tree-sitter parsing, name resolution, SQLite writes) runs in the Rust
 core with the GIL released; this class only chooses where the index lives and exposes the
@@ -9,12 +10,14 @@ that directory fully reverts it.
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctxfast import _native
 from ctxfast.errors import InvalidArgumentError
+from ctxfast.logs import drain_native
 from ctxfast.progress import ProgressCallback, run_polled
 from ctxfast.recon.answers import Answer, answer_question
 from ctxfast.recon.ego import EgoGraph, build_ego_graph
@@ -23,9 +26,16 @@ from ctxfast.recon.graph import CodeGraph
 from ctxfast.recon.manifest import build_manifest, render_manifest_header
 from ctxfast.recon.repomap import build_repo_map
 
+if TYPE_CHECKING:  # retrieval imports recon: at run time this module imports it lazily
+    from ctxfast.retrieval.config import RetrievalConfig
+    from ctxfast.retrieval.pipeline import RetrievalResult, Retriever
+    from ctxfast.retrieval.repoindex import IndexWatch
+
 DEFAULT_INDEX_DIRNAME = ".ctxfast"
 GRAPH_DB_NAME = "recon.db"
 DEFAULT_MAX_FILE_BYTES = 1_000_000
+#: What ``<index_dir>/.gitignore`` holds: everything in the directory is ignored.
+GITIGNORE = "# created by ctxfast: the index is a rebuildable cache\n*\n"
 
 
 @dataclass(frozen=True)
@@ -70,8 +80,8 @@ class Repository:
         )
         self.max_file_bytes = max_file_bytes
         self._manifest: dict[str, Any] | None = None
-        self._retriever: Any = None
-        self._index_watch: Any = None
+        self._retriever: Retriever | None = None
+        self._index_watch: IndexWatch | None = None
 
     @property
     def graph_db(self) -> Path:
@@ -80,20 +90,29 @@ class Repository:
     def index(self, progress: ProgressCallback | None = None) -> IndexStats:
         """Builds the code graph, or refreshes it incrementally (only changed files re-parse).
 
-        ``progress(stage, files_done, files_total)`` is called from a helper thread about ten
-        times a second while the native run goes on, and once more at the end.
+        ``progress(stage, files_done, files_total)`` is called about ten times a second while
+        the native run goes on, and once more at the end. Ctrl-C (``KeyboardInterrupt``) in
+        the calling thread stops the run between two files, leaves the index as it was, and
+        is re-raised.
         """
+        self._ignore_in_git()
+        counters = _native.IndexProgress()
 
-        def run(counters: _native.IndexProgress | None = None) -> tuple[Any, ...]:
+        def run() -> tuple[Any, ...]:
             return _native.index_graph(
                 str(self.root), str(self.graph_db), self.max_file_bytes, counters
             )
 
-        if progress is None:
-            out = run()
-        else:
-            counters = _native.IndexProgress()
-            out = run_polled(lambda: run(counters), counters.snapshot, progress)
+        try:
+            if threading.current_thread() is threading.main_thread():
+                # Signals reach only the main thread: wait there, run the native call beside it.
+                out = run_polled(run, counters.snapshot, progress, cancel=counters.cancel)
+            elif progress is None:
+                out = run()
+            else:
+                out = run_polled(run, counters.snapshot, progress)
+        finally:
+            drain_native()
         seen, parsed, removed, nodes, edges, secs, errors, resolved = out
         return IndexStats(
             files_seen=seen,
@@ -106,13 +125,38 @@ class Repository:
             files_resolved=resolved,
         )
 
+    def _ignore_in_git(self) -> None:
+        """Creates the index directory with a ``.gitignore`` of ``*``, so the index never
+        shows up in the user's ``git status`` (as pytest does for its cache)."""
+        try:
+            self.index_dir.mkdir(parents=True, exist_ok=True)
+            ignore = self.index_dir / ".gitignore"
+            if not ignore.exists():
+                ignore.write_text(GITIGNORE, encoding="utf-8")
+        except OSError:
+            pass  # the native run reports an unusable index directory itself
+
+    def refresh(self) -> IndexStats:
+        """Brings the index up to date with the files before a read, so what an agent edited
+        since the last call is what the next call sees. On an unchanged tree this costs one
+        ``stat`` per file (a file whose size and modification time are unchanged is not read)."""
+        return self.index()
+
+    def ensure_index(self, refresh: bool = True) -> None:
+        """The read methods' shared first step: refresh unless the caller opted out, and
+        index regardless when there is no index yet."""
+        if refresh or not self.graph_db.exists():
+            self.refresh()
+
     @property
     def graph(self) -> CodeGraph:
         """Read API over ``recon.db`` (raises ``ctxfast.errors.IndexError`` before ``index()``)."""
         return CodeGraph(self.graph_db)
 
     def manifest(self) -> dict[str, Any]:
-        """The evidence-backed manifest of spec §3.1 (built fresh; it is cheap and fail-soft)."""
+        """What the repository is made of — languages, build and test commands, entry points,
+        configuration — each fact with the ``file:line`` it was read from (spec-03 §3.1).
+        Built on first use and kept; it is cheap and never raises on odd files."""
         if self._manifest is None:
             self._manifest = build_manifest(self.root)
         return self._manifest
@@ -128,11 +172,17 @@ class Repository:
         sbfl_top: str | None = None,
         config: GateConfig | None = None,
     ) -> GateResult:
-        """Spec §4: the six level-0 signals, then the R0→R2 ladder and the §5 injection."""
+        """Decides how much repository context the next step needs: cheap signals from the
+        task and the current entity pick a level (nothing, the entity's neighbourhood, or a
+        wider map; spec-03 §4), and the result carries the text to inject."""
         return run_gate(self.graph, self.manifest(), task_text, current_entity, sbfl_top, config)
 
-    def ego_graph(self, entity: str, max_radius: int = 1) -> EgoGraph:
-        """The tree-encoded k=1 ego-graph of ``entity`` (``max_radius=2`` raises ValueError)."""
+    def ego_graph(self, entity: str, max_radius: int = 1, *, refresh: bool = True) -> EgoGraph:
+        """The definition ``entity`` with its direct neighbours in the code graph (what it
+        calls, what calls it, what it contains and imports), as a small tree; only radius 1
+        is supported (``max_radius=2`` raises ValueError). ``refresh=False`` skips the index
+        refresh that runs first."""
+        self.ensure_index(refresh)
         return build_ego_graph(self.graph, entity, max_radius)
 
     def repo_map(
@@ -140,8 +190,12 @@ class Repository:
         query: str | None = None,
         max_tokens: int = 1024,
         files_in_prompt: tuple[str, ...] = (),
+        *,
+        refresh: bool = True,
     ) -> str:
-        """The ranked repo map within ``max_tokens``; ``""`` if it cannot be built."""
+        """The ranked repo map within ``max_tokens``; ``""`` if it cannot be built.
+        ``refresh=False`` skips the index refresh that runs first."""
+        self.ensure_index(refresh)
         return build_repo_map(self.graph, self.index_dir, query, max_tokens, files_in_prompt)
 
     def retrieve(
@@ -151,21 +205,22 @@ class Repository:
         error: str | None = None,
         test: str | None = None,
         max_tokens: int = 4000,
-        config: Any = None,
-    ) -> Any:
-        """Spec-04 retrieval: the smallest high-precision slice for a task (≤ ``max_tokens``).
+        config: RetrievalConfig | dict[str, Any] | None = None,
+        refresh: bool = True,
+    ) -> RetrievalResult:
+        """The smallest slice of code that answers ``task_text`` (with its ``error`` or failing
+        ``test``), ranked, rendered within ``max_tokens`` (spec-04).
 
-        A repository with no index yet is indexed on demand; the in-memory retrieval state
-        (definitions, file texts, BM25 indexes, the lexical corpus) is rebuilt only when the
-        index content changed. It is a snapshot of the files taken when it is built (the first
-        retrieval after an index change): call ``index()`` after editing files to retrieve
-        from the edits.
+        The index is refreshed first (files edited since the last call are re-parsed), so the
+        slice always shows the code as it is on disk; ``refresh=False`` skips that and reads
+        the index as it stands (a repository with no index is still indexed). The in-memory
+        retrieval state (definitions, file texts, BM25 indexes, the lexical corpus) is
+        rebuilt only when the index content changed.
         """
         from ctxfast.retrieval.pipeline import Retriever
         from ctxfast.retrieval.repoindex import IndexWatch
 
-        if not self.graph_db.exists():
-            self.index()
+        self.ensure_index(refresh)
         if self._index_watch is None:
             self._index_watch = IndexWatch(self.graph_db)
         # Looked at on every call, so the stamp always follows the database.
@@ -194,5 +249,6 @@ class Repository:
         return content_key(self.graph_db)
 
     def answer(self, question_id: str, subject: str | None = None) -> Answer:
-        """One of the six deterministic questions of spec §6.1, with ``file:line`` evidence."""
+        """The answer to one of six fixed questions about the repository (e.g. how to run the
+        tests, where an entry point is), with ``file:line`` evidence (spec-03 §6.1)."""
         return answer_question(self.graph, self.manifest(), self.root, question_id, subject)

@@ -9,11 +9,15 @@ content hash), so a refresh costs only the files that changed.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
 from ctxfast.bm25 import BM25Index, SymbolSet
 from ctxfast.errors import IndexError as CtxIndexError
+
+if TYPE_CHECKING:
+    from ctxfast.retrieval.repoindex import RepoIndex
 
 API_DB_NAME = "api.db"
 DOCSTRING_MAX_CHARS = 200
@@ -29,8 +33,7 @@ CREATE TABLE IF NOT EXISTS api_files (path TEXT PRIMARY KEY, sha256 TEXT);
 """
 
 
-@dataclass(frozen=True, slots=True)
-class ApiRow:
+class ApiRow(NamedTuple):
     qualname: str
     kind: str
     signature: str
@@ -91,25 +94,67 @@ def refresh_api_index(recon_db: Path, api_db: Path) -> int:
         dst.close()
 
 
-class ApiIndex:
-    """BM25 over ``desc_text`` (the same identifier-weighted scorer as spec §3.4)."""
+_COLUMNS = "qualname, kind, signature, docstring, desc_text, file, line"
 
-    def __init__(self, api_db: Path, symbols: SymbolSet | set[str]):
-        con = sqlite3.connect(f"file:{api_db}?mode=ro", uri=True)
-        try:
-            self.rows = [
-                ApiRow(*r)
-                for r in con.execute(
-                    "SELECT qualname, kind, signature, docstring, desc_text, file, line "
-                    "FROM api_index ORDER BY file, line"
-                )
-            ]
-        finally:
-            con.close()
-        self.bm25 = BM25Index([r.desc_text for r in self.rows] or [""], symbols=symbols)
+
+def _read_rows(api_db: Path) -> list[ApiRow]:
+    con = sqlite3.connect(f"file:{api_db}?mode=ro", uri=True)
+    try:
+        rows = con.execute(f"SELECT {_COLUMNS} FROM api_index ORDER BY file, line").fetchall()
+    finally:
+        con.close()
+    return list(map(ApiRow._make, rows))
+
+
+class ApiIndex:
+    """BM25 over ``desc_text`` (the same identifier-weighted scorer as spec §3.4).
+
+    Only where each description lives is held in memory (the BM25 index is over the texts);
+    a search reads its few hits back from ``api.db``. Given the
+    :class:`~ctxfast.retrieval.repoindex.RepoIndex` of the state ``api.db`` was refreshed
+    to, the locations and the BM25 index are kept in its state store."""
+
+    def __init__(self, api_db: Path, symbols: SymbolSet | set[str], index: RepoIndex | None = None):
+        self.api_db = api_db
+        rows: list[ApiRow] = []
+
+        def where() -> list[tuple[str, int, str]]:
+            rows.extend(_read_rows(api_db))
+            return [(sys.intern(r.file), r.line, r.qualname) for r in rows]
+
+        def build() -> BM25Index:
+            if not rows:
+                rows.extend(_read_rows(api_db))
+            return BM25Index([r.desc_text for r in rows] or [""], symbols=symbols)
+
+        if index is None:
+            self._where = where()
+            self.bm25 = build()
+        else:
+            self._where = index.stored_pickle("api_where", where)
+            self.bm25 = index.stored_bm25("api_bm25", build)
+
+    def _row(self, con: sqlite3.Connection, doc: int) -> ApiRow | None:
+        """The row of description ``doc`` (a BM25 document number); ``None`` when another
+        process refreshed ``api.db`` since this index was built (the next, refreshed
+        retrieval rebuilds it)."""
+        row = con.execute(
+            f"SELECT {_COLUMNS} FROM api_index WHERE file = ? AND line = ? AND qualname = ?"
+            " LIMIT 1",
+            self._where[doc],
+        ).fetchone()
+        return None if row is None else ApiRow._make(row)
 
     def search(self, q: str | list[str], k: int = API_DESC_TOP_K) -> list[tuple[ApiRow, float]]:
         """The best descriptions for ``q`` (text, or query terms already tokenized)."""
-        if not self.rows or not (q.strip() if isinstance(q, str) else q):
+        if not self._where or not (q.strip() if isinstance(q, str) else q):
             return []
-        return [(self.rows[i], s) for i, s in self.bm25.query(q, k=k) if s > 0]
+        hits = [(i, s) for i, s in self.bm25.query(q, k=k) if s > 0]
+        if not hits:
+            return []
+        con = sqlite3.connect(f"file:{self.api_db}?mode=ro", uri=True)
+        try:
+            rows = [(self._row(con, i), s) for i, s in hits]
+        finally:
+            con.close()
+        return [(r, s) for r, s in rows if r is not None]

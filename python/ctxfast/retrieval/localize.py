@@ -125,12 +125,15 @@ class DefinitionBM25:
     MAX_LINES = 60
 
     def __init__(self, index: RepoIndex, cfg: RetrievalConfig):
-        docs = []
-        for d in index.defs:
-            body = index.lines(d.file)[d.line - 1 : min(d.end_line, d.line + self.MAX_LINES)]
-            docs.append(d.qualname.replace(".", " ") + "\n" + "\n".join(body))
+        def build() -> BM25Index:
+            docs = []
+            for d in index.defs:
+                body = index.lines(d.file)[d.line - 1 : min(d.end_line, d.line + self.MAX_LINES)]
+                docs.append(d.qualname.replace(".", " ") + "\n" + "\n".join(body))
+            return BM25Index(docs or [""], cfg.k1, cfg.b, symbols=index.symbol_set)
+
         self.defs = index.defs
-        self.bm25 = BM25Index(docs or [""], cfg.k1, cfg.b, symbols=index.symbol_set)
+        self.bm25 = index.stored_bm25(f"def_bm25-{cfg.k1}-{cfg.b}-{self.MAX_LINES}", build)
         self.by_file: dict[str, list[int]] = defaultdict(list)
         for i, d in enumerate(index.defs):
             self.by_file[d.file].append(i)

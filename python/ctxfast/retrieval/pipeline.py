@@ -84,10 +84,10 @@ class Retriever:
     def __init__(self, root: Path, graph: CodeGraph, index_dir: Path):
         self.root = root
         self.graph = graph
-        self.index = RepoIndex(root, graph.db_path)
+        self.index = RepoIndex(root, graph.db_path, index_dir)
         api_db = index_dir / API_DB_NAME
         refresh_api_index(graph.db_path, api_db)
-        self.api = ApiIndex(api_db, self.index.symbol_set)
+        self.api = ApiIndex(api_db, self.index.symbol_set, self.index)
         self._def_index: DefinitionBM25 | None = None
         self._def_cfg: tuple[float, float] | None = None
         self._corpus: LexicalCorpus | None = None
@@ -104,8 +104,9 @@ class Retriever:
         """String-literal fragments of every indexed file, built on first use."""
         if self._literals is None or self._literals.min_chars != cfg.literal_min_chars:
             ix = self.index
-            self._literals = LiteralIndex(
-                ((f, ix.lines(f)) for f in ix.files), cfg.literal_min_chars
+            self._literals = ix.stored_pickle(
+                f"literals-{cfg.literal_min_chars}",
+                lambda: LiteralIndex(((f, ix.lines(f)) for f in ix.files), cfg.literal_min_chars),
             )
         return self._literals
 

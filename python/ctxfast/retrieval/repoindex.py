@@ -12,20 +12,27 @@ import hashlib
 import os
 import re
 import sqlite3
+import sys
 import threading
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from functools import partial
+from itertools import groupby
+from operator import itemgetter
 from pathlib import Path
+from typing import Any, NamedTuple, TypeVar
 
 from ctxfast.bm25 import BM25Index, SymbolSet
 from ctxfast.recon.answers import is_test_path
+from ctxfast.retrieval.state import StateStore
+
+T = TypeVar("T")
 
 DEF_KINDS = ("function", "class")
 
 
-@dataclass(frozen=True, slots=True)
-class Definition:
-    """A function/class/method definition with its span and skeleton signature."""
+class Definition(NamedTuple):
+    """A function/class/method definition with its span and skeleton signature (a named
+    tuple: a large repository has tens of thousands, made from stored rows per process)."""
 
     id: str
     kind: str
@@ -35,41 +42,64 @@ class Definition:
     line: int
     end_line: int
     signature: str
-    doc: str
+
+
+_NAME, _QUALNAME, _FILE = (Definition._fields.index(f) for f in ("name", "qualname", "file"))
+
+
+def _tables(con: sqlite3.Connection) -> tuple[list[Any], list[str], list[Any]]:
+    """What a repository state's retrieval reads from ``recon.db``: definition rows,
+    qualnames of the name index, and each file's module node."""
+    # One string object per distinct kind and file: stored once in the pickle (its memo
+    # works by identity), and hashed once when the rows are grouped.
+    rows = [
+        (i, sys.intern(k), name, q, sys.intern(f), *rest)
+        for i, k, name, q, f, *rest in con.execute(
+            "SELECT n.id, n.kind, n.name, n.qualname, n.file, n.line, n.end_line, "
+            "COALESCE(m.signature, '') FROM nodes n "
+            "LEFT JOIN defs_meta m ON m.id = n.id "
+            "WHERE n.kind IN ('function', 'class') ORDER BY n.file, n.line"
+        )
+    ]
+    names = [q for (q,) in con.execute("SELECT qualname FROM name_index")]
+    modules = con.execute("SELECT file, qualname FROM nodes WHERE kind = 'def'").fetchall()
+    return rows, names, modules
 
 
 class RepoIndex:
-    """Definitions, file texts and whole-file BM25 of one repository state."""
+    """Definitions, file texts and whole-file BM25 of one repository state.
 
-    def __init__(self, root: Path, db_path: Path):
+    With ``index_dir`` the tables and indexes are kept in its :class:`StateStore` too, so
+    the next process opening the same state reads them instead of rebuilding them."""
+
+    def __init__(self, root: Path, db_path: Path, index_dir: Path | None = None):
         self.root = root
         con = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
         try:
             files = con.execute(
                 "SELECT path, sha256, language FROM files WHERE sha256 IS NOT NULL ORDER BY path"
             ).fetchall()
-            rows = con.execute(
-                "SELECT n.id, n.kind, n.name, n.qualname, n.file, n.line, n.end_line, "
-                "COALESCE(m.signature, ''), COALESCE(m.doc, '') FROM nodes n "
-                "LEFT JOIN defs_meta m ON m.id = n.id "
-                "WHERE n.kind IN ('function', 'class') ORDER BY n.file, n.line"
-            ).fetchall()
-            names = con.execute("SELECT qualname FROM name_index").fetchall()
-            modules = con.execute("SELECT file, qualname FROM nodes WHERE kind = 'def'").fetchall()
+            self.key = _key_of((p, s) for p, s, _ in files)
+            self.state = StateStore(index_dir, self.key) if index_dir is not None else None
+            rows, names, modules = self.stored_pickle("tables", lambda: _tables(con))
         finally:
             con.close()
-        self.key = _key_of((p, s) for p, s, _ in files)
         self.files: list[str] = [p for p, _, _ in files]
         self.languages: dict[str, str] = {p: lang or "" for p, _, lang in files}
-        self.defs: list[Definition] = [Definition(*r) for r in rows]
-        self.defs_by_file: dict[str, list[Definition]] = {}
+        # A fresh process builds these for tens of thousands of definitions: made and grouped
+        # by C-level calls (rows come sorted by file), not attribute by attribute.
+        self.defs: list[Definition] = list(map(partial(tuple.__new__, Definition), rows))
+        self.defs_by_file: dict[str, list[Definition]] = {
+            f: list(g) for f, g in groupby(self.defs, key=itemgetter(_FILE))
+        }
         self.defs_by_name: dict[str, list[Definition]] = {}
-        self.defs_by_qualname: dict[str, Definition] = {}
         for d in self.defs:
-            self.defs_by_file.setdefault(d.file, []).append(d)
-            self.defs_by_name.setdefault(d.name, []).append(d)
-            self.defs_by_qualname.setdefault(d.qualname, d)
-        self.qualnames: set[str] = {q for (q,) in names}
+            self.defs_by_name.setdefault(d[_NAME], []).append(d)
+        first = self.defs[::-1]  # the first definition of a qualname wins
+        self.defs_by_qualname: dict[str, Definition] = dict(
+            zip(map(itemgetter(_QUALNAME), first), first, strict=True)
+        )
+        self.qualnames: set[str] = set(names)
         self.module_of: dict[str, str] = {}
         for file, qualname in modules:
             self.module_of.setdefault(file, qualname)
@@ -83,6 +113,18 @@ class RepoIndex:
         self._file_bm25: BM25Index | None = None
         self._path_parts: list[tuple[str, frozenset[str]]] | None = None
         self._module_tails: dict[str, list[str]] | None = None
+
+    def stored_pickle(self, name: str, build: Callable[[], T]) -> T:
+        """Plain data derived from this state: from the state store when it has it."""
+        return build() if self.state is None else self.state.get_pickled(name, build)
+
+    def stored_bm25(self, name: str, build: Callable[[], BM25Index]) -> BM25Index:
+        """A BM25 index over this state's symbol set, from the state store when it has it."""
+        if self.state is None:
+            return build()
+        return self.state.get(
+            name, build, BM25Index.to_bytes, lambda b: BM25Index.from_bytes(b, self.symbol_set)
+        )
 
     def path_parts(self) -> list[tuple[str, frozenset[str]]]:
         """Each file with the lowercased components of its path (split on ``/ . _``),
@@ -132,11 +174,15 @@ class RepoIndex:
     def file_bm25(self) -> BM25Index:
         """BM25 over whole files: the path tokens plus the content (identifiers split)."""
         if self._file_bm25 is None:
-            docs = []
-            for path in self.files:
-                stem_words = path.replace("/", " ").replace(".", " ").replace("_", " ")
-                docs.append(f"{path} {stem_words}\n" + "\n".join(self.lines(path)))
-            self._file_bm25 = BM25Index(docs, symbols=self.symbol_set)
+
+            def build() -> BM25Index:
+                docs = []
+                for path in self.files:
+                    stem_words = path.replace("/", " ").replace(".", " ").replace("_", " ")
+                    docs.append(f"{path} {stem_words}\n" + "\n".join(self.lines(path)))
+                return BM25Index(docs, symbols=self.symbol_set)
+
+            self._file_bm25 = self.stored_bm25("file_bm25", build)
         return self._file_bm25
 
     def innermost(self, path: str, line: int) -> Definition | None:

@@ -167,6 +167,28 @@ impl SymbolSet {
     }
 }
 
+/// First bytes of [`Bm25Index::to_bytes`]: a format tag with its version.
+const MAGIC: &[u8] = b"ctxfast-bm25\x01";
+
+/// A cursor over serialized bytes; `None` past the end.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let end = self.pos.checked_add(n)?;
+        let out = self.bytes.get(self.pos..end)?;
+        self.pos = end;
+        Some(out)
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+}
+
 /// An immutable inverted index over a fixed corpus.
 #[derive(Debug)]
 pub struct Bm25Index {
@@ -247,9 +269,21 @@ impl Bm25Index {
             }
             doc_len.push(ids.len() as u32);
         }
-        let n = docs.len() as f64;
+        Self::assemble(vocab, postings, doc_len, params, symbols)
+    }
+
+    /// The index from its counted parts; the derived statistics (`avgdl`, idf, the length
+    /// norms) are computed here, the same way for a build and for a load.
+    fn assemble(
+        vocab: FxMap<String, u32>,
+        postings: Vec<Vec<(u32, u32)>>,
+        doc_len: Vec<u32>,
+        params: Bm25Params,
+        symbols: Arc<SymbolSet>,
+    ) -> Self {
+        let n = doc_len.len() as f64;
         let total: u64 = doc_len.iter().map(|&l| l as u64).sum();
-        let avgdl = if docs.is_empty() {
+        let avgdl = if doc_len.is_empty() {
             0.0
         } else {
             total as f64 / n
@@ -278,6 +312,89 @@ impl Bm25Index {
             symbols,
             params,
         }
+    }
+
+    /// The index as bytes for [`Bm25Index::from_bytes`]: the parameters, document lengths,
+    /// and every term with its postings (the symbol set is not included; the loader passes
+    /// it). Lets a process that opens an unchanged corpus skip tokenising it again.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut terms: Vec<&str> = vec![""; self.postings.len()];
+        for (t, &id) in &self.vocab {
+            terms[id as usize] = t;
+        }
+        let pairs: usize = self.postings.iter().map(Vec::len).sum();
+        let mut out = Vec::with_capacity(64 + 4 * self.doc_len.len() + 8 * pairs);
+        out.extend_from_slice(MAGIC);
+        for v in [self.params.k1, self.params.b, self.params.symbol_weight] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        let u32s = |out: &mut Vec<u8>, v: u32| out.extend_from_slice(&v.to_le_bytes());
+        u32s(&mut out, self.doc_len.len() as u32);
+        for &l in &self.doc_len {
+            u32s(&mut out, l);
+        }
+        u32s(&mut out, terms.len() as u32);
+        for (t, post) in terms.iter().zip(&self.postings) {
+            u32s(&mut out, t.len() as u32);
+            out.extend_from_slice(t.as_bytes());
+            u32s(&mut out, post.len() as u32);
+            for &(d, tf) in post {
+                u32s(&mut out, d);
+                u32s(&mut out, tf);
+            }
+        }
+        out
+    }
+
+    /// An index written by [`Bm25Index::to_bytes`], scoring exactly as the original did
+    /// (the derived statistics are recomputed by the same code). Malformed or truncated
+    /// bytes are an `InvalidArgument` error, never a panic.
+    pub fn from_bytes(bytes: &[u8], symbols: Arc<SymbolSet>) -> CoreResult<Self> {
+        let bad = || CoreError::InvalidArgument("not a ctxfast BM25 index (or truncated)".into());
+        let mut r = Reader { bytes, pos: 0 };
+        if r.take(MAGIC.len()).ok_or_else(bad)? != MAGIC {
+            return Err(bad());
+        }
+        let mut f = [0.0f64; 3];
+        for v in &mut f {
+            *v = f64::from_le_bytes(r.take(8).ok_or_else(bad)?.try_into().map_err(|_| bad())?);
+        }
+        let params = Bm25Params {
+            k1: f[0],
+            b: f[1],
+            symbol_weight: f[2],
+        };
+        params.validate()?;
+        let n_docs = r.u32().ok_or_else(bad)? as usize;
+        let mut doc_len = Vec::with_capacity(n_docs.min(bytes.len() / 4));
+        for _ in 0..n_docs {
+            doc_len.push(r.u32().ok_or_else(bad)?);
+        }
+        let n_terms = r.u32().ok_or_else(bad)? as usize;
+        let mut vocab: FxMap<String, u32> = FxMap::default();
+        vocab.reserve(n_terms.min(bytes.len() / 8));
+        let mut postings = Vec::with_capacity(n_terms.min(bytes.len() / 8));
+        for id in 0..n_terms {
+            let len = r.u32().ok_or_else(bad)? as usize;
+            let term = std::str::from_utf8(r.take(len).ok_or_else(bad)?).map_err(|_| bad())?;
+            let n = r.u32().ok_or_else(bad)? as usize;
+            let mut post = Vec::with_capacity(n.min(bytes.len() / 8));
+            for _ in 0..n {
+                let (d, tf) = (r.u32().ok_or_else(bad)?, r.u32().ok_or_else(bad)?);
+                if d as usize >= n_docs {
+                    return Err(bad());
+                }
+                post.push((d, tf));
+            }
+            if vocab.insert(term.to_string(), id as u32).is_some() {
+                return Err(bad());
+            }
+            postings.push(post);
+        }
+        if r.pos != bytes.len() {
+            return Err(bad());
+        }
+        Ok(Self::assemble(vocab, postings, doc_len, params, symbols))
     }
 
     pub fn num_docs(&self) -> usize {
@@ -505,6 +622,36 @@ mod tests {
         let scores = ix.scores(&Query::Text("memstore".into()));
         assert_eq!(scores[0], 0.0);
         assert!(scores[1] > 0.0);
+    }
+
+    #[test]
+    fn bytes_round_trip_scores_identically_and_bad_bytes_are_errors() {
+        let ix = index(&["foo bar foo", "bar baz", "qux", ""], &["foo"]);
+        let bytes = ix.to_bytes();
+        let back = Bm25Index::from_bytes(&bytes, Arc::clone(&ix.symbols)).unwrap();
+        assert_eq!(back.to_bytes(), bytes);
+        for q in ["foo", "bar baz", "qux foo", "nothing"] {
+            let q = Query::Tokens(toks(q));
+            let (a, b) = (ix.scores(&q), back.scores(&q));
+            assert_eq!(
+                a.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                b.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+            );
+        }
+        assert_eq!(back.term_weight("foo"), 3.0);
+        let empty = index(&[], &[]);
+        assert_eq!(
+            Bm25Index::from_bytes(&empty.to_bytes(), Arc::default())
+                .unwrap()
+                .num_docs(),
+            0
+        );
+        for cut in [0, 5, bytes.len() / 2, bytes.len() - 1] {
+            assert!(Bm25Index::from_bytes(&bytes[..cut], Arc::default()).is_err());
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(Bm25Index::from_bytes(&longer, Arc::default()).is_err());
     }
 
     #[test]

@@ -17,6 +17,9 @@ pub enum CoreError {
     /// Filesystem or database trouble, with the path or operation in the message.
     #[error("{0}")]
     Io(String),
+    /// A run stopped on request (Ctrl-C) before it finished; nothing was written.
+    #[error("cancelled")]
+    Cancelled,
 }
 
 pub type CoreResult<T> = Result<T, CoreError>;

@@ -11,6 +11,7 @@ pub mod graph;
 pub mod identity;
 pub mod lexical;
 pub mod literals;
+pub mod log;
 pub mod tokens;
 pub mod truncate;
 pub mod window;

@@ -6,6 +6,7 @@ use ctxfast_core::bm25::{Bm25Index, Bm25Params, Doc, Query, SymbolSet};
 use ctxfast_core::codetok;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
+use pyo3::types::PyBytes;
 use std::sync::Arc;
 
 /// A document or query from Python: a `str` (tokenised by the code tokenizer) or a list of
@@ -77,6 +78,21 @@ enum SymbolsIn {
     Names(Vec<String>),
 }
 
+impl SymbolsIn {
+    /// A shared set is taken by reference count here, under the GIL; a name list is kept
+    /// to be lowercased into a fresh set by [`SymbolsIn::resolve`] with the GIL released.
+    fn split(self) -> (Option<Arc<SymbolSet>>, Vec<String>) {
+        match self {
+            SymbolsIn::Shared(set) => (Some(Arc::clone(&set.get().inner)), Vec::new()),
+            SymbolsIn::Names(names) => (None, names),
+        }
+    }
+
+    fn resolve((shared, names): (Option<Arc<SymbolSet>>, Vec<String>)) -> Arc<SymbolSet> {
+        shared.unwrap_or_else(|| Arc::new(SymbolSet::new(&names)))
+    }
+}
+
 /// The immutable native index; shared (not copied) into GIL-free closures.
 #[pyclass(frozen, name = "BM25Index", module = "ctxfast._native")]
 pub struct PyBm25Index {
@@ -102,18 +118,32 @@ impl PyBm25Index {
             symbol_weight,
         };
         let docs_ref = &docs;
-        // A shared set is taken by reference count here, under the GIL; a name list is
-        // lowercased into a fresh set with the GIL released.
-        let (shared, names) = match symbols {
-            Some(SymbolsIn::Shared(set)) => (Some(Arc::clone(&set.get().inner)), Vec::new()),
-            Some(SymbolsIn::Names(names)) => (None, names),
-            None => (None, Vec::new()),
-        };
+        let symbols = symbols.map(SymbolsIn::split).unwrap_or_default();
         let inner = detached(py, move || {
-            let symbols = shared.unwrap_or_else(|| Arc::new(SymbolSet::new(&names)));
-            Bm25Index::build_shared(docs_ref, params, symbols)
+            Bm25Index::build_shared(docs_ref, params, SymbolsIn::resolve(symbols))
         })?;
         drop(docs);
+        Ok(PyBm25Index {
+            inner: Arc::new(inner),
+        })
+    }
+
+    /// The index as bytes (without its symbol set), for `from_bytes`.
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let ix = Arc::clone(&self.inner);
+        let bytes = detached(py, move || Ok(ix.to_bytes()))?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// An index saved by `to_bytes`, scoring exactly as the saved one; `symbols` is the
+    /// set it was built with (a shared `SymbolSet` or names).
+    #[staticmethod]
+    #[pyo3(signature = (data, symbols = None))]
+    fn from_bytes(py: Python<'_>, data: &[u8], symbols: Option<SymbolsIn>) -> PyResult<Self> {
+        let symbols = symbols.map(SymbolsIn::split).unwrap_or_default();
+        let inner = detached(py, move || {
+            Bm25Index::from_bytes(data, SymbolsIn::resolve(symbols))
+        })?;
         Ok(PyBm25Index {
             inner: Arc::new(inner),
         })

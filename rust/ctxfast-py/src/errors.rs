@@ -5,7 +5,7 @@
 
 use ctxfast_core::CoreError;
 use pyo3::create_exception;
-use pyo3::exceptions::PyException;
+use pyo3::exceptions::{PyException, PyKeyboardInterrupt};
 use pyo3::prelude::*;
 
 create_exception!(
@@ -46,6 +46,8 @@ pub fn to_py(err: CoreError) -> PyErr {
         CoreError::UnknownEncoding(_) | CoreError::Decode(_) => EncodingError::new_err(msg),
         CoreError::InvalidArgument(_) => InvalidArgumentError::new_err(msg),
         CoreError::Io(_) => IndexError::new_err(msg),
+        // Raised where Ctrl-C was pressed, as Python itself would have.
+        CoreError::Cancelled => PyKeyboardInterrupt::new_err(msg),
     }
 }
 

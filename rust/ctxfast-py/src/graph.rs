@@ -29,6 +29,12 @@ impl IndexProgress {
         let (stage, done, total) = self.inner.snapshot();
         (stage.as_str(), done, total)
     }
+
+    /// Asks the run to stop between two files; `index_graph` then raises
+    /// `KeyboardInterrupt` and the index is left as it was.
+    fn cancel(&self) {
+        self.inner.cancel();
+    }
 }
 
 type StatsTuple = (

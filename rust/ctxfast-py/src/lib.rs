@@ -18,8 +18,46 @@ mod literals;
 mod tokens;
 mod window;
 
+/// The environment variable that caps the native thread pool (rayon, used by indexing,
+/// BM25 and the scans); unset or invalid, every core is used.
+const THREADS_ENV: &str = "CTXFAST_THREADS";
+
+/// Sizes rayon's global pool from `CTXFAST_THREADS` before anything starts it, so a host
+/// running several ctxfast processes (or its own pools) can keep ctxfast to its share.
+fn cap_threads() -> Option<usize> {
+    let n: usize = std::env::var(THREADS_ENV).ok()?.trim().parse().ok()?;
+    if n == 0 {
+        return None;
+    }
+    // Fails only if the pool already exists (another embedder set it): keep that one.
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build_global()
+        .ok()?;
+    Some(n)
+}
+
+/// The size of rayon's pool, for tests and diagnostics (`CTXFAST_THREADS` applied).
+#[pyfunction]
+fn native_threads() -> usize {
+    rayon::current_num_threads()
+}
+
+/// The core's messages since the last call, oldest first, as `(level, message)`; the
+/// Python side hands them to the `ctxfast` logger.
+#[pyfunction]
+fn drain_log() -> Vec<(&'static str, String)> {
+    ctxfast_core::log::drain()
+        .into_iter()
+        .map(|(level, msg)| (level.as_str(), msg))
+        .collect()
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    cap_threads();
+    m.add_function(wrap_pyfunction!(native_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(drain_log, m)?)?;
     errors::register(m)?;
     tokens::register(m)?;
     window::register(m)?;

@@ -112,14 +112,12 @@ fn sha_key(bytes: &[u8], rel: &str) -> String {
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Stage timings on stderr when `CTXFAST_TRACE` is set (performance diagnosis only).
+/// Stage timings for the embedder's log at debug level (performance diagnosis).
 fn trace(stage: &str, t0: Instant) {
-    if std::env::var_os("CTXFAST_TRACE").is_some() {
-        eprintln!(
-            "ctxfast graph: {stage} done at {:.3}s",
-            t0.elapsed().as_secs_f64()
-        );
-    }
+    crate::log::push(
+        crate::log::Level::Debug,
+        format!("index: {stage} done at {:.3}s", t0.elapsed().as_secs_f64()),
+    );
 }
 
 fn go_module(root: &Path) -> String {
@@ -136,8 +134,15 @@ fn go_module(root: &Path) -> String {
 }
 
 /// Builds or incrementally refreshes the graph of `root` into the SQLite file `db_path`.
+///
+/// A run cancelled through `opts.progress` returns [`CoreError::Cancelled`] and leaves the
+/// index as it was: a refresh's transaction is rolled back, a first build's side file removed.
 pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<IndexStats> {
     let result = index_run(root, db_path, opts);
+    if matches!(result, Err(CoreError::Cancelled)) {
+        let own = store::side(db_path, &format!(".building-{}", std::process::id()));
+        let _ = std::fs::remove_file(&own);
+    }
     if let Some(p) = &opts.progress {
         p.set_stage(Stage::Done);
     }
@@ -229,6 +234,9 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         .par_iter()
         .map(|f| {
             let _tick = Tick(&progress);
+            if progress.is_cancelled() {
+                return Outcome::Unchanged; // discarded: the run stops after the loop
+            }
             let (Some(lang), None) = (f.lang, &f.skip) else {
                 return Outcome::Skipped(f.skip.clone().unwrap_or_else(|| "skipped".into()));
             };
@@ -263,6 +271,7 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             }
         })
         .collect();
+    progress.check()?;
     trace("parse", t0);
 
     let present_now: HashSet<&str> = found
@@ -515,8 +524,10 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     trace("symbol table", t0);
     let results: Vec<(usize, resolve::Resolved)> = affected
         .par_iter()
+        .filter(|_| !progress.is_cancelled())
         .map(|&i| (i, resolver.resolve_file(i as u32)))
         .collect();
+    progress.check()?;
     trace("resolve", t0);
     let found_stat: HashMap<&str, (u64, i64)> = found
         .iter()
@@ -526,6 +537,7 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     // ---- one transaction ----
     progress.set_stage(Stage::Write);
     let (mut n_nodes, mut n_edges) = if cold { (0, 0) } else { graph_counts(&conn)? };
+    let interrupt = conn.get_interrupt_handle();
     let tx = conn.transaction().map_err(|e| db_err("begin", e))?;
     if cold {
         // Bulk load: maintaining secondary indexes row by row is slower than rebuilding them.
@@ -629,6 +641,7 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             .map(|&i| (files[i].raw.encode(), files[i].raw.interface().encode()))
             .collect();
         for (n, &i) in changed.iter().enumerate() {
+            progress.check()?; // dropping `tx` rolls the run back
             let f = &files[i];
             let (sha, language, perr) = &file_meta[n];
             let (bytes, mtime) = found_stat.get(f.rel.as_str()).copied().unwrap_or((0, 0));
@@ -665,6 +678,7 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             }
         }
         for (i, r) in &results {
+            progress.check()?;
             let rel = files[*i].rel.as_str();
             for (id, name, q, line, col) in &r.ref_nodes {
                 rows.push(NodeRow {
@@ -705,6 +719,7 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             .prepare_cached("INSERT INTO file_deps(src_file, dst_file) VALUES(?1, ?2)")
             .map_err(|e| db_err("prepare", e))?;
         for (i, r) in &results {
+            progress.check()?;
             let rel = files[*i].rel.as_str();
             for (s, d, t) in &r.edges {
                 n_edges += ins_edge
@@ -730,13 +745,18 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     )
     .map_err(|e| db_err("meta", e))?;
     trace("insert", t0);
+    progress.check()?;
     if cold {
-        tx.execute_batch(store::SCHEMA)
-            .map_err(|e| db_err("create indexes", e))?;
-        tx.execute_batch(
-            "DELETE FROM name_index; INSERT INTO name_index(qualname) SELECT DISTINCT qualname FROM nodes WHERE kind != 'ref';",
-        )
-        .map_err(|e| db_err("name_index", e))?;
+        // Building the secondary indexes is one long statement (seconds on a large tree):
+        // a cancel during it interrupts SQLite itself.
+        progress::while_running(&progress, &interrupt, || {
+            tx.execute_batch(store::SCHEMA)
+                .map_err(|e| db_err("create indexes", e))?;
+            tx.execute_batch(
+                "DELETE FROM name_index; INSERT INTO name_index(qualname) SELECT DISTINCT qualname FROM nodes WHERE kind != 'ref';",
+            )
+            .map_err(|e| db_err("name_index", e))
+        })?;
     } else {
         // Incremental name_index: drop qualnames no definition carries any more, add new ones.
         let mut drop_q = tx
@@ -754,6 +774,7 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             }
         }
     }
+    progress.check()?;
     tx.commit().map_err(|e| db_err("commit", e))?;
     trace("commit", t0);
     // What the next run in this process would otherwise read back from the `raw` table:
