@@ -12,7 +12,7 @@ from ctxfast.errors import BudgetError, CtxfastError
 from ctxfast.excerpt import excerpt
 from ctxfast.instructions import Instructions, load_instructions
 from ctxfast.profiles import ModelProfile, pack_budget, resolve_profile
-from ctxfast.recon import IndexStats, Repository
+from ctxfast.recon import IndexStats, ParseCache, Repository
 from ctxfast.retrieval.vet import Verdict, vet
 from ctxfast.routing import IntentRouter, RouteDecision
 from ctxfast.sections import (
@@ -41,6 +41,7 @@ __all__ = [
     "Instructions",
     "IntentRouter",
     "ModelProfile",
+    "ParseCache",
     "Repository",
     "RollingBuffer",
     "RouteDecision",

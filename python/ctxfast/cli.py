@@ -94,10 +94,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the full manifest as JSON")
     p.set_defaults(func=_cmd_manifest)
 
+    from ctxfast.batch.cli import register as register_batch
     from ctxfast.cli_repo import register as register_repo
     from ctxfast.eval.cli import register as register_eval
 
     register_repo(sub)
+    register_batch(sub)
 
     register_eval(sub)
     return parser

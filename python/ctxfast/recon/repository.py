@@ -21,6 +21,7 @@ from ctxfast.recon.ego import EgoGraph, build_ego_graph
 from ctxfast.recon.gate import GateConfig, GateResult, run_gate
 from ctxfast.recon.graph import CodeGraph
 from ctxfast.recon.manifest import build_manifest, render_manifest_header
+from ctxfast.recon.parse_cache import ParseCache
 from ctxfast.recon.repomap import build_repo_map
 
 DEFAULT_INDEX_DIRNAME = ".ctxfast"
@@ -34,7 +35,9 @@ class IndexStats:
     every file skipped (binary, too large, unreadable, symlink), parsed with syntax errors, or
     whose module name clashes with another file's. ``files_resolved`` counts the files whose
     references were (re-)resolved: all on a cold build; on a refresh the changed files plus
-    the dependents that could see a changed interface (a comment-only edit re-resolves one)."""
+    the dependents that could see a changed interface (a comment-only edit re-resolves one).
+    ``cache_hits`` counts the files of ``files_parsed`` whose extraction came from the parse
+    cache instead of a parse."""
 
     files_seen: int
     files_parsed: int
@@ -44,12 +47,15 @@ class IndexStats:
     seconds: float
     errors: list[dict[str, str]] = field(default_factory=list)
     files_resolved: int = 0
+    cache_hits: int = 0
 
 
 class Repository:
     """A source repository and its reconnaissance index.
 
     ``index_dir`` defaults to ``<path>/.ctxfast/`` (always excluded from indexing).
+    ``parse_cache`` shares per-file extractions with every other index using the same cache
+    (off by default; ``ParseCache()`` is the per-user cache directory).
     """
 
     def __init__(
@@ -58,6 +64,7 @@ class Repository:
         index_dir: str | os.PathLike[str] | None = None,
         *,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        parse_cache: ParseCache | None = None,
     ) -> None:
         root = Path(path)
         if not root.is_dir():
@@ -69,6 +76,7 @@ class Repository:
             Path(index_dir) if index_dir is not None else self.root / DEFAULT_INDEX_DIRNAME
         )
         self.max_file_bytes = max_file_bytes
+        self.parse_cache = parse_cache
         self._manifest: dict[str, Any] | None = None
         self._retriever: Any = None
         self._index_watch: Any = None
@@ -84,9 +92,16 @@ class Repository:
         times a second while the native run goes on, and once more at the end.
         """
 
+        pc = self.parse_cache
+
         def run(counters: _native.IndexProgress | None = None) -> tuple[Any, ...]:
             return _native.index_graph(
-                str(self.root), str(self.graph_db), self.max_file_bytes, counters
+                str(self.root),
+                str(self.graph_db),
+                self.max_file_bytes,
+                counters,
+                str(pc.dir) if pc else None,
+                pc.max_bytes if pc else None,
             )
 
         if progress is None:
@@ -94,7 +109,7 @@ class Repository:
         else:
             counters = _native.IndexProgress()
             out = run_polled(lambda: run(counters), counters.snapshot, progress)
-        seen, parsed, removed, nodes, edges, secs, errors, resolved = out
+        seen, parsed, removed, nodes, edges, secs, errors, resolved, hits = out
         return IndexStats(
             files_seen=seen,
             files_parsed=parsed,
@@ -104,6 +119,7 @@ class Repository:
             seconds=secs,
             errors=[{"path": p, "error": e} for p, e in errors],
             files_resolved=resolved,
+            cache_hits=hits,
         )
 
     @property

@@ -77,6 +77,18 @@ impl Lang {
         }
     }
 
+    /// Identifies the grammar build (ABI version and the sizes of its node-kind and field
+    /// tables) for the parse cache key: a grammar upgrade changes it, so old entries miss.
+    pub fn grammar_fingerprint(self) -> String {
+        let g = self.grammar();
+        format!(
+            "{}/{}/{}",
+            g.abi_version(),
+            g.node_kind_count(),
+            g.field_count()
+        )
+    }
+
     /// True for the JS family, which shares one extractor and one module resolver.
     pub fn is_js(self) -> bool {
         matches!(self, Lang::JavaScript | Lang::TypeScript | Lang::Tsx)
