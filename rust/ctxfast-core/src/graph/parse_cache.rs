@@ -60,12 +60,15 @@ impl ParseCacheOptions {
 
 type Key = [u8; 32];
 
+/// A new entry waiting for the flush: key, encoded extraction, parse error.
+type Entry = (Key, Vec<u8>, Option<String>);
+
 /// An open cache for one index run: lookups go to SQLite as the parse workers ask; new
 /// entries and hits are queued and written by [`ParseCache::flush`] in one transaction.
 pub struct ParseCache {
     conn: Mutex<Connection>,
     max_bytes: u64,
-    new_entries: Mutex<Vec<(Key, Vec<u8>, Option<String>)>>,
+    new_entries: Mutex<Vec<Entry>>,
     hit_keys: Mutex<Vec<Key>>,
     hits: AtomicUsize,
 }
