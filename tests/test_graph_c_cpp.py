@@ -43,6 +43,8 @@ C_TREE = {
     "src/util.c": """
         #include "../include/util.h"
         int counter = 0;
+        /* Sums a and b.
+         * Never overflows in tests. */
         int add(int a, int b) { return a + b; }
         static int helper(void) { return 1; }
         int dup(void) { return helper(); }
@@ -81,6 +83,8 @@ def test_c_definitions_includes_and_calls(tmp_path: Path) -> None:
     assert defs(g, "src/util.c")["src.util_c.add"] == "function"
     sig = g.signature("include.util_h.twice:6")
     assert sig is not None and sig.signature.startswith("static inline int twice")
+    add = next(n for n in g.lookup("src.util_c.add") if n.kind == "function")
+    assert g.signature(add.id).doc == "Sums a and b. Never overflows in tests."
     # The header declares add; its one definition is in src/util.c. helper is main.c's own
     # static one; dup has two definitions (ambiguous: no edge); printf and cb are external.
     assert callees(g, "src.main_c.main") == {

@@ -12,7 +12,7 @@
 //! The walk is iterative (an explicit stack of `(node, scope)`), so deeply nested input —
 //! generated code, long `else if` chains — cannot overflow the thread's stack.
 
-use super::{first_paragraph, Builder};
+use super::Builder;
 use crate::graph::raw::{DefKind, Target};
 use tree_sitter::Node;
 
@@ -51,15 +51,10 @@ fn push_children<'t>(stack: &mut Vec<(Node<'t>, u32)>, n: Node<'t>, scope: u32) 
     stack.extend(kids.into_iter().rev().map(|k| (k, scope)));
 }
 
+/// The comment block above `n`, as Go reads its own (`//` and `/* */` alike).
 fn doc(b: &Builder<'_>, n: Node<'_>) -> String {
-    let mut lines = vec![];
-    let mut p = n.prev_sibling();
-    while let Some(c) = p.filter(|c| c.kind() == "comment") {
-        lines.push(b.text(c));
-        p = c.prev_sibling();
-    }
-    lines.reverse();
-    first_paragraph(&lines.join("\n").replace("/*", "").replace("*/", ""))
+    let text = super::go::doc(b, n).replace("/*", "").replace("*/", "");
+    super::collapse(&text)
 }
 
 /// The declared name of a declarator, as path segments (`A::B::f` → `["A","B","f"]`), and
