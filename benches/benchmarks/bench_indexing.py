@@ -7,12 +7,10 @@ The tree is a copy of a few standard-library packages (real code, ~100 files);
 
 import os
 import shutil
-import sysconfig
 import tempfile
 
+from benchmarks import copy_stdlib_packages
 from ctxfast import ParseCache, Repository
-
-PACKAGES = ("email", "json", "http", "urllib", "logging", "importlib")
 
 
 class ParseCacheIndex:
@@ -22,13 +20,7 @@ class ParseCacheIndex:
 
     def setup_cache(self):
         root = tempfile.mkdtemp(prefix="ctxfast-asv-cache-")
-        stdlib = sysconfig.get_paths()["stdlib"]
-        for pkg in PACKAGES:
-            shutil.copytree(
-                os.path.join(stdlib, pkg),
-                os.path.join(root, "src", pkg),
-                ignore=shutil.ignore_patterns("__pycache__", "tests", "test"),
-            )
+        copy_stdlib_packages(os.path.join(root, "src"))
         cache = ParseCache(os.path.join(root, "cache"))
         Repository(os.path.join(root, "src"), os.path.join(root, "fill"), parse_cache=cache).index()
         return root
