@@ -426,6 +426,28 @@ mod tests {
     }
 
     #[test]
+    fn an_unusable_cache_is_reported_and_the_index_still_built() {
+        let d = tempfile::tempdir().unwrap();
+        let tree = d.path().join("t");
+        write_tree(&tree, TREE);
+        let not_a_dir = d.path().join("file");
+        fs::write(&not_a_dir, "x").unwrap();
+        let db = d.path().join("i/recon.db");
+        let s = index(&tree, &db, &cached(&not_a_dir)).unwrap();
+        assert_eq!((s.files_parsed, s.cache_hits), (TREE.len(), 0));
+        assert!(
+            s.errors
+                .iter()
+                .any(|(p, e)| p == &not_a_dir.display().to_string() && e.contains("parse cache")),
+            "{:?}",
+            s.errors
+        );
+        let plain = d.path().join("p/recon.db");
+        index(&tree, &plain, &IndexOptions::default()).unwrap();
+        assert_eq!(dump(&db), dump(&plain));
+    }
+
+    #[test]
     fn the_module_name_is_part_of_the_key() {
         // The same bytes under another package parse to other relative-import targets.
         let src = b"from .a import A\n";
