@@ -9,15 +9,13 @@ with per-stage shares.
 """
 
 import os
-import shutil
-import sysconfig
 import tempfile
 
 import ctxfast
+from benchmarks import copy_stdlib_packages
 from ctxfast import Repository
 from ctxfast.retrieval.lexical import LexicalCorpus, lexical_search
 
-PACKAGES = ("email", "json", "http", "urllib", "logging", "importlib")
 TASK = (
     "HTTPConnection.request() sends a malformed Content-Length header when the body is a "
     "file object; parse_headers then raises email.errors.HeaderParseError"
@@ -36,13 +34,7 @@ class Retrieval:
 
     def setup_cache(self):
         root = tempfile.mkdtemp(prefix="ctxfast-asv-")
-        stdlib = sysconfig.get_paths()["stdlib"]
-        for pkg in PACKAGES:
-            shutil.copytree(
-                os.path.join(stdlib, pkg),
-                os.path.join(root, "src", pkg),
-                ignore=shutil.ignore_patterns("__pycache__", "tests", "test"),
-            )
+        copy_stdlib_packages(os.path.join(root, "src"))
         Repository(os.path.join(root, "src"), os.path.join(root, "index")).index()
         return root
 

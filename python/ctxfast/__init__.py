@@ -22,7 +22,7 @@ from ctxfast.errors import BudgetError, CtxfastError
 from ctxfast.excerpt import excerpt
 from ctxfast.instructions import Instructions, load_instructions
 from ctxfast.profiles import ModelProfile, pack_budget, resolve_profile
-from ctxfast.recon import IndexStats, Repository
+from ctxfast.recon import IndexStats, ParseCache, Repository
 from ctxfast.retrieval.candidates import Candidate
 from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.pipeline import RetrievalResult
@@ -62,6 +62,7 @@ __all__ = [
     "IntentRouter",
     "LogEntry",
     "ModelProfile",
+    "ParseCache",
     "PlanNode",
     "Query",
     "Repository",

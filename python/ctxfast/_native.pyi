@@ -77,7 +77,9 @@ def index_graph(
     db_path: str,
     max_file_bytes: int = 1_000_000,
     progress: IndexProgress | None = None,
-) -> tuple[int, int, int, int, int, float, list[tuple[str, str]], int]: ...
+    parse_cache_dir: str | None = None,
+    parse_cache_max_bytes: int | None = None,
+) -> tuple[int, int, int, int, int, float, list[tuple[str, str]], int, int]: ...
 
 # --- BM25 + code tokenizer (rust/ctxfast-py/src/bm25.rs) ---
 @final

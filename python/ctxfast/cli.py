@@ -22,6 +22,7 @@ from ctxfast.exitstatus import ExitStatus, warn
 EXAMPLES = {
     "tokens": "ctxfast tokens README.md --encoding o200k_base",
     "index": "ctxfast index .",
+    "index-many": "ctxfast index-many trees.txt --workers 2 --engine local",
     "bench": "ctxfast bench tokens --repeat 5",
     "manifest": "ctxfast manifest . --json",
     "mcp": "ctxfast mcp /path/to/repo",
@@ -179,10 +180,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=DEFAULT_HTTP_PORT, help="HTTP port")
     p.set_defaults(func=_cmd_mcp)
 
+    from ctxfast.batch.cli import register as register_batch
     from ctxfast.cli_repo import register as register_repo
     from ctxfast.eval.cli import register as register_eval
 
     register_repo(sub)
+    register_batch(sub)
 
     register_eval(sub)
     return parser

@@ -24,6 +24,7 @@ from ctxfast.recon.ego import EgoGraph, build_ego_graph
 from ctxfast.recon.gate import GateConfig, GateResult, run_gate
 from ctxfast.recon.graph import CodeGraph
 from ctxfast.recon.manifest import build_manifest, render_manifest_header
+from ctxfast.recon.parse_cache import ParseCache
 from ctxfast.recon.repomap import build_repo_map
 
 if TYPE_CHECKING:  # retrieval imports recon: at run time this module imports it lazily
@@ -44,7 +45,9 @@ class IndexStats:
     every file skipped (binary, too large, unreadable, symlink), parsed with syntax errors, or
     whose module name clashes with another file's. ``files_resolved`` counts the files whose
     references were (re-)resolved: all on a cold build; on a refresh the changed files plus
-    the dependents that could see a changed interface (a comment-only edit re-resolves one)."""
+    the dependents that could see a changed interface (a comment-only edit re-resolves one).
+    ``cache_hits`` counts the files of ``files_parsed`` whose extraction came from the parse
+    cache instead of a parse."""
 
     files_seen: int
     files_parsed: int
@@ -54,12 +57,15 @@ class IndexStats:
     seconds: float
     errors: list[dict[str, str]] = field(default_factory=list)
     files_resolved: int = 0
+    cache_hits: int = 0
 
 
 class Repository:
     """A source repository and its reconnaissance index.
 
     ``index_dir`` defaults to ``<path>/.ctxfast/`` (always excluded from indexing).
+    ``parse_cache`` shares per-file extractions with every other index using the same cache
+    (off by default; ``ParseCache()`` is the per-user cache directory).
     """
 
     def __init__(
@@ -68,6 +74,7 @@ class Repository:
         index_dir: str | os.PathLike[str] | None = None,
         *,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        parse_cache: ParseCache | None = None,
     ) -> None:
         root = Path(path)
         if not root.is_dir():
@@ -79,6 +86,7 @@ class Repository:
             Path(index_dir) if index_dir is not None else self.root / DEFAULT_INDEX_DIRNAME
         )
         self.max_file_bytes = max_file_bytes
+        self.parse_cache = parse_cache
         self._manifest: dict[str, Any] | None = None
         self._retriever: Retriever | None = None
         self._index_watch: IndexWatch | None = None
@@ -98,9 +106,16 @@ class Repository:
         self._ignore_in_git()
         counters = _native.IndexProgress()
 
+        pc = self.parse_cache
+
         def run() -> tuple[Any, ...]:
             return _native.index_graph(
-                str(self.root), str(self.graph_db), self.max_file_bytes, counters
+                str(self.root),
+                str(self.graph_db),
+                self.max_file_bytes,
+                counters,
+                str(pc.dir) if pc else None,
+                pc.max_bytes if pc else None,
             )
 
         try:
@@ -113,7 +128,7 @@ class Repository:
                 out = run_polled(run, counters.snapshot, progress)
         finally:
             drain_native()
-        seen, parsed, removed, nodes, edges, secs, errors, resolved = out
+        seen, parsed, removed, nodes, edges, secs, errors, resolved, hits = out
         return IndexStats(
             files_seen=seen,
             files_parsed=parsed,
@@ -123,6 +138,7 @@ class Repository:
             seconds=secs,
             errors=[{"path": p, "error": e} for p, e in errors],
             files_resolved=resolved,
+            cache_hits=hits,
         )
 
     def _ignore_in_git(self) -> None:

@@ -2,7 +2,7 @@
 //! released; Python reads the database with the stdlib `sqlite3` module.
 
 use crate::gil::detached;
-use ctxfast_core::graph::{self, progress::Progress, IndexOptions};
+use ctxfast_core::graph::{self, parse_cache::ParseCacheOptions, progress::Progress, IndexOptions};
 use pyo3::prelude::*;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -46,23 +46,38 @@ type StatsTuple = (
     f64,
     Vec<(String, String)>,
     usize,
+    usize,
 );
 
 /// Builds or refreshes the graph of `root` into `db_path`; returns
 /// `(files_seen, files_parsed, files_removed, nodes, edges, seconds, errors,
-/// files_resolved)`.
+/// files_resolved, cache_hits)`. `parse_cache_dir` turns on the shared parse cache there
+/// (`parse_cache_max_bytes` bounds it; the core's default otherwise).
 #[pyfunction]
-#[pyo3(signature = (root, db_path, max_file_bytes = 1_000_000, progress = None))]
+#[pyo3(signature = (
+    root, db_path, max_file_bytes = 1_000_000, progress = None, parse_cache_dir = None,
+    parse_cache_max_bytes = None
+))]
 fn index_graph(
     py: Python<'_>,
     root: PathBuf,
     db_path: PathBuf,
     max_file_bytes: u64,
     progress: Option<&IndexProgress>,
+    parse_cache_dir: Option<PathBuf>,
+    parse_cache_max_bytes: Option<u64>,
 ) -> PyResult<StatsTuple> {
+    let parse_cache = parse_cache_dir.map(|dir| {
+        let mut o = ParseCacheOptions::new(dir);
+        if let Some(m) = parse_cache_max_bytes {
+            o.max_bytes = m;
+        }
+        o
+    });
     let opts = IndexOptions {
         max_file_bytes,
         progress: progress.map(|p| p.inner.clone()),
+        parse_cache,
     };
     detached(py, move || {
         let s = graph::index(&root, &db_path, &opts)?;
@@ -75,6 +90,7 @@ fn index_graph(
             s.seconds,
             s.errors,
             s.files_resolved,
+            s.cache_hits,
         ))
     })
 }

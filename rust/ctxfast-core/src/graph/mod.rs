@@ -38,6 +38,7 @@
 pub mod cache;
 pub mod discover;
 pub mod lang;
+pub mod parse_cache;
 pub mod progress;
 pub mod raw;
 pub mod resolve;
@@ -64,6 +65,8 @@ pub struct IndexOptions {
     pub max_file_bytes: u64,
     /// Counters another thread may poll for a progress bar (none by default).
     pub progress: Option<std::sync::Arc<Progress>>,
+    /// Shared content-addressed cache of extractions (none by default; see [`parse_cache`]).
+    pub parse_cache: Option<parse_cache::ParseCacheOptions>,
 }
 
 impl Default for IndexOptions {
@@ -71,6 +74,7 @@ impl Default for IndexOptions {
         IndexOptions {
             max_file_bytes: discover::DEFAULT_MAX_FILE_BYTES,
             progress: None,
+            parse_cache: None,
         }
     }
 }
@@ -87,6 +91,8 @@ pub struct IndexStats {
     pub nodes: usize,
     pub edges: usize,
     pub seconds: f64,
+    /// Of `files_parsed`, how many extractions came from the parse cache instead of a parse.
+    pub cache_hits: usize,
     /// (path, error) for every file skipped or parsed with errors in this run.
     pub errors: Vec<(String, String)>,
 }
@@ -182,6 +188,17 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     progress.set_total(found.len());
     progress.set_stage(Stage::Parse);
     trace("discover", t0);
+    let mut cache_errors: Vec<(String, String)> = vec![];
+    let pcache = opts
+        .parse_cache
+        .as_ref()
+        .and_then(|o| match parse_cache::ParseCache::open(o) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                cache_errors.push((o.dir.display().to_string(), e.to_string()));
+                None
+            }
+        });
 
     let mut stored: HashMap<String, Option<String>> = HashMap::new();
     {
@@ -263,16 +280,30 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             }
             let module = namer.name(&f.rel, lang);
             let lines = memchr::memchr_iter(b'\n', &bytes).count() as u32 + 1;
-            let ex = lang::extract(lang, &bytes, &module, lines);
+            let (raw, parse_error) = match &pcache {
+                Some(c) => c.extract(lang, &bytes, &module, lines),
+                None => {
+                    let ex = lang::extract(lang, &bytes, &module, lines);
+                    (ex.raw, ex.parse_error)
+                }
+            };
             Outcome::Parsed {
                 sha,
-                raw: ex.raw,
-                parse_error: ex.parse_error,
+                raw,
+                parse_error,
             }
         })
         .collect();
     progress.check()?;
     trace("parse", t0);
+    if let (Some(c), Some(o)) = (&pcache, &opts.parse_cache) {
+        if let Err(e) = c.flush() {
+            cache_errors.push((o.dir.display().to_string(), e.to_string()));
+        }
+        trace("parse cache flush", t0);
+    }
+    let cache_hits = pcache.as_ref().map_or(0, parse_cache::ParseCache::hits);
+    drop(pcache);
 
     let present_now: HashSet<&str> = found
         .iter()
@@ -300,7 +331,7 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         })
         .map(|(f, _)| (f.rel.as_str(), f.bytes as i64, f.mtime_ns))
         .collect();
-    let mut errors: Vec<(String, String)> = vec![];
+    let mut errors: Vec<(String, String)> = cache_errors;
     let mut skipped: Vec<(String, Option<Lang>, u64, String)> = vec![];
     for (f, o) in found.iter().zip(&outcomes) {
         if let Outcome::Skipped(reason) = o {
@@ -801,7 +832,8 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         affected.len(),
         errors,
         t0,
-    );
+    )
+    .map(|s| IndexStats { cache_hits, ..s });
     if fresh {
         // Readers and later refreshes expect WAL (persistent in the file header).
         conn.pragma_update(None, "journal_mode", "WAL")
@@ -995,6 +1027,7 @@ fn finish(
         nodes: nodes as usize,
         edges: edges as usize,
         seconds: t0.elapsed().as_secs_f64(),
+        cache_hits: 0,
         errors,
     })
 }

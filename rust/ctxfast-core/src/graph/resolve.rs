@@ -279,6 +279,15 @@ pub struct Resolver<'a> {
     py_suffix: FxHashMap<String, Vec<u32>>,
     js_by_path: FxHashMap<String, u32>,
     go_module: String,
+    /// C/C++ files by path and by file name (for `#include` resolution).
+    c_by_path: FxHashMap<&'a str, u32>,
+    c_by_file_name: FxHashMap<&'a str, Vec<u32>>,
+    /// C/C++ functions with external linkage (and function-like macros) by name: a call that
+    /// no scope or included header defines resolves to the definition when it is the only one.
+    c_funcs: FxHashMap<&'a str, Vec<(u32, u32)>>,
+    /// C++ methods by `Class.method`, wherever they are defined: the class body is usually in
+    /// a header and the method bodies in a source file.
+    c_methods: FxHashMap<&'a str, Vec<(u32, u32)>>,
 }
 
 /// One file's own tables (see [`Resolver`]), built independently of every other file.
@@ -371,6 +380,10 @@ impl<'a> Resolver<'a> {
             py_suffix: FxHashMap::default(),
             js_by_path: FxHashMap::default(),
             go_module: go_module.to_string(),
+            c_by_path: FxHashMap::default(),
+            c_by_file_name: FxHashMap::default(),
+            c_funcs: FxHashMap::default(),
+            c_methods: FxHashMap::default(),
             quals: vec![],
         };
         for ((fi, f), fq) in files.iter().enumerate().zip(&quals) {
@@ -404,6 +417,27 @@ impl<'a> Resolver<'a> {
             if f.lang.is_js() {
                 let no_ext = f.rel.rsplit_once('.').map_or(f.rel.as_str(), |(s, _)| s);
                 r.js_by_path.entry(no_ext.to_string()).or_insert(fi);
+            }
+            if f.lang.is_c_family() {
+                r.c_by_path.insert(f.rel.as_str(), fi);
+                let base = f.rel.rsplit('/').next().unwrap_or(&f.rel);
+                r.c_by_file_name.entry(base).or_default().push(fi);
+                for (di, d) in f.raw.defs.iter().enumerate().skip(1) {
+                    if d.kind != DefKind::Function {
+                        continue;
+                    }
+                    if d.local != d.name {
+                        r.c_methods
+                            .entry(d.local.as_str())
+                            .or_default()
+                            .push((fi, di as u32));
+                    } else if d.parent == 0 && !d.signature.starts_with("static ") {
+                        r.c_funcs
+                            .entry(d.name.as_str())
+                            .or_default()
+                            .push((fi, di as u32));
+                    }
+                }
             }
         }
         r.quals = quals;
@@ -587,6 +621,14 @@ impl<'a> Resolver<'a> {
                 _ => {}
             }
         }
+        if fd.lang.is_c_family() {
+            if let Some(r) = self.c_enclosing_method(defs, scope, name) {
+                return r;
+            }
+            if let Some([(df, dd)]) = self.c_funcs.get(name).map(Vec::as_slice) {
+                return Res::Def(*df, *dd);
+            }
+        }
         if external_star {
             return Res::External;
         }
@@ -728,6 +770,7 @@ impl<'a> Resolver<'a> {
                 }
             }
             Lang::Java => Res::Package(module.to_string()),
+            Lang::C | Lang::Cpp => self.c_include(fd, module, level),
             Lang::Rust => {
                 let segs: Vec<&str> = module.split("::").collect();
                 let crate_base = children_base_of(&self.rust_crate_root(fd));
@@ -780,6 +823,84 @@ impl<'a> Resolver<'a> {
         Res::External
     }
 
+    /// The one C++ method `owner.name` in the project, if exactly one is defined.
+    fn c_method(&self, owner: &str, name: &str) -> Option<Res> {
+        match self
+            .c_methods
+            .get(format!("{owner}.{name}").as_str())?
+            .as_slice()
+        {
+            [(f, d)] => Some(Res::Def(*f, *d)),
+            _ => None,
+        }
+    }
+
+    /// A bare call inside a C++ class body or method: a method of that class defined in
+    /// another file (the class body declares it, a source file defines it).
+    fn c_enclosing_method(
+        &self,
+        defs: &[super::raw::RawDef],
+        scope: u32,
+        name: &str,
+    ) -> Option<Res> {
+        let mut s = scope;
+        while s != 0 {
+            let d = &defs[s as usize];
+            if d.kind == DefKind::Class {
+                return self.c_method(&d.local, name);
+            }
+            if !d.self_class.is_empty() {
+                return self.c_method(&d.self_class, name);
+            }
+            s = if d.parent < s { d.parent } else { 0 };
+        }
+        None
+    }
+
+    /// The project file an `#include` names: next to the includer (quoted includes only),
+    /// then from the root, then the one file whose path ends with it (`-I include/` layouts).
+    fn c_include(&self, fd: &FileData, path: &str, level: u32) -> Res {
+        let dir = fd.rel.rsplit_once('/').map_or("", |(d, _)| d);
+        let mut candidates = vec![];
+        if level > 0 {
+            let mut parts: Vec<&str> = if dir.is_empty() {
+                vec![]
+            } else {
+                dir.split('/').collect()
+            };
+            for seg in path.split('/') {
+                match seg {
+                    "." | "" => {}
+                    ".." => {
+                        parts.pop();
+                    }
+                    s => parts.push(s),
+                }
+            }
+            candidates.push(parts.join("/"));
+        }
+        candidates.push(path.trim_start_matches("./").to_string());
+        for c in &candidates {
+            if let Some(&m) = self.c_by_path.get(c.as_str()) {
+                return Res::Module(m);
+            }
+        }
+        let base = path.rsplit('/').next().unwrap_or(path);
+        let suffix = format!("/{path}");
+        let hits: Vec<u32> = self
+            .c_by_file_name
+            .get(base)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&i| self.files[i as usize].rel.ends_with(&suffix))
+            .collect();
+        match hits.as_slice() {
+            [m] => Res::Module(*m),
+            _ => Res::External,
+        }
+    }
+
     fn rust_crate_root(&self, fd: &FileData) -> String {
         match fd.rel.find("src/") {
             Some(i) => module_qualname(&format!("{}src/lib.rs", &fd.rel[..i]), Lang::Rust),
@@ -807,6 +928,11 @@ impl<'a> Resolver<'a> {
                     self.quals[*f as usize][*d as usize], name
                 )) {
                     return Res::Def(df, dd);
+                }
+                if fd.lang.is_c_family() {
+                    if let Some(r) = self.c_method(&def.local, name) {
+                        return r;
+                    }
                 }
                 for base in &def.bases {
                     let segs: Vec<&str> = base.split('.').collect();
@@ -849,6 +975,11 @@ impl<'a> Resolver<'a> {
                     return Res::Package(sub);
                 }
                 if self.t(mi).locals.contains(&(0, name)) {
+                    return Res::Dynamic;
+                }
+                if fd.lang.is_c_family() {
+                    // Includes are followed one level only: transitive include graphs are
+                    // large and cyclic, and the unique-definition rule covers the rest.
                     return Res::Dynamic;
                 }
                 for &bi in &self.t(mi).stars {

@@ -13,7 +13,8 @@ pub fn walk(b: &mut Builder<'_>, root: Node<'_>) {
     visit(b, root);
 }
 
-fn doc(b: &Builder<'_>, n: Node<'_>) -> String {
+/// The first paragraph of the `comment` siblings right above `n` (shared with C/C++).
+pub(super) fn doc(b: &Builder<'_>, n: Node<'_>) -> String {
     let mut lines = vec![];
     let mut p = n.prev_sibling();
     while let Some(c) = p.filter(|c| c.kind() == "comment") {

@@ -5,6 +5,7 @@
 use super::raw::{DefKind, RawBinding, RawDef, RawFile, RawRef, Target};
 use tree_sitter::{Node, Parser};
 
+mod c_family;
 mod go;
 mod java;
 mod js;
@@ -21,6 +22,8 @@ pub enum Lang {
     Go,
     Rust,
     Java,
+    C,
+    Cpp,
 }
 
 impl Lang {
@@ -35,6 +38,11 @@ impl Lang {
             "go" => Lang::Go,
             "rs" => Lang::Rust,
             "java" => Lang::Java,
+            // `.h` is parsed as C: the C++ grammar would misread C that uses C++ keywords.
+            "c" | "h" => Lang::C,
+            "cc" | "cpp" | "cxx" | "c++" | "hh" | "hpp" | "hxx" | "h++" | "ipp" | "tpp" => {
+                Lang::Cpp
+            }
             _ => return None,
         })
     }
@@ -48,6 +56,8 @@ impl Lang {
             Lang::Go => "go",
             Lang::Rust => "rust",
             Lang::Java => "java",
+            Lang::C => "c",
+            Lang::Cpp => "cpp",
         }
     }
 
@@ -60,6 +70,8 @@ impl Lang {
             Lang::Go,
             Lang::Rust,
             Lang::Java,
+            Lang::C,
+            Lang::Cpp,
         ]
         .into_iter()
         .find(|l| l.as_str() == s)
@@ -74,12 +86,31 @@ impl Lang {
             Lang::Go => tree_sitter_go::LANGUAGE.into(),
             Lang::Rust => tree_sitter_rust::LANGUAGE.into(),
             Lang::Java => tree_sitter_java::LANGUAGE.into(),
+            Lang::C => tree_sitter_c::LANGUAGE.into(),
+            Lang::Cpp => tree_sitter_cpp::LANGUAGE.into(),
         }
+    }
+
+    /// Identifies the grammar build (ABI version and the sizes of its node-kind and field
+    /// tables) for the parse cache key: a grammar upgrade changes it, so old entries miss.
+    pub fn grammar_fingerprint(self) -> String {
+        let g = self.grammar();
+        format!(
+            "{}/{}/{}",
+            g.abi_version(),
+            g.node_kind_count(),
+            g.field_count()
+        )
     }
 
     /// True for the JS family, which shares one extractor and one module resolver.
     pub fn is_js(self) -> bool {
         matches!(self, Lang::JavaScript | Lang::TypeScript | Lang::Tsx)
+    }
+
+    /// True for C and C++, which share one extractor and one include resolver.
+    pub fn is_c_family(self) -> bool {
+        matches!(self, Lang::C | Lang::Cpp)
     }
 }
 
@@ -179,9 +210,18 @@ impl ModuleNamer {
 ///   the root crate's `src/lib.rs` is `crate` (its child modules are top-level: `src/a.rs` → `a`).
 /// * Java: a leading `src/main/java/`, `src/test/java/` or `src/` is stripped.
 /// * JS/TS and Go: the path without extension, with `/` → `.`.
+/// * C/C++: the extension stays, as `_ext` (`src/io.c` → `src.io_c`, `src/io.h` →
+///   `src.io_h`): a source file and its header are two modules.
 ///
 /// An empty result (a root `__init__.py` or `src/lib.rs`) becomes the file stem.
 pub fn module_qualname(path: &str, lang: Lang) -> String {
+    if lang.is_c_family() {
+        return path
+            .split('/')
+            .map(|s| s.replace(['.', '+'], "_"))
+            .collect::<Vec<_>>()
+            .join(".");
+    }
     let no_ext = path.rsplit_once('.').map_or(path, |(s, _)| s);
     let mut segs: Vec<&str> = no_ext.split('/').collect();
     match lang {
@@ -277,6 +317,7 @@ pub fn extract(lang: Lang, src: &[u8], module: &str, end_line: u32) -> Extracted
         Lang::Go => go::walk(&mut b, root),
         Lang::Rust => rust_lang::walk(&mut b, root),
         Lang::Java => java::walk(&mut b, root),
+        Lang::C | Lang::Cpp => c_family::walk(&mut b, root),
     }
     let parse_error = root.has_error().then(|| first_error(root));
     Extracted {

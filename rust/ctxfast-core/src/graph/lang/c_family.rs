@@ -1,0 +1,371 @@
+//! C and C++ extraction: function definitions (C++ methods as `Class.method`, in the class
+//! body or out of it as `Class::method`, with `this` as the self name), struct/union/enum/
+//! class definitions and typedefs (`class`), file-scope variables (`var`), function-like
+//! macros (`function`, so calls to them resolve through the header that defines them),
+//! `#include`s (star bindings: the resolver maps them to project files and makes them
+//! `import` edges) and call references. Prototypes are not definitions: a call to a function
+//! declared in a header resolves to its one definition in the project (see the resolver).
+//!
+//! Namespaces add no scope of their own (their members are qualified by the file's module);
+//! `static` linkage is read back from the signature by the resolver.
+//!
+//! The walk is iterative (an explicit stack of `(node, scope)`), so deeply nested input —
+//! generated code, long `else if` chains — cannot overflow the thread's stack.
+
+use super::Builder;
+use crate::graph::raw::{DefKind, Target};
+use tree_sitter::Node;
+
+/// Declarator wrappers between a declaration and the declared name.
+const WRAPPERS: &[&str] = &[
+    "pointer_declarator",
+    "reference_declarator",
+    "array_declarator",
+    "parenthesized_declarator",
+    "attributed_declarator",
+    "init_declarator",
+    "function_declarator",
+];
+
+/// Type bodies that open a class scope.
+const TYPES: &[&str] = &[
+    "struct_specifier",
+    "union_specifier",
+    "enum_specifier",
+    "class_specifier",
+];
+
+pub fn walk(b: &mut Builder<'_>, root: Node<'_>) {
+    let mut stack: Vec<(Node<'_>, u32)> = vec![(root, 0)];
+    while let Some((n, scope)) = stack.pop() {
+        b.scope = scope;
+        visit(b, n, &mut stack);
+    }
+    b.scope = 0;
+}
+
+/// Schedules `n`'s named children (in source order) under `scope`.
+fn push_children<'t>(stack: &mut Vec<(Node<'t>, u32)>, n: Node<'t>, scope: u32) {
+    let mut cur = n.walk();
+    let kids: Vec<Node<'t>> = n.named_children(&mut cur).collect();
+    stack.extend(kids.into_iter().rev().map(|k| (k, scope)));
+}
+
+/// The comment block above `n`, as Go reads its own (`//` and `/* */` alike).
+fn doc(b: &Builder<'_>, n: Node<'_>) -> String {
+    let text = super::go::doc(b, n).replace("/*", "").replace("*/", "");
+    super::collapse(&text)
+}
+
+/// The declared name of a declarator, as path segments (`A::B::f` → `["A","B","f"]`), and
+/// whether a function declarator was on the way (a prototype or a function definition).
+fn declared(b: &Builder<'_>, d: Node<'_>) -> Option<(Vec<String>, bool)> {
+    let mut d = d;
+    let mut function = false;
+    for _ in 0..64 {
+        let k = d.kind();
+        if WRAPPERS.contains(&k) {
+            function |= k == "function_declarator";
+            d = d
+                .child_by_field_name("declarator")
+                .or_else(|| d.named_child(0))?;
+            continue;
+        }
+        return match k {
+            "identifier" | "field_identifier" | "type_identifier" | "destructor_name"
+            | "operator_name" | "primitive_type" => Some((vec![b.text(d)], function)),
+            "qualified_identifier" => Some((qualified(b, d)?, function)),
+            "template_function" => Some((vec![b.field_text(d, "name")?], function)),
+            _ => None,
+        };
+    }
+    None
+}
+
+/// `a::b::c` (a `qualified_identifier`, possibly nested) → `["a","b","c"]`; template
+/// arguments are dropped.
+fn qualified(b: &Builder<'_>, n: Node<'_>) -> Option<Vec<String>> {
+    let mut out = vec![];
+    let mut n = n;
+    for _ in 0..64 {
+        if let Some(s) = n.child_by_field_name("scope") {
+            let t = b.text(s);
+            out.push(t.split('<').next().unwrap_or("").trim().to_string());
+        }
+        let name = n.child_by_field_name("name")?;
+        if name.kind() == "qualified_identifier" {
+            n = name;
+            continue;
+        }
+        let t = match name.kind() {
+            "template_function" | "template_type" => b.field_text(name, "name")?,
+            _ => b.text(name),
+        };
+        out.push(t);
+        return (!out.iter().any(String::is_empty)).then_some(out);
+    }
+    None
+}
+
+/// The type a declaration names, when it is a plain (possibly qualified) type name. A
+/// qualified name keeps its last segment: namespaces add no scope (`geo::Square` is the
+/// class `Square` of whichever file defines it).
+fn type_name(b: &Builder<'_>, t: Option<Node<'_>>) -> Option<String> {
+    let t = t?;
+    match t.kind() {
+        "type_identifier" => Some(b.text(t)),
+        "qualified_identifier" => qualified(b, t).and_then(|p| p.last().cloned()),
+        "template_type" => b.field_text(t, "name"),
+        _ => None,
+    }
+}
+
+/// The callee of a call as a dotted path, or `None` for anything dynamic.
+fn callee(b: &Builder<'_>, f: Node<'_>) -> Option<Vec<String>> {
+    match f.kind() {
+        "identifier" => Some(vec![b.text(f)]),
+        "qualified_identifier" => qualified(b, f),
+        "template_function" => Some(vec![b.field_text(f, "name")?]),
+        "field_expression" => {
+            let obj = f.child_by_field_name("argument")?;
+            let field = b.field_text(f, "field")?;
+            match obj.kind() {
+                "identifier" | "this" => Some(vec![b.text(obj), field]),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+fn is_class_scope(b: &Builder<'_>) -> bool {
+    b.scope != 0 && b.cur_def().kind == DefKind::Class
+}
+
+fn visit<'t>(b: &mut Builder<'_>, n: Node<'t>, stack: &mut Vec<(Node<'t>, u32)>) {
+    let scope = b.scope;
+    let kind = n.kind();
+    match kind {
+        "function_definition" => {
+            let Some((segs, _)) = n
+                .child_by_field_name("declarator")
+                .and_then(|d| declared(b, d))
+            else {
+                push_children(stack, n, scope);
+                return;
+            };
+            let body = n.child_by_field_name("body");
+            let sig = b.header(n, body);
+            let in_class = is_class_scope(b);
+            let name = segs.last().cloned().unwrap_or_default();
+            let idx = b.def(DefKind::Function, name, n, sig);
+            if segs.len() > 1 {
+                // `void A::f() {...}` outside the class body.
+                let owner = segs[..segs.len() - 1].join(".");
+                let pos = b
+                    .out
+                    .defs
+                    .iter()
+                    .position(|x| x.kind == DefKind::Class && x.local == owner);
+                let d = &mut b.out.defs[idx as usize];
+                d.local = segs.join(".");
+                d.self_class = owner;
+                d.self_names.push("this".into());
+                if let Some(p) = pos {
+                    b.out.defs[idx as usize].parent = p as u32;
+                }
+            } else if in_class {
+                b.out.defs[idx as usize].self_names.push("this".into());
+            }
+            let docs = doc(b, n);
+            b.out.defs[idx as usize].doc = docs;
+            if let Some(params) = n
+                .child_by_field_name("declarator")
+                .and_then(|d| find_params(d))
+            {
+                b.scope = idx;
+                declare_locals(b, params, "parameter_declaration");
+                b.scope = scope;
+            }
+            if let Some(body) = body {
+                stack.push((body, idx));
+            }
+        }
+        k if TYPES.contains(&k) => {
+            let body = n.child_by_field_name("body");
+            match (b.field_text(n, "name"), body) {
+                (Some(name), Some(body)) => {
+                    let sig = b.header(n, Some(body));
+                    let idx = b.def(DefKind::Class, type_base(&name), n, sig);
+                    b.out.defs[idx as usize].doc = doc(b, n);
+                    b.out.defs[idx as usize].bases = bases(b, n);
+                    if k != "enum_specifier" {
+                        push_children(stack, body, idx);
+                    }
+                }
+                _ => push_children(stack, n, scope),
+            }
+        }
+        "type_definition" => {
+            let ty = n.child_by_field_name("type");
+            let mut cur = n.walk();
+            let names: Vec<String> = n
+                .children_by_field_name("declarator", &mut cur)
+                .filter_map(|d| declared(b, d))
+                .filter(|(_, function)| !function)
+                .filter_map(|(segs, _)| segs.last().cloned())
+                .collect();
+            let sig = b.first_line(n);
+            let anonymous_body = ty.filter(|t| {
+                TYPES.contains(&t.kind())
+                    && t.child_by_field_name("name").is_none()
+                    && t.child_by_field_name("body").is_some()
+            });
+            let mut first = None;
+            for name in names {
+                let idx = b.def(DefKind::Class, name, n, sig.clone());
+                b.out.defs[idx as usize].doc = doc(b, n);
+                first.get_or_insert(idx);
+            }
+            match (anonymous_body, first) {
+                // `typedef struct { ... } Foo;`: the members belong to Foo.
+                (Some(t), Some(idx)) => {
+                    if t.kind() != "enum_specifier" {
+                        if let Some(body) = t.child_by_field_name("body") {
+                            push_children(stack, body, idx);
+                        }
+                    }
+                }
+                _ => {
+                    if let Some(t) = ty {
+                        stack.push((t, scope));
+                    }
+                }
+            }
+        }
+        "declaration" => {
+            let ty = n.child_by_field_name("type");
+            if let Some(t) = ty.filter(|t| TYPES.contains(&t.kind())) {
+                stack.push((t, scope));
+            }
+            let class = type_name(b, ty);
+            let top = scope == 0 || is_class_scope(b);
+            let mut cur = n.walk();
+            let decls: Vec<Node<'t>> = n.children_by_field_name("declarator", &mut cur).collect();
+            for d in decls {
+                if let Some((segs, function)) = declared(b, d) {
+                    let name = segs.last().cloned().unwrap_or_default();
+                    if function {
+                        // A prototype declares; the definition is elsewhere.
+                    } else if top && segs.len() == 1 {
+                        let sig = b.first_line(n);
+                        b.def(DefKind::Var, name, n, sig);
+                    } else if !top {
+                        match &class {
+                            Some(c) => b.typed_local(name, c.clone()),
+                            None => b.local(name),
+                        }
+                    }
+                }
+                if d.kind() == "init_declarator" {
+                    if let Some(v) = d.child_by_field_name("value") {
+                        stack.push((v, scope));
+                    }
+                }
+            }
+        }
+        "preproc_function_def" => {
+            if let Some(name) = b.field_text(n, "name") {
+                let sig = b.first_line(n);
+                b.def(DefKind::Function, name, n, sig);
+            }
+        }
+        "preproc_include" => {
+            let Some(p) = n.child_by_field_name("path") else {
+                return;
+            };
+            let text = b.text(p);
+            // `"x.h"` searches next to the includer first (level 1); `<x.h>` does not.
+            let (module, level) = match p.kind() {
+                "system_lib_string" => (text.trim_matches(['<', '>']).to_string(), 0),
+                _ => (text.trim_matches('"').to_string(), 1),
+            };
+            if !module.is_empty() {
+                b.bind("*".into(), Target::Star { module, level }, n);
+            }
+        }
+        "call_expression" => {
+            if let Some(f) = n.child_by_field_name("function") {
+                match callee(b, f) {
+                    Some(p) => b.reference(p, f),
+                    None => stack.push((f, scope)),
+                }
+            }
+            if let Some(a) = n.child_by_field_name("arguments") {
+                stack.push((a, scope));
+            }
+        }
+        "comment" | "string_literal" | "raw_string_literal" | "char_literal" | "number_literal"
+        | "preproc_def" => {}
+        _ => push_children(stack, n, scope),
+    }
+}
+
+/// A type's name without template arguments.
+fn type_base(name: &str) -> String {
+    name.split('<').next().unwrap_or(name).trim().to_string()
+}
+
+/// C++ base classes (`class A : public B, C`), dotted.
+fn bases(b: &Builder<'_>, n: Node<'_>) -> Vec<String> {
+    let mut cur = n.walk();
+    let Some(clause) = n
+        .named_children(&mut cur)
+        .find(|c| c.kind() == "base_class_clause")
+    else {
+        return vec![];
+    };
+    let mut cur = clause.walk();
+    let out = clause
+        .named_children(&mut cur)
+        .filter_map(|c| type_name(b, Some(c)))
+        .collect();
+    out
+}
+
+/// The parameter list of a function declarator (through pointer/reference wrappers).
+fn find_params(d: Node<'_>) -> Option<Node<'_>> {
+    let mut d = d;
+    for _ in 0..64 {
+        if d.kind() == "function_declarator" {
+            return d.child_by_field_name("parameters");
+        }
+        d = d
+            .child_by_field_name("declarator")
+            .or_else(|| d.named_child(0))?;
+    }
+    None
+}
+
+/// Declares every name of `list`'s `item_kind` children as a local of the current scope.
+fn declare_locals(b: &mut Builder<'_>, list: Node<'_>, item_kind: &str) {
+    let mut cur = list.walk();
+    let items: Vec<Node<'_>> = list
+        .named_children(&mut cur)
+        .filter(|c| c.kind() == item_kind)
+        .collect();
+    for p in items {
+        let class = type_name(b, p.child_by_field_name("type"));
+        let Some((segs, _)) = p
+            .child_by_field_name("declarator")
+            .and_then(|d| declared(b, d))
+        else {
+            continue;
+        };
+        let name = segs.last().cloned().unwrap_or_default();
+        match class {
+            Some(c) => b.typed_local(name, c),
+            None => b.local(name),
+        }
+    }
+}
