@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ctxfast.bm25 import BM25Index, SymbolSet
+from ctxfast.confine import decode, read_confined
 from ctxfast.recon.answers import is_test_path
 
 DEF_KINDS = ("function", "class")
@@ -111,8 +112,8 @@ class RepoIndex:
         """The file's lines (no newlines), read once; an unreadable file has none."""
         if path not in self._texts:
             try:
-                data = (self.root / path).read_bytes()
-                self._texts[path] = data.decode("utf-8", errors="replace").splitlines()
+                data = read_confined(self.root, path)
+                self._texts[path] = decode(data).splitlines()
             except OSError:
                 self._texts[path] = []
         return self._texts[path]

@@ -17,6 +17,10 @@ pub enum CoreError {
     /// Filesystem or database trouble, with the path or operation in the message.
     #[error("{0}")]
     Io(String),
+    /// The index database is damaged (corrupt pages, not a database, a missing table): the
+    /// graph builder answers it by rebuilding from scratch.
+    #[error("{0}")]
+    Corrupt(String),
 }
 
 pub type CoreResult<T> = Result<T, CoreError>;

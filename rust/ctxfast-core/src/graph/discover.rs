@@ -6,7 +6,10 @@
 //! are never followed (so a symlink loop or a link pointing outside the repository cannot
 //! escape or hang the walk); a symlinked source file is recorded as skipped, with the reason.
 //! Binary files (a NUL byte in the first 8 KB) and files over `max_file_bytes` are recorded as
-//! skipped too: every skip is visible in the `files` table, never silent.
+//! skipped too, and so are FIFOs, sockets and devices (opening a FIFO waits for a writer
+//! forever): every skip is visible in the `files` table, never silent. The tree can change
+//! after the walk, so every read goes through [`read_regular`], which re-checks on the open
+//! descriptor itself.
 
 use super::lang::Lang;
 use ignore::WalkBuilder;
@@ -106,6 +109,8 @@ fn found(root: &Path, entry: &ignore::DirEntry, max_file_bytes: u64) -> Option<F
     };
     if ft.is_symlink() {
         f.skip = Some(symlink_reason(root, entry.path()));
+    } else if !ft.is_file() {
+        f.skip = Some(NOT_REGULAR.into());
     } else {
         match entry.metadata() {
             Ok(m) => {
@@ -141,6 +146,36 @@ fn symlink_reason(root: &Path, p: &Path) -> String {
             }
         }
     }
+}
+
+/// The skip reason of a FIFO, socket or device.
+pub const NOT_REGULAR: &str = "skipped: not a regular file (FIFO, socket or device)";
+
+/// The bytes of the regular file at `path`, checked at read time on the descriptor read: the
+/// last component is opened without following a symlink and without blocking (a file swapped
+/// for a FIFO after the walk must not hang the build), and anything but a regular file is an
+/// error. Reads at most `max_bytes + 1` bytes, so a file grown past the cap since the walk
+/// costs no more than the cap.
+pub fn read_regular(path: &Path, max_bytes: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other(NOT_REGULAR));
+    }
+    if meta.len() > max_bytes {
+        return Err(std::io::Error::other(format!(
+            "skipped: {} bytes exceeds the {max_bytes} byte limit",
+            meta.len()
+        )));
+    }
+    let mut out = Vec::with_capacity(meta.len() as usize);
+    file.take(max_bytes.saturating_add(1)).read_to_end(&mut out)?;
+    Ok(out)
 }
 
 /// True when the first [`BINARY_SNIFF_BYTES`] contain a NUL byte.

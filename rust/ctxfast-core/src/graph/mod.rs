@@ -64,6 +64,10 @@ pub struct IndexOptions {
     pub max_file_bytes: u64,
     /// Counters another thread may poll for a progress bar (none by default).
     pub progress: Option<std::sync::Arc<Progress>>,
+    /// How long to wait for another build of the same index (default 120 s).
+    pub lock_wait: std::time::Duration,
+    /// A refresh that leaves a WAL larger than this checkpoints it with `TRUNCATE`.
+    pub wal_truncate_bytes: u64,
 }
 
 impl Default for IndexOptions {
@@ -71,6 +75,8 @@ impl Default for IndexOptions {
         IndexOptions {
             max_file_bytes: discover::DEFAULT_MAX_FILE_BYTES,
             progress: None,
+            lock_wait: store::DEFAULT_LOCK_WAIT,
+            wal_truncate_bytes: store::WAL_TRUNCATE_BYTES,
         }
     }
 }
@@ -136,8 +142,31 @@ fn go_module(root: &Path) -> String {
 }
 
 /// Builds or incrementally refreshes the graph of `root` into the SQLite file `db_path`.
+///
+/// Builds of one index take turns ([`store::lock_builds`]). A damaged index — found by the
+/// once-per-process check on open ([`store::damage`]) or by a corruption error mid-run — is
+/// removed and rebuilt from scratch, and the reason is the first entry of `errors`.
 pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<IndexStats> {
-    let result = index_run(root, db_path, opts);
+    let result = store::lock_builds(db_path, opts.lock_wait).and_then(|_lock| {
+        let damaged = match store::damage(db_path) {
+            Some(why) => Some(why),
+            None => match index_run(root, db_path, opts) {
+                Err(CoreError::Corrupt(why)) => Some(why),
+                done => return done,
+            },
+        };
+        let why = damaged.unwrap_or_default();
+        store::discard(db_path)?;
+        let mut stats = index_run(root, db_path, opts)?;
+        stats.errors.insert(
+            0,
+            (
+                db_path.display().to_string(),
+                format!("index was damaged ({why}); rebuilt from scratch"),
+            ),
+        );
+        Ok(stats)
+    });
     if let Some(p) = &opts.progress {
         p.set_stage(Stage::Done);
     }
@@ -156,14 +185,9 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     // place: one sequential write instead of WAL + checkpoint, and an interrupted build
     // never leaves a half-written `recon.db`.
     let fresh = !db_path.exists();
-    let build_path = store::side(db_path, &format!(".building-{}", std::process::id()));
+    let build_path = store::build_path(db_path);
     if fresh {
         store::remove_stale_builds(db_path);
-        if let Some(dir) = db_path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| {
-                CoreError::Io(format!("cannot create index dir {}: {e}", dir.display()))
-            })?;
-        }
     }
     let mut conn = if fresh {
         store::open_bulk(&build_path)?
@@ -240,7 +264,7 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             {
                 return Outcome::Unchanged;
             }
-            let bytes = match std::fs::read(&f.abs) {
+            let bytes = match discover::read_regular(&f.abs, opts.max_file_bytes) {
                 Ok(b) => b,
                 Err(e) => return Outcome::Skipped(format!("unreadable: {e}")),
             };
@@ -307,7 +331,7 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             .query_row("SELECT COUNT(*) FROM raw", [], |r| r.get(0))
             .map_err(|e| db_err("count raw", e))?;
         if blobs as usize == n_unchanged {
-            let tx = conn.transaction().map_err(|e| db_err("begin", e))?;
+            let tx = store::begin_write(&mut conn)?;
             write_skipped_and_meta(&tx, &skipped, &restat, run_start, &layout)?;
             tx.commit().map_err(|e| db_err("commit", e))?;
             cache::retag(db_path, prev_start, run_start);
@@ -365,7 +389,8 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
                 _ => {
                     // Stored row without a usable blob: re-parse it.
                     let Some(lang) = f.lang else { continue };
-                    let bytes = std::fs::read(&f.abs).unwrap_or_default();
+                    let bytes =
+                        discover::read_regular(&f.abs, opts.max_file_bytes).unwrap_or_default();
                     let module = namer.name(&f.rel, lang);
                     let ex = lang::extract(lang, &bytes, &module, 1);
                     changed.push(files.len());
@@ -504,7 +529,8 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             Some(raw) => files[i].raw = raw,
             // Interface blob fine, full blob unreadable: re-parse so no reference is lost.
             None => {
-                let bytes = std::fs::read(root.join(&files[i].rel)).unwrap_or_default();
+                let bytes = discover::read_regular(&root.join(&files[i].rel), opts.max_file_bytes)
+                    .unwrap_or_default();
                 let ex = lang::extract(files[i].lang, &bytes, &files[i].module, 1);
                 files[i].raw = ex.raw;
             }
@@ -526,7 +552,7 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     // ---- one transaction ----
     progress.set_stage(Stage::Write);
     let (mut n_nodes, mut n_edges) = if cold { (0, 0) } else { graph_counts(&conn)? };
-    let tx = conn.transaction().map_err(|e| db_err("begin", e))?;
+    let tx = store::begin_write(&mut conn)?;
     if cold {
         // Bulk load: maintaining secondary indexes row by row is slower than rebuilding them.
         tx.execute_batch(store::DROP_INDEXES)
@@ -755,6 +781,9 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         }
     }
     tx.commit().map_err(|e| db_err("commit", e))?;
+    if !fresh {
+        store::shrink_wal(&conn, db_path, opts.wal_truncate_bytes);
+    }
     trace("commit", t0);
     // What the next run in this process would otherwise read back from the `raw` table:
     // each file's interface (full extractions — changed and re-resolved files — reduced).
@@ -788,6 +817,7 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         drop(conn);
         store::install(&build_path, db_path)?;
     }
+    store::trust(db_path);
     if stats.is_ok() {
         cache::put(db_path, run_start, ifaces);
     }
