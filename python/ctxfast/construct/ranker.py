@@ -271,9 +271,7 @@ class OpenAICompatibleRanker:
             except RankerError as exc:
                 failure.append(exc)
             except httpx.HTTPError as exc:
-                failure.append(
-                    RankerError(f"ranker call failed: {type(exc).__name__}: {exc}")
-                )
+                failure.append(RankerError(f"ranker call failed: {type(exc).__name__}: {exc}"))
 
         worker = threading.Thread(target=exchange, name="ctxfast-ranker", daemon=True)
         worker.start()

@@ -22,6 +22,7 @@ from ctxfast.recon.gate import GateConfig, GateResult, run_gate
 from ctxfast.recon.graph import CodeGraph
 from ctxfast.recon.manifest import build_manifest, render_manifest_header
 from ctxfast.recon.repomap import build_repo_map
+from ctxfast.textsafe import require_text
 
 DEFAULT_INDEX_DIRNAME = ".ctxfast"
 GRAPH_DB_NAME = "recon.db"
@@ -164,6 +165,8 @@ class Repository:
         from ctxfast.retrieval.pipeline import Retriever
         from ctxfast.retrieval.repoindex import IndexWatch
 
+        for what, text in (("task", task_text), ("error", error), ("test", test)):
+            require_text(what, text)
         if not self.graph_db.exists():
             self.index()
         if self._index_watch is None:

@@ -57,6 +57,7 @@ fn index_graph(
     let opts = IndexOptions {
         max_file_bytes,
         progress: progress.map(|p| p.inner.clone()),
+        ..IndexOptions::default()
     };
     detached(py, move || {
         let s = graph::index(&root, &db_path, &opts)?;

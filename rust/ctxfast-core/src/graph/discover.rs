@@ -86,10 +86,11 @@ fn found(root: &Path, entry: &ignore::DirEntry, max_file_bytes: u64) -> Option<F
     if ft.is_dir() {
         return None;
     }
-    let rel = entry.path().strip_prefix(root).ok()?;
-    let rel = rel
+    let rel_os = entry.path().strip_prefix(root).ok()?;
+    let undecodable = rel_os.to_str().is_none();
+    let rel = rel_os
         .components()
-        .map(|c| c.as_os_str().to_string_lossy())
+        .map(|c| escaped_name(c.as_os_str()))
         .collect::<Vec<_>>()
         .join("/");
     let lang = Lang::from_path(&rel);
@@ -107,7 +108,9 @@ fn found(root: &Path, entry: &ignore::DirEntry, max_file_bytes: u64) -> Option<F
         mtime_ns: 0,
         skip: None,
     };
-    if ft.is_symlink() {
+    if undecodable {
+        f.skip = Some(UNDECODABLE_NAME.into());
+    } else if ft.is_symlink() {
         f.skip = Some(symlink_reason(root, entry.path()));
     } else if !ft.is_file() {
         f.skip = Some(NOT_REGULAR.into());
@@ -148,6 +151,24 @@ fn symlink_reason(root: &Path, p: &Path) -> String {
     }
 }
 
+/// The skip reason of a file whose name is not UTF-8: it is recorded under its escaped name
+/// ([`escaped_name`]), never under a lossy one that could name another file.
+pub const UNDECODABLE_NAME: &str = "skipped: file name is not valid UTF-8";
+
+/// A path component as text, each byte of an invalid UTF-8 sequence written `\xNN` (the
+/// spelling Python's `backslashreplace` gives, so both sides name the file alike).
+pub fn escaped_name(s: &std::ffi::OsStr) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = String::new();
+    for chunk in s.as_bytes().utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
+}
+
 /// The skip reason of a FIFO, socket or device.
 pub const NOT_REGULAR: &str = "skipped: not a regular file (FIFO, socket or device)";
 
@@ -174,7 +195,8 @@ pub fn read_regular(path: &Path, max_bytes: u64) -> std::io::Result<Vec<u8>> {
         )));
     }
     let mut out = Vec::with_capacity(meta.len() as usize);
-    file.take(max_bytes.saturating_add(1)).read_to_end(&mut out)?;
+    file.take(max_bytes.saturating_add(1))
+        .read_to_end(&mut out)?;
     Ok(out)
 }
 

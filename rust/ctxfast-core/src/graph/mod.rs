@@ -186,9 +186,7 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     // never leaves a half-written `recon.db`.
     let fresh = !db_path.exists();
     let build_path = store::build_path(db_path);
-    if fresh {
-        store::remove_stale_builds(db_path);
-    }
+    store::remove_stale_builds(db_path);
     let mut conn = if fresh {
         store::open_bulk(&build_path)?
     } else {

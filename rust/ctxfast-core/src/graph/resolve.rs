@@ -81,8 +81,24 @@ pub struct Resolved {
     pub edges: Vec<(String, String, &'static str)>,
     /// (dotted name, ref node id, line, col).
     pub unresolved: Vec<(String, String, u32, u32)>,
-    /// Files this file's edges point into.
+    /// Files this file's resolution depends on: those its edges point into, plus every file
+    /// whose definitions or bindings were read on the way (a class's bases, the module an
+    /// import goes through). A change there can move an edge here — `x.diff()` resolves to
+    /// `Expr.diff` through `class Function(Expr)` in a third file — so a refresh re-resolves
+    /// this file when any of them changes, exactly as a cold build would.
     pub deps: HashSet<u32>,
+}
+
+thread_local! {
+    /// Files read while resolving the current file on this thread (see [`Resolved::deps`]).
+    static CONSULTED: std::cell::RefCell<HashSet<u32>> = std::cell::RefCell::new(HashSet::new());
+}
+
+/// Notes that resolution read file `f`'s definitions or bindings.
+fn consulted(f: u32) {
+    CONSULTED.with(|c| {
+        c.borrow_mut().insert(f);
+    });
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -477,6 +493,7 @@ impl<'a> Resolver<'a> {
         let Res::Def(f, d) = *base else {
             return None;
         };
+        consulted(f);
         let def = &self.files[f as usize].raw.defs[d as usize];
         if depth > 8 || def.kind != DefKind::Class {
             return None;
@@ -535,6 +552,7 @@ impl<'a> Resolver<'a> {
     }
 
     fn lookup_name(&self, f: u32, scope: u32, name: &str, depth: u32) -> Res {
+        consulted(f);
         let fd = &self.files[f as usize];
         let defs = &fd.raw.defs;
         let fi = f as usize;
@@ -600,6 +618,7 @@ impl<'a> Resolver<'a> {
         if depth > 12 {
             return Res::Dynamic;
         }
+        consulted(f);
         let b = &self.files[f as usize].raw.bindings[bi as usize];
         match &b.target {
             Target::Module { module, level } => {
@@ -791,6 +810,9 @@ impl<'a> Resolver<'a> {
         if depth > 12 {
             return Res::Dynamic;
         }
+        if let Res::Def(f, _) | Res::Module(f) = base {
+            consulted(*f);
+        }
         match base {
             Res::Def(f, d) => {
                 let fd = &self.files[*f as usize];
@@ -887,6 +909,7 @@ impl<'a> Resolver<'a> {
         let fd = &self.files[f as usize];
         let quals = &self.quals[f as usize];
         let mut out = Resolved::default();
+        CONSULTED.with(|c| c.borrow_mut().clear());
         let mut seen_nodes: HashSet<String> = HashSet::new();
         let mut seen_edges: HashSet<(String, String, &'static str)> = HashSet::new();
         let python = fd.lang == Lang::Python;
@@ -1031,6 +1054,7 @@ impl<'a> Resolver<'a> {
                 None => {}
             }
         }
+        CONSULTED.with(|c| out.deps.extend(c.borrow_mut().drain()));
         out.deps.remove(&f);
         out
     }

@@ -105,7 +105,10 @@ pub fn lock_builds(db_path: &Path, wait: std::time::Duration) -> CoreResult<Buil
     while unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
         let err = std::io::Error::last_os_error();
         if err.raw_os_error() != Some(libc::EWOULDBLOCK) {
-            return Err(CoreError::Io(format!("cannot lock {}: {err}", path.display())));
+            return Err(CoreError::Io(format!(
+                "cannot lock {}: {err}",
+                path.display()
+            )));
         }
         if std::time::Instant::now() >= deadline {
             return Err(CoreError::Io(format!(
@@ -127,8 +130,8 @@ pub fn build_path(db_path: &Path) -> std::path::PathBuf {
     side(db_path, &format!(".building-{}-{n}", std::process::id()))
 }
 
-/// Why the existing `db_path` cannot be trusted, if it cannot: `PRAGMA quick_check` fails,
-/// or a table of the current schema is missing. Run once per database per process (a file
+/// Why the existing `db_path` cannot be trusted, if it cannot: `PRAGMA quick_check` fails
+/// (a missing table is caught by [`open`] on every run). Run once per database per process (a file
 /// this process wrote or checked is trusted afterwards — the check reads every page).
 pub fn damage(db_path: &Path) -> Option<String> {
     if !db_path.exists() {
@@ -143,27 +146,7 @@ pub fn damage(db_path: &Path) -> Option<String> {
         let conn = Connection::open(db_path)?;
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
         let ok: String = conn.query_row("PRAGMA quick_check(1)", [], |r| r.get(0))?;
-        if ok != "ok" {
-            return Ok(Some(format!("quick_check: {ok}")));
-        }
-        let version: Option<String> = conn
-            .query_row("SELECT value FROM meta WHERE key='schema_version'", [], |r| {
-                r.get(0)
-            })
-            .ok();
-        if version.as_deref() == Some(SCHEMA_VERSION) {
-            for t in TABLES {
-                let n: i64 = conn.query_row(
-                    "SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name=?1",
-                    [t],
-                    |r| r.get(0),
-                )?;
-                if n == 0 {
-                    return Ok(Some(format!("table {t} is missing")));
-                }
-            }
-        }
-        Ok(None)
+        Ok((ok != "ok").then(|| format!("quick_check: {ok}")))
     })();
     let verdict = match verdict {
         Ok(v) => v,
@@ -357,7 +340,24 @@ pub fn open(path: &Path) -> CoreResult<Connection> {
         Err(e) if e.to_string().contains("no such table") => None,
         Err(e) => return Err(db_err("read schema version", e)),
     };
-    if version.as_deref() != Some(SCHEMA_VERSION) {
+    if version.as_deref() == Some(SCHEMA_VERSION) {
+        // A table of the current schema gone (dropped, or its root page lost) would be
+        // recreated empty below while `meta` still counts its rows: damage, not a fresh start.
+        for t in TABLES {
+            let n: i64 = conn
+                .query_row(
+                    "SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name=?1",
+                    [t],
+                    |r| r.get(0),
+                )
+                .map_err(|e| db_err("read schema", e))?;
+            if n == 0 {
+                return Err(CoreError::Corrupt(format!(
+                    "recon.db: table {t} is missing"
+                )));
+            }
+        }
+    } else {
         for t in TABLES {
             conn.execute_batch(&format!("DROP TABLE IF EXISTS {t};"))
                 .map_err(|e| db_err("reset", e))?;

@@ -287,7 +287,9 @@ pub fn extract(lang: Lang, src: &[u8], module: &str, end_line: u32) -> Extracted
     }
     let syntax = root.has_error().then(|| first_error(root));
     let too_deep = b.too_deep.map(|line| {
-        format!("nesting deeper than {MAX_NESTING} levels at line {line}: that subtree is not indexed")
+        format!(
+            "nesting deeper than {MAX_NESTING} levels at line {line}: that subtree is not indexed"
+        )
     });
     let parse_error = match (syntax, too_deep) {
         (Some(s), Some(d)) => Some(format!("{s}; {d}")),
