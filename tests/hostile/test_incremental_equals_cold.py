@@ -25,6 +25,8 @@ def some(pool: list[str], max_size: int, unique: bool = False) -> st.SearchStrat
     if not pool:
         return st.just([])
     return st.lists(st.sampled_from(pool), max_size=max_size, unique=unique)
+
+
 CLASSES = ["A", "B", "C"]
 METHODS = ["diff", "run", "size"]
 
