@@ -136,7 +136,9 @@ def test_a_minified_file_under_the_size_cap_composes_in_bounded_memory(tmp_path:
 # 4 -- FIFOs ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["x.py", "pyproject.toml", "package.json", "CLAUDE.md"])
+@pytest.mark.parametrize(
+    "name", ["x.py", "pyproject.toml", "package.json", "CLAUDE.md", "go.mod", "Cargo.toml"]
+)
 def test_a_fifo_never_hangs_index_status_or_compose(tmp_path: Path, name: str) -> None:
     pager_repo(tmp_path)
     fifo(tmp_path / name)

@@ -129,8 +129,9 @@ fn trace(stage: &str, t0: Instant) {
 }
 
 fn go_module(root: &Path) -> String {
-    std::fs::read_to_string(root.join("go.mod"))
+    discover::read_regular(&root.join("go.mod"), discover::DEFAULT_MAX_FILE_BYTES)
         .ok()
+        .and_then(|b| String::from_utf8(b).ok())
         .and_then(|s| {
             s.lines().find_map(|l| {
                 l.trim()
