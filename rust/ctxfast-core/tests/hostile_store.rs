@@ -35,17 +35,19 @@ fn a_garbage_index_is_rebuilt_with_the_reason_first_in_errors() {
     let d = two_files();
     let db = d.path().join(".ctxfast/recon.db");
     let cold = index(d.path(), &db, &IndexOptions::default()).unwrap();
-    // A file this process wrote is trusted; one written behind its back is checked when the
-    // process first meets it — here a fresh path with garbage bytes.
-    let other = d.path().join(".ctxfast/other.db");
-    fs::write(&other, vec![0x5a; 64 * 1024]).unwrap();
-    let s = index(d.path(), &other, &IndexOptions::default()).unwrap();
+    // Garbage written behind the builder's back changes the file's stamp: it is checked.
+    fs::write(&db, vec![0x5a; 64 * 1024]).unwrap();
+    let s = index(d.path(), &db, &IndexOptions::default()).unwrap();
     assert_eq!((s.nodes, s.edges), (cold.nodes, cold.edges));
     assert!(
         s.errors[0].1.contains("rebuilt from scratch"),
         "{:?}",
         s.errors
     );
+    // The rebuilt file is stamped: the next run trusts it without reading every page.
+    assert!(store::damage(&db).is_none());
+    let stamp = fs::read_to_string(store::side(&db, ".checked")).unwrap();
+    assert!(stamp.starts_with(&fs::metadata(&db).unwrap().len().to_string()));
 }
 
 #[test]

@@ -145,7 +145,8 @@ fn go_module(root: &Path) -> String {
 /// Builds or incrementally refreshes the graph of `root` into the SQLite file `db_path`.
 ///
 /// Builds of one index take turns ([`store::lock_builds`]). A damaged index — found by the
-/// once-per-process check on open ([`store::damage`]) or by a corruption error mid-run — is
+/// check of a file changed since the last build ([`store::damage`]) or by a corruption error
+/// mid-run — is
 /// removed and rebuilt from scratch, and the reason is the first entry of `errors`.
 pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<IndexStats> {
     let result = store::lock_builds(db_path, opts.lock_wait).and_then(|_lock| {
@@ -153,12 +154,16 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             Some(why) => Some(why),
             None => match index_run(root, db_path, opts) {
                 Err(CoreError::Corrupt(why)) => Some(why),
-                done => return done,
+                done => {
+                    store::trust(db_path);
+                    return done;
+                }
             },
         };
         let why = damaged.unwrap_or_default();
         store::discard(db_path)?;
         let mut stats = index_run(root, db_path, opts)?;
+        store::trust(db_path);
         stats.errors.insert(
             0,
             (
@@ -816,7 +821,6 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         drop(conn);
         store::install(&build_path, db_path)?;
     }
-    store::trust(db_path);
     if stats.is_ok() {
         cache::put(db_path, run_start, ifaces);
     }

@@ -131,15 +131,13 @@ pub fn build_path(db_path: &Path) -> std::path::PathBuf {
 }
 
 /// Why the existing `db_path` cannot be trusted, if it cannot: `PRAGMA quick_check` fails
-/// (a missing table is caught by [`open`] on every run). Run once per database per process (a file
-/// this process wrote or checked is trusted afterwards — the check reads every page).
+/// (a missing table is caught by [`open`] on every run). The check reads every page (0.4 s
+/// on a 218 MB index), so it runs only when the file is not as the last build left it: each
+/// build records the database's size and mtime in `recon.db.checked` ([`trust`]); anything
+/// else touching the file — a truncation, random or zeroed pages, another tool — changes them.
 pub fn damage(db_path: &Path) -> Option<String> {
-    if !db_path.exists() {
-        return None;
-    }
-    let key = check_key(db_path);
-    let mut checked = CHECKED.lock().unwrap_or_else(|p| p.into_inner());
-    if checked.contains(&key) {
+    let stamp = file_stamp(db_path)?;
+    if std::fs::read_to_string(side(db_path, ".checked")).ok() == Some(stamp) {
         return None;
     }
     let verdict = (|| -> Result<Option<String>, rusqlite::Error> {
@@ -148,50 +146,43 @@ pub fn damage(db_path: &Path) -> Option<String> {
         let ok: String = conn.query_row("PRAGMA quick_check(1)", [], |r| r.get(0))?;
         Ok((ok != "ok").then(|| format!("quick_check: {ok}")))
     })();
-    let verdict = match verdict {
-        Ok(v) => v,
+    match verdict {
+        Ok(None) => {
+            trust(db_path);
+            None
+        }
+        Ok(Some(why)) => Some(why),
         Err(e) => match db_err("check", e) {
             CoreError::Corrupt(m) => Some(m),
             // Busy or unreadable is not damage: leave it to the build to report.
-            _ => return None,
+            _ => None,
         },
-    };
-    if verdict.is_none() {
-        checked.push(key);
     }
-    verdict
 }
 
-/// Databases this process checked or wrote (see [`damage`]).
-static CHECKED: std::sync::Mutex<Vec<std::path::PathBuf>> = std::sync::Mutex::new(Vec::new());
-
-fn check_key(db_path: &Path) -> std::path::PathBuf {
-    std::fs::canonicalize(db_path).unwrap_or_else(|_| db_path.to_path_buf())
+/// Size and mtime of `db_path` as one line (`None` when it does not exist).
+fn file_stamp(db_path: &Path) -> Option<String> {
+    let m = std::fs::metadata(db_path).ok()?;
+    let mtime = m
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    Some(format!("{} {mtime}\n", m.len()))
 }
 
-/// Marks `db_path` as sound for this process: it was just written here.
+/// Records `db_path` as sound as it is now (this process just wrote or checked it).
 pub fn trust(db_path: &Path) {
-    let key = check_key(db_path);
-    let mut checked = CHECKED.lock().unwrap_or_else(|p| p.into_inner());
-    if !checked.contains(&key) {
-        checked.push(key);
+    if let Some(stamp) = file_stamp(db_path) {
+        let _ = std::fs::write(side(db_path, ".checked"), stamp);
     }
-}
-
-/// Forgets that `db_path` was checked (it is being discarded).
-fn distrust(db_path: &Path) {
-    let key = check_key(db_path);
-    CHECKED
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .retain(|k| *k != key);
 }
 
 /// Removes a damaged database and its WAL side files, so the next build starts cold.
 pub fn discard(db_path: &Path) -> CoreResult<()> {
-    distrust(db_path);
     for p in [
         db_path.to_path_buf(),
+        side(db_path, ".checked"),
         side(db_path, "-wal"),
         side(db_path, "-shm"),
     ] {
