@@ -51,18 +51,19 @@ impl Lang {
         }
     }
 
+    /// Every language, in a fixed order.
+    pub const ALL: [Lang; 7] = [
+        Lang::Python,
+        Lang::JavaScript,
+        Lang::TypeScript,
+        Lang::Tsx,
+        Lang::Go,
+        Lang::Rust,
+        Lang::Java,
+    ];
+
     pub fn from_name(s: &str) -> Option<Lang> {
-        [
-            Lang::Python,
-            Lang::JavaScript,
-            Lang::TypeScript,
-            Lang::Tsx,
-            Lang::Go,
-            Lang::Rust,
-            Lang::Java,
-        ]
-        .into_iter()
-        .find(|l| l.as_str() == s)
+        Lang::ALL.into_iter().find(|l| l.as_str() == s)
     }
 
     fn grammar(self) -> tree_sitter::Language {
