@@ -144,3 +144,24 @@ def test_dropping_a_base_class_drops_the_inherited_edge(tmp_path: Path) -> None:
     repo.index()
     assert edge not in dump(db)
     assert dump(db) == cold_dump(tmp_path / "tree", tmp_path / "cold")
+
+
+def test_a_new_base_module_adds_the_inherited_edge(tmp_path: Path) -> None:
+    """The transitive case: ``class Function(Expr)`` names a module that does not exist yet,
+    so the caller's lookup stopped there; when ``m0`` appears, the caller — which reads
+    ``Expr`` only through ``m1`` — gains the edge on refresh, as on a cold build."""
+    files = {
+        "m1": "from pkg.m0 import Expr\nclass Function(Expr):\n    pass\n",
+        "m2": "from pkg.m1 import Function\nclass Holder:\n"
+        "    def __init__(self):\n        self.held = Function()\n",
+        "m3": "from pkg.m2 import Holder\ndef use(x: Holder):\n    return x.held.diff()\n",
+    }
+    write_tree(tmp_path / "tree", files)
+    repo = ctxfast.Repository(tmp_path / "tree")
+    repo.index()
+    files["m0"] = "class Expr:\n    def diff(self):\n        return 1\n"
+    write_tree(tmp_path / "tree", files)
+    repo.index()
+    db = tmp_path / "tree" / ".ctxfast" / "recon.db"
+    assert "('pkg.m3.use:3', 'pkg.m0.Expr.diff:2', 'invoke')" in dump(db)
+    assert dump(db) == cold_dump(tmp_path / "tree", tmp_path / "cold")

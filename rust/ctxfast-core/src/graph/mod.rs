@@ -446,6 +446,13 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     if cold {
         affected = (0..files.len()).collect();
     } else if !iface_changed.is_empty() || !removed.is_empty() {
+        // Files whose import resolution may flip (see below), and whether a module appeared
+        // or disappeared (only then can an import of an unchanged name flip).
+        let mut flips: HashSet<usize> = HashSet::new();
+        let appeared_or_gone = !removed.is_empty()
+            || changed
+                .iter()
+                .any(|&i| !stored.get(&files[i].rel).is_some_and(Option::is_some));
         let mut touched: Vec<String> = iface_changed
             .iter()
             .map(|&i| files[i].rel.clone())
@@ -490,6 +497,7 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
                 }
                 if let Some(&i) = index_of.get(p.as_str()) {
                     affected.insert(i);
+                    flips.insert(i);
                 }
             }
         }
@@ -506,6 +514,26 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             });
             if hit {
                 affected.insert(i);
+                if appeared_or_gone {
+                    flips.insert(i);
+                }
+            }
+        }
+        // A file whose imports may now resolve where they failed (or fail where they
+        // resolved) changes what every file reading through it sees: re-resolve those too.
+        // Their deps name every file read on the way (`Resolved::deps`), so one step is
+        // enough; a lookup that failed stopped at the file flagged here.
+        let mut st = conn
+            .prepare("SELECT src_file FROM file_deps WHERE dst_file = ?1")
+            .map_err(|e| db_err("deps", e))?;
+        for &i in &flips {
+            let rows = st
+                .query_map([&files[i].rel], |r| r.get::<_, String>(0))
+                .map_err(|e| db_err("deps", e))?;
+            for p in rows.flatten() {
+                if let Some(&j) = index_of.get(p.as_str()) {
+                    affected.insert(j);
+                }
             }
         }
     }
