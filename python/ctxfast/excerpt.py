@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ctxfast import _native
+from ctxfast.confine import decode, read_regular
 from ctxfast.errors import ConfigError
 from ctxfast.numbered import gap_line, number_width, numbered_line
 from ctxfast.profiles import IDENTIFIER_ONLY_ROLES
@@ -133,7 +134,7 @@ def excerpt(
         raise ConfigError(f"max_tokens must be >= 0, got {max_tokens}")
     p = Path(path)
     try:
-        source = p.read_text(encoding="utf-8", errors="replace")
+        source = decode(read_regular(p))
     except OSError as exc:
         raise ConfigError(f"cannot read {p}: {exc}") from exc
     shown = display_path or str(path)

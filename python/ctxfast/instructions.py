@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from ctxfast.confine import decode, read_confined
 from ctxfast.errors import ConfigError
 
 #: Candidate files in priority order; directories contribute their files in sorted order.
@@ -193,7 +194,8 @@ def load_instructions(
             skipped.append(rel_shown)
             continue
         try:
-            body = gate(path.read_text(encoding="utf-8", errors="replace"), scope_list)
+            text = decode(read_confined(root, rel_shown, links_inside=True))
+            body = gate(text, scope_list)
         except OSError:
             skipped.append(rel_shown)
             continue

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ctxfast.confine import decode, read_regular
 from ctxfast.errors import ConfigError
 
 DIMS = 384
@@ -215,7 +216,7 @@ class MemoryIndex:
     def add_file(self, path: str | Path, source: str | None = None) -> int:
         p = Path(path)
         try:
-            text = p.read_text(encoding="utf-8", errors="replace")
+            text = decode(read_regular(p))
         except OSError as exc:
             raise ConfigError(f"cannot read memory file {p}: {exc}") from exc
         return self.add(source or str(p), text)

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ctxfast.confine import decode, read_confined
 from ctxfast.errors import ConfigError, InvalidArgumentError
 
 SKILL_MAX_EXPANDED = 2
@@ -183,14 +184,20 @@ def parse_skill(text: str, path: str | None = None, default_name: str = "") -> S
 
 
 def load_skills(directory: str | Path) -> list[Skill]:
-    """Every ``*/SKILL.md`` under ``directory`` (sorted by path; name defaults to the dir)."""
+    """Every ``*/SKILL.md`` under ``directory`` (sorted by path; name defaults to the dir).
+    A skill file that is a link out of ``directory``, a special file or unreadable is left
+    out (``confine.read_confined``): a checked-in skills folder is repository content."""
     root = Path(directory)
     if not root.is_dir():
         return []
-    return [
-        parse_skill(p.read_text(encoding="utf-8", errors="replace"), str(p), p.parent.name)
-        for p in sorted(root.glob("*/SKILL.md"))
-    ]
+    out = []
+    for p in sorted(root.glob("*/SKILL.md")):
+        try:
+            text = decode(read_confined(root, p.relative_to(root), links_inside=True))
+        except OSError:
+            continue
+        out.append(parse_skill(text, str(p), p.parent.name))
+    return out
 
 
 __all__ = [

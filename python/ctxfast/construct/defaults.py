@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ctxfast.confine import decode, read_confined
 from ctxfast.construct.schema import CodeCandidate, ImpactEdge, ImpactType, LogEntry
 from ctxfast.recon.answers import is_test_path
 from ctxfast.recon.graph import CodeGraph, Node
@@ -96,7 +97,7 @@ class SourceReader:
     def lines(self, rel: str) -> list[str]:
         if rel not in self._lines:
             try:
-                text = (self.root / rel).read_text(encoding="utf-8", errors="replace")
+                text = decode(read_confined(self.root, rel))
             except OSError:
                 text = ""
             self._lines[rel] = text.splitlines()

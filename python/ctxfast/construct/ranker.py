@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-import time
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -232,34 +232,56 @@ class OpenAICompatibleRanker:
         }
 
     def rank(self, request: RankRequest) -> str:
-        """POST once; return ``choices[0].message.content`` or raise :class:`RankerError`."""
+        """POST once; return ``choices[0].message.content`` or raise :class:`RankerError`.
+
+        ``timeout_s`` bounds the whole exchange, not each socket read: httpx's timeouts are
+        per operation, so a server trickling one header byte at a time never tripped them
+        (40 s with ``timeout_s=3``). The exchange runs on a helper thread; past the deadline
+        the call fails and the client is closed under the thread (its next read fails, so it
+        ends within one read timeout). The
+        body is read raw with ``Accept-Encoding: identity``: a compressed reply is refused
+        rather than inflated, so a gzip bomb costs at most ``max_response_bytes``."""
         import httpx  # here, not at import: it costs a fifth of a second of every cold start
 
-        headers = {"Content-Type": "application/json"}
+        headers = {"Content-Type": "application/json", "Accept-Encoding": "identity"}
         key = os.environ.get(self.api_key_env) if self.api_key_env else None
         if key:
             headers["Authorization"] = f"Bearer {key}"
         url = f"{self.base_url}/chat/completions"
         body = bytearray()
-        deadline = time.monotonic() + self.timeout_s
-        try:
-            transport = httpx.HTTPTransport(retries=0)
-            with (
-                httpx.Client(timeout=self.timeout_s, transport=transport) as client,
-                client.stream("POST", url, json=self._payload(request), headers=headers) as resp,
-            ):
-                if resp.status_code != 200:
-                    raise RankerError(f"ranker endpoint returned HTTP {resp.status_code}")
-                for chunk in resp.iter_bytes():
-                    body.extend(chunk)
-                    if time.monotonic() > deadline:
-                        raise RankerError(f"ranker response took over {self.timeout_s} s")
-                    if len(body) > self.max_response_bytes:
-                        raise RankerError(
-                            f"ranker response exceeds {self.max_response_bytes} bytes"
-                        )
-        except httpx.HTTPError as exc:
-            raise RankerError(f"ranker call failed: {type(exc).__name__}: {exc}") from exc
+        failure: list[BaseException] = []
+        client = httpx.Client(timeout=self.timeout_s, transport=httpx.HTTPTransport(retries=0))
+
+        def exchange() -> None:
+            try:
+                with client.stream(
+                    "POST", url, json=self._payload(request), headers=headers
+                ) as resp:
+                    if resp.status_code != 200:
+                        raise RankerError(f"ranker endpoint returned HTTP {resp.status_code}")
+                    encoding = resp.headers.get("content-encoding", "identity").strip().lower()
+                    if encoding not in ("", "identity"):
+                        raise RankerError(f"ranker response is {encoding}-encoded (refused)")
+                    for chunk in resp.iter_raw():
+                        body.extend(chunk)
+                        if len(body) > self.max_response_bytes:
+                            raise RankerError(
+                                f"ranker response exceeds {self.max_response_bytes} bytes"
+                            )
+            except RankerError as exc:
+                failure.append(exc)
+            except httpx.HTTPError as exc:
+                failure.append(RankerError(f"ranker call failed: {type(exc).__name__}: {exc}"))
+
+        worker = threading.Thread(target=exchange, name="ctxfast-ranker", daemon=True)
+        worker.start()
+        worker.join(self.timeout_s)
+        late = worker.is_alive()
+        client.close()
+        if late:
+            raise RankerError(f"ranker exchange took over {self.timeout_s} s")
+        if failure:
+            raise failure[0]
         try:
             data = json.loads(body)
             content = data["choices"][0]["message"]["content"]

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ctxfast.confine import decode, read_confined
 from ctxfast.errors import InvalidArgumentError
 from ctxfast.recon.ego import build_ego_graph, resolve_entity
 from ctxfast.recon.graph import CodeGraph
@@ -157,9 +158,8 @@ def _database_config(
     patterns = [re.compile(rf"(?<![A-Za-z0-9_]){re.escape(k)}(?![A-Za-z0-9_])") for k in keys]
     for path in candidates[:500]:
         try:
-            if path.stat().st_size > 1_000_000:
-                continue
-            lines = path.read_text("utf-8", errors="replace").splitlines()
+            data = read_confined(base, path.relative_to(base), max_bytes=1_000_000)
+            lines = decode(data).splitlines()
         except OSError:
             continue
         for i, line in enumerate(lines, 1):

@@ -26,6 +26,7 @@ from ctxfast.recon.graph import CodeGraph
 from ctxfast.recon.manifest import build_manifest, render_manifest_header
 from ctxfast.recon.parse_cache import ParseCache
 from ctxfast.recon.repomap import build_repo_map
+from ctxfast.textsafe import require_text
 
 if TYPE_CHECKING:  # retrieval imports recon: at run time this module imports it lazily
     from ctxfast.retrieval.config import RetrievalConfig
@@ -236,6 +237,8 @@ class Repository:
         from ctxfast.retrieval.pipeline import Retriever
         from ctxfast.retrieval.repoindex import IndexWatch
 
+        for what, text in (("task", task_text), ("error", error), ("test", test)):
+            require_text(what, text)
         self.ensure_index(refresh)
         if self._index_watch is None:
             self._index_watch = IndexWatch(self.graph_db)

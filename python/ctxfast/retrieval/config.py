@@ -77,6 +77,10 @@ class RetrievalConfig:
     # Definition-level BM25 also feeds candidates (beyond the spec's three sources): the
     # best ``def_bm25_k`` definitions, re-ranked with their file's evidence.
     def_bm25_k: int = 50
+    # Each line of a definition's BM25 text is cut to this many characters: a definition
+    # copies its first lines, and in a minified one-line file every definition would copy the
+    # whole file (a 100 KB line cost 2.7 GB). Normal code lines are far shorter.
+    def_line_max_chars: int = 500
     # Definitions ranked inside the best ``infile_files`` files (own BM25 + named + file
     # prior); the best ``infile_k`` of them become candidates. Off by default: it lifts the
     # share of gold functions among the candidates, but on two 71-instance samples they then

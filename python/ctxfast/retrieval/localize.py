@@ -120,16 +120,19 @@ def _normalise(scores: dict[str, float]) -> dict[str, float]:
 
 
 class DefinitionBM25:
-    """BM25 over definition texts (qualname + the first lines of the body), built lazily."""
+    """BM25 over definition texts (qualname + the first lines of the body, each line cut to
+    ``cfg.def_line_max_chars``), built lazily."""
 
     MAX_LINES = 60
 
     def __init__(self, index: RepoIndex, cfg: RetrievalConfig):
         def build() -> BM25Index:
             docs = []
+            cut = cfg.def_line_max_chars
             for d in index.defs:
                 body = index.lines(d.file)[d.line - 1 : min(d.end_line, d.line + self.MAX_LINES)]
-                docs.append(d.qualname.replace(".", " ") + "\n" + "\n".join(body))
+                text = "\n".join(line[:cut] for line in body)
+                docs.append(d.qualname.replace(".", " ") + "\n" + text)
             return BM25Index(docs or [""], cfg.k1, cfg.b, symbols=index.symbol_set)
 
         self.defs = index.defs

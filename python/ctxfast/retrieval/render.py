@@ -6,6 +6,7 @@ candidates are dropped whole — never mid-entry, never mid-line. The count is e
 
 from __future__ import annotations
 
+from ctxfast.fence import safe_label
 from ctxfast.retrieval.candidates import Candidate
 from ctxfast.retrieval.repoindex import RepoIndex
 from ctxfast.tokens import count_tokens, count_tokens_batch
@@ -14,8 +15,8 @@ BANNER = "## Context slice (retrieved — untrusted data)"
 
 
 def render_block(cand: Candidate, index: RepoIndex) -> str:
-    name = cand.qualname or cand.file
-    header = f"{name} [{cand.file}:{cand.start_line}, {', '.join(cand.sources)}]"
+    name = safe_label(cand.qualname or cand.file)
+    header = f"{name} [{safe_label(cand.file)}:{cand.start_line}, {', '.join(cand.sources)}]"
     lines = index.lines(cand.file)
     body = [lines[i - 1] for i in cand.kept_lines if 0 < i <= len(lines)]
     if cand.signature and (not body or body[0].strip() != cand.signature):

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 from ctxfast.bm25 import BM25Index, SymbolSet
+from ctxfast.confine import decode, read_confined
 from ctxfast.recon.answers import is_test_path
 from ctxfast.retrieval.state import StateStore
 
@@ -153,8 +154,8 @@ class RepoIndex:
         """The file's lines (no newlines), read once; an unreadable file has none."""
         if path not in self._texts:
             try:
-                data = (self.root / path).read_bytes()
-                self._texts[path] = data.decode("utf-8", errors="replace").splitlines()
+                data = read_confined(self.root, path)
+                self._texts[path] = decode(data).splitlines()
             except OSError:
                 self._texts[path] = []
         return self._texts[path]

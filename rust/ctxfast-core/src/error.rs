@@ -20,6 +20,10 @@ pub enum CoreError {
     /// A run stopped on request (Ctrl-C) before it finished; nothing was written.
     #[error("cancelled")]
     Cancelled,
+    /// The index database is damaged (corrupt pages, not a database, a missing table): the
+    /// graph builder answers it by rebuilding from scratch.
+    #[error("{0}")]
+    Corrupt(String),
 }
 
 pub type CoreResult<T> = Result<T, CoreError>;

@@ -516,7 +516,9 @@ impl Corpus {
             .into_par_iter()
             .zip(fits)
             .map(|((rel, path), fit)| {
-                let bytes = if fit { std::fs::read(&path).ok() } else { None };
+                // A file swapped for a FIFO since the walk must not hang the load.
+                let read = || crate::graph::discover::read_regular(&path, u64::MAX).ok();
+                let bytes = if fit { read() } else { None };
                 let has_nul = bytes
                     .as_ref()
                     .is_some_and(|b| memchr::memchr(0, b).is_some());

@@ -45,7 +45,7 @@ pub fn to_py(err: CoreError) -> PyErr {
     match err {
         CoreError::UnknownEncoding(_) | CoreError::Decode(_) => EncodingError::new_err(msg),
         CoreError::InvalidArgument(_) => InvalidArgumentError::new_err(msg),
-        CoreError::Io(_) => IndexError::new_err(msg),
+        CoreError::Io(_) | CoreError::Corrupt(_) => IndexError::new_err(msg),
         // Raised where Ctrl-C was pressed, as Python itself would have.
         CoreError::Cancelled => PyKeyboardInterrupt::new_err(msg),
     }

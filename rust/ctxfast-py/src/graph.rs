@@ -78,6 +78,7 @@ fn index_graph(
         max_file_bytes,
         progress: progress.map(|p| p.inner.clone()),
         parse_cache,
+        ..IndexOptions::default()
     };
     detached(py, move || {
         let s = graph::index(&root, &db_path, &opts)?;

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ctxfast.confine import ConfinementError, read_confined
 from ctxfast.errors import CtxfastError
 
 #: Directory names whose content is third-party code living in the tree (spec 03 §3.2 list,
@@ -234,17 +235,10 @@ def read_source(col: Collector, path: Path) -> Source | None:
     UTF-8, non-binary regular file inside the repository."""
     rel = rel_posix(col.root, path)
     try:
-        real = path.resolve()
-        if path.is_symlink() and not real.is_relative_to(col.root.resolve()):
-            col.error(rel, "skipped: symlink points outside the repository")
-            return None
-        size = real.stat().st_size
-        if size > col.config.max_file_bytes:
-            col.error(
-                rel, f"skipped: {size} bytes exceeds the {col.config.max_file_bytes}-byte cap"
-            )
-            return None
-        data = real.read_bytes()
+        data = read_confined(col.root, rel, max_bytes=col.config.max_file_bytes, links_inside=True)
+    except ConfinementError as exc:
+        col.error(rel, f"skipped: {exc.strerror}")
+        return None
     except OSError as exc:
         col.error(rel, f"unreadable: {exc.strerror or exc}")
         return None
@@ -257,6 +251,18 @@ def read_source(col: Collector, path: Path) -> Source | None:
         col.error(rel, f"unparseable: invalid UTF-8 at byte {exc.start}")
         return None
     return Source(rel=rel, text=text, lines=text.splitlines())
+
+
+def read_lines(col: Collector, path: Path) -> list[str]:
+    """The lines of a repository file read through ``confine.read_confined`` (never a FIFO,
+    never a link out of the repository); none when it cannot be read."""
+    try:
+        data = read_confined(
+            col.root, rel_posix(col.root, path), max_bytes=col.config.max_file_bytes
+        )
+    except OSError:
+        return []
+    return data.decode("utf-8", errors="replace").splitlines()
 
 
 def walk_files(col: Collector) -> list[Path]:

@@ -27,6 +27,7 @@ from ctxfast.recon.manifest._common import (
     walk_files,
 )
 from ctxfast.recon.manifest.header import manifest_header, render_manifest_header
+from ctxfast.textsafe import safe_strings
 from ctxfast.tokens import count_tokens
 
 Parser = Callable[[Collector, Source, bool], None]
@@ -280,7 +281,7 @@ def _assemble(col: Collector) -> dict[str, Any]:
         },
         "errors": list(col.errors),
     }
-    return enforce_cap(manifest, col.config.max_tokens, col.config.encoding)
+    return enforce_cap(safe_strings(manifest), col.config.max_tokens, col.config.encoding)
 
 
 def _unique(items: list[Any], key: Callable[[Any], Any]) -> list[Any]:

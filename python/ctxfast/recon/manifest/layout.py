@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ctxfast.recon.manifest._common import Collector
+from ctxfast.recon.manifest._common import Collector, read_lines
 
 _NOT_COMPONENT_MODULES = frozenset({"setup.py", "conftest.py", "noxfile.py", "fabfile.py"})
 _PROOF_FILES = (
@@ -40,16 +40,10 @@ def _dirs(path: Path, col: Collector) -> list[Path]:
         return []
 
 
-def _line_of(path: Path, pattern: str) -> int:
-    try:
-        with path.open(encoding="utf-8", errors="replace") as fh:
-            for i, line in enumerate(fh, start=1):
-                if re.search(pattern, line):
-                    return i
-                if i > 2000:
-                    break
-    except OSError:
-        pass
+def _line_of(col: Collector, path: Path, pattern: str) -> int:
+    for i, line in enumerate(read_lines(col, path)[:2000], start=1):
+        if re.search(pattern, line):
+            return i
     return 1
 
 
@@ -112,7 +106,7 @@ def _go(col: Collector) -> None:
                     d.name,
                     d.relative_to(root).as_posix(),
                     "app",
-                    f"{rel}:{_line_of(main, r'^package main')}",
+                    f"{rel}:{_line_of(col, main, r'^package main')}",
                 )
         if (root / "internal").is_dir():
             first = next(iter(sorted((root / "internal").rglob("*.go"))), None)
@@ -140,11 +134,7 @@ def _external(col: Collector) -> None:
     gm = root / ".gitmodules"
     if gm.is_file():
         name = None
-        try:
-            lines = gm.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            lines = []
-        for i, line in enumerate(lines, start=1):
+        for i, line in enumerate(read_lines(col, gm), start=1):
             m = re.match(r'^\s*\[submodule\s+"([^"]+)"\]', line)
             if m:
                 name = m.group(1)
@@ -155,11 +145,7 @@ def _external(col: Collector) -> None:
 
 def _go_vendor(col: Collector, modules_txt: Path) -> None:
     rel_base = modules_txt.parent.relative_to(col.root).as_posix()
-    try:
-        lines = modules_txt.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return
-    for i, line in enumerate(lines, start=1):
+    for i, line in enumerate(read_lines(col, modules_txt), start=1):
         m = re.match(r"^# (\S+) (v\S+)", line)
         if m:
             col.external_package(

@@ -7,7 +7,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ctxfast.recon.manifest._common import Collector, ManifestParseError, Source, load_toml
+from ctxfast.recon.manifest._common import (
+    Collector,
+    ManifestParseError,
+    Source,
+    load_toml,
+    read_lines,
+)
 from ctxfast.recon.manifest._locate import TomlLines
 
 PM_CARGO = 7
@@ -67,10 +73,7 @@ def parse_cargo_toml(col: Collector, src: Source, root_level: bool) -> None:
     main_rs = base / "src" / "main.rs"
     if not bins and package and main_rs.is_file():
         rel = main_rs.relative_to(col.root).as_posix()
-        try:
-            text = main_rs.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            text = []
+        text = read_lines(col, main_rs)
         line = next((i for i, ln in enumerate(text, 1) if re.search(r"\bfn\s+main\s*\(", ln)), None)
         if line:
             col.entry_point(str(package.get("name", "main")), "bin", f"{rel}:{line}", rel)

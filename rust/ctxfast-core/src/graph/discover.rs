@@ -6,7 +6,10 @@
 //! are never followed (so a symlink loop or a link pointing outside the repository cannot
 //! escape or hang the walk); a symlinked source file is recorded as skipped, with the reason.
 //! Binary files (a NUL byte in the first 8 KB) and files over `max_file_bytes` are recorded as
-//! skipped too: every skip is visible in the `files` table, never silent.
+//! skipped too, and so are FIFOs, sockets and devices (opening a FIFO waits for a writer
+//! forever): every skip is visible in the `files` table, never silent. The tree can change
+//! after the walk, so every read goes through [`read_regular`], which re-checks on the open
+//! descriptor itself.
 
 use super::lang::Lang;
 use ignore::WalkBuilder;
@@ -83,10 +86,11 @@ fn found(root: &Path, entry: &ignore::DirEntry, max_file_bytes: u64) -> Option<F
     if ft.is_dir() {
         return None;
     }
-    let rel = entry.path().strip_prefix(root).ok()?;
-    let rel = rel
+    let rel_os = entry.path().strip_prefix(root).ok()?;
+    let undecodable = rel_os.to_str().is_none();
+    let rel = rel_os
         .components()
-        .map(|c| c.as_os_str().to_string_lossy())
+        .map(|c| escaped_name(c.as_os_str()))
         .collect::<Vec<_>>()
         .join("/");
     let lang = Lang::from_path(&rel);
@@ -104,8 +108,12 @@ fn found(root: &Path, entry: &ignore::DirEntry, max_file_bytes: u64) -> Option<F
         mtime_ns: 0,
         skip: None,
     };
-    if ft.is_symlink() {
+    if undecodable {
+        f.skip = Some(UNDECODABLE_NAME.into());
+    } else if ft.is_symlink() {
         f.skip = Some(symlink_reason(root, entry.path()));
+    } else if !ft.is_file() {
+        f.skip = Some(NOT_REGULAR.into());
     } else {
         match entry.metadata() {
             Ok(m) => {
@@ -141,6 +149,55 @@ fn symlink_reason(root: &Path, p: &Path) -> String {
             }
         }
     }
+}
+
+/// The skip reason of a file whose name is not UTF-8: it is recorded under its escaped name
+/// ([`escaped_name`]), never under a lossy one that could name another file.
+pub const UNDECODABLE_NAME: &str = "skipped: file name is not valid UTF-8";
+
+/// A path component as text, each byte of an invalid UTF-8 sequence written `\xNN` (the
+/// spelling Python's `backslashreplace` gives, so both sides name the file alike).
+pub fn escaped_name(s: &std::ffi::OsStr) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = String::new();
+    for chunk in s.as_bytes().utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
+}
+
+/// The skip reason of a FIFO, socket or device.
+pub const NOT_REGULAR: &str = "skipped: not a regular file (FIFO, socket or device)";
+
+/// The bytes of the regular file at `path`, checked at read time on the descriptor read: the
+/// last component is opened without following a symlink and without blocking (a file swapped
+/// for a FIFO after the walk must not hang the build), and anything but a regular file is an
+/// error. Reads at most `max_bytes + 1` bytes, so a file grown past the cap since the walk
+/// costs no more than the cap.
+pub fn read_regular(path: &Path, max_bytes: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other(NOT_REGULAR));
+    }
+    if meta.len() > max_bytes {
+        return Err(std::io::Error::other(format!(
+            "skipped: {} bytes exceeds the {max_bytes} byte limit",
+            meta.len()
+        )));
+    }
+    let mut out = Vec::with_capacity(meta.len() as usize);
+    file.take(max_bytes.saturating_add(1))
+        .read_to_end(&mut out)?;
+    Ok(out)
 }
 
 /// True when the first [`BINARY_SNIFF_BYTES`] contain a NUL byte.

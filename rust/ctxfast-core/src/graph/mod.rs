@@ -67,6 +67,10 @@ pub struct IndexOptions {
     pub progress: Option<std::sync::Arc<Progress>>,
     /// Shared content-addressed cache of extractions (none by default; see [`parse_cache`]).
     pub parse_cache: Option<parse_cache::ParseCacheOptions>,
+    /// How long to wait for another build of the same index (default 120 s).
+    pub lock_wait: std::time::Duration,
+    /// A refresh that leaves a WAL larger than this checkpoints it with `TRUNCATE`.
+    pub wal_truncate_bytes: u64,
 }
 
 impl Default for IndexOptions {
@@ -75,6 +79,8 @@ impl Default for IndexOptions {
             max_file_bytes: discover::DEFAULT_MAX_FILE_BYTES,
             progress: None,
             parse_cache: None,
+            lock_wait: store::DEFAULT_LOCK_WAIT,
+            wal_truncate_bytes: store::WAL_TRUNCATE_BYTES,
         }
     }
 }
@@ -127,8 +133,9 @@ fn trace(stage: &str, t0: Instant) {
 }
 
 fn go_module(root: &Path) -> String {
-    std::fs::read_to_string(root.join("go.mod"))
+    discover::read_regular(&root.join("go.mod"), discover::DEFAULT_MAX_FILE_BYTES)
         .ok()
+        .and_then(|b| String::from_utf8(b).ok())
         .and_then(|s| {
             s.lines().find_map(|l| {
                 l.trim()
@@ -141,18 +148,50 @@ fn go_module(root: &Path) -> String {
 
 /// Builds or incrementally refreshes the graph of `root` into the SQLite file `db_path`.
 ///
-/// A run cancelled through `opts.progress` returns [`CoreError::Cancelled`] and leaves the
-/// index as it was: a refresh's transaction is rolled back, a first build's side file removed.
+/// Builds of one index take turns ([`store::lock_builds`]). A damaged index — found by the
+/// check of a file changed since the last build ([`store::damage`]) or by a corruption error
+/// mid-run — is
+/// removed and rebuilt from scratch, and the reason is the first entry of `errors`.
 pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<IndexStats> {
-    let result = index_run(root, db_path, opts);
-    if matches!(result, Err(CoreError::Cancelled)) {
-        let own = store::side(db_path, &format!(".building-{}", std::process::id()));
-        let _ = std::fs::remove_file(&own);
-    }
+    let result = store::lock_builds(db_path, opts.lock_wait).and_then(|_lock| {
+        let out = build_or_heal(root, db_path, opts);
+        if matches!(out, Err(CoreError::Cancelled)) {
+            // Still under the lock: a cancelled first build leaves no side file behind (a
+            // cancelled refresh was rolled back).
+            store::remove_stale_builds(db_path);
+        }
+        out
+    });
     if let Some(p) = &opts.progress {
         p.set_stage(Stage::Done);
     }
     result
+}
+
+/// One build or refresh; a damaged index is discarded and built again from scratch.
+fn build_or_heal(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<IndexStats> {
+    let damaged = match store::damage(db_path) {
+        Some(why) => Some(why),
+        None => match index_run(root, db_path, opts) {
+            Err(CoreError::Corrupt(why)) => Some(why),
+            done => {
+                store::trust(db_path);
+                return done;
+            }
+        },
+    };
+    let why = damaged.unwrap_or_default();
+    store::discard(db_path)?;
+    let mut stats = index_run(root, db_path, opts)?;
+    store::trust(db_path);
+    stats.errors.insert(
+        0,
+        (
+            db_path.display().to_string(),
+            format!("index was damaged ({why}); rebuilt from scratch"),
+        ),
+    );
+    Ok(stats)
 }
 
 fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<IndexStats> {
@@ -167,15 +206,8 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     // place: one sequential write instead of WAL + checkpoint, and an interrupted build
     // never leaves a half-written `recon.db`.
     let fresh = !db_path.exists();
-    let build_path = store::side(db_path, &format!(".building-{}", std::process::id()));
-    if fresh {
-        store::remove_stale_builds(db_path);
-        if let Some(dir) = db_path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| {
-                CoreError::Io(format!("cannot create index dir {}: {e}", dir.display()))
-            })?;
-        }
-    }
+    let build_path = store::build_path(db_path);
+    store::remove_stale_builds(db_path);
     let mut conn = if fresh {
         store::open_bulk(&build_path)?
     } else {
@@ -265,7 +297,7 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             {
                 return Outcome::Unchanged;
             }
-            let bytes = match std::fs::read(&f.abs) {
+            let bytes = match discover::read_regular(&f.abs, opts.max_file_bytes) {
                 Ok(b) => b,
                 Err(e) => return Outcome::Skipped(format!("unreadable: {e}")),
             };
@@ -347,7 +379,7 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             .query_row("SELECT COUNT(*) FROM raw", [], |r| r.get(0))
             .map_err(|e| db_err("count raw", e))?;
         if blobs as usize == n_unchanged {
-            let tx = conn.transaction().map_err(|e| db_err("begin", e))?;
+            let tx = store::begin_write(&mut conn)?;
             write_skipped_and_meta(&tx, &skipped, &restat, run_start, &layout)?;
             tx.commit().map_err(|e| db_err("commit", e))?;
             cache::retag(db_path, prev_start, run_start);
@@ -405,7 +437,8 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
                 _ => {
                     // Stored row without a usable blob: re-parse it.
                     let Some(lang) = f.lang else { continue };
-                    let bytes = std::fs::read(&f.abs).unwrap_or_default();
+                    let bytes =
+                        discover::read_regular(&f.abs, opts.max_file_bytes).unwrap_or_default();
                     let module = namer.name(&f.rel, lang);
                     let ex = lang::extract(lang, &bytes, &module, 1);
                     changed.push(files.len());
@@ -457,6 +490,13 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     if cold {
         affected = (0..files.len()).collect();
     } else if !iface_changed.is_empty() || !removed.is_empty() {
+        // Files whose import resolution may flip (see below), and whether a module appeared
+        // or disappeared (only then can an import of an unchanged name flip).
+        let mut flips: HashSet<usize> = HashSet::new();
+        let appeared_or_gone = !removed.is_empty()
+            || changed
+                .iter()
+                .any(|&i| !stored.get(&files[i].rel).is_some_and(Option::is_some));
         let mut touched: Vec<String> = iface_changed
             .iter()
             .map(|&i| files[i].rel.clone())
@@ -501,6 +541,7 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
                 }
                 if let Some(&i) = index_of.get(p.as_str()) {
                     affected.insert(i);
+                    flips.insert(i);
                 }
             }
         }
@@ -517,6 +558,26 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             });
             if hit {
                 affected.insert(i);
+                if appeared_or_gone {
+                    flips.insert(i);
+                }
+            }
+        }
+        // A file whose imports may now resolve where they failed (or fail where they
+        // resolved) changes what every file reading through it sees: re-resolve those too.
+        // Their deps name every file read on the way (`Resolved::deps`), so one step is
+        // enough; a lookup that failed stopped at the file flagged here.
+        let mut st = conn
+            .prepare("SELECT src_file FROM file_deps WHERE dst_file = ?1")
+            .map_err(|e| db_err("deps", e))?;
+        for &i in &flips {
+            let rows = st
+                .query_map([&files[i].rel], |r| r.get::<_, String>(0))
+                .map_err(|e| db_err("deps", e))?;
+            for p in rows.flatten() {
+                if let Some(&j) = index_of.get(p.as_str()) {
+                    affected.insert(j);
+                }
             }
         }
     }
@@ -544,7 +605,8 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             Some(raw) => files[i].raw = raw,
             // Interface blob fine, full blob unreadable: re-parse so no reference is lost.
             None => {
-                let bytes = std::fs::read(root.join(&files[i].rel)).unwrap_or_default();
+                let bytes = discover::read_regular(&root.join(&files[i].rel), opts.max_file_bytes)
+                    .unwrap_or_default();
                 let ex = lang::extract(files[i].lang, &bytes, &files[i].module, 1);
                 files[i].raw = ex.raw;
             }
@@ -569,7 +631,7 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     progress.set_stage(Stage::Write);
     let (mut n_nodes, mut n_edges) = if cold { (0, 0) } else { graph_counts(&conn)? };
     let interrupt = conn.get_interrupt_handle();
-    let tx = conn.transaction().map_err(|e| db_err("begin", e))?;
+    let tx = store::begin_write(&mut conn)?;
     if cold {
         // Bulk load: maintaining secondary indexes row by row is slower than rebuilding them.
         tx.execute_batch(store::DROP_INDEXES)
@@ -807,6 +869,9 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     }
     progress.check()?;
     tx.commit().map_err(|e| db_err("commit", e))?;
+    if !fresh {
+        store::shrink_wal(&conn, db_path, opts.wal_truncate_bytes);
+    }
     trace("commit", t0);
     // What the next run in this process would otherwise read back from the `raw` table:
     // each file's interface (full extractions — changed and re-resolved files — reduced).

@@ -81,8 +81,30 @@ pub struct Resolved {
     pub edges: Vec<(String, String, &'static str)>,
     /// (dotted name, ref node id, line, col).
     pub unresolved: Vec<(String, String, u32, u32)>,
-    /// Files this file's edges point into.
+    /// Files this file's resolution depends on: those its edges point into, plus every file
+    /// whose definitions or bindings were read on the way (a class's bases, the module an
+    /// import goes through). A change there can move an edge here — `x.diff()` resolves to
+    /// `Expr.diff` through `class Function(Expr)` in a third file — so a refresh re-resolves
+    /// this file when any of them changes, exactly as a cold build would.
     pub deps: HashSet<u32>,
+}
+
+thread_local! {
+    /// The file being resolved on this thread, and the other files read while resolving it
+    /// (see [`Resolved::deps`]).
+    static CONSULTED: std::cell::RefCell<(u32, rustc_hash::FxHashSet<u32>)> =
+        std::cell::RefCell::new((u32::MAX, rustc_hash::FxHashSet::default()));
+}
+
+/// Notes that resolution read file `f`'s definitions or bindings (most lookups stay in the
+/// file being resolved, which costs one comparison).
+fn consulted(f: u32) {
+    CONSULTED.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.0 != f {
+            c.1.insert(f);
+        }
+    });
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -511,6 +533,7 @@ impl<'a> Resolver<'a> {
         let Res::Def(f, d) = *base else {
             return None;
         };
+        consulted(f);
         let def = &self.files[f as usize].raw.defs[d as usize];
         if depth > 8 || def.kind != DefKind::Class {
             return None;
@@ -569,6 +592,7 @@ impl<'a> Resolver<'a> {
     }
 
     fn lookup_name(&self, f: u32, scope: u32, name: &str, depth: u32) -> Res {
+        consulted(f);
         let fd = &self.files[f as usize];
         let defs = &fd.raw.defs;
         let fi = f as usize;
@@ -642,6 +666,7 @@ impl<'a> Resolver<'a> {
         if depth > 12 {
             return Res::Dynamic;
         }
+        consulted(f);
         let b = &self.files[f as usize].raw.bindings[bi as usize];
         match &b.target {
             Target::Module { module, level } => {
@@ -912,6 +937,9 @@ impl<'a> Resolver<'a> {
         if depth > 12 {
             return Res::Dynamic;
         }
+        if let Res::Def(f, _) | Res::Module(f) = base {
+            consulted(*f);
+        }
         match base {
             Res::Def(f, d) => {
                 let fd = &self.files[*f as usize];
@@ -1018,6 +1046,11 @@ impl<'a> Resolver<'a> {
         let fd = &self.files[f as usize];
         let quals = &self.quals[f as usize];
         let mut out = Resolved::default();
+        CONSULTED.with(|c| {
+            let mut c = c.borrow_mut();
+            c.0 = f;
+            c.1.clear();
+        });
         let mut seen_nodes: HashSet<String> = HashSet::new();
         let mut seen_edges: HashSet<(String, String, &'static str)> = HashSet::new();
         let python = fd.lang == Lang::Python;
@@ -1162,6 +1195,7 @@ impl<'a> Resolver<'a> {
                 None => {}
             }
         }
+        CONSULTED.with(|c| out.deps.extend(c.borrow_mut().1.drain()));
         out.deps.remove(&f);
         out
     }

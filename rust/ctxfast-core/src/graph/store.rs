@@ -58,8 +58,167 @@ const TABLES: &[&str] = &[
     "file_stat",
 ];
 
+/// A database error as a [`CoreError`]: damage (corrupt pages, not a database, a table gone)
+/// becomes [`CoreError::Corrupt`], which the builder answers with a rebuild.
 pub fn db_err(op: &str, e: rusqlite::Error) -> CoreError {
-    CoreError::Io(format!("recon.db {op}: {e}"))
+    use rusqlite::ErrorCode::{DatabaseCorrupt, NotADatabase};
+    let damaged = matches!(
+        e.sqlite_error_code(),
+        Some(DatabaseCorrupt) | Some(NotADatabase)
+    ) || e.to_string().contains("no such table");
+    let msg = format!("recon.db {op}: {e}");
+    if damaged {
+        CoreError::Corrupt(msg)
+    } else {
+        CoreError::Io(msg)
+    }
+}
+
+/// How long a build waits for another process (or thread) building the same index before
+/// it gives up with an error naming the lock file (default 120 s).
+pub const DEFAULT_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// An exclusive `flock` on `recon.db.lock`, held for a whole build or refresh: two writers
+/// of one index (processes or threads) take turns instead of racing for SQLite's write lock
+/// or a shared side file. The kernel drops it when the holder dies, even by `kill -9`.
+pub struct BuildLock {
+    _file: std::fs::File,
+}
+
+/// Takes the [`BuildLock`] of `db_path` (creating its directory), waiting up to `wait`.
+pub fn lock_builds(db_path: &Path, wait: std::time::Duration) -> CoreResult<BuildLock> {
+    use std::os::fd::AsRawFd;
+    if let Some(dir) = db_path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            CoreError::Io(format!("cannot create index dir {}: {e}", dir.display()))
+        })?;
+    }
+    let path = side(db_path, ".lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| CoreError::Io(format!("cannot open {}: {e}", path.display())))?;
+    let deadline = std::time::Instant::now() + wait;
+    // SAFETY: flock on a descriptor this function owns for the whole call.
+    while unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        let err = std::io::Error::last_os_error();
+        if err.raw_os_error() != Some(libc::EWOULDBLOCK) {
+            return Err(CoreError::Io(format!(
+                "cannot lock {}: {err}",
+                path.display()
+            )));
+        }
+        if std::time::Instant::now() >= deadline {
+            return Err(CoreError::Io(format!(
+                "another build of this index has held {} for over {} s",
+                path.display(),
+                wait.as_secs()
+            )));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    Ok(BuildLock { _file: file })
+}
+
+/// A side-file name for one cold build, unique per call (`recon.db.building-<pid>-<n>`): two
+/// builds in one process never share a file.
+pub fn build_path(db_path: &Path) -> std::path::PathBuf {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    side(db_path, &format!(".building-{}-{n}", std::process::id()))
+}
+
+/// Why the existing `db_path` cannot be trusted, if it cannot: `PRAGMA quick_check` fails
+/// (a missing table is caught by [`open`] on every run). The check reads every page (0.4 s
+/// on a 218 MB index), so it runs only when the file is not as the last build left it: each
+/// build records the database's size and mtime in `recon.db.checked` ([`trust`]); anything
+/// else touching the file — a truncation, random or zeroed pages, another tool — changes them.
+pub fn damage(db_path: &Path) -> Option<String> {
+    let stamp = file_stamp(db_path)?;
+    if std::fs::read_to_string(side(db_path, ".checked")).ok() == Some(stamp) {
+        return None;
+    }
+    let verdict = (|| -> Result<Option<String>, rusqlite::Error> {
+        let conn = Connection::open(db_path)?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        let ok: String = conn.query_row("PRAGMA quick_check(1)", [], |r| r.get(0))?;
+        Ok((ok != "ok").then(|| format!("quick_check: {ok}")))
+    })();
+    match verdict {
+        Ok(None) => {
+            trust(db_path);
+            None
+        }
+        Ok(Some(why)) => Some(why),
+        Err(e) => match db_err("check", e) {
+            CoreError::Corrupt(m) => Some(m),
+            // Busy or unreadable is not damage: leave it to the build to report.
+            _ => None,
+        },
+    }
+}
+
+/// Size and mtime of `db_path` as one line (`None` when it does not exist).
+fn file_stamp(db_path: &Path) -> Option<String> {
+    let m = std::fs::metadata(db_path).ok()?;
+    let mtime = m
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    Some(format!("{} {mtime}\n", m.len()))
+}
+
+/// Records `db_path` as sound as it is now (this process just wrote or checked it).
+pub fn trust(db_path: &Path) {
+    if let Some(stamp) = file_stamp(db_path) {
+        let _ = std::fs::write(side(db_path, ".checked"), stamp);
+    }
+}
+
+/// Removes a damaged database and its WAL side files, so the next build starts cold.
+pub fn discard(db_path: &Path) -> CoreResult<()> {
+    for p in [
+        db_path.to_path_buf(),
+        side(db_path, ".checked"),
+        side(db_path, "-wal"),
+        side(db_path, "-shm"),
+    ] {
+        match std::fs::remove_file(&p) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                return Err(CoreError::Io(format!(
+                    "cannot remove damaged {}: {e}",
+                    p.display()
+                )))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Starts a refresh's write transaction with `BEGIN IMMEDIATE`: the write lock is taken up
+/// front, under the busy timeout. A deferred transaction that reads first and upgrades later
+/// fails at once with "database is locked" when another writer committed in between.
+pub fn begin_write(conn: &mut Connection) -> CoreResult<rusqlite::Transaction<'_>> {
+    conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .map_err(|e| db_err("begin", e))
+}
+
+/// WAL size past which a refresh checkpoints with `TRUNCATE` (default 64 MiB): automatic
+/// checkpoints never shrink the file, and after big refreshes it stayed at 158 MB.
+pub const WAL_TRUNCATE_BYTES: u64 = 64 << 20;
+
+/// Checkpoints and truncates the WAL of `conn`'s database when it has grown past
+/// `limit` bytes; a busy checkpoint (a reader holds old frames) is left for next time.
+pub fn shrink_wal(conn: &Connection, db_path: &Path, limit: u64) {
+    let wal = std::fs::metadata(side(db_path, "-wal")).map_or(0, |m| m.len());
+    if wal > limit {
+        let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+    }
 }
 
 /// Opens a brand-new database file for a first (cold) build: no journal, no fsync, a large
@@ -72,7 +231,8 @@ pub fn open_bulk(path: &Path) -> CoreResult<Connection> {
                 .map_err(|e| CoreError::Io(format!("cannot remove stale {}: {e}", p.display())))?;
         }
     }
-    let conn = Connection::open(path).map_err(|e| db_err("open", e))?;
+    let conn = Connection::open(path)
+        .map_err(|e| CoreError::Io(format!("cannot open {}: {e}", path.display())))?;
     conn.execute_batch(
         "PRAGMA page_size=16384; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536; \
          PRAGMA temp_store=MEMORY;",
@@ -82,17 +242,18 @@ pub fn open_bulk(path: &Path) -> CoreResult<Connection> {
     Ok(conn)
 }
 
-/// Removes side files of cold builds that were killed midway (`recon.db.building-<pid>` whose
-/// process is gone), so interrupted runs do not pile up full-size copies of the index. The
-/// liveness check reads `/proc`; where it does not exist, side files are left alone.
+/// Removes side files of cold builds that were killed midway (`recon.db.building-<pid>-<n>`
+/// whose process is gone, or of this process: the caller holds the [`BuildLock`], so no other
+/// build of this process is under way), so interrupted runs do not pile up full-size copies of
+/// the index. The liveness check reads `/proc`; where it does not exist, side files of other
+/// processes are left alone.
 pub fn remove_stale_builds(db_path: &Path) {
     let (Some(dir), Some(name)) = (db_path.parent(), db_path.file_name()) else {
         return;
     };
     let proc_root = Path::new("/proc");
-    if !proc_root.join("self").exists() {
-        return;
-    }
+    let have_proc = proc_root.join("self").exists();
+    let me = std::process::id().to_string();
     let prefix = format!("{}.building-", name.to_string_lossy());
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -103,7 +264,8 @@ pub fn remove_stale_builds(db_path: &Path) {
             continue;
         };
         let pid = rest.split('-').next().unwrap_or("");
-        if pid.parse::<u32>().is_ok() && !proc_root.join(pid).exists() {
+        let dead = have_proc && !proc_root.join(pid).exists();
+        if pid.parse::<u32>().is_ok() && (pid == me || dead) {
             let _ = std::fs::remove_file(e.path());
         }
     }
@@ -141,7 +303,8 @@ pub fn open(path: &Path) -> CoreResult<Connection> {
             CoreError::Io(format!("cannot create index dir {}: {e}", dir.display()))
         })?;
     }
-    let conn = Connection::open(path).map_err(|e| db_err("open", e))?;
+    let conn = Connection::open(path)
+        .map_err(|e| CoreError::Io(format!("cannot open {}: {e}", path.display())))?;
     conn.busy_timeout(std::time::Duration::from_secs(10))
         .map_err(|e| db_err("busy_timeout", e))?;
     conn.pragma_update(None, "journal_mode", "WAL")
@@ -168,7 +331,24 @@ pub fn open(path: &Path) -> CoreResult<Connection> {
         Err(e) if e.to_string().contains("no such table") => None,
         Err(e) => return Err(db_err("read schema version", e)),
     };
-    if version.as_deref() != Some(SCHEMA_VERSION) {
+    if version.as_deref() == Some(SCHEMA_VERSION) {
+        // A table of the current schema gone (dropped, or its root page lost) would be
+        // recreated empty below while `meta` still counts its rows: damage, not a fresh start.
+        for t in TABLES {
+            let n: i64 = conn
+                .query_row(
+                    "SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name=?1",
+                    [t],
+                    |r| r.get(0),
+                )
+                .map_err(|e| db_err("read schema", e))?;
+            if n == 0 {
+                return Err(CoreError::Corrupt(format!(
+                    "recon.db: table {t} is missing"
+                )));
+            }
+        }
+    } else {
         for t in TABLES {
             conn.execute_batch(&format!("DROP TABLE IF EXISTS {t};"))
                 .map_err(|e| db_err("reset", e))?;

@@ -34,6 +34,10 @@ fn type_name(b: &Builder<'_>, t: Node<'_>) -> Option<String> {
 }
 
 fn visit(b: &mut Builder<'_>, n: Node<'_>) {
+    b.nested(n, |b| visit_node(b, n));
+}
+
+fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
     match n.kind() {
         "function_declaration" | "method_declaration" => {
             let Some(name) = b.field_text(n, "name") else {

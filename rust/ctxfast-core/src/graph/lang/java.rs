@@ -28,6 +28,10 @@ fn doc(b: &Builder<'_>, n: Node<'_>) -> String {
 }
 
 fn visit(b: &mut Builder<'_>, n: Node<'_>) {
+    b.nested(n, |b| visit_node(b, n));
+}
+
+fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
     match n.kind() {
         "package_declaration" => {
             if let Some(p) = n.named_child(0) {
@@ -191,23 +195,30 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>) {
 /// The class a declared type names: `Foo`, `pkg.Foo`, `Foo<T>` → `Foo`; `None` for `var`,
 /// primitives and arrays.
 fn class_of(b: &Builder<'_>, t: Node<'_>) -> Option<String> {
-    match t.kind() {
-        "type_identifier" | "scoped_type_identifier" => {
-            let name = b.text(t);
-            (name != "var").then_some(name)
+    let mut t = t;
+    loop {
+        match t.kind() {
+            "type_identifier" | "scoped_type_identifier" => {
+                let name = b.text(t);
+                return (name != "var").then_some(name);
+            }
+            "generic_type" => t = t.named_child(0)?,
+            _ => return None,
         }
-        "generic_type" => t.named_child(0).and_then(|c| class_of(b, c)),
-        _ => None,
     }
 }
 
+/// Every `type_identifier` under `n`, in source order (an explicit stack: generics nested
+/// thousands deep cost no call stack).
 fn collect_types(b: &Builder<'_>, n: Node<'_>, out: &mut Vec<String>) {
-    if n.kind() == "type_identifier" {
-        out.push(b.text(n));
-        return;
-    }
-    let mut c = n.walk();
-    for k in n.named_children(&mut c) {
-        collect_types(b, k, out);
+    let mut stack = vec![n];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "type_identifier" {
+            out.push(b.text(n));
+            continue;
+        }
+        let mut c = n.walk();
+        let kids: Vec<Node<'_>> = n.named_children(&mut c).collect();
+        stack.extend(kids.into_iter().rev());
     }
 }

@@ -53,6 +53,10 @@ fn def_with_body(b: &mut Builder<'_>, n: Node<'_>, kind: DefKind, name: String) 
 }
 
 fn visit(b: &mut Builder<'_>, n: Node<'_>) {
+    b.nested(n, |b| visit_node(b, n));
+}
+
+fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
     match n.kind() {
         "function_declaration"
         | "generator_function_declaration"

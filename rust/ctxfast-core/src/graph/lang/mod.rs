@@ -61,20 +61,21 @@ impl Lang {
         }
     }
 
+    /// Every language, in a fixed order.
+    pub const ALL: [Lang; 9] = [
+        Lang::Python,
+        Lang::JavaScript,
+        Lang::TypeScript,
+        Lang::Tsx,
+        Lang::Go,
+        Lang::Rust,
+        Lang::Java,
+        Lang::C,
+        Lang::Cpp,
+    ];
+
     pub fn from_name(s: &str) -> Option<Lang> {
-        [
-            Lang::Python,
-            Lang::JavaScript,
-            Lang::TypeScript,
-            Lang::Tsx,
-            Lang::Go,
-            Lang::Rust,
-            Lang::Java,
-            Lang::C,
-            Lang::Cpp,
-        ]
-        .into_iter()
-        .find(|l| l.as_str() == s)
+        Lang::ALL.into_iter().find(|l| l.as_str() == s)
     }
 
     fn grammar(self) -> tree_sitter::Language {
@@ -267,6 +268,13 @@ pub fn module_qualname(path: &str, lang: Lang) -> String {
     }
 }
 
+/// How deep the extractors descend into nested syntax (nodes inside nodes). Past it a subtree
+/// is not indexed and the file records why: a hostile or generated file (1,500 chained `+`,
+/// thousands of nested arrays) must cost a fail-soft entry, never a stack overflow. 256 levels
+/// keep the recursive walk well inside the 2 MiB stack of a rayon worker (the test
+/// `nesting_past_the_bound_is_recorded_not_fatal` walks this depth on such a thread).
+pub const MAX_NESTING: u32 = 256;
+
 /// Outcome of extracting one file.
 pub struct Extracted {
     pub raw: RawFile,
@@ -319,7 +327,16 @@ pub fn extract(lang: Lang, src: &[u8], module: &str, end_line: u32) -> Extracted
         Lang::Java => java::walk(&mut b, root),
         Lang::C | Lang::Cpp => c_family::walk(&mut b, root),
     }
-    let parse_error = root.has_error().then(|| first_error(root));
+    let syntax = root.has_error().then(|| first_error(root));
+    let too_deep = b.too_deep.map(|line| {
+        format!(
+            "nesting deeper than {MAX_NESTING} levels at line {line}: that subtree is not indexed"
+        )
+    });
+    let parse_error = match (syntax, too_deep) {
+        (Some(s), Some(d)) => Some(format!("{s}; {d}")),
+        (s, d) => s.or(d),
+    };
     Extracted {
         raw: b.finish(),
         parse_error,
@@ -362,6 +379,10 @@ pub struct Builder<'s> {
     local_types: std::collections::HashMap<(u32, String), Option<String>>,
     /// The same for instance attributes, keyed by class definition (`RawFile::typed_attrs`).
     attr_types: std::collections::HashMap<(u32, String), Option<String>>,
+    /// Current nesting of the walk, bounded by [`MAX_NESTING`].
+    depth: u32,
+    /// Line of the first subtree skipped for being nested too deep.
+    too_deep: Option<u32>,
 }
 
 impl<'s> Builder<'s> {
@@ -390,6 +411,8 @@ impl<'s> Builder<'s> {
             scope: 0,
             local_types: std::collections::HashMap::new(),
             attr_types: std::collections::HashMap::new(),
+            depth: 0,
+            too_deep: None,
         }
     }
 
@@ -511,6 +534,19 @@ impl<'s> Builder<'s> {
         cap(collapse(t.lines().next().unwrap_or("")), 200)
     }
 
+    /// Runs `f` (the visit of `n`) one nesting level deeper; past [`MAX_NESTING`] it skips `n`
+    /// and remembers the first such line for the file's fail-soft entry.
+    pub fn nested<F: FnOnce(&mut Self)>(&mut self, n: Node<'_>, f: F) {
+        if self.depth >= MAX_NESTING {
+            self.too_deep
+                .get_or_insert(n.start_position().row as u32 + 1);
+            return;
+        }
+        self.depth += 1;
+        f(self);
+        self.depth -= 1;
+    }
+
     /// Recurses into every named child with the current scope.
     pub fn children<F: FnMut(&mut Self, Node<'_>)>(&mut self, n: Node<'_>, mut f: F) {
         let mut cur = n.walk();
@@ -557,7 +593,8 @@ pub fn first_paragraph(doc: &str) -> String {
 }
 
 /// Dotted path of an identifier/member chain, or `None` for anything dynamic
-/// (calls, subscripts, literals in the chain).
+/// (calls, subscripts, literals in the chain). Walks the chain in a loop: a hostile
+/// `a.a.a…` thousands deep costs no stack.
 pub fn dotted(
     b: &Builder<'_>,
     n: Node<'_>,
@@ -566,16 +603,20 @@ pub fn dotted(
     prop_field: &str,
     ident_kinds: &[&str],
 ) -> Option<Vec<String>> {
-    let k = n.kind();
-    if ident_kinds.contains(&k) {
-        return Some(vec![b.text(n)]);
+    let mut props = vec![];
+    let mut cur = n;
+    loop {
+        let k = cur.kind();
+        if ident_kinds.contains(&k) {
+            props.push(b.text(cur));
+            props.reverse();
+            return Some(props);
+        }
+        if !member_kinds.contains(&k) {
+            return None;
+        }
+        let obj = cur.child_by_field_name(obj_field)?;
+        props.push(b.text(cur.child_by_field_name(prop_field)?));
+        cur = obj;
     }
-    if member_kinds.contains(&k) {
-        let obj = n.child_by_field_name(obj_field)?;
-        let prop = n.child_by_field_name(prop_field)?;
-        let mut p = dotted(b, obj, member_kinds, obj_field, prop_field, ident_kinds)?;
-        p.push(b.text(prop));
-        return Some(p);
-    }
-    None
 }

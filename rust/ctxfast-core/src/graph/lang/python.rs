@@ -20,23 +20,26 @@ fn path(b: &Builder<'_>, n: Node<'_>) -> Option<Vec<String>> {
 }
 
 /// Identifiers bound by an assignment/loop target pattern.
+/// (An explicit stack, so nested tuples thousands deep cost no call stack.)
 fn target_names(b: &Builder<'_>, n: Node<'_>, out: &mut Vec<String>) {
-    match n.kind() {
-        "identifier" => out.push(b.text(n)),
-        "pattern_list"
-        | "tuple_pattern"
-        | "list_pattern"
-        | "tuple"
-        | "list"
-        | "list_splat_pattern"
-        | "parenthesized_expression"
-        | "as_pattern_target" => {
-            let mut c = n.walk();
-            for k in n.named_children(&mut c) {
-                target_names(b, k, out);
+    let mut stack = vec![n];
+    while let Some(n) = stack.pop() {
+        match n.kind() {
+            "identifier" => out.push(b.text(n)),
+            "pattern_list"
+            | "tuple_pattern"
+            | "list_pattern"
+            | "tuple"
+            | "list"
+            | "list_splat_pattern"
+            | "parenthesized_expression"
+            | "as_pattern_target" => {
+                let mut c = n.walk();
+                let kids: Vec<Node<'_>> = n.named_children(&mut c).collect();
+                stack.extend(kids.into_iter().rev());
             }
+            _ => {}
         }
-        _ => {}
     }
 }
 
@@ -196,6 +199,10 @@ fn note_attr_assignment(b: &mut Builder<'_>, stmt: Node<'_>, left: Node<'_>) {
 }
 
 fn visit(b: &mut Builder<'_>, n: Node<'_>, seen: &mut HashSet<(u32, String)>) {
+    b.nested(n, |b| visit_node(b, n, seen));
+}
+
+fn visit_node(b: &mut Builder<'_>, n: Node<'_>, seen: &mut HashSet<(u32, String)>) {
     match n.kind() {
         "function_definition" => {
             let Some(name) = b.field_text(n, "name") else {

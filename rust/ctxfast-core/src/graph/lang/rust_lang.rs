@@ -31,63 +31,79 @@ fn split_path(s: &str) -> Vec<String> {
         .collect()
 }
 
+/// The callee path of a call (`a.b.c`, `m::f`, `x.f::<T>`), walked in a loop so a hostile
+/// chain thousands deep costs no call stack.
 fn call_path(b: &Builder<'_>, f: Node<'_>) -> Option<Vec<String>> {
-    match f.kind() {
-        "identifier" | "self" => Some(vec![b.text(f)]),
-        "scoped_identifier" => Some(split_path(&b.text(f))),
-        "field_expression" => {
-            let mut p = call_path(b, f.child_by_field_name("value")?)?;
-            p.push(b.field_text(f, "field")?);
-            Some(p)
+    let mut fields = vec![];
+    let mut f = f;
+    let mut head = loop {
+        match f.kind() {
+            "identifier" | "self" => break vec![b.text(f)],
+            "scoped_identifier" => break split_path(&b.text(f)),
+            "field_expression" => {
+                fields.push(b.field_text(f, "field")?);
+                f = f.child_by_field_name("value")?;
+            }
+            "generic_function" => f = f.child_by_field_name("function")?,
+            _ => return None,
         }
-        "generic_function" => call_path(b, f.child_by_field_name("function")?),
-        _ => None,
-    }
+    };
+    head.extend(fields.into_iter().rev());
+    Some(head)
 }
 
-/// Expands a `use` tree into (bound name, full path) pairs.
+/// Expands a `use` tree into (bound name, full path) pairs, in source order (an explicit
+/// stack: a hostile `use a::{b::{c::{…}}}` thousands deep costs no call stack).
 fn use_tree(b: &Builder<'_>, n: Node<'_>, prefix: &[String], out: &mut Vec<(String, Vec<String>)>) {
-    let with =
-        |extra: Vec<String>| -> Vec<String> { prefix.iter().cloned().chain(extra).collect() };
-    match n.kind() {
-        "identifier" | "scoped_identifier" | "self" | "crate" | "super" => {
-            let full = with(split_path(&b.text(n)));
-            if let Some(last) = full.last().cloned() {
-                out.push((last, full));
+    let mut stack: Vec<(Node<'_>, Vec<String>)> = vec![(n, prefix.to_vec())];
+    while let Some((n, prefix)) = stack.pop() {
+        let with =
+            |extra: Vec<String>| -> Vec<String> { prefix.iter().cloned().chain(extra).collect() };
+        match n.kind() {
+            "identifier" | "scoped_identifier" | "self" | "crate" | "super" => {
+                let full = with(split_path(&b.text(n)));
+                if let Some(last) = full.last().cloned() {
+                    out.push((last, full));
+                }
             }
-        }
-        "use_as_clause" => {
-            if let (Some(p), Some(a)) = (n.child_by_field_name("path"), b.field_text(n, "alias")) {
-                out.push((a, with(split_path(&b.text(p)))));
+            "use_as_clause" => {
+                if let (Some(p), Some(a)) =
+                    (n.child_by_field_name("path"), b.field_text(n, "alias"))
+                {
+                    out.push((a, with(split_path(&b.text(p)))));
+                }
             }
-        }
-        "scoped_use_list" => {
-            let p = n
-                .child_by_field_name("path")
-                .map(|p| with(split_path(&b.text(p))))
-                .unwrap_or_else(|| prefix.to_vec());
-            if let Some(list) = n.child_by_field_name("list") {
-                use_tree(b, list, &p, out);
+            "scoped_use_list" => {
+                let p = n
+                    .child_by_field_name("path")
+                    .map(|p| with(split_path(&b.text(p))))
+                    .unwrap_or_else(|| prefix.clone());
+                if let Some(list) = n.child_by_field_name("list") {
+                    stack.push((list, p));
+                }
             }
-        }
-        "use_list" => {
-            let mut c = n.walk();
-            for k in n.named_children(&mut c) {
-                use_tree(b, k, prefix, out);
+            "use_list" => {
+                let mut c = n.walk();
+                let kids: Vec<Node<'_>> = n.named_children(&mut c).collect();
+                stack.extend(kids.into_iter().rev().map(|k| (k, prefix.clone())));
             }
+            "use_wildcard" => {
+                let p = n
+                    .named_child(0)
+                    .map(|p| with(split_path(&b.text(p))))
+                    .unwrap_or_else(|| prefix.clone());
+                out.push(("*".into(), p));
+            }
+            _ => {}
         }
-        "use_wildcard" => {
-            let p = n
-                .named_child(0)
-                .map(|p| with(split_path(&b.text(p))))
-                .unwrap_or_else(|| prefix.to_vec());
-            out.push(("*".into(), p));
-        }
-        _ => {}
     }
 }
 
 fn visit(b: &mut Builder<'_>, n: Node<'_>, impl_ty: Option<&str>) {
+    b.nested(n, |b| visit_node(b, n, impl_ty));
+}
+
+fn visit_node(b: &mut Builder<'_>, n: Node<'_>, impl_ty: Option<&str>) {
     match n.kind() {
         "function_item" | "function_signature_item" => {
             let Some(name) = b.field_text(n, "name") else {

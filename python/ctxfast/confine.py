@@ -1,0 +1,107 @@
+"""Reading a repository's files without leaving it: the one helper every reader uses.
+
+A repository is untrusted input. Discovery refuses symlinks and special files, but the tree can
+change after indexing: an indexed file replaced by a symlink to ``/etc/passwd`` or by a FIFO
+must not put the outside file in a prompt, nor hang the process in ``open``. So the check
+happens at read time, on the file descriptor actually read: every component is opened from
+the root's descriptor with ``O_NOFOLLOW`` (no symlink anywhere in the path), the file with
+``O_NONBLOCK`` (opening a FIFO never waits for a writer), and only a regular file is read.
+
+``links_inside=True`` is for hand-written entry points (``CLAUDE.md -> AGENTS.md``): the path
+is resolved first and accepted only when its target lies inside the root; the resolved path
+is then opened the same no-follow way, so a link swapped in between is still refused.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path, PurePosixPath
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+class ConfinementError(OSError):
+    """The path leaves the root, is a symlink, or is not a regular file (an ``OSError``, so
+    every reader's existing ``except OSError`` fail-soft path handles it)."""
+
+
+def _parts(root: Path, rel: str | os.PathLike[str], links_inside: bool) -> tuple[str, ...]:
+    """The components of ``rel`` under ``root``, refusing absolute paths and ``..``."""
+    if links_inside:
+        real_root = os.path.realpath(root)
+        target = os.path.realpath(os.path.join(real_root, os.fspath(rel)))
+        if os.path.commonpath([real_root, target]) != real_root or target == real_root:
+            raise ConfinementError(errno.EXDEV, "path resolves outside the repository", str(rel))
+        rel = os.path.relpath(target, real_root)
+    path = PurePosixPath(os.fspath(rel).replace(os.sep, "/"))
+    parts = path.parts
+    if not parts or path.is_absolute() or any(p in ("..", ".") for p in parts):
+        raise ConfinementError(errno.EXDEV, "not a path inside the repository", str(rel))
+    return parts
+
+
+def read_confined(
+    root: str | os.PathLike[str],
+    rel: str | os.PathLike[str],
+    *,
+    max_bytes: int | None = None,
+    links_inside: bool = False,
+) -> bytes:
+    """The bytes of the regular file ``rel`` inside ``root``; raises ``ConfinementError``
+    (an ``OSError``) for a symlink in the path, a special file, or — with ``max_bytes`` — a
+    file larger than that, and ``OSError`` for a missing one."""
+    root_path = Path(root)
+    parts = _parts(root_path, rel, links_inside)
+    start = os.path.realpath(root_path) if links_inside else os.fspath(root_path)
+    dir_fd = os.open(start, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for part in parts[:-1]:
+            try:
+                nxt = os.open(part, _DIR_FLAGS, dir_fd=dir_fd)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise ConfinementError(
+                        exc.errno, "symlink or non-directory in path", str(rel)
+                    ) from exc
+                raise
+            os.close(dir_fd)
+            dir_fd = nxt
+        try:
+            fd = os.open(parts[-1], _FILE_FLAGS, dir_fd=dir_fd)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise ConfinementError(exc.errno, "symlink not followed", str(rel)) from exc
+            raise
+    finally:
+        os.close(dir_fd)
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise ConfinementError(errno.EINVAL, "not a regular file", str(rel))
+        if max_bytes is not None and st.st_size > max_bytes:
+            raise ConfinementError(
+                errno.EFBIG, f"{st.st_size} bytes exceeds the {max_bytes}-byte cap", str(rel)
+            )
+        return fh.read() if max_bytes is None else fh.read(max_bytes)
+
+
+def read_regular(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a file the caller names directly (no root to confine to): still never a
+    FIFO or device (no hang, no endless read) — the final component may be a link, since the
+    caller chose the path."""
+    fd = os.open(os.fspath(path), os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise ConfinementError(errno.EINVAL, "not a regular file", os.fspath(path))
+        return fh.read()
+
+
+def decode(data: bytes) -> str:
+    """UTF-8 text of file bytes, undecodable bytes replaced (what every reader shows)."""
+    return data.decode("utf-8", errors="replace")
+
+
+__all__ = ["ConfinementError", "decode", "read_confined", "read_regular"]
