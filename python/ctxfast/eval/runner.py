@@ -30,7 +30,7 @@ TOP_KEYS = (
     "required_file_recall", "required_symbol_recall", "irrelevant_context_ratio",
     "tokens_retrieved_p50", "retrieve_ms_p50", "region_recall_at_5", "context_efficiency",
     "question_accuracy", "gold_coverage", "relevance_precision", "tokens_per_covered",
-    "baseline", "per_repo", "per_instance", "ablation", "decision",
+    "baseline", "per_repo", "per_language", "per_instance", "ablation", "decision",
 )  # fmt: skip
 METRIC_KEYS = TOP_KEYS[3:18]
 SUITE_METRICS = {
@@ -326,11 +326,25 @@ def resolve_jobs(
 
 
 def per_repo(rows: dict[str, dict[str, Any]], jobs: Sequence[Job], suite: str) -> dict[str, Any]:
+    return _grouped(rows, jobs, suite, lambda i: i.repo)
+
+
+def per_language(
+    rows: dict[str, dict[str, Any]], jobs: Sequence[Job], suite: str
+) -> dict[str, Any]:
+    """The aggregates per task language (``Instance.language``): a multi-language set is
+    judged language by language, since one language's gains can hide another's losses."""
+    return _grouped(rows, jobs, suite, lambda i: i.language)
+
+
+def _grouped(
+    rows: dict[str, dict[str, Any]], jobs: Sequence[Job], suite: str, key: Any
+) -> dict[str, Any]:
     by: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for j in jobs:
         if j.instance.instance_id in rows:
-            by[j.instance.repo].append(rows[j.instance.instance_id])
-    return {repo: {"instances": len(rs), **aggregate(rs, suite)} for repo, rs in sorted(by.items())}
+            by[key(j.instance)].append(rows[j.instance.instance_id])
+    return {k: {"instances": len(rs), **aggregate(rs, suite)} for k, rs in sorted(by.items())}
 
 
 def build_results(
@@ -364,13 +378,18 @@ def build_results(
         for k in SUITE_METRICS["construct"]:
             top[k] = cagg[k]
     base = {
-        s.name: {**agg_for(s.name), "per_repo": per_repo(rows[s.name], ok_jobs, cfg.suite)}
+        s.name: {
+            **agg_for(s.name),
+            "per_repo": per_repo(rows[s.name], ok_jobs, cfg.suite),
+            "per_language": per_language(rows[s.name], ok_jobs, cfg.suite),
+        }
         for s in baselines
     }
     per_instance = [
         {
             "instance_id": j.instance.instance_id,
             "repo": j.instance.repo,
+            "language": j.instance.language,
             "tree": j.tree.key,
             "gold_files": j.instance.gold_files,
             "located_hunks": len(j.gold),
@@ -396,6 +415,7 @@ def build_results(
         **top,
         "baseline": base,
         "per_repo": per_repo(rows[primary.name], ok_jobs, cfg.suite),
+        "per_language": per_language(rows[primary.name], ok_jobs, cfg.suite),
         "per_instance": per_instance,
         "ablation": ablation,
         "decision": decision,

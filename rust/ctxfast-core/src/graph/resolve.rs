@@ -279,6 +279,11 @@ pub struct Resolver<'a> {
     py_suffix: FxHashMap<String, Vec<u32>>,
     js_by_path: FxHashMap<String, u32>,
     go_module: String,
+    /// Directories (`""`, `crates/core/`, `x/src/`) holding a Rust crate root (`lib.rs` or
+    /// `main.rs`): `crate::` in a file below one means that root.
+    rust_roots: FxHashSet<String>,
+    /// Cargo package (and `[lib]`) names, `-` as `_`, → the crate root's module.
+    cargo_crates: FxHashMap<String, String>,
 }
 
 /// One file's own tables (see [`Resolver`]), built independently of every other file.
@@ -355,6 +360,67 @@ fn children_base_of(module: &str) -> String {
     }
 }
 
+/// The `name`s of a Cargo manifest's `[package]` and `[lib]` tables, `-` written as `_` (how
+/// code names the crate).
+fn cargo_names(manifest: &str) -> Vec<String> {
+    let mut section = "";
+    let mut out = vec![];
+    for line in manifest.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            section = line;
+            continue;
+        }
+        if section != "[package]" && section != "[lib]" {
+            continue;
+        }
+        if let Some((k, v)) = line.split_once('=') {
+            let v = v.trim().trim_matches('"');
+            if k.trim() == "name" && !v.is_empty() && !v.contains(['{', '[']) {
+                let name = v.replace('-', "_");
+                if !out.contains(&name) {
+                    out.push(name);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The class a Java method header declares it returns: `public Elements select(String q)` →
+/// `Elements`, `List<Node> children()` → `List`; `None` for arrays, `void` and headers it
+/// cannot read.
+fn java_return_type(signature: &str, name: &str) -> Option<String> {
+    let at = signature.find(&format!("{name}("))?;
+    let mut before = signature[..at].trim_end();
+    if before.ends_with("[]") {
+        return None;
+    }
+    if before.ends_with('>') {
+        let mut depth = 0;
+        let mut cut = None;
+        for (i, c) in before.char_indices().rev() {
+            match c {
+                '>' => depth += 1,
+                '<' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        cut = Some(i);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        before = before[..cut?].trim_end();
+    }
+    let ty: String = before
+        .rsplit(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == '$'))
+        .next()?
+        .to_string();
+    (!ty.is_empty() && ty != "void").then_some(ty)
+}
+
 fn parent_module(q: &str) -> &str {
     q.rsplit_once('.').map_or("", |(p, _)| p)
 }
@@ -372,6 +438,8 @@ impl<'a> Resolver<'a> {
             js_by_path: FxHashMap::default(),
             go_module: go_module.to_string(),
             quals: vec![],
+            rust_roots: FxHashSet::default(),
+            cargo_crates: FxHashMap::default(),
         };
         for ((fi, f), fq) in files.iter().enumerate().zip(&quals) {
             let fi = fi as u32;
@@ -405,9 +473,42 @@ impl<'a> Resolver<'a> {
                 let no_ext = f.rel.rsplit_once('.').map_or(f.rel.as_str(), |(s, _)| s);
                 r.js_by_path.entry(no_ext.to_string()).or_insert(fi);
             }
+            if f.lang == Lang::Rust {
+                let (dir, name) = f
+                    .rel
+                    .rsplit_once('/')
+                    .map_or(("", f.rel.as_str()), |(d, n)| (d, n));
+                if name == "lib.rs" || name == "main.rs" {
+                    r.rust_roots.insert(if dir.is_empty() {
+                        String::new()
+                    } else {
+                        format!("{dir}/")
+                    });
+                }
+            }
         }
         r.quals = quals;
         r
+    }
+
+    /// Reads the `Cargo.toml` next to each Rust crate root under `root`, so `use pkg_name::x`
+    /// (the package name, `-` as `_`) reaches the crate's folder whatever it is called.
+    pub fn with_cargo_crates(mut self, root: &std::path::Path) -> Self {
+        let mut roots: Vec<&String> = self.rust_roots.iter().collect();
+        roots.sort();
+        for dir in roots {
+            let krate = dir.strip_suffix("src/").unwrap_or(dir);
+            let Ok(text) = std::fs::read_to_string(root.join(krate).join("Cargo.toml")) else {
+                continue;
+            };
+            let module = module_qualname(&format!("{dir}lib.rs"), Lang::Rust);
+            for name in cargo_names(&text) {
+                self.cargo_crates
+                    .entry(name)
+                    .or_insert_with(|| module.clone());
+            }
+        }
+        self
     }
 
     /// File `f`'s own tables, built on first use (thread-safe: resolution runs in parallel).
@@ -534,6 +635,20 @@ impl<'a> Resolver<'a> {
         None
     }
 
+    /// The class a field `name` (a `var` member of the enclosing class, referenced bare as
+    /// Java allows) is declared to hold, from the class's `typed_attrs`.
+    fn typed_field(&self, f: u32, scope: u32, name: &str) -> Option<Res> {
+        let Res::Def(ff, fd) = self.lookup_name(f, scope, name, 0) else {
+            return None;
+        };
+        let def = &self.files[ff as usize].raw.defs[fd as usize];
+        let class = &self.files[ff as usize].raw.defs[def.parent as usize];
+        if def.kind != DefKind::Var || class.kind != DefKind::Class || def.parent == 0 {
+            return None;
+        }
+        self.typed_attr(&Res::Def(ff, def.parent), name, 0)
+    }
+
     fn lookup_name(&self, f: u32, scope: u32, name: &str, depth: u32) -> Res {
         let fd = &self.files[f as usize];
         let defs = &fd.raw.defs;
@@ -575,6 +690,13 @@ impl<'a> Resolver<'a> {
                 {
                     return Res::Def(df, dd);
                 }
+            }
+            // A path written from `crate::`, `super::`, `self::` or a workspace crate's name.
+            Lang::Rust
+                if matches!(name, "crate" | "super" | "self")
+                    || self.cargo_crates.contains_key(name) =>
+            {
+                return self.module_lookup(f, name, 0, depth + 1);
             }
             _ => {}
         }
@@ -748,7 +870,10 @@ impl<'a> Resolver<'a> {
                         r @ (Res::Def(..) | Res::Module(_)) => r,
                         _ => match self.rust_path(&crate_base, &segs, depth) {
                             r @ (Res::Def(..) | Res::Module(_)) => r,
-                            _ => Res::External,
+                            _ => match segs.first().and_then(|s| self.cargo_crates.get(*s)) {
+                                Some(m) => self.rust_path(&children_base_of(m), &segs[1..], depth),
+                                None => Res::External,
+                            },
                         },
                     },
                 }
@@ -781,10 +906,59 @@ impl<'a> Resolver<'a> {
     }
 
     fn rust_crate_root(&self, fd: &FileData) -> String {
-        match fd.rel.find("src/") {
-            Some(i) => module_qualname(&format!("{}src/lib.rs", &fd.rel[..i]), Lang::Rust),
-            None => module_qualname("lib.rs", Lang::Rust),
+        if let Some(i) = fd.rel.find("src/") {
+            return module_qualname(&format!("{}src/lib.rs", &fd.rel[..i]), Lang::Rust);
         }
+        // A crate without `src/` (`crates/core/main.rs`): the nearest folder holding a crate
+        // root file.
+        let mut dir = fd.rel.as_str();
+        while let Some((d, _)) = dir.rsplit_once('/') {
+            if self.rust_roots.contains(&format!("{d}/")) {
+                return module_qualname(&format!("{d}/lib.rs"), Lang::Rust);
+            }
+            dir = d;
+        }
+        module_qualname("lib.rs", Lang::Rust)
+    }
+
+    /// The class a call of the function `callee` returns, from its declared return type
+    /// (`-> Self`, `-> WalkBuilder`, `-> &mut Self`); `None` when it names no project class.
+    fn returned_class(&self, callee: &Res) -> Option<Res> {
+        let Res::Def(f, d) = *callee else {
+            return None;
+        };
+        let fd = &self.files[f as usize];
+        let def = &fd.raw.defs[d as usize];
+        if def.kind == DefKind::Class && fd.lang == Lang::Java {
+            return Some(callee.clone()); // `new A()`
+        }
+        if def.kind != DefKind::Function {
+            return None;
+        }
+        if fd.lang == Lang::Java {
+            let ty = java_return_type(&def.signature, &def.name)?;
+            return self.class_at(f, def.parent, &ty, 0);
+        }
+        if fd.lang != Lang::Rust {
+            return None;
+        }
+        let ret = def.signature.rsplit_once("->")?.1.trim();
+        let ret = ret.trim_start_matches('&').trim_start();
+        let ret = ret.strip_prefix("mut ").unwrap_or(ret).trim_start();
+        let ty: String = ret
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+            .collect();
+        if ty.is_empty() {
+            return None;
+        }
+        if ty == "Self" {
+            return match self.self_class(f, d) {
+                r @ Res::Def(..) => Some(r),
+                _ => None,
+            };
+        }
+        self.class_at(f, def.parent, &ty.replace("::", "."), 0)
     }
 
     fn attr(&self, base: &Res, name: &str, depth: u32) -> Res {
@@ -934,6 +1108,7 @@ impl<'a> Resolver<'a> {
                 self.super_base(f, r.scope, &r.path[1])
             } else {
                 self.typed_local(f, r.scope, head)
+                    .or_else(|| self.typed_field(f, r.scope, head).filter(|_| !python))
             };
             let self_only = via_self || typed.is_some();
             let mut cur = typed.unwrap_or_else(|| self.lookup_name(f, r.scope, head, 0));
@@ -946,6 +1121,19 @@ impl<'a> Resolver<'a> {
             let mut instance = false;
             if last.is_some() {
                 for seg in &r.path[1..] {
+                    if seg == "()" {
+                        // The value a call returns: an instance of its declared return class.
+                        match self.returned_class(&cur) {
+                            Some(c) => {
+                                cur = c;
+                                continue;
+                            }
+                            None => {
+                                resolved_all = false;
+                                break;
+                            }
+                        }
+                    }
                     let prev_is_module = matches!(cur, Res::Module(_) | Res::Package(_));
                     let typed = self.typed_attr(&cur, seg, 0);
                     instance = typed.is_some();
@@ -986,9 +1174,12 @@ impl<'a> Resolver<'a> {
                 out.unresolved.push((r.path.join("."), id, r.line, r.col));
                 continue;
             }
+            // Outside Python a call is an edge only when its whole path resolves: the prefix of
+            // `param.Reset()` or `field.serialize()` is the receiver, never the callee.
             let keep = match &last {
                 Some(_) if instance && resolved_all => false,
                 Some(_) if self_only && !extra_resolved => false,
+                Some(_) if !python => resolved_all,
                 Some(_) => resolved_all || !self_only,
                 None => false,
             };

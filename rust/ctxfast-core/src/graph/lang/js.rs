@@ -217,6 +217,7 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>) {
                 _ => {}
             });
         }
+        "export_statement" if n.child_by_field_name("source").is_some() => reexport(b, n),
         "call_expression" | "new_expression" => {
             let f = n
                 .child_by_field_name("function")
@@ -232,5 +233,66 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>) {
             }
         }
         _ => b.children(n, visit),
+    }
+}
+
+/// `export * from './x'`, `export * as ns from './x'` and `export { a, b as c } from './x'`:
+/// the module re-exports names of another one, bound like imports so that a lookup through
+/// an `index.ts` reaches the defining file.
+fn reexport(b: &mut Builder<'_>, n: Node<'_>) {
+    let Some(src) = n.child_by_field_name("source") else {
+        return;
+    };
+    let module = string_value(b, src);
+    let mut c = n.walk();
+    let kids: Vec<Node<'_>> = n.named_children(&mut c).collect();
+    let mut named = false;
+    for k in kids {
+        match k.kind() {
+            "namespace_export" => {
+                named = true;
+                if let Some(id) = k.named_child(0) {
+                    let t = Target::Module {
+                        module: module.clone(),
+                        level: 0,
+                    };
+                    b.bind(string_or_ident(b, id), t, n);
+                }
+            }
+            "export_clause" => {
+                named = true;
+                b.children(k, |b, s| {
+                    if s.kind() != "export_specifier" {
+                        return;
+                    }
+                    let Some(name) = s.child_by_field_name("name").map(|x| string_or_ident(b, x))
+                    else {
+                        return;
+                    };
+                    let alias = s
+                        .child_by_field_name("alias")
+                        .map_or_else(|| name.clone(), |x| string_or_ident(b, x));
+                    let t = Target::Symbol {
+                        module: module.clone(),
+                        level: 0,
+                        name,
+                    };
+                    b.bind(alias, t, n);
+                });
+            }
+            _ => {}
+        }
+    }
+    if !named {
+        b.bind("*".into(), Target::Star { module, level: 0 }, n);
+    }
+}
+
+/// An export name: an identifier, or a string literal (`export { "a-b" as c }`).
+fn string_or_ident(b: &Builder<'_>, n: Node<'_>) -> String {
+    if n.kind() == "string" {
+        string_value(b, n)
+    } else {
+        b.text(n)
     }
 }

@@ -5,6 +5,7 @@
 use super::raw::{DefKind, RawBinding, RawDef, RawFile, RawRef, Target};
 use tree_sitter::{Node, Parser};
 
+mod compat;
 mod go;
 mod java;
 mod js;
@@ -237,6 +238,7 @@ pub struct Extracted {
 /// Parses `src` and extracts its raw graph. Never panics on bad input: invalid UTF-8 is
 /// parsed as bytes and names are decoded lossily.
 pub fn extract(lang: Lang, src: &[u8], module: &str, end_line: u32) -> Extracted {
+    let src = &*compat::rewrite(lang, src);
     thread_local! {
         // One parser per worker thread and language: creating a parser and loading its
         // grammar per file is measurable on repos with thousands of small files.
