@@ -153,6 +153,57 @@ def test_java_fields_bases_and_unknown_members(tmp_path: Path) -> None:
     assert {n.qualname for n in g.callees(json_class.id)} == {"a.Serializer"}
 
 
+def test_java_chained_calls_follow_declared_return_types(tmp_path: Path) -> None:
+    g = graph_of(
+        tmp_path,
+        {
+            "src/main/java/b/Builder.java": """
+                package b;
+
+                public class Builder {
+                    public Builder name(String n) { return this; }
+                    public Product build() { return new Product(); }
+                    public static void use() { new Builder().name("x").build().ship(); }
+                }
+                class Product { void ship() {} }
+                """,
+        },
+    )
+    assert callees(g, "b.Builder.use") == {
+        "b.Builder",
+        "b.Builder.name",
+        "b.Builder.build",
+        "b.Product.ship",
+    }
+
+
+def test_java_overloads_are_kept_apart_by_argument_count(tmp_path: Path) -> None:
+    g = graph_of(
+        tmp_path,
+        {
+            "src/main/java/v/Validate.java": """
+                package v;
+
+                public class Validate {
+                    public static void notNull(Object o) {}
+                    public static void notNull(Object o, String msg) {}
+                    public static void all(String... parts) {}
+                    static void one() { notNull(null); }
+                    static void two() { notNull(null, "m"); all("a", "b", "c"); }
+                }
+                """,
+        },
+    )
+    targets = {}
+    for name in ("v.Validate.one", "v.Validate.two"):
+        node = next(n for n in g.lookup(name) if n.qualname == name)
+        targets[name] = sorted((t.name, t.line) for t in g.callees(node.id))
+    assert targets == {
+        "v.Validate.one": [("notNull", 4)],
+        "v.Validate.two": [("all", 6), ("notNull", 5)],
+    }
+
+
 def test_rust_crates_without_src_cargo_names_chains_and_try(tmp_path: Path) -> None:
     g = graph_of(
         tmp_path,
@@ -234,8 +285,32 @@ def test_typescript_reexports_and_variance(tmp_path: Path) -> None:
                 import * as core from './core/index';
                 export function run() { parse("1"); build(2); core.check("x"); core.types.make(3); }
                 """,
+            "src/db.ts": """
+                export class Runner { query(q: string) {} }
+                export class Conn {
+                    readonly runner: Runner;
+                    constructor(private other: Runner) {}
+                    exec() { this.runner.query("a"); this.other.query("b"); }
+                }
+                export function each(rs: Runner[], f: (r: Runner) => void) {}
+                export function main(conn: Conn, query: string) {
+                    conn.exec();
+                    each([], (r: Runner) => r.query(query));
+                    const fresh = new Runner();
+                    fresh.query("c");
+                }
+                export function query() {}
+                """,
         },
     )
+    # Parameter, field, parameter-property and `new` types of TypeScript.
+    assert callees(g, "src.db.Conn.exec") == {"src.db.Runner.query"}
+    assert callees(g, "src.db.main") == {
+        "src.db.Conn.exec",
+        "src.db.each",
+        "src.db.Runner.query",
+        "src.db.Runner",
+    }
     errors = parse_errors(g)
     assert errors["src/core/types.ts"] is None  # variance annotations parse
     assert callees(g, "src.core.types.make") == {"src.core.types.helper"}

@@ -114,7 +114,15 @@ def run_suite(args: argparse.Namespace) -> int:
         )
 
     max_tokens = int(cfg_file.get("max_tokens", 4000))
-    bm25 = BM25Files(max_tokens=max_tokens, globs=gold_file_globs(chosen) or ("*.py",))
+    by_repo: dict[str, list[Any]] = {}
+    for i in chosen:
+        by_repo.setdefault(i.repo, []).append(i)
+    repo_globs = {r: gold_file_globs(insts) or ("*.py",) for r, insts in by_repo.items()}
+    bm25 = BM25Files(
+        max_tokens=max_tokens,
+        globs=gold_file_globs(chosen) or ("*.py",),
+        tree_globs=tuple(sorted({(j.tree.key, repo_globs[j.instance.repo]) for j in jobs})),
+    )
     system_name = args.system
     if system_name == "auto":
         system_name = "ctxfast" if ctxfast_available() else "bm25"

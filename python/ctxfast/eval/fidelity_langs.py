@@ -146,7 +146,7 @@ def call_graph_fidelity(
     for s in call_sample:
         ref = {_definition_key(graph, f, ln) for f, ln in s.targets}
         got = _graph_targets(graph, s.file, s.line, s.name)
-        d_pr.add(got, ref)  # type: ignore[arg-type]
+        d_pr.add(got, ref)  # type: ignore[arg-type]  # definition ids, not sites
         if got != ref:
             d_diff.append(
                 {
@@ -168,15 +168,15 @@ def call_graph_fidelity(
     def_sample = rng.sample(defs, min(sample, len(defs)))
     e_pr, e_diff = PR(), []
     for key in def_sample:
-        got = {(n.file, n.line) for n in graph.callers(key) if n.file in covered}
-        ref = callers_of[key]
-        e_pr.add(got, ref)
-        if got != ref:
+        g_sites = {(n.file, n.line) for n in graph.callers(key) if n.file in covered}
+        r_sites = callers_of[key]
+        e_pr.add(g_sites, r_sites)
+        if g_sites != r_sites:
             e_diff.append(
                 {
                     "definition": key,
-                    "graph_only": sorted(f"{f}:{n}" for f, n in got - ref),
-                    "analyser_only": sorted(f"{f}:{n}" for f, n in ref - got),
+                    "graph_only": sorted(f"{f}:{n}" for f, n in g_sites - r_sites),
+                    "analyser_only": sorted(f"{f}:{n}" for f, n in r_sites - g_sites),
                 }
             )
     return {

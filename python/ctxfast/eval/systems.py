@@ -190,7 +190,9 @@ class BM25Files:
 
     The README's reference baseline. ``path`` and ``identifier_split`` can be ablated.
     ``globs`` are the files indexed: ``*.py`` on the Python set (its reference figures), the
-    globs of the set's languages elsewhere (``eval.bench.gold_file_globs``).
+    globs of the repository's languages elsewhere (``eval.bench.gold_file_globs``), given per
+    tree in ``tree_globs`` when a set mixes languages — a Rust tree's test data in JavaScript
+    is not part of what a Rust baseline searches.
     """
 
     name: str = "bm25"
@@ -201,6 +203,8 @@ class BM25Files:
     use_path: bool = True
     split_identifiers: bool = True
     globs: tuple[str, ...] = ("*.py",)
+    #: ``(tree key, globs)`` pairs overriding ``globs`` for those trees.
+    tree_globs: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def switches(self) -> list[str]:
         return list(BM25_SWITCHES)
@@ -212,22 +216,26 @@ class BM25Files:
             return replace(self, split_identifiers=False)
         raise KeyError(switch)
 
-    def _variant(self) -> str:
+    def _globs(self, tree: Tree) -> tuple[str, ...]:
+        return dict(self.tree_globs).get(tree.key, self.globs)
+
+    def _variant(self, globs: tuple[str, ...]) -> str:
         base = f"bm25-k{self.k1}-b{self.b}-p{int(self.use_path)}-s{int(self.split_identifiers)}"
-        if self.globs == ("*.py",):
+        if globs == ("*.py",):
             return base  # the cache key the Python set has always used
-        tag = hashlib.sha256("\0".join(self.globs).encode()).hexdigest()[:8]
+        tag = hashlib.sha256("\0".join(globs).encode()).hexdigest()[:8]
         return f"{base}-g{tag}"
 
     def prepare(self, tree: Tree, cache_dir: Path) -> BM25Handle:
         import bm25s
 
-        idx = cache_dir / "index" / self._variant() / tree.key
+        globs = self._globs(tree)
+        idx = cache_dir / "index" / self._variant(globs) / tree.key
         meta = idx / "files.json"
         if meta.exists():
             files = json.loads(meta.read_text(encoding="utf-8"))
             return BM25Handle(tree.path, files, bm25s.BM25.load(str(idx)))
-        files = source_files(tree.path, self.globs)
+        files = source_files(tree.path, globs)
         corpus = []
         for f in files:
             text = read_text(tree.path / f)

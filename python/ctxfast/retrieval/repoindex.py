@@ -20,6 +20,9 @@ from pathlib import Path
 from ctxfast.bm25 import BM25Index, SymbolSet
 from ctxfast.recon.answers import is_test_path
 
+#: Languages one project mixes freely count as one when judging which language is minor.
+_LANG_FAMILY = {"typescript": "javascript", "tsx": "javascript"}
+
 DEF_KINDS = ("function", "class")
 
 
@@ -83,6 +86,7 @@ class RepoIndex:
         self._file_bm25: BM25Index | None = None
         self._path_parts: list[tuple[str, frozenset[str]]] | None = None
         self._module_tails: dict[str, list[str]] | None = None
+        self._minor: tuple[float, frozenset[str]] | None = None
 
     def path_parts(self) -> list[tuple[str, frozenset[str]]]:
         """Each file with the lowercased components of its path (split on ``/ . _``),
@@ -90,6 +94,20 @@ class RepoIndex:
         if self._path_parts is None:
             self._path_parts = [(f, frozenset(re.split(r"[/._]", f.lower()))) for f in self.files]
         return self._path_parts
+
+    def minor_language_files(self, share: float) -> frozenset[str]:
+        """Files written in a language that makes up less than ``share`` of the indexed files
+        (JavaScript, TypeScript and TSX count as one family), computed once per share: a
+        Rust repository's jQuery test data or a Python project's admin scripts."""
+        if self._minor is None or self._minor[0] != share:
+            family = {p: _LANG_FAMILY.get(lang, lang) for p, lang in self.languages.items()}
+            counts: dict[str, int] = {}
+            for lang in family.values():
+                counts[lang] = counts.get(lang, 0) + 1
+            total = max(len(family), 1)
+            minor = frozenset(p for p, lang in family.items() if counts[lang] / total < share)
+            self._minor = (share, minor)
+        return self._minor[1]
 
     def module_tails(self) -> dict[str, list[str]]:
         """Non-test files by the last one and last two components of their path without

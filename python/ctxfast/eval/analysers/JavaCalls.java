@@ -61,6 +61,8 @@ public class JavaCalls {
             String text = cu.getSourceFile().getCharContent(true).toString();
             new TreePathScanner<Void, Void>() {
                 void site(Tree callee, String name, long pos) {
+                    // Calls javac synthesises (a default constructor's `super()`) are not in the text.
+                    if (pos < 0 || !text.startsWith(name, (int) pos)) return;
                     TreePath path = new TreePath(getCurrentPath(), callee);
                     Element el = trees.getElement(path);
                     if (el == null && getCurrentPath().getLeaf() instanceof NewClassTree)

@@ -3,7 +3,7 @@
 //
 // usage: node ts_calls.js ROOT [TYPESCRIPT_MODULE]   (one JSON object per line on stdout)
 // Every `f(...)`, `x.f(...)` and `new C(...)` in the tree's .ts/.tsx/.mts/.cts files (not
-// node_modules) is written with the declarations of its callee's symbol (aliases followed);
+// node_modules, not tests) is written with the declarations of its callee's symbol (aliases followed);
 // a callee the compiler cannot resolve has no targets. Declarations are reported at the line
 // of their name, so they compare with the graph's definition spans.
 "use strict";
@@ -12,10 +12,13 @@ const path = require("path");
 const ts = require(process.argv[3] || "typescript");
 
 const root = path.resolve(process.argv[2]);
+const TEST_DIRS = new Set(["test", "tests", "__tests__", "e2e"]);
 const files = [];
 (function walk(dir) {
   for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    if (e.name.startsWith(".") || e.name === "node_modules") continue;
+    // Tests are left out, as by the Go and Java analysers: the scores are about the product.
+    if (e.name.startsWith(".") || e.name === "node_modules" || TEST_DIRS.has(e.name)) continue;
+    if (/\.(test|spec)\.[cm]?tsx?$/.test(e.name)) continue;
     const p = path.join(dir, e.name);
     if (e.isDirectory()) walk(p);
     else if (/\.(ts|tsx|mts|cts)$/.test(e.name) && !e.name.endsWith(".d.ts")) files.push(p);
@@ -48,8 +51,12 @@ function targets(nameNode) {
     try { sym = checker.getAliasedSymbol(sym); } catch (e) { return null; }
   }
   if (!sym.declarations || sym.declarations.length === 0) return null;
+  // Overloads: the implementation (the declaration with a body) is the callee.
+  let decls = sym.declarations;
+  const bodied = decls.filter((d) => d.body);
+  if (bodied.length) decls = bodied;
   const out = [];
-  for (const d of sym.declarations || []) {
+  for (const d of decls) {
     let kind = d.kind;
     let node = d;
     // `const f = () => ...` / `f = function () {...}`: the variable is the function.

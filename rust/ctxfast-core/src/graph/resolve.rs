@@ -18,7 +18,7 @@
 //!   local scoping is not modelled well enough to make that signal trustworthy).
 
 use super::lang::{module_qualname, Lang};
-use super::raw::{DefKind, RawFile, Target};
+use super::raw::{DefKind, RawFile, Target, NO_ARITY};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::HashSet;
@@ -421,6 +421,31 @@ fn java_return_type(signature: &str, name: &str) -> Option<String> {
     (!ty.is_empty() && ty != "void").then_some(ty)
 }
 
+/// The number of parameters a Java method header declares, and whether the last is
+/// variadic: `void f(int a, Map<K, V> m, String... r)` → `(3, true)`.
+fn java_params(signature: &str, name: &str) -> Option<(u32, bool)> {
+    let at = signature.find(&format!("{name}("))? + name.len() + 1;
+    let mut depth = 0i32;
+    let (mut commas, mut any) = (0u32, false);
+    let mut end = None;
+    for (i, c) in signature[at..].char_indices() {
+        match c {
+            '(' | '<' => depth += 1,
+            ')' if depth == 0 => {
+                end = Some(at + i);
+                break;
+            }
+            ')' | '>' => depth -= 1,
+            ',' if depth == 0 => commas += 1,
+            c if !c.is_whitespace() => any = true,
+            _ => {}
+        }
+    }
+    let params = &signature[at..end?];
+    let n = if any { commas + 1 } else { 0 };
+    Some((n, params.contains("...")))
+}
+
 fn parent_module(q: &str) -> &str {
     q.rsplit_once('.').map_or("", |(p, _)| p)
 }
@@ -633,6 +658,32 @@ impl<'a> Resolver<'a> {
             s = if d.parent < s { d.parent } else { 0 };
         }
         None
+    }
+
+    /// Among the overloads of the function `r` (same qualname, same file), the first whose
+    /// declared parameters take `arity` arguments; `r` itself when none or only one does.
+    fn overload(&self, r: &Res, arity: u32) -> Res {
+        let Res::Def(f, d) = *r else {
+            return r.clone();
+        };
+        let defs = &self.files[f as usize].raw.defs;
+        let def = &defs[d as usize];
+        if def.kind != DefKind::Function {
+            return r.clone();
+        }
+        let takes = |i: usize| {
+            let o = &defs[i];
+            o.kind == DefKind::Function
+                && o.local == def.local
+                && java_params(&o.signature, &o.name)
+                    .is_some_and(|(n, varargs)| arity == n || (varargs && arity + 1 >= n))
+        };
+        if takes(d as usize) {
+            return r.clone();
+        }
+        (1..defs.len())
+            .find(|&i| takes(i))
+            .map_or_else(|| r.clone(), |i| Res::Def(f, i as u32))
     }
 
     /// The class a field `name` (a `var` member of the enclosing class, referenced bare as
@@ -1166,6 +1217,13 @@ impl<'a> Resolver<'a> {
                         unresolved = python && c == Res::NotFound;
                         break;
                     }
+                }
+            }
+            if fd.lang == Lang::Java && r.arity != NO_ARITY {
+                // Overloads share a qualname: the call's argument count picks one.
+                let picked = self.overload(&cur, r.arity);
+                if picked != cur {
+                    last = self.target_id(&picked);
                 }
             }
             let name = r.path.last().map(String::as_str).unwrap_or("");

@@ -2,7 +2,7 @@
 //! import bindings, local names). Each language lives in its own module; the shared
 //! [`Builder`] keeps the scope stack and the text helpers in one place.
 
-use super::raw::{DefKind, RawBinding, RawDef, RawFile, RawRef, Target};
+use super::raw::{DefKind, RawBinding, RawDef, RawFile, RawRef, Target, NO_ARITY};
 use tree_sitter::{Node, Parser};
 
 mod compat;
@@ -82,6 +82,26 @@ impl Lang {
     pub fn is_js(self) -> bool {
         matches!(self, Lang::JavaScript | Lang::TypeScript | Lang::Tsx)
     }
+}
+
+/// The argument count of the call whose callee is `at` (its call node is `at`'s parent or
+/// grandparent, holding an `arguments` list), or [`NO_ARITY`].
+fn arity(at: Node<'_>) -> u32 {
+    let mut n = at;
+    for _ in 0..2 {
+        let Some(p) = n.parent() else {
+            break;
+        };
+        if let Some(args) = p.child_by_field_name("arguments") {
+            let mut c = args.walk();
+            return args
+                .named_children(&mut c)
+                .filter(|k| !k.kind().contains("comment"))
+                .count() as u32;
+        }
+        n = p;
+    }
+    NO_ARITY
 }
 
 /// Records one binding of `key` to `class`; a disagreeing binding makes the key untyped.
@@ -417,6 +437,7 @@ impl<'s> Builder<'s> {
             line: p.row as u32 + 1,
             col: p.column as u32,
             scope: self.scope,
+            arity: arity(at),
         });
     }
 
