@@ -79,6 +79,16 @@ def test_go_closures_fields_and_receivers_that_are_not_callees(tmp_path: Path) -
                 }
 
                 func colour(p *util.Box) { p.Set(2) }
+
+                type Window interface {
+                    Width() int
+                }
+
+                type Attr int
+
+                type Term struct{ win Window }
+
+                func (t *Term) Draw() Attr { t.win.Width(); return Attr(t.win.Width()) }
                 """,
         },
     )
@@ -93,6 +103,8 @@ def test_go_closures_fields_and_receivers_that_are_not_callees(tmp_path: Path) -
     # `param` is the closure's parameter, not the package constant of the same name.
     assert callees(g, "root.reset") == {"root.Context.JSON"}
     assert callees(g, "root.colour") == {"util.Box.Set"}
+    # A call through an interface reaches its method; a conversion `Attr(x)` calls nothing.
+    assert callees(g, "root.Term.Draw") == {"root.Window.Width"}
 
 
 def test_go_receiver_prefix_is_never_the_callee(tmp_path: Path) -> None:
@@ -191,16 +203,25 @@ def test_java_overloads_are_kept_apart_by_argument_count(tmp_path: Path) -> None
                     static void one() { notNull(null); }
                     static void two() { notNull(null, "m"); all("a", "b", "c"); }
                 }
+                class Node { String attr(String k) { return k; } }
+                class Element extends Node {
+                    private boolean open;
+                    String attr(String k, String v) { return v; }
+                    boolean open() { return open; }
+                    void use() { attr("k"); open(); }
+                }
                 """,
         },
     )
     targets = {}
-    for name in ("v.Validate.one", "v.Validate.two"):
+    for name in ("v.Validate.one", "v.Validate.two", "v.Element.use"):
         node = next(n for n in g.lookup(name) if n.qualname == name)
         targets[name] = sorted((t.name, t.line) for t in g.callees(node.id))
     assert targets == {
         "v.Validate.one": [("notNull", 4)],
         "v.Validate.two": [("all", 6), ("notNull", 5)],
+        # One argument: the base's `attr(k)`; `open()` is the method, not the field `open`.
+        "v.Element.use": [("attr", 10), ("open", 14)],
     }
 
 

@@ -180,9 +180,9 @@ class Retriever:
         lap("merge")
         ranked = self._rerank(cands, query, task_text, files, cfg)
         if cfg.module_header:
-            # The header of the file the fix most likely lives in: the best non-test file
-            # when test files are demoted.
-            lib = [kv for kv in files.items() if not (cfg.demote_tests and is_test_path(kv[0]))]
+            # The header of the file the fix most likely lives in: the best file that is not
+            # demoted (a test, a file of a minor language).
+            lib = [kv for kv in files.items() if _demotion(ix, kv[0], cfg) == 0.0]
             if lib:
                 top_file = min(lib, key=lambda kv: (-kv[1], kv[0]))[0]
                 _insert_module_header(ranked, ix, top_file, cfg)

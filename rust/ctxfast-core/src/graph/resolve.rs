@@ -660,30 +660,60 @@ impl<'a> Resolver<'a> {
         None
     }
 
-    /// Among the overloads of the function `r` (same qualname, same file), the first whose
-    /// declared parameters take `arity` arguments; `r` itself when none or only one does.
+    fn is_class(&self, r: &Res) -> bool {
+        matches!(*r, Res::Def(f, d) if self.files[f as usize].raw.defs[d as usize].kind == DefKind::Class)
+    }
+
+    /// The overload of `r` a call with `arity` arguments reaches: among the methods sharing
+    /// `r`'s qualname (a field of the same name is never called), the first whose declared
+    /// parameters take `arity` arguments, else one inherited from a base class that does,
+    /// else the first method; `r` itself when it names no method.
     fn overload(&self, r: &Res, arity: u32) -> Res {
         let Res::Def(f, d) = *r else {
             return r.clone();
         };
         let defs = &self.files[f as usize].raw.defs;
-        let def = &defs[d as usize];
-        if def.kind != DefKind::Function {
+        let local = &defs[d as usize].local;
+        let same: Vec<usize> = (1..defs.len())
+            .filter(|&i| defs[i].kind == DefKind::Function && defs[i].local == *local)
+            .collect();
+        let Some(&first) = same.first() else {
             return r.clone();
-        }
-        let takes = |i: usize| {
-            let o = &defs[i];
-            o.kind == DefKind::Function
-                && o.local == def.local
-                && java_params(&o.signature, &o.name)
-                    .is_some_and(|(n, varargs)| arity == n || (varargs && arity + 1 >= n))
         };
-        if takes(d as usize) {
-            return r.clone();
+        self.taking(f, &same, arity, 0)
+            .unwrap_or(Res::Def(f, first as u32))
+    }
+
+    /// The first of the methods `same` (of file `f`) or, failing them, of their class's
+    /// bases that takes `arity` arguments.
+    fn taking(&self, f: u32, same: &[usize], arity: u32, depth: u32) -> Option<Res> {
+        let defs = &self.files[f as usize].raw.defs;
+        let takes = |i: usize| {
+            java_params(&defs[i].signature, &defs[i].name)
+                .is_some_and(|(n, varargs)| arity == n || (varargs && arity + 1 >= n))
+        };
+        if let Some(&i) = same.iter().find(|&&i| takes(i)) {
+            return Some(Res::Def(f, i as u32));
         }
-        (1..defs.len())
-            .find(|&i| takes(i))
-            .map_or_else(|| r.clone(), |i| Res::Def(f, i as u32))
+        let m = &defs[*same.first()?];
+        let class = &defs[m.parent as usize];
+        if depth > 4 || class.kind != DefKind::Class || m.parent == 0 {
+            return None;
+        }
+        class.bases.iter().find_map(|b| {
+            let Res::Def(bf, bd) = self.class_at(f, class.parent, b, 0)? else {
+                return None;
+            };
+            let bdefs = &self.files[bf as usize].raw.defs;
+            let local = format!("{}.{}", bdefs[bd as usize].local, m.name);
+            let inherited: Vec<usize> = (1..bdefs.len())
+                .filter(|&i| bdefs[i].kind == DefKind::Function && bdefs[i].local == local)
+                .collect();
+            if inherited.is_empty() {
+                return None;
+            }
+            self.taking(bf, &inherited, arity, depth + 1)
+        })
     }
 
     /// The class a field `name` (a `var` member of the enclosing class, referenced bare as
@@ -1237,6 +1267,8 @@ impl<'a> Resolver<'a> {
             let keep = match &last {
                 Some(_) if instance && resolved_all => false,
                 Some(_) if self_only && !extra_resolved => false,
+                // Go has no constructors: `T(x)` converts, it calls nothing.
+                Some(_) if fd.lang == Lang::Go && self.is_class(&cur) => false,
                 Some(_) if !python => resolved_all,
                 Some(_) => resolved_all || !self_only,
                 None => false,

@@ -91,12 +91,12 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>) {
             if let Some(parent) = n.parent() {
                 b.out.defs[idx as usize].doc = doc(b, parent);
             }
-            // Struct fields with a named type: `recv.field.Method()` resolves through them.
-            if let Some(st) = n
-                .child_by_field_name("type")
-                .filter(|t| t.kind() == "struct_type")
-            {
-                struct_fields(b, idx, st);
+            // Struct fields with a named type: `recv.field.Method()` resolves through them;
+            // an interface's methods are its members, so calls through it have a target.
+            match n.child_by_field_name("type") {
+                Some(st) if st.kind() == "struct_type" => struct_fields(b, idx, st),
+                Some(it) if it.kind() == "interface_type" => interface_methods(b, idx, it),
+                _ => {}
             }
         }
         "func_literal" => {
@@ -225,6 +225,23 @@ fn struct_fields(b: &mut Builder<'_>, class: u32, st: Node<'_>) {
         }
         for nm in names {
             b.attr_assigned(class, nm, Some(t.clone()));
+        }
+    }
+}
+
+/// `Name(args) results` elements of an interface type, as methods of its class definition.
+fn interface_methods(b: &mut Builder<'_>, class: u32, it: Node<'_>) {
+    let mut c = it.walk();
+    let elems: Vec<Node<'_>> = it
+        .named_children(&mut c)
+        .filter(|e| e.kind() == "method_elem")
+        .collect();
+    for e in elems {
+        if let Some(name) = b.field_text(e, "name") {
+            let sig = b.first_line(e);
+            b.within(class, |b| {
+                b.def(DefKind::Function, name, e, sig);
+            });
         }
     }
 }
