@@ -67,7 +67,7 @@ def test_ranking_defaults_are_pinned():
     assert (c.demote_tests, c.test_penalty) == (True, 1.0)
     assert (c.demote_minor_languages, c.minor_language_share, c.minor_language_penalty) == (
         True,
-        0.1,
+        0.25,
         1.0,
     )
     assert (c.module_header, c.module_header_rank, c.module_header_lines) == (True, 3, 80)
@@ -152,5 +152,5 @@ def test_files_of_a_minor_language_are_demoted(tmp_path):
     assert on.ranked_files()[0] == "src/output.rs"
     assert dict(on.file_ranking) == dict(off.file_ranking)  # the evidence is unchanged
     ix = RepoIndex(repo.root, repo.graph.db_path)
-    assert ix.minor_language_files(0.1) == frozenset({"assets/jquery.js"})
-    assert ix.minor_language_files(0.05) == frozenset()  # 1 of 11 files is above 5 %
+    assert ix.minor_language_files(0.25) == frozenset({"assets/jquery.js"})
+    assert ix.minor_language_files(0.1) == frozenset()  # 1 file against 10 is not below 10 %

@@ -96,16 +96,17 @@ class RepoIndex:
         return self._path_parts
 
     def minor_language_files(self, share: float) -> frozenset[str]:
-        """Files written in a language that makes up less than ``share`` of the indexed files
-        (JavaScript, TypeScript and TSX count as one family), computed once per share: a
-        Rust repository's jQuery test data or a Python project's admin scripts."""
+        """Files written in a language with fewer than ``share`` times the files of the
+        repository's main language (JavaScript, TypeScript and TSX count as one family),
+        computed once per share: a Rust repository's jQuery test data, a Python project's
+        admin scripts."""
         if self._minor is None or self._minor[0] != share:
             family = {p: _LANG_FAMILY.get(lang, lang) for p, lang in self.languages.items()}
             counts: dict[str, int] = {}
             for lang in family.values():
                 counts[lang] = counts.get(lang, 0) + 1
-            total = max(len(family), 1)
-            minor = frozenset(p for p, lang in family.items() if counts[lang] / total < share)
+            main = max(counts.values(), default=1)
+            minor = frozenset(p for p, lang in family.items() if counts[lang] / main < share)
             self._minor = (share, minor)
         return self._minor[1]
 
