@@ -86,6 +86,8 @@ def test_all_suite_end_to_end(tmp_path, trees, capsys):
         res["baseline"]["stuff_everything"]["tokens_retrieved_p50"] >= res["tokens_retrieved_p50"]
     )
     assert set(res["per_repo"]) == {"alpha/alpha", "beta/beta"}
+    assert set(res["per_language"]) == {"python"}  # by the gold files' extension
+    assert res["per_language"]["python"]["instances"] == 3
     assert "bm25" in capsys.readouterr().out
 
 

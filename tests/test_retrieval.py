@@ -49,6 +49,7 @@ def test_defaults_are_the_spec_numbers():
         "tested_modules",
         "infile_defs",
         "demote_tests",
+        "demote_minor_languages",
         "traceback_decay",
         "class_own_lines",
         "module_header",

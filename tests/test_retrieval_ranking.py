@@ -65,6 +65,11 @@ def test_ranking_defaults_are_pinned():
     c = RetrievalConfig()
     assert (c.infile_defs, c.infile_files, c.infile_k) == (False, 5, 30)
     assert (c.demote_tests, c.test_penalty) == (True, 1.0)
+    assert (c.demote_minor_languages, c.minor_language_share, c.minor_language_penalty) == (
+        True,
+        0.25,
+        1.0,
+    )
     assert (c.module_header, c.module_header_rank, c.module_header_lines) == (True, 3, 80)
     assert (c.tested_modules, c.tested_modules_weight, c.tested_modules_files) == (True, 0.25, 10)
 
@@ -132,3 +137,20 @@ def test_test_files_point_at_the_modules_they_test(repo):
     assert "tested_modules" not in off.signals
     lent = dict(res.file_ranking)["shop/cart.py"] - dict(off.file_ranking)["shop/cart.py"]
     assert lent == pytest.approx(0.25 * res.signals["tested_modules"]["shop/cart.py"])
+
+
+def test_files_of_a_minor_language_are_demoted(tmp_path):
+    """Ten Rust sources and one JavaScript file of test data that repeats the task's words."""
+    files = {f"src/m{i}.rs": f"pub fn f{i}() {{}}\n" for i in range(9)}
+    files["src/output.rs"] = "/// Pipes the output through the pager.\npub fn pager(c: &str) {}\n"
+    files["assets/jquery.js"] = "function show() { /* the pager fails when less is missing */ }\n"
+    repo = indexed_repo(tmp_path, files)
+    task = "pager fails when less is missing"
+    off = repo.retrieve(task, config={**ONLY_RANKING, "demote_minor_languages": False})
+    assert off.ranked_files()[0] == "assets/jquery.js"
+    on = repo.retrieve(task, config=ONLY_RANKING)
+    assert on.ranked_files()[0] == "src/output.rs"
+    assert dict(on.file_ranking) == dict(off.file_ranking)  # the evidence is unchanged
+    ix = RepoIndex(repo.root, repo.graph.db_path)
+    assert ix.minor_language_files(0.25) == frozenset({"assets/jquery.js"})
+    assert ix.minor_language_files(0.1) == frozenset()  # 1 file against 10 is not below 10 %

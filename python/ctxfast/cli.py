@@ -38,6 +38,7 @@ EXAMPLES = {
     "eval all": "ctxfast eval all bench.jsonl --pypi-sources sources.json --out results.json",
     "eval fidelity": "ctxfast eval fidelity path/to/repo --sample 200",
     "eval compare": "ctxfast eval compare current.json candidate.json",
+    "eval mine": "ctxfast eval mine --mirror-root /work/.mirror --dev-set --out langs_dev.jsonl",
 }
 
 

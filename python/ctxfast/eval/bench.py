@@ -8,6 +8,7 @@ scores a hunk whose text is not where the gold says.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import random
 from collections.abc import Iterable, Sequence
@@ -46,6 +47,19 @@ class Instance:
     raw: dict[str, Any] = field(default_factory=dict)
 
     @property
+    def language(self) -> str:
+        """The record's ``language``, else the language of its first gold file's extension
+        (so the Python set reads as ``python`` without a field); ``unknown`` when neither."""
+        given = self.raw.get("language")
+        if given:
+            return str(given)
+        for f in self.gold_files:
+            lang = language_of_path(f)
+            if lang is not None:
+                return lang
+        return "unknown"
+
+    @property
     def source_key(self) -> str:
         """The ``repo@version`` key of ``sources.json``."""
         return f"{self.repo}@{self.version}"
@@ -53,6 +67,36 @@ class Instance:
     def hunk_regions(self) -> list[Region]:
         """Gold hunks at their ``base_commit`` lines (valid on base-commit trees only)."""
         return [Region(h["file"], int(h["start"]), int(h["end"])) for h in self.gold_hunks]
+
+
+def language_of_path(path: str) -> str | None:
+    """Language of a file by the globs the lexical search uses (one home for that rule)."""
+    from ctxfast.retrieval.lexical import LANGUAGE_GLOBS
+
+    name = path.rsplit("/", 1)[-1]
+    for lang, globs in LANGUAGE_GLOBS.items():
+        if any(fnmatch.fnmatchcase(name, g) for g in globs):
+            return lang
+    return None
+
+
+def gold_file_globs(instances: Iterable[Instance]) -> tuple[str, ...]:
+    """The file globs of every language the instances' gold files are written in, sorted.
+
+    A file-level baseline indexes exactly these: on the Python set that is ``*.py *.pyi``
+    (its reference figures), on a TypeScript repository also the JavaScript it holds when a
+    gold file is JavaScript.
+    """
+    from ctxfast.retrieval.lexical import LANGUAGE_GLOBS
+
+    langs = {language_of_path(f) for i in instances for f in i.gold_files}
+    globs = {g for lang in langs if lang for g in BASELINE_GLOBS.get(lang, LANGUAGE_GLOBS[lang])}
+    return tuple(sorted(globs))
+
+
+#: Where the baseline's files differ from the language's globs: Python's reference BM25
+#: (shared/bench/README.md) indexes ``.py`` files only, no stubs.
+BASELINE_GLOBS: dict[str, tuple[str, ...]] = {"python": ("*.py",)}
 
 
 def _instance(rec: dict[str, Any], where: str) -> Instance:
@@ -179,6 +223,8 @@ def sample(
 __all__ = [
     "Instance",
     "Region",
+    "gold_file_globs",
+    "language_of_path",
     "load_alignment",
     "load_bench",
     "located_regions",

@@ -88,7 +88,7 @@ def curve_targets(flag: str | None, configured: Any) -> tuple[int, ...]:
 
 
 def run_suite(args: argparse.Namespace) -> int:
-    from ctxfast.eval.bench import load_alignment, load_bench, sample
+    from ctxfast.eval.bench import gold_file_globs, load_alignment, load_bench, sample
     from ctxfast.eval.runner import RunConfig, build_results, resolve_jobs
     from ctxfast.eval.sources import DirTrees, ReleaseTrees
     from ctxfast.eval.systems import (
@@ -136,7 +136,15 @@ def run_suite(args: argparse.Namespace) -> int:
 
     max_tokens = int(cfg_file.get("max_tokens", 4000))
     window_tokens = int(cfg_file.get("window_tokens", 24000))
-    bm25 = BM25Files(max_tokens=max_tokens)
+    by_repo: dict[str, list[Any]] = {}
+    for i in chosen:
+        by_repo.setdefault(i.repo, []).append(i)
+    repo_globs = {r: gold_file_globs(insts) or ("*.py",) for r, insts in by_repo.items()}
+    bm25 = BM25Files(
+        max_tokens=max_tokens,
+        globs=gold_file_globs(chosen) or ("*.py",),
+        tree_globs=tuple(sorted({(j.tree.key, repo_globs[j.instance.repo]) for j in jobs})),
+    )
     system_name = args.system
     if system_name == "auto":
         system_name = "ctxfast" if ctxfast_available() else "bm25"
@@ -259,6 +267,20 @@ def summary(results: dict[str, Any]) -> str:
             f"({tok(w['tokens_p50'])} tok p50), {curve['stuffing_system']} "
             f"{f(b['gold_coverage'])} ({tok(b['tokens_p50'])} tok p50)"
         )
+    if len(results["per_language"]) > 1:
+        names = [results["suite"]["system"], *results["baseline"]]
+        lines.append(f"{'language':12} {'n':>3} " + " ".join(f"{n[:22]:>22}" for n in names))
+        for lang, m in results["per_language"].items():
+            cells = [m] + [b["per_language"].get(lang, {}) for b in results["baseline"].values()]
+            lines.append(
+                f"{lang:12} {m['instances']:>3} "
+                + " ".join(
+                    f"{f(c['file_acc']['1'])}/{f(c['file_acc']['5'])}/{f(c['mrr'])}".rjust(22)
+                    for c in cells
+                    if c
+                )
+            )
+        lines.append("(cells: file Acc@1/Acc@5/MRR)")
     probes = results["suite"].get("probes", {})
     orc, bur = probes.get("oracle_diagnostic", {}), probes.get("lost_in_the_middle_bury", {})
     if "cells" in orc:
@@ -295,10 +317,19 @@ def run_fidelity(args: argparse.Namespace) -> int:
         graph_fidelity,
         require_jedi,
     )
+    from ctxfast.eval.fidelity_langs import (
+        analyser_command,
+        call_graph_fidelity,
+        format_call_fidelity,
+    )
     from ctxfast.recon import Repository
 
-    require_jedi()  # before the (long) indexing, not after
     root = Path(args.path).resolve()
+    # The analyser must exist before the (long) indexing, not after.
+    if args.language == "python":
+        require_jedi()
+    else:
+        analyser_command(args.language, root)
     if not root.is_dir():
         raise EvalError(f"{args.path}: not a directory")
     if args.index_dir:
@@ -309,11 +340,14 @@ def run_fidelity(args: argparse.Namespace) -> int:
         index_dir = cache.expanduser() / "index" / f"fidelity-{root.name}-{digest}"
     repo = Repository(root, index_dir)
     repo.index()
-    res = graph_fidelity(root, CodeGraphReader(repo.graph, root), args.sample, args.seed)
+    if args.language == "python":
+        res = graph_fidelity(root, CodeGraphReader(repo.graph, root), args.sample, args.seed)
+    else:
+        res = call_graph_fidelity(root, repo.graph, args.language, args.sample, args.seed)
     res = {"tree": str(root), "index_dir": str(index_dir), **res}
     if args.out:
         Path(args.out).write_text(json.dumps(res, indent=1), encoding="utf-8")
-    print(format_fidelity(res))
+    print(format_fidelity(res) if args.language == "python" else format_call_fidelity(res))
     return 0
 
 
@@ -363,12 +397,21 @@ def register(sub: Any) -> None:
         s.add_argument("--model-timeout", type=float, default=60.0, help="seconds per model call")
         s.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
         s.set_defaults(func=run_suite, suite=suite)
+    from ctxfast.eval.mine import register as register_mine
+
+    register_mine(esub)
     fd = esub.add_parser(
         "fidelity", help="precision/recall of the code graph's definitions and callers vs jedi"
     )
     fd.add_argument("path", help="repository root (indexed into the cache, not into the tree)")
     fd.add_argument("--sample", type=int, default=200, help="call sites and definitions sampled")
     fd.add_argument("--seed", type=int, default=0, help="seed of the sample")
+    fd.add_argument(
+        "--language",
+        default="python",
+        choices=["python", "go", "typescript", "java"],
+        help="python: jedi; go: go/types; typescript: tsc; java: javac",
+    )
     fd.add_argument("--out", help="write the full result (with disagreements) as JSON")
     fd.add_argument("--index-dir", help="index directory (default under --cache)")
     fd.add_argument("--cache", help="cache root (default ~/.cache/ctxfast)")

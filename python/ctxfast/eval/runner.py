@@ -43,6 +43,8 @@ TOP_KEYS = (
     "baseline", "per_repo", "per_instance", "ablation", "decision",
     # added by issue 13 (appended: the keys above keep their places)
     "gold_file_presence", "window_tokens_p50", "construct_comparison", "coverage_curve",
+    # added by issue 16
+    "per_language",
 )  # fmt: skip
 METRIC_KEYS = (*TOP_KEYS[3:18], "gold_file_presence", "window_tokens_p50")
 SUITE_METRICS = {
@@ -367,11 +369,25 @@ def resolve_jobs(
 
 
 def per_repo(rows: dict[str, dict[str, Any]], jobs: Sequence[Job], suite: str) -> dict[str, Any]:
+    return _grouped(rows, jobs, suite, lambda i: i.repo)
+
+
+def per_language(
+    rows: dict[str, dict[str, Any]], jobs: Sequence[Job], suite: str
+) -> dict[str, Any]:
+    """The aggregates per task language (``Instance.language``): a multi-language set is
+    judged language by language, since one language's gains can hide another's losses."""
+    return _grouped(rows, jobs, suite, lambda i: i.language)
+
+
+def _grouped(
+    rows: dict[str, dict[str, Any]], jobs: Sequence[Job], suite: str, key: Any
+) -> dict[str, Any]:
     by: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for j in jobs:
         if j.instance.instance_id in rows:
-            by[j.instance.repo].append(rows[j.instance.instance_id])
-    return {repo: {"instances": len(rs), **aggregate(rs, suite)} for repo, rs in sorted(by.items())}
+            by[key(j.instance)].append(rows[j.instance.instance_id])
+    return {k: {"instances": len(rs), **aggregate(rs, suite)} for k, rs in sorted(by.items())}
 
 
 def _same_system(a: Any, b: Any) -> bool:
@@ -495,6 +511,7 @@ def build_results(
         name: {
             **aggregate(rows_of(run), cfg.suite),
             "per_repo": per_repo(rows[run], ok_jobs, cfg.suite),
+            "per_language": per_language(rows[run], ok_jobs, cfg.suite),
         }
         for name, run in b_runs.items()
     }
@@ -523,6 +540,7 @@ def build_results(
         entry: dict[str, Any] = {
             "instance_id": iid,
             "repo": j.instance.repo,
+            "language": j.instance.language,
             "tree": j.tree.key,
             "gold_files": j.instance.gold_files,
             "located_hunks": len(j.gold),
@@ -553,6 +571,7 @@ def build_results(
         **top,
         "baseline": base,
         "per_repo": repos,
+        "per_language": per_language(rows[p_run], ok_jobs, cfg.suite),
         "per_instance": per_instance,
         "ablation": ablation,
         "decision": decision,

@@ -8,6 +8,8 @@ measured by exactly the same code.
 
 from __future__ import annotations
 
+import fnmatch
+import hashlib
 import json
 import os
 import re
@@ -116,14 +118,15 @@ def identifier_tokens(text: str, split: bool = True) -> list[str]:
     return out
 
 
-def python_files(root: Path) -> list[str]:
-    """POSIX paths (relative, sorted) of every ``.py`` file, skipping hidden directories."""
+def source_files(root: Path, globs: Sequence[str] = ("*.py",)) -> list[str]:
+    """POSIX paths (relative, sorted) of every file whose name matches one of ``globs``,
+    skipping hidden directories and ``node_modules`` (installed packages, not the project)."""
     found: list[str] = []
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != "node_modules")
         rel = Path(dirpath).relative_to(root)
         for fn in filenames:
-            if fn.endswith(".py"):
+            if any(fnmatch.fnmatchcase(fn, g) for g in globs):
                 found.append((rel / fn).as_posix())
     return sorted(found)
 
@@ -195,6 +198,10 @@ class BM25Files:
     """Plain BM25 over whole files: path + content, identifiers split, bm25s k1=1.5 b=0.75.
 
     The README's reference baseline. ``path`` and ``identifier_split`` can be ablated.
+    ``globs`` are the files indexed: ``*.py`` on the Python set (its reference figures), the
+    globs of the repository's languages elsewhere (``eval.bench.gold_file_globs``), given per
+    tree in ``tree_globs`` when a set mixes languages — a Rust tree's test data in JavaScript
+    is not part of what a Rust baseline searches.
     """
 
     name: str = "bm25"
@@ -204,6 +211,9 @@ class BM25Files:
     max_tokens: int = 4000
     use_path: bool = True
     split_identifiers: bool = True
+    globs: tuple[str, ...] = ("*.py",)
+    #: ``(tree key, globs)`` pairs overriding ``globs`` for those trees.
+    tree_globs: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def switches(self) -> list[str]:
         return list(BM25_SWITCHES)
@@ -215,11 +225,18 @@ class BM25Files:
             return replace(self, split_identifiers=False)
         raise KeyError(switch)
 
-    def _variant(self) -> str:
-        return f"bm25-k{self.k1}-b{self.b}-p{int(self.use_path)}-s{int(self.split_identifiers)}"
+    def _globs(self, tree: Tree) -> tuple[str, ...]:
+        return dict(self.tree_globs).get(tree.key, self.globs)
+
+    def _variant(self, globs: tuple[str, ...]) -> str:
+        base = f"bm25-k{self.k1}-b{self.b}-p{int(self.use_path)}-s{int(self.split_identifiers)}"
+        if globs == ("*.py",):
+            return base  # the cache key the Python set has always used
+        tag = hashlib.sha256("\0".join(globs).encode()).hexdigest()[:8]
+        return f"{base}-g{tag}"
 
     def handle_key(self) -> Hashable:
-        return ("bm25", self._variant())
+        return ("bm25", self._variant(self.globs), self.tree_globs)
 
     @staticmethod
     def require() -> None:
@@ -233,12 +250,13 @@ class BM25Files:
     def prepare(self, tree: Tree, cache_dir: Path) -> BM25Handle:
         import bm25s
 
-        idx = cache_dir / "index" / self._variant() / tree.key
+        globs = self._globs(tree)
+        idx = cache_dir / "index" / self._variant(globs) / tree.key
         meta = idx / "files.json"
         if meta.exists():
             files = json.loads(meta.read_text(encoding="utf-8"))
             return BM25Handle(tree.path, files, bm25s.BM25.load(str(idx)))
-        files = python_files(tree.path)
+        files = source_files(tree.path, globs)
         corpus = []
         for f in files:
             text = read_text(tree.path / f)
@@ -598,8 +616,8 @@ __all__ = [
     "TreeLines",
     "ctxfast_available",
     "identifier_tokens",
-    "python_files",
     "render_files",
     "rendered_in",
+    "source_files",
     "window_candidates",
 ]

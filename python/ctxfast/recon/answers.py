@@ -122,14 +122,26 @@ def _test_files_for(graph: CodeGraph, subject: str) -> list[str]:
     return sorted(f for f in files if is_test_path(f))
 
 
+#: Test file names per language: pytest, Go, Jest/Vitest (``.test``/``.spec``), JUnit.
+_TEST_SUFFIXES = tuple(
+    ["_test.py", "_test.go", "Test.java", "Tests.java"]
+    + [
+        f".{kind}.{ext}"
+        for kind in ("test", "spec")
+        for ext in ("js", "ts", "jsx", "tsx", "mjs", "mts")
+    ]
+)
+
+
 def is_test_path(path: str) -> bool:
     name = path.rsplit("/", 1)[-1]
     return (
-        path.startswith(("tests/", "test/"))
+        path.startswith(("tests/", "test/", "__tests__/"))
         or "/tests/" in path
         or "/test/" in path
+        or "/__tests__/" in path
         or name.startswith("test_")
-        or name.endswith(("_test.py", "_test.go", ".test.js", ".test.ts", "Test.java"))
+        or name.endswith(_TEST_SUFFIXES)
     )
 
 

@@ -93,6 +93,13 @@ class RetrievalConfig:
     # lose ``test_penalty`` in the re-rank.
     demote_tests: bool = True
     test_penalty: float = 1.0
+    # A fix lives in the repository's own language: files in a language with fewer than
+    # ``minor_language_share`` times the files of the main language (a Rust repository's
+    # jQuery test data, Django's admin JavaScript) lose ``minor_language_penalty`` in both
+    # rankings.
+    demote_minor_languages: bool = True
+    minor_language_share: float = 0.25
+    minor_language_penalty: float = 1.0
     # Traceback anchoring: a candidate holding a frame gains ``traceback_bonus``, scaled
     # by 1 / (1 + depth) from the innermost frame when ``traceback_decay`` is on. Flat, every
     # frame of a 14-frame IPython trace outranked the function the error names (measured on

@@ -181,9 +181,9 @@ class Retriever:
         lap("merge")
         ranked = self._rerank(cands, query, task_text, files, cfg)
         if cfg.module_header:
-            # The header of the file the fix most likely lives in: the best non-test file
-            # when test files are demoted.
-            lib = [kv for kv in files.items() if not (cfg.demote_tests and is_test_path(kv[0]))]
+            # The header of the file the fix most likely lives in: the best file that is not
+            # demoted (a test, a file of a minor language).
+            lib = [kv for kv in files.items() if _demotion(ix, kv[0], cfg) == 0.0]
             if lib:
                 top_file = min(lib, key=lambda kv: (-kv[1], kv[0]))[0]
                 _insert_module_header(ranked, ix, top_file, cfg)
@@ -200,7 +200,7 @@ class Retriever:
         text, _shown = render_slice(ranked, ix, cap, cfg.encoding)
         tokens = count_tokens(text, cfg.encoding)
         lap("render")
-        file_rank = _rank_files(files, cfg)
+        file_rank = _rank_files(ix, files, cfg)
         in_rank = {f for f, _ in file_rank}
         for c in ranked:  # every candidate file appears in the ranking
             if c.file not in in_rank:
@@ -241,7 +241,7 @@ class Retriever:
                 bonus += cfg.traceback_bonus * (c.anchor if cfg.traceback_decay else 1.0)
             if c.qualname and c.qualname.rsplit(".", 1)[-1] in named:
                 bonus += 0.5
-            bonus -= _test_demotion(c.file, cfg)
+            bonus -= _demotion(ix, c.file, cfg)
             c.score = s / top + files.get(c.file, 0.0) / top_file + bonus
         for c in cands:
             c.symbol = ix.local_symbol(c.file, c.qualname)
@@ -274,18 +274,25 @@ def _lift_named_callees(cands: list[Candidate], named: set[str], bonus: float) -
                 c.score += bonus
 
 
-def _rank_files(files: dict[str, float], cfg: RetrievalConfig) -> list[tuple[str, float]]:
+def _rank_files(
+    ix: RepoIndex, files: dict[str, float], cfg: RetrievalConfig
+) -> list[tuple[str, float]]:
     """Files in rank order with their evidence scores. With ``demote_tests`` a test file
     ranks as if it scored ``test_penalty`` less — the same demotion its candidates get, so
     the file order agrees with the candidate order (on all 296 scorable SWE-bench Lite
     instances: file Acc@5 .740 → .764, Acc@1 .480 → .497). The scores stay the evidence."""
 
-    return sorted(files.items(), key=lambda kv: (-(kv[1] - _test_demotion(kv[0], cfg)), kv[0]))
+    return sorted(files.items(), key=lambda kv: (-(kv[1] - _demotion(ix, kv[0], cfg)), kv[0]))
 
 
-def _test_demotion(path: str, cfg: RetrievalConfig) -> float:
-    """What a test file loses in both rankings (files and candidates) under ``demote_tests``."""
-    return cfg.test_penalty if cfg.demote_tests and is_test_path(path) else 0.0
+def _demotion(ix: RepoIndex, path: str, cfg: RetrievalConfig) -> float:
+    """What a file loses in both rankings (files and candidates): ``test_penalty`` for a test
+    file under ``demote_tests``, ``minor_language_penalty`` for a file in a minor language
+    of the repository under ``demote_minor_languages``."""
+    out = cfg.test_penalty if cfg.demote_tests and is_test_path(path) else 0.0
+    if cfg.demote_minor_languages and path in ix.minor_language_files(cfg.minor_language_share):
+        out += cfg.minor_language_penalty
+    return out
 
 
 def _class_own_text(ix: RepoIndex, c: Candidate) -> str:

@@ -28,6 +28,9 @@ from ctxfast.retrieval.state import StateStore
 
 T = TypeVar("T")
 
+#: Languages one project mixes freely count as one when judging which language is minor.
+_LANG_FAMILY = {"typescript": "javascript", "tsx": "javascript"}
+
 DEF_KINDS = ("function", "class")
 
 
@@ -114,6 +117,7 @@ class RepoIndex:
         self._file_bm25: BM25Index | None = None
         self._path_parts: list[tuple[str, frozenset[str]]] | None = None
         self._module_tails: dict[str, list[str]] | None = None
+        self._minor: tuple[float, frozenset[str]] | None = None
 
     def stored_pickle(self, name: str, build: Callable[[], T]) -> T:
         """Plain data derived from this state: from the state store when it has it."""
@@ -133,6 +137,21 @@ class RepoIndex:
         if self._path_parts is None:
             self._path_parts = [(f, frozenset(re.split(r"[/._]", f.lower()))) for f in self.files]
         return self._path_parts
+
+    def minor_language_files(self, share: float) -> frozenset[str]:
+        """Files written in a language with fewer than ``share`` times the files of the
+        repository's main language (JavaScript, TypeScript and TSX count as one family),
+        computed once per share: a Rust repository's jQuery test data, a Python project's
+        admin scripts."""
+        if self._minor is None or self._minor[0] != share:
+            family = {p: _LANG_FAMILY.get(lang, lang) for p, lang in self.languages.items()}
+            counts: dict[str, int] = {}
+            for lang in family.values():
+                counts[lang] = counts.get(lang, 0) + 1
+            main = max(counts.values(), default=1)
+            minor = frozenset(p for p, lang in family.items() if counts[lang] / main < share)
+            self._minor = (share, minor)
+        return self._minor[1]
 
     def module_tails(self) -> dict[str, list[str]]:
         """Non-test files by the last one and last two components of their path without

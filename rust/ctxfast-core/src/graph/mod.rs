@@ -613,7 +613,7 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         }
     }
     progress.set_stage(Stage::Resolve);
-    let resolver = Resolver::new(&files, &go_module(root));
+    let resolver = Resolver::new(&files, &go_module(root)).with_cargo_crates(root);
     trace("symbol table", t0);
     let results: Vec<(usize, resolve::Resolved)> = affected
         .par_iter()

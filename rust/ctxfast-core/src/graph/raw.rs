@@ -67,7 +67,13 @@ pub struct RawRef {
     pub line: u32,
     pub col: u32,
     pub scope: u32,
+    /// Arguments of the call ([`NO_ARITY`] when it is not a call with an argument list):
+    /// picks among overloads (Java).
+    pub arity: u32,
 }
+
+/// `RawRef::arity` of a reference that is no call with arguments (a base class, a decorator).
+pub const NO_ARITY: u32 = u32::MAX;
 
 /// What an import binds a name to. `module` is written in the language's own syntax and is
 /// interpreted by the resolver (`level` = Python relative-import dots).
@@ -264,7 +270,7 @@ impl RawFile {
         w.u32(self.refs.len() as u32);
         for r in &self.refs {
             w.strs(&r.path);
-            for v in [r.line, r.col, r.scope] {
+            for v in [r.line, r.col, r.scope, r.arity] {
                 w.u32(v);
             }
         }
@@ -345,6 +351,7 @@ impl RawFile {
                 line: r.u32()?,
                 col: r.u32()?,
                 scope: r.u32()?,
+                arity: r.u32()?,
             });
         }
         for _ in 0..r.u32()? {

@@ -18,7 +18,7 @@
 //!   local scoping is not modelled well enough to make that signal trustworthy).
 
 use super::lang::{module_qualname, Lang};
-use super::raw::{DefKind, RawFile, Target};
+use super::raw::{DefKind, RawFile, Target, NO_ARITY};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::HashSet;
@@ -310,6 +310,11 @@ pub struct Resolver<'a> {
     /// C++ methods by `Class.method`, wherever they are defined: the class body is usually in
     /// a header and the method bodies in a source file.
     c_methods: FxHashMap<&'a str, Vec<(u32, u32)>>,
+    /// Directories (`""`, `crates/core/`, `x/src/`) holding a Rust crate root (`lib.rs` or
+    /// `main.rs`): `crate::` in a file below one means that root.
+    rust_roots: FxHashSet<String>,
+    /// Cargo package (and `[lib]`) names, `-` as `_`, → the crate root's module.
+    cargo_crates: FxHashMap<String, String>,
 }
 
 /// One file's own tables (see [`Resolver`]), built independently of every other file.
@@ -386,6 +391,92 @@ fn children_base_of(module: &str) -> String {
     }
 }
 
+/// The `name`s of a Cargo manifest's `[package]` and `[lib]` tables, `-` written as `_` (how
+/// code names the crate).
+fn cargo_names(manifest: &str) -> Vec<String> {
+    let mut section = "";
+    let mut out = vec![];
+    for line in manifest.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            section = line;
+            continue;
+        }
+        if section != "[package]" && section != "[lib]" {
+            continue;
+        }
+        if let Some((k, v)) = line.split_once('=') {
+            let v = v.trim().trim_matches('"');
+            if k.trim() == "name" && !v.is_empty() && !v.contains(['{', '[']) {
+                let name = v.replace('-', "_");
+                if !out.contains(&name) {
+                    out.push(name);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The class a Java method header declares it returns: `public Elements select(String q)` →
+/// `Elements`, `List<Node> children()` → `List`; `None` for arrays, `void` and headers it
+/// cannot read.
+fn java_return_type(signature: &str, name: &str) -> Option<String> {
+    let at = signature.find(&format!("{name}("))?;
+    let mut before = signature[..at].trim_end();
+    if before.ends_with("[]") {
+        return None;
+    }
+    if before.ends_with('>') {
+        let mut depth = 0;
+        let mut cut = None;
+        for (i, c) in before.char_indices().rev() {
+            match c {
+                '>' => depth += 1,
+                '<' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        cut = Some(i);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        before = before[..cut?].trim_end();
+    }
+    let ty: String = before
+        .rsplit(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == '$'))
+        .next()?
+        .to_string();
+    (!ty.is_empty() && ty != "void").then_some(ty)
+}
+
+/// The number of parameters a Java method header declares, and whether the last is
+/// variadic: `void f(int a, Map<K, V> m, String... r)` → `(3, true)`.
+fn java_params(signature: &str, name: &str) -> Option<(u32, bool)> {
+    let at = signature.find(&format!("{name}("))? + name.len() + 1;
+    let mut depth = 0i32;
+    let (mut commas, mut any) = (0u32, false);
+    let mut end = None;
+    for (i, c) in signature[at..].char_indices() {
+        match c {
+            '(' | '<' => depth += 1,
+            ')' if depth == 0 => {
+                end = Some(at + i);
+                break;
+            }
+            ')' | '>' => depth -= 1,
+            ',' if depth == 0 => commas += 1,
+            c if !c.is_whitespace() => any = true,
+            _ => {}
+        }
+    }
+    let params = &signature[at..end?];
+    let n = if any { commas + 1 } else { 0 };
+    Some((n, params.contains("...")))
+}
+
 fn parent_module(q: &str) -> &str {
     q.rsplit_once('.').map_or("", |(p, _)| p)
 }
@@ -407,6 +498,8 @@ impl<'a> Resolver<'a> {
             c_funcs: FxHashMap::default(),
             c_methods: FxHashMap::default(),
             quals: vec![],
+            rust_roots: FxHashSet::default(),
+            cargo_crates: FxHashMap::default(),
         };
         for ((fi, f), fq) in files.iter().enumerate().zip(&quals) {
             let fi = fi as u32;
@@ -461,9 +554,42 @@ impl<'a> Resolver<'a> {
                     }
                 }
             }
+            if f.lang == Lang::Rust {
+                let (dir, name) = f
+                    .rel
+                    .rsplit_once('/')
+                    .map_or(("", f.rel.as_str()), |(d, n)| (d, n));
+                if name == "lib.rs" || name == "main.rs" {
+                    r.rust_roots.insert(if dir.is_empty() {
+                        String::new()
+                    } else {
+                        format!("{dir}/")
+                    });
+                }
+            }
         }
         r.quals = quals;
         r
+    }
+
+    /// Reads the `Cargo.toml` next to each Rust crate root under `root`, so `use pkg_name::x`
+    /// (the package name, `-` as `_`) reaches the crate's folder whatever it is called.
+    pub fn with_cargo_crates(mut self, root: &std::path::Path) -> Self {
+        let mut roots: Vec<&String> = self.rust_roots.iter().collect();
+        roots.sort();
+        for dir in roots {
+            let krate = dir.strip_suffix("src/").unwrap_or(dir);
+            let Ok(text) = std::fs::read_to_string(root.join(krate).join("Cargo.toml")) else {
+                continue;
+            };
+            let module = module_qualname(&format!("{dir}lib.rs"), Lang::Rust);
+            for name in cargo_names(&text) {
+                self.cargo_crates
+                    .entry(name)
+                    .or_insert_with(|| module.clone());
+            }
+        }
+        self
     }
 
     /// File `f`'s own tables, built on first use (thread-safe: resolution runs in parallel).
@@ -591,6 +717,76 @@ impl<'a> Resolver<'a> {
         None
     }
 
+    fn is_class(&self, r: &Res) -> bool {
+        matches!(*r, Res::Def(f, d) if self.files[f as usize].raw.defs[d as usize].kind == DefKind::Class)
+    }
+
+    /// The overload of `r` a call with `arity` arguments reaches: among the methods sharing
+    /// `r`'s qualname (a field of the same name is never called), the first whose declared
+    /// parameters take `arity` arguments, else one inherited from a base class that does,
+    /// else the first method; `r` itself when it names no method.
+    fn overload(&self, r: &Res, arity: u32) -> Res {
+        let Res::Def(f, d) = *r else {
+            return r.clone();
+        };
+        let defs = &self.files[f as usize].raw.defs;
+        let local = &defs[d as usize].local;
+        let same: Vec<usize> = (1..defs.len())
+            .filter(|&i| defs[i].kind == DefKind::Function && defs[i].local == *local)
+            .collect();
+        let Some(&first) = same.first() else {
+            return r.clone();
+        };
+        self.taking(f, &same, arity, 0)
+            .unwrap_or(Res::Def(f, first as u32))
+    }
+
+    /// The first of the methods `same` (of file `f`) or, failing them, of their class's
+    /// bases that takes `arity` arguments.
+    fn taking(&self, f: u32, same: &[usize], arity: u32, depth: u32) -> Option<Res> {
+        let defs = &self.files[f as usize].raw.defs;
+        let takes = |i: usize| {
+            java_params(&defs[i].signature, &defs[i].name)
+                .is_some_and(|(n, varargs)| arity == n || (varargs && arity + 1 >= n))
+        };
+        if let Some(&i) = same.iter().find(|&&i| takes(i)) {
+            return Some(Res::Def(f, i as u32));
+        }
+        let m = &defs[*same.first()?];
+        let class = &defs[m.parent as usize];
+        if depth > 4 || class.kind != DefKind::Class || m.parent == 0 {
+            return None;
+        }
+        class.bases.iter().find_map(|b| {
+            let Res::Def(bf, bd) = self.class_at(f, class.parent, b, 0)? else {
+                return None;
+            };
+            let bdefs = &self.files[bf as usize].raw.defs;
+            let local = format!("{}.{}", bdefs[bd as usize].local, m.name);
+            let inherited: Vec<usize> = (1..bdefs.len())
+                .filter(|&i| bdefs[i].kind == DefKind::Function && bdefs[i].local == local)
+                .collect();
+            if inherited.is_empty() {
+                return None;
+            }
+            self.taking(bf, &inherited, arity, depth + 1)
+        })
+    }
+
+    /// The class a field `name` (a `var` member of the enclosing class, referenced bare as
+    /// Java allows) is declared to hold, from the class's `typed_attrs`.
+    fn typed_field(&self, f: u32, scope: u32, name: &str) -> Option<Res> {
+        let Res::Def(ff, fd) = self.lookup_name(f, scope, name, 0) else {
+            return None;
+        };
+        let def = &self.files[ff as usize].raw.defs[fd as usize];
+        let class = &self.files[ff as usize].raw.defs[def.parent as usize];
+        if def.kind != DefKind::Var || class.kind != DefKind::Class || def.parent == 0 {
+            return None;
+        }
+        self.typed_attr(&Res::Def(ff, def.parent), name, 0)
+    }
+
     fn lookup_name(&self, f: u32, scope: u32, name: &str, depth: u32) -> Res {
         consulted(f);
         let fd = &self.files[f as usize];
@@ -633,6 +829,13 @@ impl<'a> Resolver<'a> {
                 {
                     return Res::Def(df, dd);
                 }
+            }
+            // A path written from `crate::`, `super::`, `self::` or a workspace crate's name.
+            Lang::Rust
+                if matches!(name, "crate" | "super" | "self")
+                    || self.cargo_crates.contains_key(name) =>
+            {
+                return self.module_lookup(f, name, 0, depth + 1);
             }
             _ => {}
         }
@@ -816,7 +1019,10 @@ impl<'a> Resolver<'a> {
                         r @ (Res::Def(..) | Res::Module(_)) => r,
                         _ => match self.rust_path(&crate_base, &segs, depth) {
                             r @ (Res::Def(..) | Res::Module(_)) => r,
-                            _ => Res::External,
+                            _ => match segs.first().and_then(|s| self.cargo_crates.get(*s)) {
+                                Some(m) => self.rust_path(&children_base_of(m), &segs[1..], depth),
+                                None => Res::External,
+                            },
                         },
                     },
                 }
@@ -927,10 +1133,59 @@ impl<'a> Resolver<'a> {
     }
 
     fn rust_crate_root(&self, fd: &FileData) -> String {
-        match fd.rel.find("src/") {
-            Some(i) => module_qualname(&format!("{}src/lib.rs", &fd.rel[..i]), Lang::Rust),
-            None => module_qualname("lib.rs", Lang::Rust),
+        if let Some(i) = fd.rel.find("src/") {
+            return module_qualname(&format!("{}src/lib.rs", &fd.rel[..i]), Lang::Rust);
         }
+        // A crate without `src/` (`crates/core/main.rs`): the nearest folder holding a crate
+        // root file.
+        let mut dir = fd.rel.as_str();
+        while let Some((d, _)) = dir.rsplit_once('/') {
+            if self.rust_roots.contains(&format!("{d}/")) {
+                return module_qualname(&format!("{d}/lib.rs"), Lang::Rust);
+            }
+            dir = d;
+        }
+        module_qualname("lib.rs", Lang::Rust)
+    }
+
+    /// The class a call of the function `callee` returns, from its declared return type
+    /// (`-> Self`, `-> WalkBuilder`, `-> &mut Self`); `None` when it names no project class.
+    fn returned_class(&self, callee: &Res) -> Option<Res> {
+        let Res::Def(f, d) = *callee else {
+            return None;
+        };
+        let fd = &self.files[f as usize];
+        let def = &fd.raw.defs[d as usize];
+        if def.kind == DefKind::Class && fd.lang == Lang::Java {
+            return Some(callee.clone()); // `new A()`
+        }
+        if def.kind != DefKind::Function {
+            return None;
+        }
+        if fd.lang == Lang::Java {
+            let ty = java_return_type(&def.signature, &def.name)?;
+            return self.class_at(f, def.parent, &ty, 0);
+        }
+        if fd.lang != Lang::Rust {
+            return None;
+        }
+        let ret = def.signature.rsplit_once("->")?.1.trim();
+        let ret = ret.trim_start_matches('&').trim_start();
+        let ret = ret.strip_prefix("mut ").unwrap_or(ret).trim_start();
+        let ty: String = ret
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+            .collect();
+        if ty.is_empty() {
+            return None;
+        }
+        if ty == "Self" {
+            return match self.self_class(f, d) {
+                r @ Res::Def(..) => Some(r),
+                _ => None,
+            };
+        }
+        self.class_at(f, def.parent, &ty.replace("::", "."), 0)
     }
 
     fn attr(&self, base: &Res, name: &str, depth: u32) -> Res {
@@ -1098,6 +1353,7 @@ impl<'a> Resolver<'a> {
                 self.super_base(f, r.scope, &r.path[1])
             } else {
                 self.typed_local(f, r.scope, head)
+                    .or_else(|| self.typed_field(f, r.scope, head).filter(|_| !python))
             };
             let self_only = via_self || typed.is_some();
             let mut cur = typed.unwrap_or_else(|| self.lookup_name(f, r.scope, head, 0));
@@ -1110,6 +1366,19 @@ impl<'a> Resolver<'a> {
             let mut instance = false;
             if last.is_some() {
                 for seg in &r.path[1..] {
+                    if seg == "()" {
+                        // The value a call returns: an instance of its declared return class.
+                        match self.returned_class(&cur) {
+                            Some(c) => {
+                                cur = c;
+                                continue;
+                            }
+                            None => {
+                                resolved_all = false;
+                                break;
+                            }
+                        }
+                    }
                     let prev_is_module = matches!(cur, Res::Module(_) | Res::Package(_));
                     let typed = self.typed_attr(&cur, seg, 0);
                     instance = typed.is_some();
@@ -1144,15 +1413,27 @@ impl<'a> Resolver<'a> {
                     }
                 }
             }
+            if fd.lang == Lang::Java && r.arity != NO_ARITY {
+                // Overloads share a qualname: the call's argument count picks one.
+                let picked = self.overload(&cur, r.arity);
+                if picked != cur {
+                    last = self.target_id(&picked);
+                }
+            }
             let name = r.path.last().map(String::as_str).unwrap_or("");
             if unresolved {
                 let id = emit(&mut out, r.scope, name, r.line, r.col);
                 out.unresolved.push((r.path.join("."), id, r.line, r.col));
                 continue;
             }
+            // Outside Python a call is an edge only when its whole path resolves: the prefix of
+            // `param.Reset()` or `field.serialize()` is the receiver, never the callee.
             let keep = match &last {
                 Some(_) if instance && resolved_all => false,
                 Some(_) if self_only && !extra_resolved => false,
+                // Go has no constructors: `T(x)` converts, it calls nothing.
+                Some(_) if fd.lang == Lang::Go && self.is_class(&cur) => false,
+                Some(_) if !python => resolved_all,
                 Some(_) => resolved_all || !self_only,
                 None => false,
             };

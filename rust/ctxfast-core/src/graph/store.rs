@@ -12,8 +12,9 @@ use crate::error::{CoreError, CoreResult};
 use rusqlite::Connection;
 use std::path::Path;
 
-/// Bumped whenever the schema or the raw blob format changes; a mismatch rebuilds the index.
-pub const SCHEMA_VERSION: &str = "5";
+/// Bumped whenever the schema, the raw blob format or what extraction records changes; a
+/// mismatch rebuilds the index.
+pub const SCHEMA_VERSION: &str = "6";
 
 pub const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);

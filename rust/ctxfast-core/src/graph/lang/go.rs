@@ -28,6 +28,12 @@ pub(super) fn doc(b: &Builder<'_>, n: Node<'_>) -> String {
 fn type_name(b: &Builder<'_>, t: Node<'_>) -> Option<String> {
     match t.kind() {
         "type_identifier" => Some(b.text(t)),
+        // `pkg.Type`: resolved through the package's import binding.
+        "qualified_type" => {
+            let pkg = b.field_text(t, "package")?;
+            let name = b.field_text(t, "name")?;
+            Some(format!("{pkg}.{name}"))
+        }
         "pointer_type" | "generic_type" => t.named_child(0).and_then(|c| type_name(b, c)),
         _ => t.child_by_field_name("type").and_then(|c| type_name(b, c)),
     }
@@ -74,18 +80,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
             b.out.defs[idx as usize].doc = doc(b, n);
             b.within(idx, |b| {
                 if let Some(ps) = n.child_by_field_name("parameters") {
-                    b.children(ps, |b, pd| {
-                        let class = pd.child_by_field_name("type").and_then(|t| type_name(b, t));
-                        let mut c = pd.walk();
-                        let names: Vec<Node<'_>> =
-                            pd.children_by_field_name("name", &mut c).collect();
-                        for k in names {
-                            match &class {
-                                Some(t) => b.typed_local(b.text(k), t.clone()),
-                                None => b.local(b.text(k)),
-                            }
-                        }
-                    });
+                    params(b, ps);
                 }
             });
             if let Some(body) = body {
@@ -100,6 +95,23 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
             let idx = b.def(DefKind::Class, name, n, sig);
             if let Some(parent) = n.parent() {
                 b.out.defs[idx as usize].doc = doc(b, parent);
+            }
+            // Struct fields with a named type: `recv.field.Method()` resolves through them;
+            // an interface's methods are its members, so calls through it have a target.
+            match n.child_by_field_name("type") {
+                Some(st) if st.kind() == "struct_type" => struct_fields(b, idx, st),
+                Some(it) if it.kind() == "interface_type" => interface_methods(b, idx, it),
+                _ => {}
+            }
+        }
+        "func_literal" => {
+            // A closure's declared parameter types hold in the enclosing function's scope
+            // (closures are not definitions): `func(c *Context) { c.JSON(...) }`.
+            if let Some(ps) = n.child_by_field_name("parameters") {
+                params(b, ps);
+            }
+            if let Some(body) = n.child_by_field_name("body") {
+                visit(b, body);
             }
         }
         "var_spec" | "const_spec" => {
@@ -171,6 +183,71 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
             }
         }
         _ => b.children(n, visit),
+    }
+}
+
+/// Parameters of a function or closure become locals of the current scope, typed when
+/// their declared type names one.
+fn params(b: &mut Builder<'_>, ps: Node<'_>) {
+    b.children(ps, |b, pd| {
+        let class = pd.child_by_field_name("type").and_then(|t| type_name(b, t));
+        let mut c = pd.walk();
+        let names: Vec<Node<'_>> = pd.children_by_field_name("name", &mut c).collect();
+        for k in names {
+            match &class {
+                Some(t) => b.typed_local(b.text(k), t.clone()),
+                None => b.local(b.text(k)),
+            }
+        }
+    });
+}
+
+/// `name T` / `name *T` / `name pkg.T` fields of a struct type, as typed attributes of the
+/// struct's class definition; an embedded field is named after its type.
+fn struct_fields(b: &mut Builder<'_>, class: u32, st: Node<'_>) {
+    let Some(list) = st.named_child(0) else {
+        return;
+    };
+    let mut c = list.walk();
+    let fields: Vec<Node<'_>> = list
+        .named_children(&mut c)
+        .filter(|f| f.kind() == "field_declaration")
+        .collect();
+    for f in fields {
+        let Some(t) = f.child_by_field_name("type").and_then(|t| type_name(b, t)) else {
+            continue;
+        };
+        let mut c = f.walk();
+        let names: Vec<String> = f
+            .children_by_field_name("name", &mut c)
+            .map(|k| b.text(k))
+            .collect();
+        if names.is_empty() {
+            // Embedding promotes the embedded type's methods: it is a base, as in a class.
+            let embedded = t.rsplit('.').next().unwrap_or(&t).to_string();
+            b.attr_assigned(class, embedded, Some(t.clone()));
+            b.out.defs[class as usize].bases.push(t.clone());
+        }
+        for nm in names {
+            b.attr_assigned(class, nm, Some(t.clone()));
+        }
+    }
+}
+
+/// `Name(args) results` elements of an interface type, as methods of its class definition.
+fn interface_methods(b: &mut Builder<'_>, class: u32, it: Node<'_>) {
+    let mut c = it.walk();
+    let elems: Vec<Node<'_>> = it
+        .named_children(&mut c)
+        .filter(|e| e.kind() == "method_elem")
+        .collect();
+    for e in elems {
+        if let Some(name) = b.field_text(e, "name") {
+            let sig = b.first_line(e);
+            b.within(class, |b| {
+                b.def(DefKind::Function, name, e, sig);
+            });
+        }
     }
 }
 

@@ -84,10 +84,8 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
             }
             let idx = b.def(DefKind::Class, name, n, sig);
             b.out.defs[idx as usize].doc = doc(b, n);
-            b.out.defs[idx as usize].bases = bases.clone();
-            for base in bases {
-                b.reference(vec![base], n);
-            }
+            // `extends`/`implements` are recorded as bases (member lookup), never as calls.
+            b.out.defs[idx as usize].bases = bases;
             if let Some(body) = body {
                 b.within(idx, |b| visit(b, body));
             }
@@ -118,11 +116,17 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
             }
         }
         "field_declaration" => {
+            // `Foo x;` in a class body: instances hold a Foo in `x` (`x.m()`, `this.x.m()`).
+            let class = b.scope;
+            let declared = n.child_by_field_name("type").and_then(|t| class_of(b, t));
             b.children(n, |b, k| {
                 if k.kind() == "variable_declarator" {
                     if let Some(nm) = b.field_text(k, "name") {
                         let sig = b.first_line(n);
-                        b.def(DefKind::Var, nm, n, sig);
+                        b.def(DefKind::Var, nm.clone(), n, sig);
+                        if b.out.defs[class as usize].kind == DefKind::Class {
+                            b.attr_assigned(class, nm, declared.clone());
+                        }
                     }
                     if let Some(v) = k.child_by_field_name("value") {
                         visit(b, v);
@@ -156,16 +160,22 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
             let obj = n.child_by_field_name("object");
             let p = match (obj, name) {
                 (None, Some(nm)) => Some(vec![b.text(nm)]),
-                (Some(o), Some(nm)) => {
-                    dotted(b, o, MEMBER, "object", "field", IDENT).map(|mut p| {
+                (Some(o), Some(nm)) => dotted(b, o, MEMBER, "object", "field", IDENT)
+                    .or_else(|| returned(b, o))
+                    .map(|mut p| {
                         p.push(b.text(nm));
                         p
-                    })
-                }
+                    }),
                 _ => None,
             };
             match (p, name) {
-                (Some(p), Some(nm)) => b.reference(p, nm),
+                (Some(p), Some(nm)) => {
+                    b.reference(p, nm);
+                    // A chained receiver (`a.b().c()`, `new A().c()`) is a call of its own.
+                    if let Some(o) = obj.filter(|o| returned(b, *o).is_some()) {
+                        visit(b, o);
+                    }
+                }
                 _ => {
                     if let Some(o) = obj {
                         visit(b, o);
@@ -190,6 +200,32 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
         }
         _ => b.children(n, visit),
     }
+}
+
+/// The path of a call whose result is the receiver of another, ending in `()` (the resolver
+/// follows the callee's declared return type): `a.b()` → `a.b.()`, `new A()` → `A.()`.
+fn returned(b: &Builder<'_>, o: Node<'_>) -> Option<Vec<String>> {
+    let mut p = match o.kind() {
+        "method_invocation" => {
+            let name = b.text(o.child_by_field_name("name")?);
+            let mut p = match o.child_by_field_name("object") {
+                None => vec![],
+                Some(inner) => dotted(b, inner, MEMBER, "object", "field", IDENT)
+                    .or_else(|| returned(b, inner))?,
+            };
+            p.push(name);
+            p
+        }
+        "object_creation_expression" => {
+            let t = b.text(o.child_by_field_name("type")?);
+            let t = t.split('<').next().unwrap_or("").trim().to_string();
+            t.split('.').map(str::to_string).collect()
+        }
+        "parenthesized_expression" => return returned(b, o.named_child(0)?),
+        _ => return None,
+    };
+    p.push("()".into());
+    Some(p)
 }
 
 /// The class a declared type names: `Foo`, `pkg.Foo`, `Foo<T>` → `Foo`; `None` for `var`,

@@ -67,9 +67,13 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
             let Some(name) = b.field_text(n, "name") else {
                 return;
             };
+            let class = b.scope;
             let idx = def_with_body(b, n, DefKind::Function, name);
             if n.kind().starts_with("method") || n.kind().starts_with("abstract") {
                 b.out.defs[idx as usize].self_names.push("this".into());
+            }
+            if let Some(ps) = n.child_by_field_name("parameters") {
+                b.within(idx, |b| params(b, ps, class));
             }
             if let Some(body) = n.child_by_field_name("body") {
                 b.within(idx, |b| visit(b, body));
@@ -156,7 +160,18 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
                     }
                     _ => {
                         if let Some(nm) = name {
-                            b.local(b.text(nm));
+                            // `const qr: QueryRunner = ...` / `const b = new Builder()`.
+                            let ty = d.child_by_field_name("type").and_then(|t| ts_class(b, t));
+                            let ty = ty.or_else(|| {
+                                let v = value.filter(|v| v.kind() == "new_expression")?;
+                                let c = v.child_by_field_name("constructor")?;
+                                matches!(c.kind(), "identifier" | "member_expression")
+                                    .then(|| b.text(c))
+                            });
+                            match ty {
+                                Some(t) => b.typed_local(b.text(nm), t),
+                                None => b.local(b.text(nm)),
+                            }
                         }
                         if let Some(v) = value {
                             visit(b, v);
@@ -221,6 +236,30 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
                 _ => {}
             });
         }
+        "export_statement" if n.child_by_field_name("source").is_some() => reexport(b, n),
+        // A closure's parameters hold in the enclosing scope (closures are not definitions).
+        "formal_parameters" => params(b, n, 0),
+        "arrow_function" => {
+            if let Some(p) = n.child_by_field_name("parameter") {
+                b.local(b.text(p));
+            }
+            b.children(n, visit);
+        }
+        // `private conn: Connection;` in a class body types `this.conn`.
+        "public_field_definition" => {
+            let class = b.scope;
+            if let (Some(nm), true) = (
+                n.child_by_field_name("name")
+                    .filter(|x| x.kind() == "property_identifier"),
+                b.out.defs[class as usize].kind == DefKind::Class,
+            ) {
+                let t = n.child_by_field_name("type").and_then(|t| ts_class(b, t));
+                b.attr_assigned(class, b.text(nm), t);
+            }
+            if let Some(v) = n.child_by_field_name("value") {
+                visit(b, v);
+            }
+        }
         "call_expression" | "new_expression" => {
             let f = n
                 .child_by_field_name("function")
@@ -236,5 +275,116 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
             }
         }
         _ => b.children(n, visit),
+    }
+}
+
+/// `export * from './x'`, `export * as ns from './x'` and `export { a, b as c } from './x'`:
+/// the module re-exports names of another one, bound like imports so that a lookup through
+/// an `index.ts` reaches the defining file.
+fn reexport(b: &mut Builder<'_>, n: Node<'_>) {
+    let Some(src) = n.child_by_field_name("source") else {
+        return;
+    };
+    let module = string_value(b, src);
+    let mut c = n.walk();
+    let kids: Vec<Node<'_>> = n.named_children(&mut c).collect();
+    let mut named = false;
+    for k in kids {
+        match k.kind() {
+            "namespace_export" => {
+                named = true;
+                if let Some(id) = k.named_child(0) {
+                    let t = Target::Module {
+                        module: module.clone(),
+                        level: 0,
+                    };
+                    b.bind(string_or_ident(b, id), t, n);
+                }
+            }
+            "export_clause" => {
+                named = true;
+                b.children(k, |b, s| {
+                    if s.kind() != "export_specifier" {
+                        return;
+                    }
+                    let Some(name) = s.child_by_field_name("name").map(|x| string_or_ident(b, x))
+                    else {
+                        return;
+                    };
+                    let alias = s
+                        .child_by_field_name("alias")
+                        .map_or_else(|| name.clone(), |x| string_or_ident(b, x));
+                    let t = Target::Symbol {
+                        module: module.clone(),
+                        level: 0,
+                        name,
+                    };
+                    b.bind(alias, t, n);
+                });
+            }
+            _ => {}
+        }
+    }
+    if !named {
+        b.bind("*".into(), Target::Star { module, level: 0 }, n);
+    }
+}
+
+/// An export name: an identifier, or a string literal (`export { "a-b" as c }`).
+fn string_or_ident(b: &Builder<'_>, n: Node<'_>) -> String {
+    if n.kind() == "string" {
+        string_value(b, n)
+    } else {
+        b.text(n)
+    }
+}
+
+/// Parameters become locals of the current scope, typed by a TypeScript annotation that
+/// names a class (`qr: QueryRunner`); a constructor's parameter properties
+/// (`constructor(private conn: Connection)`) also type that attribute of `class`.
+fn params(b: &mut Builder<'_>, ps: Node<'_>, class: u32) {
+    b.children(ps, |b, p| {
+        let (name, ty) = match p.kind() {
+            "identifier" => (Some(p), None),
+            "required_parameter" | "optional_parameter" => (
+                p.child_by_field_name("pattern")
+                    .filter(|x| x.kind() == "identifier"),
+                p.child_by_field_name("type").and_then(|t| ts_class(b, t)),
+            ),
+            "assignment_pattern" => (
+                p.child_by_field_name("left")
+                    .filter(|x| x.kind() == "identifier"),
+                None,
+            ),
+            _ => (None, None),
+        };
+        let Some(name) = name.map(|x| b.text(x)) else {
+            visit(b, p);
+            return;
+        };
+        let property = p
+            .named_children(&mut p.walk())
+            .any(|k| k.kind() == "accessibility_modifier" || k.kind() == "readonly");
+        if property && b.out.defs[class as usize].kind == DefKind::Class {
+            b.attr_assigned(class, name.clone(), ty.clone());
+        }
+        match ty {
+            Some(t) => b.typed_local(name, t),
+            None => b.local(name),
+        }
+        if let Some(v) = p.child_by_field_name("value") {
+            visit(b, v);
+        }
+    });
+}
+
+/// The class a type annotation names: `: Foo`, `: Foo<T>`, `: ns.Foo`; `None` for
+/// primitives, unions, arrays and the like.
+fn ts_class(b: &Builder<'_>, t: Node<'_>) -> Option<String> {
+    match t.kind() {
+        "type_annotation" => ts_class(b, t.named_child(0)?),
+        "type_identifier" | "nested_type_identifier" => Some(b.text(t)),
+        "generic_type" => ts_class(b, t.child_by_field_name("name")?),
+        _ => None,
     }
 }

@@ -2,10 +2,11 @@
 //! import bindings, local names). Each language lives in its own module; the shared
 //! [`Builder`] keeps the scope stack and the text helpers in one place.
 
-use super::raw::{DefKind, RawBinding, RawDef, RawFile, RawRef, Target};
+use super::raw::{DefKind, RawBinding, RawDef, RawFile, RawRef, Target, NO_ARITY};
 use tree_sitter::{Node, Parser};
 
 mod c_family;
+mod compat;
 mod go;
 mod java;
 mod js;
@@ -113,6 +114,26 @@ impl Lang {
     pub fn is_c_family(self) -> bool {
         matches!(self, Lang::C | Lang::Cpp)
     }
+}
+
+/// The argument count of the call whose callee is `at` (its call node is `at`'s parent or
+/// grandparent, holding an `arguments` list), or [`NO_ARITY`].
+fn arity(at: Node<'_>) -> u32 {
+    let mut n = at;
+    for _ in 0..2 {
+        let Some(p) = n.parent() else {
+            break;
+        };
+        if let Some(args) = p.child_by_field_name("arguments") {
+            let mut c = args.walk();
+            return args
+                .named_children(&mut c)
+                .filter(|k| !k.kind().contains("comment"))
+                .count() as u32;
+        }
+        n = p;
+    }
+    NO_ARITY
 }
 
 /// Records one binding of `key` to `class`; a disagreeing binding makes the key untyped.
@@ -285,6 +306,7 @@ pub struct Extracted {
 /// Parses `src` and extracts its raw graph. Never panics on bad input: invalid UTF-8 is
 /// parsed as bytes and names are decoded lossily.
 pub fn extract(lang: Lang, src: &[u8], module: &str, end_line: u32) -> Extracted {
+    let src = &*compat::rewrite(lang, src);
     thread_local! {
         // One parser per worker thread and language: creating a parser and loading its
         // grammar per file is measurable on repos with thousands of small files.
@@ -479,6 +501,7 @@ impl<'s> Builder<'s> {
             line: p.row as u32 + 1,
             col: p.column as u32,
             scope: self.scope,
+            arity: arity(at),
         });
     }
 

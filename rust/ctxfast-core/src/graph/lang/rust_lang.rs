@@ -45,6 +45,12 @@ fn call_path(b: &Builder<'_>, f: Node<'_>) -> Option<Vec<String>> {
                 f = f.child_by_field_name("value")?;
             }
             "generic_function" => f = f.child_by_field_name("function")?,
+            // `Type::new(p).build()`: the call's result, marked `()`, is the receiver (the
+            // resolver follows the callee's declared return type).
+            "call_expression" => {
+                fields.push("()".into());
+                f = f.child_by_field_name("function")?;
+            }
             _ => return None,
         }
     };
@@ -215,7 +221,16 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>, impl_ty: Option<&str>) {
         "call_expression" => {
             if let Some(f) = n.child_by_field_name("function") {
                 match call_path(b, f) {
-                    Some(p) => b.reference(p, f),
+                    Some(p) => {
+                        b.reference(p, f);
+                        // The receiver's own calls (`a(x).b()` calls `a` too).
+                        if let Some(v) = f
+                            .child_by_field_name("value")
+                            .filter(|v| v.kind() == "call_expression")
+                        {
+                            visit(b, v, None);
+                        }
+                    }
                     None => visit(b, f, None),
                 }
             }

@@ -1,0 +1,95 @@
+// Call sites of a TypeScript tree with the declarations the TypeScript compiler resolves them
+// to: the independent reference of `ctxfast eval fidelity` for TypeScript.
+//
+// usage: node ts_calls.js ROOT [TYPESCRIPT_MODULE]   (one JSON object per line on stdout)
+// Every `f(...)`, `x.f(...)` and `new C(...)` in the tree's .ts/.tsx/.mts/.cts files (not
+// node_modules, not tests) is written with the declarations of its callee's symbol (aliases followed);
+// a callee the compiler cannot resolve has no targets. Declarations are reported at the line
+// of their name, so they compare with the graph's definition spans.
+"use strict";
+const fs = require("fs");
+const path = require("path");
+const ts = require(process.argv[3] || "typescript");
+
+const root = path.resolve(process.argv[2]);
+const TEST_DIRS = new Set(["test", "tests", "__tests__", "e2e"]);
+const files = [];
+(function walk(dir) {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    // Tests are left out, as by the Go and Java analysers: the scores are about the product.
+    if (e.name.startsWith(".") || e.name === "node_modules" || TEST_DIRS.has(e.name)) continue;
+    if (/\.(test|spec)\.[cm]?tsx?$/.test(e.name)) continue;
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) walk(p);
+    else if (/\.(ts|tsx|mts|cts)$/.test(e.name) && !e.name.endsWith(".d.ts")) files.push(p);
+  }
+})(root);
+
+const program = ts.createProgram(files, {
+  noEmit: true, allowJs: false, skipLibCheck: true, noResolve: false, types: [],
+  target: ts.ScriptTarget.ESNext, module: ts.ModuleKind.ESNext,
+  moduleResolution: ts.ModuleResolutionKind.NodeJs, jsx: ts.JsxEmit.Preserve,
+  experimentalDecorators: true,
+});
+const checker = program.getTypeChecker();
+const CALLABLE = new Set([
+  ts.SyntaxKind.FunctionDeclaration, ts.SyntaxKind.MethodDeclaration, ts.SyntaxKind.MethodSignature,
+  ts.SyntaxKind.ClassDeclaration, ts.SyntaxKind.Constructor, ts.SyntaxKind.FunctionExpression,
+  ts.SyntaxKind.ArrowFunction, ts.SyntaxKind.GetAccessor, ts.SyntaxKind.SetAccessor,
+]);
+
+function rel(p) {
+  const r = path.relative(root, p);
+  return r.startsWith("..") || path.isAbsolute(r) ? null : r.split(path.sep).join("/");
+}
+
+// The callee's declarations, or null when the compiler does not know the callee.
+function targets(nameNode) {
+  let sym = checker.getSymbolAtLocation(nameNode);
+  if (!sym) return null;
+  if (sym.flags & ts.SymbolFlags.Alias) {
+    try { sym = checker.getAliasedSymbol(sym); } catch (e) { return null; }
+  }
+  if (!sym.declarations || sym.declarations.length === 0) return null;
+  // Overloads: the implementation (the declaration with a body) is the callee.
+  let decls = sym.declarations;
+  const bodied = decls.filter((d) => d.body);
+  if (bodied.length) decls = bodied;
+  const out = [];
+  for (const d of decls) {
+    let kind = d.kind;
+    let node = d;
+    // `const f = () => ...` / `f = function () {...}`: the variable is the function.
+    if ((ts.isVariableDeclaration(d) || ts.isPropertyDeclaration(d) || ts.isPropertyAssignment(d)) && d.initializer) {
+      kind = d.initializer.kind;
+    }
+    const sf = d.getSourceFile();
+    const file = rel(sf.fileName);
+    if (!file) continue; // outside the tree (lib.d.ts): not part of the graph
+    const at = (node.name || node).getStart(sf);
+    out.push({ file, line: sf.getLineAndCharacterOfPosition(at).line + 1, callable: CALLABLE.has(kind) });
+  }
+  return out;
+}
+
+for (const sf of program.getSourceFiles()) {
+  const file = rel(sf.fileName);
+  if (!file || sf.isDeclarationFile) continue;
+  (function visit(node) {
+    if (ts.isCallExpression(node) || ts.isNewExpression(node)) {
+      let e = node.expression;
+      let name = null;
+      if (ts.isIdentifier(e)) name = e;
+      else if (ts.isPropertyAccessExpression(e)) name = e.name;
+      if (name && ts.isIdentifier(name)) {
+        const pos = sf.getLineAndCharacterOfPosition(name.getStart(sf));
+        const found = targets(name);
+        process.stdout.write(JSON.stringify({
+          file, line: pos.line + 1, col: pos.character, name: name.text,
+          targets: found || [], resolved: found !== null,
+        }) + "\n");
+      }
+    }
+    ts.forEachChild(node, visit);
+  })(sf);
+}

@@ -1,0 +1,226 @@
+"""Graph fidelity for Go, TypeScript and Java against each language's own compiler front end.
+
+jedi is the reference for Python (:mod:`ctxfast.eval.fidelity`). For the other graph
+languages the reference is the compiler's own name resolution, run as a small program that
+writes every call site with the declaration the compiler binds it to (``analysers/``):
+
+* Go — ``go/types`` (the standard library's type checker; Debian ``golang-go``), module
+  packages type-checked from source;
+* TypeScript — the TypeScript compiler's type checker (Debian ``node-typescript``);
+* Java — javac's attribution through the Compiler Tree API (the JDK's ``jdk.compiler``).
+
+Each is the language's reference implementation of name binding, installable from Debian, and
+independent of tree-sitter and of ctxfast's resolver. Calls into libraries that are not in the
+tree (not downloadable here) resolve to nothing in the tree; a site the analyser could not
+resolve at all is not scored.
+
+Scored, on a seeded sample of resolved call sites: **definitions** (Q2) — the graph's invoke
+targets of the call's name on that line against the analyser's in-tree declaration, both mapped
+to the graph definition whose span holds them (a constructor counts as its class); and, on a
+seeded sample of declarations the analyser saw called, **invoke edges** (Q3) — the graph's
+caller sites of that definition against the analyser's call sites of it, as ``(file, line)``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ctxfast.eval.errors import EvalError
+from ctxfast.eval.fidelity import PR
+
+ANALYSERS_DIR = Path(__file__).with_name("analysers")
+#: Where Debian's node-typescript installs the compiler (``require`` path).
+DEBIAN_TYPESCRIPT = "/usr/share/nodejs/typescript"
+#: Seconds one analyser run may take on a large tree before it is abandoned.
+DEFAULT_ANALYSER_TIMEOUT = 1800.0
+
+
+@dataclass(frozen=True)
+class RefSite:
+    """One call site as the analyser saw it; ``targets`` are in-tree ``(file, line)``."""
+
+    file: str
+    line: int
+    name: str
+    targets: tuple[tuple[str, int], ...]
+    resolved: bool
+
+
+def analyser_command(language: str, root: Path) -> tuple[list[str], str]:
+    """The command printing ``language``'s call sites of ``root``, and the analyser's name."""
+    if language == "go":
+        tool = shutil.which("go")
+        if tool is None:
+            raise EvalError("Go fidelity needs the Go toolchain: apt-get install golang-go")
+        return [tool, "run", str(ANALYSERS_DIR / "go_calls.go"), str(root)], "go/types"
+    if language in ("typescript", "tsx"):
+        node = shutil.which("node")
+        ts = DEBIAN_TYPESCRIPT if Path(DEBIAN_TYPESCRIPT).exists() else "typescript"
+        if node is None:
+            raise EvalError("TypeScript fidelity needs node and node-typescript (Debian)")
+        return [node, str(ANALYSERS_DIR / "ts_calls.js"), str(root), ts], "tsc checker"
+    if language == "java":
+        java = shutil.which("java")
+        if java is None:
+            raise EvalError("Java fidelity needs a JDK 17+ (apt-get install openjdk-17-jdk)")
+        return [java, str(ANALYSERS_DIR / "JavaCalls.java"), str(root)], "javac attribution"
+    raise EvalError(f"no independent analyser for {language!r} (go, typescript, java)")
+
+
+def reference_sites(
+    language: str, root: Path, timeout: float = DEFAULT_ANALYSER_TIMEOUT
+) -> tuple[list[RefSite], str]:
+    cmd, name = analyser_command(language, root)
+    try:
+        out = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=timeout, check=False, cwd=str(root)
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise EvalError(f"{name} did not finish on {root} in {timeout:.0f} s") from exc
+    if out.returncode != 0 and not out.stdout:
+        raise EvalError(f"{name} failed on {root}: {out.stderr.strip()[-400:]}")
+    sites = []
+    for line in out.stdout.splitlines():
+        r = json.loads(line)
+        if not r.get("file"):
+            continue
+        targets = tuple(
+            (t["file"], int(t["line"])) for t in r["targets"] if t.get("file") and t["callable"]
+        )
+        sites.append(RefSite(r["file"], int(r["line"]), r["name"], targets, bool(r["resolved"])))
+    return sites, name
+
+
+def _definition_key(graph: Any, file: str, line: int) -> str:
+    """The graph definition holding ``file:line`` (a constructor stands for its class), or a
+    marker naming the place when the graph has no definition there."""
+    found = [n for n in graph.definitions_enclosing(file, line) if n.kind != "def"]
+    if not found:
+        return f"missing:{file}:{line}"
+    node = found[0]
+    if len(found) > 1 and found[1].kind == "class" and node.name in (found[1].name, "constructor"):
+        node = found[1]
+    return str(node.id)
+
+
+def _graph_targets(graph: Any, file: str, line: int, name: str) -> set[str]:
+    """Invoke targets of the call of ``name`` on ``file:line`` (a site row covers a line)."""
+    out = set()
+    for site, edge in graph.file_edges(file, "invoke"):
+        if site.line != line:
+            continue
+        target = graph.node(edge.dst)
+        if target is not None and target.name in (name, "constructor", "new"):
+            out.add(_normalise(graph, target))
+    return out
+
+
+def _normalise(graph: Any, node: Any) -> str:
+    return _definition_key(graph, node.file, node.line)
+
+
+def call_graph_fidelity(
+    root: str | Path,
+    graph: Any,
+    language: str,
+    sample: int = 200,
+    seed: int = 0,
+    sites: list[RefSite] | None = None,
+    analyser: str = "",
+) -> dict[str, Any]:
+    """Precision/recall of the graph's definitions (Q2) and callers (Q3) for one language."""
+    root = Path(root)
+    if sites is None:
+        sites, analyser = reference_sites(language, root)
+    resolved = [s for s in sites if s.resolved]
+    rng = random.Random(seed)
+    call_sample = rng.sample(resolved, min(sample, len(resolved)))
+    d_pr, d_diff = PR(), []
+    for s in call_sample:
+        ref = {_definition_key(graph, f, ln) for f, ln in s.targets}
+        got = _graph_targets(graph, s.file, s.line, s.name)
+        d_pr.add(got, ref)  # type: ignore[arg-type]  # definition ids, not sites
+        if got != ref:
+            d_diff.append(
+                {
+                    "site": f"{s.file}:{s.line}",
+                    "name": s.name,
+                    "graph_only": sorted(got - ref),
+                    "analyser_only": sorted(ref - got),
+                }
+            )
+    callers_of: dict[str, set[tuple[str, int]]] = defaultdict(set)
+    for s in resolved:
+        for f, ln in s.targets:
+            key = _definition_key(graph, f, ln)
+            if not key.startswith("missing:"):
+                callers_of[key].add((s.file, s.line))
+    # The analysers read non-test sources only: graph callers elsewhere are not judged.
+    covered = {s.file for s in sites}
+    defs = sorted(callers_of)
+    def_sample = rng.sample(defs, min(sample, len(defs)))
+    e_pr, e_diff = PR(), []
+    for key in def_sample:
+        g_sites = {(n.file, n.line) for n in graph.callers(key) if n.file in covered}
+        r_sites = callers_of[key]
+        e_pr.add(g_sites, r_sites)
+        if g_sites != r_sites:
+            e_diff.append(
+                {
+                    "definition": key,
+                    "graph_only": sorted(f"{f}:{n}" for f, n in g_sites - r_sites),
+                    "analyser_only": sorted(f"{f}:{n}" for f, n in r_sites - g_sites),
+                }
+            )
+    return {
+        "analyser": analyser,
+        "language": language,
+        "sample": sample,
+        "seed": seed,
+        "definitions": {
+            **d_pr.as_dict(),
+            "sampled_calls": len(call_sample),
+            "resolved_calls": len(resolved),
+            "all_calls": len(sites),
+        },
+        "invoke_edges": {**e_pr.as_dict(), "sampled_definitions": len(def_sample)},
+        "disagreements": {"definitions": d_diff, "invoke_edges": e_diff},
+    }
+
+
+def format_call_fidelity(res: dict[str, Any]) -> str:
+    """The two precision/recall lines a person reads (the JSON holds the disagreements)."""
+
+    def f(x: Any) -> str:
+        return "  -  " if x is None else f"{x:.3f}"
+
+    d, e = res["definitions"], res["invoke_edges"]
+    return "\n".join(
+        [
+            f"graph fidelity ({res['language']}) vs {res['analyser']} "
+            f"(sample {res['sample']}, seed {res['seed']})",
+            f"definitions (Q2)   precision {f(d['precision'])}  recall {f(d['recall'])}  "
+            f"tp {d['tp']} graph {d['graph']} analyser {d['reference']}  "
+            f"({d['sampled_calls']} sampled of {d['resolved_calls']} resolved calls)",
+            f"invoke edges (Q3)  precision {f(e['precision'])}  recall {f(e['recall'])}  "
+            f"tp {e['tp']} graph {e['graph']} analyser {e['reference']}  "
+            f"({e['sampled_definitions']} sampled definitions)",
+        ]
+    )
+
+
+__all__ = [
+    "ANALYSERS_DIR",
+    "RefSite",
+    "analyser_command",
+    "call_graph_fidelity",
+    "format_call_fidelity",
+    "reference_sites",
+]

@@ -1,0 +1,111 @@
+"""Call-graph fidelity scoring for the compiled languages, and the analysers themselves where
+their toolchains are installed (go/types, tsc, javac)."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ctxfast import Repository
+from ctxfast.eval.fidelity_langs import (
+    DEBIAN_TYPESCRIPT,
+    RefSite,
+    call_graph_fidelity,
+    reference_sites,
+)
+
+GO = {
+    "go.mod": "module example.com/m\n",
+    "m.go": """
+        package m
+
+        type T struct{}
+
+        func (t *T) Run() { t.step(); helper() }
+        func (t *T) step() {}
+        func helper() { other() }
+        func other() {}
+        """,
+}
+
+
+def _graph(root: Path, files: dict[str, str]):
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(textwrap.dedent(text).lstrip("\n"))
+    repo = Repository(root, index_dir=root / ".idx")
+    repo.index()
+    return repo.graph
+
+
+def test_scores_sites_against_the_reference(tmp_path: Path) -> None:
+    g = _graph(tmp_path, GO)
+    sites = [
+        RefSite("m.go", 5, "step", (("m.go", 6),), True),  # graph agrees
+        RefSite("m.go", 5, "helper", (("m.go", 9),), True),  # reference says another def
+        RefSite("m.go", 7, "other", (), True),  # resolved outside the tree: edge is wrong
+        RefSite("m.go", 7, "nothing", (), False),  # unresolved: not scored
+    ]
+    res = call_graph_fidelity(tmp_path, g, "go", sample=10, sites=sites, analyser="test")
+    d = res["definitions"]
+    assert (d["tp"], d["graph"], d["reference"]) == (1, 3, 2)
+    assert d["sampled_calls"] == 3 and d["resolved_calls"] == 3
+    assert len(res["disagreements"]["definitions"]) == 2
+    e = res["invoke_edges"]
+    # Callers are judged for the definitions the reference saw called inside the graph:
+    # `step`, called from m.go:5 on both sides.
+    assert (e["tp"], e["graph"], e["reference"], e["sampled_definitions"]) == (1, 1, 1, 1)
+
+
+@pytest.mark.skipif(shutil.which("go") is None, reason="needs the Go toolchain")
+def test_go_analyser_resolves_module_calls(tmp_path: Path) -> None:
+    _graph(tmp_path, GO)
+    sites, name = reference_sites("go", tmp_path)
+    assert name == "go/types"
+    by = {(s.line, s.name): s.targets for s in sites}
+    assert by[(5, "step")] == (("m.go", 6),)
+    assert by[(7, "other")] == (("m.go", 8),)
+
+
+@pytest.mark.skipif(
+    shutil.which("node") is None or not Path(DEBIAN_TYPESCRIPT).exists(),
+    reason="needs node and node-typescript",
+)
+def test_typescript_analyser_follows_imports(tmp_path: Path) -> None:
+    _graph(
+        tmp_path,
+        {
+            "a.ts": "export function f(): number { return 1; }\n",
+            "b.ts": "import { f } from './a';\nexport const g = () => f();\n",
+        },
+    )
+    sites, _ = reference_sites("typescript", tmp_path)
+    assert [(s.file, s.line, s.name, s.targets) for s in sites] == [
+        ("b.ts", 2, "f", (("a.ts", 1),))
+    ]
+
+
+@pytest.mark.skipif(shutil.which("java") is None, reason="needs a JDK")
+def test_java_analyser_binds_overloads(tmp_path: Path) -> None:
+    _graph(
+        tmp_path,
+        {
+            "src/a/A.java": """
+                package a;
+                class A {
+                    void f(int x) {}
+                    void f(String s) {}
+                    void g() { f("x"); f(1); new A(); }
+                }
+                """,
+        },
+    )
+    sites, _ = reference_sites("java", tmp_path)
+    assert [(s.name, s.targets) for s in sites] == [
+        ("f", (("src/a/A.java", 4),)),
+        ("f", (("src/a/A.java", 3),)),
+        ("A", (("src/a/A.java", 2),)),
+    ]

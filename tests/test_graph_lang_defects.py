@@ -1,0 +1,343 @@
+"""Call edges of Go, Java, Rust and TypeScript that the compilers' own resolution disagreed
+with (``ctxfast eval fidelity --language ...``): each test is one defect, in a small tree."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from ctxfast import Repository
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text).lstrip("\n"))
+
+
+def graph_of(root: Path, files: dict[str, str]):
+    write(root, files)
+    repo = Repository(root, index_dir=root / ".idx")
+    repo.index()
+    return repo.graph
+
+
+def callees(graph, qualname: str) -> set[str]:
+    node = next(n for n in graph.lookup(qualname) if n.qualname == qualname)
+    return {n.qualname for n in graph.callees(node.id)}
+
+
+def parse_errors(graph) -> dict[str, str | None]:
+    return {f.path: f.parse_error for f in graph.files()}
+
+
+def test_go_closures_fields_and_receivers_that_are_not_callees(tmp_path: Path) -> None:
+    g = graph_of(
+        tmp_path,
+        {
+            "go.mod": "module example.com/web\n",
+            "util/box.go": """
+                package util
+
+                type Box struct{}
+
+                func (b *Box) Set(v int) {}
+                """,
+            "engine.go": """
+                package web
+
+                import "example.com/web/util"
+
+                const param = 3
+
+                type Context struct{}
+
+                func (c *Context) JSON(code int) {}
+
+                type Base struct{}
+
+                func (b *Base) Ping() {}
+
+                type Engine struct {
+                    Base
+                    box    *util.Box
+                    routes []string
+                }
+
+                func (e *Engine) GET(path string, h func(*Context)) {}
+
+                func (e *Engine) Run() {
+                    e.GET("/", func(c *Context) { c.JSON(200) })
+                    e.box.Set(1)
+                    e.Ping()
+                }
+
+                func reset() {
+                    f := func(param *Context) { param.JSON(1) }
+                    f(nil)
+                }
+
+                func colour(p *util.Box) { p.Set(2) }
+
+                type Window interface {
+                    Width() int
+                }
+
+                type Attr int
+
+                type Term struct{ win Window }
+
+                func (t *Term) Draw() Attr { t.win.Width(); return Attr(t.win.Width()) }
+                """,
+        },
+    )
+    # The closure's declared `*Context` parameter types `c`; the `box *util.Box` field types
+    # `e.box`; the embedded `Base` lends its method.
+    assert callees(g, "root.Engine.Run") == {
+        "root.Engine.GET",
+        "root.Context.JSON",
+        "util.Box.Set",
+        "root.Base.Ping",
+    }
+    # `param` is the closure's parameter, not the package constant of the same name.
+    assert callees(g, "root.reset") == {"root.Context.JSON"}
+    assert callees(g, "root.colour") == {"util.Box.Set"}
+    # A call through an interface reaches its method; a conversion `Attr(x)` calls nothing.
+    assert callees(g, "root.Term.Draw") == {"root.Window.Width"}
+
+
+def test_go_receiver_prefix_is_never_the_callee(tmp_path: Path) -> None:
+    g = graph_of(
+        tmp_path,
+        {
+            "go.mod": "module example.com/p\n",
+            "p.go": """
+                package p
+
+                var cfg = load()
+
+                func load() int { return 1 }
+
+                func use() { cfg.Reload() }
+                """,
+        },
+    )
+    assert callees(g, "root.use") == set()  # `Reload` is unknown; `cfg` is not called
+
+
+def test_java_fields_bases_and_unknown_members(tmp_path: Path) -> None:
+    g = graph_of(
+        tmp_path,
+        {
+            "src/main/java/a/Parser.java": """
+                package a;
+
+                public interface Parser { Object parse(String s); }
+                """,
+            "src/main/java/a/Serializer.java": """
+                package a;
+
+                public class Serializer { public String serialize(Object o) { return ""; } }
+                """,
+            "src/main/java/a/Json.java": """
+                package a;
+
+                import java.util.List;
+
+                public class Json implements Parser {
+                    private Serializer serializer = new Serializer();
+                    private List<String> names;
+
+                    public Object parse(String s) { return serializer.serialize(s); }
+                    public String dump(Object o) { return this.serializer.serialize(o); }
+                    public int count() { return names.size(); }
+                }
+                """,
+        },
+    )
+    # A typed field, bare or through `this`, reaches its class's method, never the field.
+    assert callees(g, "a.Json.parse") == {"a.Serializer.serialize"}
+    assert callees(g, "a.Json.dump") == {"a.Serializer.serialize"}
+    assert callees(g, "a.Json.count") == set()  # a library type's member: no edge at all
+    json_class = next(n for n in g.lookup("a.Json") if n.qualname == "a.Json")
+    # `implements Parser` is a base, not a call.
+    assert {n.qualname for n in g.callees(json_class.id)} == {"a.Serializer"}
+
+
+def test_java_chained_calls_follow_declared_return_types(tmp_path: Path) -> None:
+    g = graph_of(
+        tmp_path,
+        {
+            "src/main/java/b/Builder.java": """
+                package b;
+
+                public class Builder {
+                    public Builder name(String n) { return this; }
+                    public Product build() { return new Product(); }
+                    public static void use() { new Builder().name("x").build().ship(); }
+                }
+                class Product { void ship() {} }
+                """,
+        },
+    )
+    assert callees(g, "b.Builder.use") == {
+        "b.Builder",
+        "b.Builder.name",
+        "b.Builder.build",
+        "b.Product.ship",
+    }
+
+
+def test_java_overloads_are_kept_apart_by_argument_count(tmp_path: Path) -> None:
+    g = graph_of(
+        tmp_path,
+        {
+            "src/main/java/v/Validate.java": """
+                package v;
+
+                public class Validate {
+                    public static void notNull(Object o) {}
+                    public static void notNull(Object o, String msg) {}
+                    public static void all(String... parts) {}
+                    static void one() { notNull(null); }
+                    static void two() { notNull(null, "m"); all("a", "b", "c"); }
+                }
+                class Node { String attr(String k) { return k; } }
+                class Element extends Node {
+                    private boolean open;
+                    String attr(String k, String v) { return v; }
+                    boolean open() { return open; }
+                    void use() { attr("k"); open(); }
+                }
+                """,
+        },
+    )
+    targets = {}
+    for name in ("v.Validate.one", "v.Validate.two", "v.Element.use"):
+        node = next(n for n in g.lookup(name) if n.qualname == name)
+        targets[name] = sorted((t.name, t.line) for t in g.callees(node.id))
+    assert targets == {
+        "v.Validate.one": [("notNull", 4)],
+        "v.Validate.two": [("all", 6), ("notNull", 5)],
+        # One argument: the base's `attr(k)`; `open()` is the method, not the field `open`.
+        "v.Element.use": [("attr", 10), ("open", 14)],
+    }
+
+
+def test_rust_crates_without_src_cargo_names_chains_and_try(tmp_path: Path) -> None:
+    g = graph_of(
+        tmp_path,
+        {
+            "Cargo.toml": '[workspace]\nmembers = ["crates/*"]\n',
+            "crates/matcher/Cargo.toml": '[package]\nname = "grep-matcher"\nversion = "0.1.0"\n',
+            "crates/matcher/src/lib.rs": """
+                pub struct Matcher;
+                impl Matcher {
+                    pub fn new() -> Matcher { Matcher }
+                    pub fn find(&self) -> usize { 0 }
+                }
+                pub struct Builder;
+                impl Builder {
+                    pub fn new() -> Self { Builder }
+                    pub fn build(&self) -> Matcher { Matcher::new() }
+                }
+                """,
+            "crates/core/Cargo.toml": '[package]\nname = "rg"\nversion = "0.1.0"\n',
+            "crates/core/main.rs": """
+                mod flags;
+                use grep_matcher::Builder;
+                fn main() {
+                    let m = Builder::new().build();
+                    crate::flags::parse();
+                    flags::parse();
+                }
+                """,
+            "crates/core/flags/mod.rs": """
+                use crate::flags::defs::all;
+                mod defs;
+                pub fn parse() -> Result<(), ()> {
+                    let n = try!(count());
+                    all();
+                    Ok(())
+                }
+                fn count() -> Result<usize, ()> { Ok(1) }
+                """,
+            "crates/core/flags/defs.rs": """
+                pub fn all() {}
+                """,
+        },
+    )
+    errors = parse_errors(g)
+    assert errors["crates/core/flags/mod.rs"] is None  # `try!` parses
+    main = "crates.core.main"
+    assert callees(g, main) == {
+        "crates.matcher.Builder.new",  # the Cargo package name `grep-matcher`
+        "crates.matcher.Builder.build",  # through `new`'s declared `-> Self`
+        "crates.core.flags.parse",  # `crate::` in a crate without `src/`
+    }
+    assert callees(g, "crates.core.flags.parse") == {
+        "crates.core.flags.count",  # inside `try!(...)`
+        "crates.core.flags.defs.all",
+    }
+
+
+def test_typescript_reexports_and_variance(tmp_path: Path) -> None:
+    g = graph_of(
+        tmp_path,
+        {
+            "src/core/parse.ts": """
+                export function parse(x: string): number { return check(x); }
+                export function check(x: string): number { return 1; }
+                """,
+            "src/core/types.ts": """
+                export interface ZodType<out O = unknown, in I = unknown> { _o: O; _i: I }
+                export function make<T>(t: T): T { return helper(t); }
+                export class Cell<in out T> { put(t: T): T { return helper(t); } }
+                function helper<T>(t: T): T { return t; }
+                """,
+            "src/core/index.ts": """
+                export * from './parse';
+                export { make as build } from './types';
+                export * as types from './types';
+                """,
+            "src/app.ts": """
+                import { parse, build } from './core';
+                import * as core from './core/index';
+                export function run() { parse("1"); build(2); core.check("x"); core.types.make(3); }
+                """,
+            "src/db.ts": """
+                export class Runner { query(q: string) {} }
+                export class Conn {
+                    readonly runner: Runner;
+                    constructor(private other: Runner) {}
+                    exec() { this.runner.query("a"); this.other.query("b"); }
+                }
+                export function each(rs: Runner[], f: (r: Runner) => void) {}
+                export function main(conn: Conn, query: string) {
+                    conn.exec();
+                    each([], (r: Runner) => r.query(query));
+                    const fresh = new Runner();
+                    fresh.query("c");
+                }
+                export function query() {}
+                """,
+        },
+    )
+    # Parameter, field, parameter-property and `new` types of TypeScript.
+    assert callees(g, "src.db.Conn.exec") == {"src.db.Runner.query"}
+    assert callees(g, "src.db.main") == {
+        "src.db.Conn.exec",
+        "src.db.each",
+        "src.db.Runner.query",
+        "src.db.Runner",
+    }
+    errors = parse_errors(g)
+    assert errors["src/core/types.ts"] is None  # variance annotations parse
+    assert callees(g, "src.core.types.make") == {"src.core.types.helper"}
+    assert callees(g, "src.core.types.Cell.put") == {"src.core.types.helper"}
+    assert callees(g, "src.app.run") == {
+        "src.core.parse.parse",
+        "src.core.parse.check",
+        "src.core.types.make",
+    }
