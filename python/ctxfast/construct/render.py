@@ -100,7 +100,8 @@ def _label(b: Block) -> str:
     }
     text = labels.get(role, role.value.replace("_", " "))
     if role is Role.RELATED_SYMBOL and not meta.entity:
-        text = "module header" if meta.start_line == 1 else "related lines"
+        # Module-level lines retrieval matched: there is no signature to speak of.
+        return "module header" if meta.start_line == 1 else "matching module-level lines"
     if b.rendering is Rendering.SIGNATURE and role is not Role.FILE_OUTLINE:
         text += ", signature only"
     return text
