@@ -118,3 +118,10 @@ def test_local_names_and_safe_labels():
     assert local_name("rust.core.truncate.cut", "rust/core/src/truncate.rs") == "cut"
     assert local_name("pkg.f", "other/x.py") == "pkg.f"
     assert "\n" not in safe("a\nb`c\u202e")
+
+
+def test_a_huge_single_word_task_keeps_its_head_rather_than_vanishing():
+    task = "x" * 200_000
+    ctx = construct(task, ceiling=300)
+    assert 0 < ctx.token_count <= 300
+    assert ctx.render().startswith("## Task\nxxx")

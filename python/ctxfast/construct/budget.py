@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 
 from ctxfast.construct.compress import Block, best_line_windows, mask_pointer, with_lines
 from ctxfast.construct.order import middle_third_violations
-from ctxfast.construct.render import Layout, lay_out
+from ctxfast.construct.render import Layout, lay_out, task_text
 from ctxfast.construct.represent import Rendering, Role
 from ctxfast.construct.schema import ConstructConfig, Kind, LogEntry, WindowEntry
 from ctxfast.construct.terms import decision_terms
@@ -179,6 +179,12 @@ def run_budget(
     if n > ceiling:
         flags.append("core_truncated")
         text = truncate_to_tokens(text, ceiling, encoding=config.encoding, cut="word")
+        head = task_text("")
+        kept = text[len(head) :] if text.startswith(head) else ""
+        if not kept.replace("[…]", "").strip() and ceiling > 0:
+            # Cutting at words left no task at all (one huge word): keep its head instead,
+            # since a window without its task is worth nothing.
+            text = truncate_to_tokens(layout.text, ceiling, encoding=config.encoding, cut="token")
         n = m.exact(text)
         entries = [e for e in entries if e.text in text]
         log.append(f"stable core alone exceeds the ceiling: truncated to {n} tokens")
