@@ -141,7 +141,8 @@ def test_callers_are_capped_and_the_cap_is_logged(project):
     d = DefaultsConfig()
     assert (d.confidence_localization, d.localization_margin, d.localization_min) == (True, 0.25, 1)
     assert (d.localization_max, d.target_context, d.file_outlines) == (5, True, True)
-    assert (d.outline_files, d.outline_max_lines, d.max_import_lines) == (1, 30, 30)
+    assert (d.outline_files, d.outline_max_lines, d.max_import_lines) == (1, 12, 30)
+    assert d.retrieval_candidates == 40
 
 
 def test_config_consumers_from_code_and_config_files(project):

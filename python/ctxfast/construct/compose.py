@@ -137,7 +137,7 @@ def prepare(
         task,
         error=_retrieval_error(errors, tracebacks, test_outputs),
         max_tokens=RETRIEVAL_TOKENS,
-        config=retrieval_config,
+        config=_retrieval_settings(retrieval_config, dcfg),
         refresh=False,
     )
     candidates, log = to_code_candidates(result)
@@ -207,6 +207,17 @@ def prepare(
         edges = list(impact)
     lap("defaults")
     return ComposeInputs(candidates, plan, edges, loc, log, timings)
+
+
+def _retrieval_settings(given: Any, cfg: DefaultsConfig) -> Any:
+    """Retrieval's settings for a window: the caller's, drawing on
+    ``cfg.retrieval_candidates`` candidates unless they chose a ``top_k`` themselves (a
+    ``RetrievalConfig`` object is taken as it is)."""
+    if given is None:
+        return {"top_k": cfg.retrieval_candidates}
+    if isinstance(given, dict) and "top_k" not in given:
+        return {**given, "top_k": cfg.retrieval_candidates}
+    return given
 
 
 def _outlines(
