@@ -40,7 +40,7 @@ def is_current(root: str, index_dir: str) -> bool:
     index is still the one it describes (same size and mtime): a finished tree of an
     interrupted batch. It does not look at the tree — a batch over trees that change between
     runs re-indexes them with ``recheck``."""
-    from ctxfast import __version__
+    from ctxfast._native import __version__
     from ctxfast.recon.repository import GRAPH_DB_NAME
 
     stamp = Path(index_dir) / STAMP_NAME
@@ -59,7 +59,7 @@ def is_current(root: str, index_dir: str) -> bool:
 def index_tree(job: dict[str, Any]) -> dict[str, Any]:
     """Indexes ``job["root"]`` into ``job["index_dir"]``; never raises — a failure is a
     record with ``status: "failed"`` and the error."""
-    from ctxfast import __version__
+    from ctxfast._native import __version__
     from ctxfast.recon import ParseCache, Repository
 
     t0 = time.perf_counter()

@@ -387,9 +387,10 @@ def tree_root(handle: Any) -> Path:
 
 
 def ctxfast_available() -> bool:
-    import ctxfast
+    """Whether this build carries ctxfast's own pipeline (reconnaissance and retrieval)."""
+    import importlib.util
 
-    return hasattr(ctxfast, "Repository")
+    return importlib.util.find_spec("ctxfast.recon.repository") is not None
 
 
 @dataclass
@@ -454,10 +455,10 @@ class CtxfastRetrieval:
         return ("ctxfast",)
 
     def prepare(self, tree: Tree, cache_dir: Path) -> CtxfastHandle:
-        import ctxfast
+        from ctxfast.recon.repository import Repository
 
         index_dir = str(cache_dir / "index" / tree.key)
-        repo = ctxfast.Repository(str(tree.path), index_dir=index_dir)  # type: ignore[attr-defined]
+        repo = Repository(str(tree.path), index_dir=index_dir)
         repo.index()
         # Trees are fixed during a run: the index was just refreshed, so the timed calls skip it.
         repo.retrieve("warm up", refresh=False)  # build in-memory state outside the timed calls
@@ -581,11 +582,12 @@ class CtxfastConstruct:
         return CtxfastRetrieval().prepare(tree, cache_dir)
 
     def retrieve(self, handle: CtxfastHandle, instance: Instance) -> RetrievalOutput:
-        import ctxfast
+        from ctxfast.construct.compose import compose
+        from ctxfast.tokens import count_tokens_batch
 
         config, defaults = self.settings()
         t0 = time.perf_counter()
-        ctx = ctxfast.compose(  # type: ignore[attr-defined]
+        ctx = compose(
             handle.repo,
             instance.problem_statement,
             config=config,
@@ -596,7 +598,7 @@ class CtxfastConstruct:
         ms = (time.perf_counter() - t0) * 1000.0
         # Non-code items (task, constraints) have no file; they still count in token_count.
         entries = [it for it in ctx.window if it.file is not None]
-        sizes = ctxfast.count_tokens_batch([it.text for it in entries])
+        sizes = count_tokens_batch([it.text for it in entries])
         cands = window_candidates(entries, sizes, handle.repo.local_symbol)
         files = list(dict.fromkeys(c.file for c in cands))
         return RetrievalOutput(files, cands, ctx.render(), int(ctx.token_count), ms)
