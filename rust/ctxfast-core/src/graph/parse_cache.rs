@@ -258,8 +258,21 @@ fn open_db(path: &Path) -> CoreResult<Connection> {
     let conn = Connection::open(path).map_err(|e| err("open", e))?;
     conn.busy_timeout(std::time::Duration::from_secs(60))
         .map_err(|e| err("busy_timeout", e))?;
-    conn.pragma_update(None, "journal_mode", "WAL")
-        .map_err(|e| err("journal_mode", e))?;
+    // Switching a new file to WAL can answer SQLITE_BUSY at once, without the busy handler,
+    // while another process is creating the same cache: retry within the same 60 s.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        match conn.pragma_update(None, "journal_mode", "WAL") {
+            Ok(()) => break,
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Err(e) => return Err(err("journal_mode", e)),
+        }
+    }
     conn.pragma_update(None, "synchronous", "NORMAL")
         .map_err(|e| err("synchronous", e))?;
     conn.execute_batch(
