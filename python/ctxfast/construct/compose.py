@@ -22,6 +22,7 @@ from ctxfast.construct.defaults import (
     file_outline,
     target_sources,
     with_context,
+    with_margins,
 )
 from ctxfast.construct.pipeline import construct, default_plan
 from ctxfast.construct.ranker import Ranker
@@ -183,6 +184,7 @@ def prepare(
     log += targets.log
     reader = SourceReader(repo.root)
     change = set(heads)
+    candidates = [with_margins(reader, c, dcfg) for c in candidates]
     candidates = [
         with_context(graph, reader, c, dcfg) if c.qualname in change else c for c in candidates
     ]
