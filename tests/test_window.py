@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from ctxfast import _reference
 from ctxfast.errors import ConfigError, InvalidArgumentError
-from ctxfast.excerpt import best_windows
+from ctxfast.harness.excerpt import best_windows
 
 lines = st.integers(min_value=0, max_value=40).flatmap(
     lambda n: st.tuples(

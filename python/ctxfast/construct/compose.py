@@ -36,7 +36,7 @@ from ctxfast.construct.schema import (
 )
 from ctxfast.errors import InvalidArgumentError
 from ctxfast.recon.answers import is_test_path
-from ctxfast.recon.repository import Repository
+from ctxfast.repository import Repository
 
 RETRIEVAL_TOKENS = 4000  # spec-04's cap on the retrieved slice handed to construction
 

@@ -23,7 +23,7 @@ from ctxfast.construct.schema import (
     PlanNode,
 )
 from ctxfast.construct.terms import line_tokens, short_name
-from ctxfast.excerpt import SIGNATURE_RE
+from ctxfast.harness.excerpt import SIGNATURE_RE
 from ctxfast.numbered import render_numbered
 
 Numbered = tuple[tuple[int, str], ...]

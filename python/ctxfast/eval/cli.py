@@ -322,7 +322,7 @@ def run_fidelity(args: argparse.Namespace) -> int:
         call_graph_fidelity,
         format_call_fidelity,
     )
-    from ctxfast.recon import Repository
+    from ctxfast.repository import Repository
 
     root = Path(args.path).resolve()
     # The analyser must exist before the (long) indexing, not after.

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ctxfast import __version__
+from ctxfast._native import __version__
 from ctxfast.errors import CtxfastError
 from ctxfast.exitstatus import ExitStatus, warn
 
@@ -100,7 +100,7 @@ def _cmd_index(args: argparse.Namespace) -> ExitStatus:
     import time
 
     from ctxfast.progress import IndexBar
-    from ctxfast.recon import Repository
+    from ctxfast.repository import Repository
 
     repo = Repository(args.path, args.index_dir)
     t0 = time.perf_counter()
@@ -182,7 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_mcp)
 
     from ctxfast.batch.cli import register as register_batch
-    from ctxfast.cli_repo import register as register_repo
+    from ctxfast.cli.repo import register as register_repo
     from ctxfast.eval.cli import register as register_eval
 
     register_repo(sub)
@@ -217,7 +217,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (CtxfastError, OSError) as exc:
         print(f"ctxfast: error: {exc}", file=sys.stderr)
         return ExitStatus.ERROR
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

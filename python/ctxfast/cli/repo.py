@@ -19,7 +19,7 @@ from typing import Any
 from ctxfast.errors import InvalidArgumentError
 from ctxfast.exitstatus import ExitStatus, warn
 from ctxfast.progress import IndexBar
-from ctxfast.recon import Repository
+from ctxfast.repository import Repository
 
 
 def _read(path: str) -> str:

@@ -13,7 +13,7 @@ import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ctxfast import _native
 from ctxfast.errors import InvalidArgumentError
@@ -26,12 +26,10 @@ from ctxfast.recon.graph import CodeGraph
 from ctxfast.recon.manifest import build_manifest, render_manifest_header
 from ctxfast.recon.parse_cache import ParseCache
 from ctxfast.recon.repomap import build_repo_map
+from ctxfast.retrieval.config import RetrievalConfig
+from ctxfast.retrieval.pipeline import RetrievalResult, Retriever
+from ctxfast.retrieval.repoindex import IndexWatch, content_key
 from ctxfast.textsafe import require_text
-
-if TYPE_CHECKING:  # retrieval imports recon: at run time this module imports it lazily
-    from ctxfast.retrieval.config import RetrievalConfig
-    from ctxfast.retrieval.pipeline import RetrievalResult, Retriever
-    from ctxfast.retrieval.repoindex import IndexWatch
 
 DEFAULT_INDEX_DIRNAME = ".ctxfast"
 GRAPH_DB_NAME = "recon.db"
@@ -234,9 +232,6 @@ class Repository:
         retrieval state (definitions, file texts, BM25 indexes, the lexical corpus) is
         rebuilt only when the index content changed.
         """
-        from ctxfast.retrieval.pipeline import Retriever
-        from ctxfast.retrieval.repoindex import IndexWatch
-
         for what, text in (("task", task_text), ("error", error), ("test", test)):
             require_text(what, text)
         self.ensure_index(refresh)
@@ -263,8 +258,6 @@ class Repository:
         return qualname
 
     def _index_key(self) -> str:
-        from ctxfast.retrieval.repoindex import content_key
-
         return content_key(self.graph_db)
 
     def answer(self, question_id: str, subject: str | None = None) -> Answer:
