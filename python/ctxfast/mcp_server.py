@@ -290,7 +290,7 @@ def build_server(repos: Repositories) -> Any:
     @server.tool()
     def status(root: Root = None) -> dict[str, Any]:
         """Where the index lives, what it holds and when it was last refreshed."""
-        from ctxfast.cli.repo import index_status
+        from ctxfast.cli.status import index_status
 
         return call(root, index_status)  # type: ignore[no-any-return]
 
