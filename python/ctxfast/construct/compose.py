@@ -35,8 +35,8 @@ from ctxfast.construct.schema import (
     PlanNode,
 )
 from ctxfast.errors import InvalidArgumentError
-from ctxfast.recon.answers import is_test_path
 from ctxfast.repository import Repository
+from ctxfast.text import is_test_path
 
 RETRIEVAL_TOKENS = 4000  # spec-04's cap on the retrieved slice handed to construction
 

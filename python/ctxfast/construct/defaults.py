@@ -23,14 +23,12 @@ from typing import Any
 
 from ctxfast.confine import decode, read_confined
 from ctxfast.construct.schema import CodeCandidate, ImpactEdge, ImpactType, LogEntry
-from ctxfast.recon.answers import is_test_path
 from ctxfast.recon.graph import CodeGraph, Node
+from ctxfast.text import CONFIG_KEY, CONFIG_SUFFIXES, is_test_path
 
-CONFIG_KEY = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
 ENV_READ = re.compile(
     r"""(?:environ(?:\.get)?\s*[\[(]|getenv\s*\()\s*["']([A-Za-z_][A-Za-z0-9_]*)["']"""
 )
-CONFIG_SUFFIXES = (".env", ".toml", ".yaml", ".yml", ".ini", ".cfg", ".conf", ".json")
 
 
 @dataclass(frozen=True)
@@ -552,7 +550,6 @@ def derive_impact(
 
 
 __all__ = [
-    "CONFIG_KEY",
     "DefaultsConfig",
     "Derived",
     "SourceReader",

@@ -22,13 +22,8 @@ from ctxfast.construct.schema import (
     LogEntry,
     PlanNode,
 )
-from ctxfast.construct.terms import (
-    decision_terms,
-    mentions,
-    short_name,
-    split_identifier,
-    terms_of,
-)
+from ctxfast.construct.terms import decision_terms, mentions, short_name, terms_of
+from ctxfast.text import split_identifier
 
 _TERM_SCAN_BYTES = 4096
 

@@ -233,7 +233,8 @@ class ConstructConfig:
         if not 0.0 <= self.score_threshold <= 1.0:
             raise InvalidArgumentError("score_threshold must lie in [0, 1]")
         if sorted(self.source_priority) != sorted(SOURCES):
-            raise InvalidArgumentError(f"source_priority must be a permutation of {SOURCES}")
+            values = tuple(s.value for s in SOURCES)
+            raise InvalidArgumentError(f"source_priority must be a permutation of {values}")
         shares = dict(self.tier_shares)
         if set(shares) != {"stable_core", "working_set", "transient"}:
             raise InvalidArgumentError("tier_shares must name stable_core, working_set, transient")

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from ctxfast.bm25 import BM25Index, tokenize_code
-from ctxfast.recon.answers import is_test_path
 from ctxfast.recon.graph import CodeGraph
 from ctxfast.retrieval.apiindex import API_DB_NAME, ApiIndex, refresh_api_index
 from ctxfast.retrieval.candidates import Candidate, RawCandidate
@@ -40,6 +39,7 @@ from ctxfast.retrieval.sources import (
     lexical_source,
     traceback_source,
 )
+from ctxfast.text import is_test_path
 from ctxfast.tokens import count_tokens
 
 

@@ -37,9 +37,9 @@ from functools import cache
 
 from ctxfast.bm25 import tokenize_code
 from ctxfast.errors import InvalidArgumentError
+from ctxfast.text import CALL, CAPITALISED_IDENTIFIER_RE, CODE_SPAN, IDENTIFIER
 
 SPEC_DOTTED_RE = r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+"
-SPEC_CAMEL_RE = r"\b[A-Z][a-zA-Z0-9_]+\b"
 SPEC_SNAKE_RE = r"\b[a-z_][a-z0-9_]*\b"
 SPEC_TEST_RE = r"\S+\.py::\S+|\S+::\S+::\S+"
 SPEC_FILE_PATH_RE = r"[\w\-/]+\.(py|js|ts|go|rs|java|c|h|toml|json|yaml|yml)(?!\w)"
@@ -53,7 +53,7 @@ class QueryConfig:
     """Every regex and cap of §3.1 (spec defaults) plus the work bounds of this module."""
 
     dotted_re: str = SPEC_DOTTED_RE
-    camel_re: str = SPEC_CAMEL_RE
+    camel_re: str = CAPITALISED_IDENTIFIER_RE
     snake_re: str = SPEC_SNAKE_RE
     test_re: str = SPEC_TEST_RE
     file_path_re: str = SPEC_FILE_PATH_RE
@@ -154,16 +154,14 @@ _FILE_NAME = re.compile(
     r"\.(?:py|pyi|pyx|js|jsx|mjs|ts|tsx|go|rs|java|kt|scala|swift|c|h|cc|cpp|hpp|cs|rb|php"
     r"|toml|json|yaml|yml|cfg|ini|txt|md|rst|html|css|sh|lock|xml|csv)$"
 )
-_CODE_SPAN = re.compile(r"```.*?```|`[^`\n]+`", re.S)
-_CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\(")
 
 
 def _code_words(text: str) -> set[str]:
     """Words that appear in code context: backtick spans, fenced blocks, calls."""
     words: set[str] = set()
-    for m in _CODE_SPAN.finditer(text):
-        words.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", m.group(0)))
-    words.update(m.group(1) for m in _CALL.finditer(text))
+    for m in CODE_SPAN.finditer(text):
+        words.update(IDENTIFIER.findall(m.group(0)))
+    words.update(m.group(1) for m in CALL.finditer(text))
     return words
 
 
@@ -403,13 +401,6 @@ def build_query(
 
 # --- BM25 query terms -------------------------------------------------------------------
 
-# Lucene's English stop set (the default of its English analyzer and of Elasticsearch).
-ENGLISH_STOPWORDS = frozenset((
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is",
-    "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
-    "these", "they", "this", "to", "was", "will", "with",
-))  # fmt: skip
-
 
 def query_terms(text: str, stopwords: Container[str]) -> list[str]:
     """The task as BM25 query terms: the code tokenizer's tokens without ``stopwords``.
@@ -423,8 +414,6 @@ def query_terms(text: str, stopwords: Container[str]) -> list[str]:
 
 __all__ = [
     "DEFAULT_CONFIG",
-    "ENGLISH_STOPWORDS",
-    "SPEC_CAMEL_RE",
     "SPEC_DOTTED_RE",
     "SPEC_ERROR_LINE_MARKERS",
     "SPEC_FILE_PATH_RE",

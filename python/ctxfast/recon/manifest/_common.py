@@ -18,10 +18,11 @@ from typing import Any
 
 from ctxfast.confine import ConfinementError, read_confined
 from ctxfast.errors import CtxfastError
+from ctxfast.text import VENDORED_DIR_NAMES
 
 #: Directory names whose content is third-party code living in the tree (spec 03 §3.2 list,
 #: plus common spellings). They become ``external-packages`` and are never parsed for claims.
-VENDORED_DIRS = ("vendor", "third_party", "third-party", "external", "extern", "site-packages")
+VENDORED_DIRS = VENDORED_DIR_NAMES
 
 #: Directories that are never descended into: VCS metadata, caches, build outputs, installs.
 SKIPPED_DIRS = (
@@ -91,7 +92,9 @@ class ManifestConfig:
     max_file_bytes: int = 1_000_000
     max_field_chars: int = 400
     max_walk_entries: int = 50_000
-    vendored_dirs: tuple[str, ...] = VENDORED_DIRS
+    # Third-party code living in the tree: reported as ``external-packages``, never parsed
+    # for claims.
+    vendored_dirs: tuple[str, ...] = VENDORED_DIR_NAMES
     skipped_dirs: tuple[str, ...] = SKIPPED_DIRS
     runner_patterns: tuple[tuple[str, str], ...] = RUNNER_PATTERNS
     target_patterns: tuple[tuple[str, str], ...] = TARGET_PATTERNS

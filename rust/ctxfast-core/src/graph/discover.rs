@@ -12,19 +12,9 @@
 //! descriptor itself.
 
 use super::lang::Lang;
+use crate::vendored::VENDORED_DIRS;
 use ignore::WalkBuilder;
 use std::path::{Path, PathBuf};
-
-/// Directory names pruned from the walk.
-pub const VENDORED_DIRS: &[&str] = &[
-    "vendor",
-    "node_modules",
-    "site-packages",
-    "third_party",
-    "external",
-    ".git",
-    ".ctxfast",
-];
 
 /// Default per-file size cap (1 MB); larger files are skipped and recorded.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 1_000_000;
