@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxfast.confine import decode, read_confined
-from ctxfast.construct.schema import CodeCandidate, ImpactEdge, ImpactType, LogEntry
+from ctxfast.construct.schema import CodeCandidate, ImpactEdge, ImpactType, LogEntry, Origin
 from ctxfast.recon.graph import CodeGraph, Node
 from ctxfast.text import CONFIG_KEY, CONFIG_SUFFIXES, is_test_path
 
@@ -223,7 +223,7 @@ def _code_candidate(
         signature=_signature(graph, node, reader),
         text=reader.span(node.file, start, end),
         provenance=provenance,
-        origin="03",
+        origin=Origin.RECON,
     )
 
 
@@ -390,7 +390,7 @@ def config_consumers(
                     signature=line.strip(),
                     text=line,
                     provenance=f"03: config file states {key} at {f}:{i} (read by {head})",
-                    origin="03",
+                    origin=Origin.RECON,
                     sites=(i,),
                     site_of=key,
                 )
@@ -520,7 +520,7 @@ def file_outline(
         signature=None,
         text="\n".join(lines[n - 1] for n in chosen),
         provenance=f"03: outline of {path} ({len(defs)} definitions, {len(lines)} lines)",
-        origin="03",
+        origin=Origin.RECON,
         lines=tuple(chosen),
     )
 

@@ -36,7 +36,20 @@ class Kind(StrEnum):
     TEST_OUTPUT = "test_output"
 
 
-SOURCES = ("03", "04", "05", "06", "07", "patch", "live")
+class Origin(StrEnum):
+    """The component an evidence item comes from. The values are the design's component
+    numbers (reconnaissance 03 … planning 07), so serialized items and configs keep them."""
+
+    RECON = "03"
+    RETRIEVAL = "04"
+    LOCALIZATION = "05"
+    IMPACT = "06"
+    PLANNING = "07"
+    PATCH = "patch"
+    LIVE = "live"
+
+
+SOURCES = tuple(Origin)
 
 CODE_KINDS = frozenset({Kind.SOURCE_CODE, Kind.SYMBOL, Kind.RETRIEVED_HIT})
 LIVE_OUTPUT_KINDS = frozenset({Kind.ERROR, Kind.TRACEBACK, Kind.TOOL_OUTPUT, Kind.TEST_OUTPUT})
@@ -151,7 +164,7 @@ class CodeCandidate:
     signature: str | None
     text: str
     provenance: str
-    origin: str = "04"
+    origin: Origin = Origin.RETRIEVAL
     #: When set, the exact file lines ``text`` holds (ascending, possibly with gaps: a class
     #: header line above a method, a file outline); ``text`` is those lines joined by
     #: newlines. ``None`` means the contiguous span ``start_line..end_line``.
@@ -176,7 +189,15 @@ class ConstructConfig:
     # 8k-token target with 16 KB / 200 lines (400 lines / 32 KB measured the same).
     content_cap_bytes: int = 16 * 1024
     provenance_cap_chars: int = 200
-    source_priority: tuple[str, ...] = ("07", "06", "05", "04", "03", "patch", "live")
+    source_priority: tuple[Origin, ...] = (
+        Origin.PLANNING,
+        Origin.IMPACT,
+        Origin.LOCALIZATION,
+        Origin.RETRIEVAL,
+        Origin.RECON,
+        Origin.PATCH,
+        Origin.LIVE,
+    )
     # (b) gate
     admitted_cap: int = 64
     residue_cap: int = 32
@@ -349,6 +370,7 @@ __all__ = [
     "ItemMeta",
     "Kind",
     "LogEntry",
+    "Origin",
     "PlanNode",
     "WindowEntry",
 ]
