@@ -118,7 +118,7 @@ def best_windows(
     return _segments(selected, 0, n)
 
 
-# --- code tokenizer and identifier-weighted BM25 (spec-04 §3.4) -------------------------------
+# --- code tokenizer and identifier-weighted BM25 -------------------------------
 
 _PATH_EXTENSIONS = frozenset(
     (
@@ -192,7 +192,8 @@ def bm25_scores(
     symbol_weight: float = 3.0,
     symbols: frozenset[str] = frozenset(),
 ) -> list[float]:
-    """The §3.4 formula term by term, over pre-tokenised docs; 0.0 for non-matching docs."""
+    """The identifier-weighted BM25 formula term by term, over pre-tokenised docs; 0.0 for
+    non-matching docs."""
     import math
     import re
 

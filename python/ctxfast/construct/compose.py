@@ -39,7 +39,7 @@ from ctxfast.errors import InvalidArgumentError
 from ctxfast.repository import Repository
 from ctxfast.text import is_test_path
 
-RETRIEVAL_TOKENS = 4000  # spec-04's cap on the retrieved slice handed to construction
+RETRIEVAL_TOKENS = 4000  # the retrieval design's cap on the slice handed to construction
 
 
 def to_code_candidates(result: Any) -> tuple[list[CodeCandidate], list[LogEntry]]:

@@ -1,4 +1,4 @@
-"""Stage (d): structural compression (spec 08 §3.4) — no model anywhere.
+"""Stage (d): structural compression — no model anywhere.
 
 Signatures over bodies, definition-level (AST) slices, sliding-window contiguous-line
 extraction scored by token overlap with the decision's terms, and deterministic masking of

@@ -1,4 +1,4 @@
-"""Stage (a): evidence-pool assembly (spec 08 §3.1).
+"""Stage (a): evidence-pool assembly.
 
 Collects everything the earlier components and the live execution state produced into one
 uniform, addressable pool. This stage *selects nothing*: every item enters (or, past the
@@ -107,7 +107,7 @@ def _is_test_name(entity: str) -> bool:
 
 
 def wider_impact_digest(edges: Sequence[ImpactEdge], changes: Sequence[str]) -> str | None:
-    """The fixed one-line §3.3 digest of the transitive (non-direct) impact DAG, or None."""
+    """The fixed one-line digest of the transitive (non-direct) impact DAG, or None."""
     direct = set(changes)
     wider = [e for e in edges if e.head not in direct]
     if not wider:
@@ -126,7 +126,7 @@ def wider_impact_digest(edges: Sequence[ImpactEdge], changes: Sequence[str]) -> 
 
 
 def build_pool(inputs: PoolInputs, config: ConstructConfig) -> Pool:
-    """Collect, normalise and index every candidate; enforce the §3.1 caps.
+    """Collect, normalise and index every candidate; enforce the pool caps.
 
     Raises :class:`InvalidArgumentError` on a malformed candidate (bad origin or span).
     """

@@ -1,4 +1,4 @@
-"""Typed data of context construction (spec 08): evidence items, plan/impact inputs, config,
+"""Typed data of context construction: evidence items, plan/impact inputs, config,
 and the emitted :class:`DecisionContext`.
 
 Every threshold and cap of the spec lives in :class:`ConstructConfig` as a default, so an
@@ -17,7 +17,7 @@ from ctxfast.errors import InvalidArgumentError
 
 
 class Kind(StrEnum):
-    """The closed evidence-kind enum of spec 08 §3.1; nothing outside it enters the pool."""
+    """The closed evidence-kind enum; nothing outside it enters the pool."""
 
     SOURCE_CODE = "source_code"
     SYMBOL = "symbol"
@@ -56,7 +56,7 @@ LIVE_OUTPUT_KINDS = frozenset({Kind.ERROR, Kind.TRACEBACK, Kind.TOOL_OUTPUT, Kin
 
 
 class ImpactType(StrEnum):
-    """Direct-consequence edge types of spec 06 that the hard gate admits on."""
+    """Direct-consequence edge types that the hard gate admits on."""
 
     CALLED_BY = "CalledBy"
     CONFIG_CONSUMER = "ConfigConsumer"
@@ -69,7 +69,7 @@ class ItemMeta:
     """Addressing data carried beside the spec schema (never emitted as part of it).
 
     Later stages need the entity, span and freshness of an item without re-reading the
-    source (spec §3.1 step 3), so the pool records them once here.
+    source, so the pool records them once here.
     """
 
     entity: str | None = None
@@ -100,7 +100,7 @@ class EvidenceItem:
     meta: ItemMeta = field(default_factory=ItemMeta)
 
     def to_dict(self) -> dict[str, str]:
-        """The spec §3.1 item: ``{id, source, kind, content, provenance}`` and nothing else."""
+        """The pool item: ``{id, source, kind, content, provenance}`` and nothing else."""
         return {
             "id": self.id,
             "source": self.source,
@@ -112,7 +112,7 @@ class EvidenceItem:
 
 @dataclass(frozen=True)
 class PlanNode:
-    """The current plan node of spec 07 (the obligation this decision serves)."""
+    """The current plan node (the obligation this decision serves)."""
 
     node_id: str
     obligation: str
@@ -123,7 +123,8 @@ class PlanNode:
     decision_question: str | None = None
 
     def question(self) -> str:
-        """The one-line decision question of §4 (derived from the obligation if not given)."""
+        """The one-line decision question of the ranking step (derived from the obligation if
+        not given)."""
         if self.decision_question:
             return self.decision_question
         return f"Which candidates does the next edit need to discharge: {self.obligation}?"
@@ -131,7 +132,7 @@ class PlanNode:
 
 @dataclass(frozen=True)
 class ImpactEdge:
-    """A spec 06 impact-DAG edge: ``tail`` is a consequence of changing ``head``."""
+    """An impact-DAG edge: ``tail`` is a consequence of changing ``head``."""
 
     head: str
     tail: str
@@ -152,7 +153,7 @@ class CodeCandidate:
     """A code candidate from retrieval (04) or recon (03), as the graph/retrieval layers give it.
 
     ``start_line``/``end_line`` are the real 1-based lines of ``text`` in ``file``; ``origin``
-    says which component produced it (the same definition may arrive via both, §3.5 class 1).
+    says which component produced it (the same definition may arrive via both; dedup keeps one).
     """
 
     qualname: str | None
@@ -178,7 +179,7 @@ class CodeCandidate:
 
 @dataclass(frozen=True)
 class ConstructConfig:
-    """Every cap and threshold of spec 08 as a default (pinned by tests)."""
+    """Every cap and threshold as a default (pinned by tests)."""
 
     ceiling: int = 24_000
     encoding: str = "cl100k_base"
@@ -203,7 +204,7 @@ class ConstructConfig:
     residue_cap: int = 32
     residue_min_shared_terms: int = 2
     fold_oversize_residue: bool = True
-    # §4 ranking
+    # the ranking step
     score_threshold: float = 0.5
     max_completion_tokens: int = 1024
     temperature: float = 0.0
@@ -314,7 +315,7 @@ class LogEntry:
 
 @dataclass(frozen=True)
 class DecisionContext:
-    """The single observation handed to the model for one decision (spec 08 §3.7 emit).
+    """The single observation handed to the model for one decision.
 
     ``token_count`` is the exact count of :meth:`render` and never exceeds ``ceiling``.
     """
@@ -340,7 +341,7 @@ class DecisionContext:
         return self.text
 
     def to_json(self) -> str:
-        """The §3.7 emit plus the logs, as deterministic JSON (sorted keys)."""
+        """The window plus the logs, as deterministic JSON (sorted keys)."""
         payload: dict[str, Any] = {
             "task": self.task,
             "acceptance_criteria": list(self.acceptance_criteria),

@@ -1,7 +1,7 @@
 """Decision terms: the identifier vocabulary a decision is about.
 
 Used by the gate (is an unlinked item semantically *near* the decision?), by residue folding
-and by the sliding-window line extraction (§3.4 step 3), which scores lines by token overlap
+and by the sliding-window line extraction, which scores lines by token overlap
 with these terms. Identifiers are split on snake_case and camelCase so ``load_session`` and
 ``SessionLoader`` share ``session``; a short stop list keeps Python keywords out.
 """

@@ -1,7 +1,7 @@
 """Graph fidelity against an independent analyser (``jedi``).
 
 On a seeded sample of call sites and function definitions of a tree, compare the code graph's
-answers with jedi's: definitions (spec-03 Q2 — where the callee of a call site is defined; jedi
+answers with jedi's: definitions (question Q2 — where the callee of a call site is defined; jedi
 ``goto``) and callers (Q3 — invoke edges into a definition; jedi ``get_references`` filtered to
 call sites). The graph is reached through a small read API (:class:`GraphReadAPI`;
 :class:`CodeGraphReader` wraps ctxfast's own graph), so this module does not depend on how

@@ -304,7 +304,7 @@ class BM25Files:
 
 @dataclass(frozen=True)
 class StuffEverything:
-    """spec-08 §7's baseline: the whole candidate pool concatenated, no constructor at all,
+    """The construction baseline: the whole candidate pool concatenated, no constructor at all,
     only the window's hard ceiling (24,000 tokens by default) stops it."""
 
     pool: Any  # a System whose ranked_files are the candidate pool

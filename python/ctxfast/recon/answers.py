@@ -1,4 +1,4 @@
-"""The six deterministic reconnaissance questions of spec-03 §6.1, answered from the artifacts.
+"""The six deterministic reconnaissance questions, answered from the artifacts.
 
 Each answer carries ``file:line`` evidence so the battery can be graded against pointers, with
 no model: Q1 tests (manifest), Q2 defining module (name_index), Q3 callers (invoke edges), Q4

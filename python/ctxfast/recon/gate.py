@@ -1,4 +1,4 @@
-"""The level-0 deterministic gate (spec-03 §4.1) and the R0→R2 escalation ladder (§4.2).
+"""The level-0 deterministic gate and the R0→R2 escalation ladder.
 
 Retrieval is a ladder whose first rung is a gate: most edits need only the module being
 edited (Repoformer's ~20% finding), so when none of the six signals fires the stage returns
@@ -66,7 +66,7 @@ class GateSignal:
 @dataclass
 class GateResult:
     """The gate's verdict and the ladder's climb. ``context`` is the model-facing injection
-    (spec §5 shape) within the 4,000-token recon budget."""
+    (the injection's shape) within the 4,000-token recon budget."""
 
     retrieved: bool
     entity: str
@@ -106,7 +106,7 @@ class GateResult:
 
 @dataclass(frozen=True)
 class GateConfig:
-    """Which signals are on (for ablation) and the budgets of spec §5."""
+    """Which signals are on (for ablation) and the budgets of the injection."""
 
     signals: tuple[str, ...] = ("S1", "S2", "S3", "S4", "S5", "S6")
     max_level: str = "R2"
@@ -257,7 +257,7 @@ def run_gate(
     sbfl_top: str | None = None,
     config: GateConfig | None = None,
 ) -> GateResult:
-    """Spec §4: gate, then climb R0 → R1 → R2 (never further), then render the injection."""
+    """Gate, then climb R0 → R1 → R2 (never further), then render the injection."""
     cfg = config or GateConfig()
     gate = Gate(graph, manifest, cfg)
     current = gate._entity(current_entity)
@@ -370,7 +370,7 @@ def render_injection(
     task_text: str,
     cfg: GateConfig,
 ) -> str:
-    """Spec §5 exact shape: manifest header, then the tree-encoded k=1 ego-graph, ≤4,000 tokens."""
+    """The injection: manifest header, then the tree-encoded k=1 ego-graph, ≤4,000 tokens."""
     header = render_manifest_header(dict(manifest), max_tokens=cfg.manifest_header_tokens)
     parts = ["## Repository context", "### Manifest header", header]
     if ego is not None:

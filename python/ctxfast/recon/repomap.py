@@ -1,4 +1,4 @@
-"""The ranked repo map: the shape of a codebase in a few hundred tokens (notes §4).
+"""The ranked repo map: the shape of a codebase in a few hundred tokens.
 
 File-level reference graph from the code graph (which file invokes or imports definitions of
 which other file) → PageRank, personalised toward the files and identifiers a query names →

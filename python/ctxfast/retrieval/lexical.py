@@ -1,4 +1,4 @@
-"""Lexical recall (spec-04 §3.2 source 1): fixed-string search of many terms in one walk.
+"""Lexical recall: fixed-string search of many terms in one walk.
 
 This is the spec's ``rg -F '<term>' … -g '*.py' | head -40`` done in-process with ripgrep's
 own crates (``grep-searcher``, ``grep-regex`` in fixed-string mode, ``ignore``), so no

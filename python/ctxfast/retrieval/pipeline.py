@@ -1,4 +1,4 @@
-"""The retrieval pipeline of spec-04: task → query → recall → merge → re-rank → prune → cap.
+"""The retrieval pipeline: task → query → recall → merge → re-rank → prune → cap.
 
 ``Retriever`` holds the per-repository state (definitions, file texts, BM25 indexes, api.db)
 and is rebuilt only when the index changes; ``retrieve`` is then a pure function of the task
@@ -61,7 +61,7 @@ class RetrievalResult:
         return [f for f, _ in self.file_ranking]
 
     def render(self) -> str:
-        """The §3.6 injection text, ≤ ``max_tokens`` by exact count."""
+        """The injected slice, ≤ ``max_tokens`` by exact count."""
         return self.text
 
     def to_json(self) -> str:
@@ -216,7 +216,7 @@ class Retriever:
         files: dict[str, float],
         cfg: RetrievalConfig,
     ) -> list[Candidate]:
-        """§3.4 identifier-weighted BM25 over the candidates, plus the file-level evidence
+        """Identifier-weighted BM25 over the candidates, plus the file-level evidence
         and traceback anchoring, truncated to top-k."""
         if not cands:
             self._cand_index = BM25Index([""])

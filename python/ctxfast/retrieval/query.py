@@ -1,4 +1,4 @@
-"""Query construction (spec-04 §3.1): task text → a deterministic retrieval query.
+"""Query construction: task text → a deterministic retrieval query.
 
 No model and no embedding: identifiers, error strings, test ids, file paths and a goal hint
 are pulled out with the spec's regexes (defaults of :class:`QueryConfig`, pinned by tests),
@@ -50,7 +50,8 @@ SPEC_GOAL_VERBS = ("fix", "implement", "add", "change", "when", "given", "please
 
 @dataclass(frozen=True)
 class QueryConfig:
-    """Every regex and cap of §3.1 (spec defaults) plus the work bounds of this module."""
+    """Every regex and cap of query construction (the design's defaults) plus the work bounds
+    of this module."""
 
     dotted_re: str = SPEC_DOTTED_RE
     camel_re: str = CAPITALISED_IDENTIFIER_RE
@@ -94,7 +95,7 @@ class Frame:
 
 @dataclass(frozen=True)
 class Query:
-    """The §3.1 query, plus ``unresolved_terms`` and traceback ``frames``."""
+    """The retrieval query, plus ``unresolved_terms`` and traceback ``frames``."""
 
     identifiers: list[str]
     error_strings: list[str]
@@ -105,7 +106,7 @@ class Query:
     frames: list[Frame] = field(default_factory=list)
 
     def recall_terms(self) -> list[str]:
-        """The §3.2 source-1 terms: identifiers, unresolved names, error strings, paths."""
+        """The lexical-recall terms: identifiers, unresolved names, error strings, paths."""
         return _dedup(
             [*self.identifiers, *self.unresolved_terms, *self.error_strings, *self.file_paths]
         )
@@ -277,7 +278,7 @@ def _file_paths(task: str, cfg: QueryConfig) -> list[str]:
 
 
 def goal_hint(task_text: str, config: QueryConfig | None = None) -> str:
-    """The first sentence of ``task_text`` with leading request verbs stripped (§3.1)."""
+    """The first sentence of ``task_text`` with leading request verbs stripped."""
     cfg = config or DEFAULT_CONFIG
     text = task_text[: cfg.max_text_chars].lstrip(" \t\r\n#>*-")
     m = _rx(cfg.goal_sentence_end_re).search(text)
@@ -378,7 +379,7 @@ def build_query(
     *,
     name_index: Container[str] | None = None,
 ) -> Query:
-    """Build the §3.1 query from the task (``task_text``), the latest error/traceback
+    """Build the retrieval query from the task (``task_text``), the latest error/traceback
     (``error``) and the failing test id (``test``). Pure and deterministic."""
     for name, value in (("task_text", task_text), ("error", error), ("test", test)):
         if value is not None and not isinstance(value, str):

@@ -1,4 +1,4 @@
-//! Lexical recall (spec-04 §3.2 source 1) in-process, with ripgrep's own crates.
+//! Lexical recall in-process, with ripgrep's own crates.
 //!
 //! The spec's invocation is `rg --no-heading --line-number --color never -F '<term>' ROOT
 //! --glob '!vendor/**' … -g '*.py' | head -40`, once per term. This module does the same search
