@@ -22,7 +22,7 @@ from ctxfast.logs import drain_native
 from ctxfast.progress import ProgressCallback, run_polled
 from ctxfast.recon.answers import Answer, answer_question
 from ctxfast.recon.ego import EgoGraph, build_ego_graph
-from ctxfast.recon.gate import GateConfig, GateResult, run_gate
+from ctxfast.recon.escalation import GateConfig, GateResult, run_gate
 from ctxfast.recon.graph import CodeGraph
 from ctxfast.recon.manifest import build_manifest, render_manifest_header
 from ctxfast.recon.parse_cache import ParseCache

@@ -1,6 +1,6 @@
 """Context construction: one budgeted, edge-ordered ``DecisionContext`` per decision.
 
-Stages, one module each: ``pool`` (a), ``gate`` (b), ``ranker`` (the only model call),
+Stages, one module each: ``pool`` (a), ``relevance_gate`` (b), ``ranker`` (the only model call),
 ``represent`` (c), ``compress`` (d), ``dedup`` (e), ``order`` (f, with ``render`` laying out the
 text), ``budget`` (g, filling toward the target size first); ``pipeline`` runs them in that
 order. ``evidence_ranker`` answers the ranking step from retrieval evidence when no model is

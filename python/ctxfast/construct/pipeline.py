@@ -15,9 +15,9 @@ from ctxfast.construct.budget import run_budget
 from ctxfast.construct.compress import compress
 from ctxfast.construct.dedup import dedup
 from ctxfast.construct.evidence_ranker import EvidenceRanker, reference_score
-from ctxfast.construct.gate import fold_residue, run_gate
 from ctxfast.construct.pool import PoolInputs, build_pool
 from ctxfast.construct.ranker import Ranker, rank_residue
+from ctxfast.construct.relevance_gate import fold_residue, run_gate
 from ctxfast.construct.represent import represent
 from ctxfast.construct.schema import (
     CodeCandidate,
