@@ -33,13 +33,14 @@ from ctxfast.construct.schema import (
     ImpactEdge,
     ImpactType,
     LogEntry,
+    Origin,
     PlanNode,
 )
 from ctxfast.errors import InvalidArgumentError
-from ctxfast.recon.answers import is_test_path
-from ctxfast.recon.repository import Repository
+from ctxfast.repository import Repository
+from ctxfast.text import is_test_path
 
-RETRIEVAL_TOKENS = 4000  # spec-04's cap on the retrieved slice handed to construction
+RETRIEVAL_TOKENS = 4000  # the retrieval design's cap on the slice handed to construction
 
 
 def to_code_candidates(result: Any) -> tuple[list[CodeCandidate], list[LogEntry]]:
@@ -68,7 +69,7 @@ def to_code_candidates(result: Any) -> tuple[list[CodeCandidate], list[LogEntry]
                 signature=c.signature or None,
                 text=c.text,
                 provenance=f"04: {sources}",
-                origin="04",
+                origin=Origin.RETRIEVAL,
             )
         )
     return out, log
@@ -234,7 +235,7 @@ def _outlines(
     scored like the best candidate of its file so the residue ranking can weigh it."""
     best: dict[str, float] = {}
     for c in candidates:
-        if c.origin == "04":
+        if c.origin == Origin.RETRIEVAL:
             best[c.file] = max(best.get(c.file, float("-inf")), c.score)
     target_files = [c.file for c in candidates if c.qualname in change]
     ranked = [f for f in result.ranked_files() if f in best and not is_test_path(f)]

@@ -22,15 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from ctxfast.confine import decode, read_confined
-from ctxfast.construct.schema import CodeCandidate, ImpactEdge, ImpactType, LogEntry
-from ctxfast.recon.answers import is_test_path
+from ctxfast.construct.schema import CodeCandidate, ImpactEdge, ImpactType, LogEntry, Origin
 from ctxfast.recon.graph import CodeGraph, Node
+from ctxfast.text import CONFIG_KEY, CONFIG_SUFFIXES, is_test_path
 
-CONFIG_KEY = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
 ENV_READ = re.compile(
     r"""(?:environ(?:\.get)?\s*[\[(]|getenv\s*\()\s*["']([A-Za-z_][A-Za-z0-9_]*)["']"""
 )
-CONFIG_SUFFIXES = (".env", ".toml", ".yaml", ".yml", ".ini", ".cfg", ".conf", ".json")
 
 
 @dataclass(frozen=True)
@@ -236,7 +234,7 @@ def _code_candidate(
         signature=_signature(graph, node, reader),
         text=reader.span(node.file, start, end),
         provenance=provenance,
-        origin="03",
+        origin=Origin.RECON,
     )
 
 
@@ -404,7 +402,7 @@ def config_consumers(
                     signature=line.strip(),
                     text=line,
                     provenance=f"03: config file states {key} at {f}:{i} (read by {head})",
-                    origin="03",
+                    origin=Origin.RECON,
                     sites=(i,),
                     site_of=key,
                 )
@@ -570,7 +568,7 @@ def file_outline(
         signature=None,
         text="\n".join(lines[n - 1] for n in chosen),
         provenance=f"03: outline of {path} ({len(defs)} definitions, {len(lines)} lines)",
-        origin="03",
+        origin=Origin.RECON,
         lines=tuple(chosen),
     )
 
@@ -600,7 +598,6 @@ def derive_impact(
 
 
 __all__ = [
-    "CONFIG_KEY",
     "DefaultsConfig",
     "Derived",
     "SourceReader",
