@@ -210,7 +210,7 @@ def test_a_missing_path_under_the_index_is_a_file_not_found_error(tmp_path: Path
     # The build lock is created through a link into a directory that does not exist.
     (idx / "recon.db.lock").symlink_to(tmp_path / "gone" / "lock")
     repo = ctxfast.Repository(tmp_path / "repo", index_dir=idx)
-    with pytest.raises(FileNotFoundError, match="recon.db.lock") as caught:
+    with pytest.raises(FileNotFoundError, match=r"recon\.db\.lock") as caught:
         repo.index()
     assert isinstance(caught.value, ctxfast.errors.IndexNotFoundError)
     assert isinstance(caught.value, ctxfast.CtxfastError)

@@ -19,10 +19,10 @@
 //! resolve nowhere are rows in `unresolved(name, node_id, file, line, col)` (Python only; see
 //! [`resolve`]).
 //!
-//! One run, stage by stage ([`index_run`]): [`plan`] reads what the previous run recorded and
+//! One run, stage by stage (`index_run`): [`plan`] reads what the previous run recorded and
 //! decides what can be trusted unread, and later which files must be resolved again;
 //! [`parse`] reads, hashes and parses the rest (in parallel) and assembles the run's file
-//! list; [`resolve`] builds the symbol table and resolves the chosen files; [`write`] applies
+//! list; [`resolve`] builds the symbol table and resolves the chosen files; [`write`](mod@write) applies
 //! it all in one transaction.
 //!
 //! Cold build: a missing `recon.db` is built in a private side file (no journal, no fsync,
