@@ -5,6 +5,7 @@ from typing import final
 __version__: str
 # PyO3 fills the module's __all__ at import time; stubtest compares it with this list.
 __all__ = [
+    "GRAPH_SCHEMA_VERSION",
     "BM25Index",
     "CtxfastError",
     "EncodingError",
@@ -77,6 +78,8 @@ class IndexProgress:
     def __new__(cls) -> IndexProgress: ...
     def snapshot(self) -> tuple[str, int, int]: ...
     def cancel(self) -> None: ...
+
+GRAPH_SCHEMA_VERSION: str
 
 def index_graph(
     root: str,

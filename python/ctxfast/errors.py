@@ -19,6 +19,10 @@ from ctxfast._native import (
 )
 
 
+class IndexSchemaError(IndexError):
+    """An index written by another ctxfast (another ``recon.db`` schema): re-index it."""
+
+
 class BudgetError(CtxfastError):
     """The mandatory (pinned) content alone exceeds the token budget: no valid window exists."""
 
@@ -36,6 +40,7 @@ __all__ = [
     "IndexNotFoundError",
     "IndexOSError",
     "IndexPermissionError",
+    "IndexSchemaError",
     "InternalError",
     "InvalidArgumentError",
 ]

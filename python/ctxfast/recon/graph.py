@@ -1,7 +1,8 @@
 """Read API over the line-level code graph (``recon.db``, spec-03 §3.2).
 
 The graph is written by the Rust core (``ctxfast._native.index_graph``); reading is plain
-SQL through the stdlib ``sqlite3`` module, one short query per call, so callers never hold
+SQL through the stdlib ``sqlite3`` module on connections from :mod:`ctxfast.recon.graph_db`
+(which checks the schema version), one short query per call, so callers never hold
 per-node Python objects for the whole repository. Node kinds: ``function``, ``class``,
 ``var`` and ``def`` (a file's module node) are definitions; ``ref`` rows are reference sites
 (see ``rust/ctxfast-core/src/graph/mod.rs`` for the exact conventions). All paths are POSIX
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ctxfast.errors import IndexError as CtxIndexError
+from ctxfast.recon import graph_db
 
 DEFINITION_KINDS = ("function", "class", "var", "def")
 
@@ -101,10 +103,7 @@ class CodeGraph:
     def _con(self) -> sqlite3.Connection:
         con: sqlite3.Connection | None = getattr(self._local, "con", None)
         if con is None:
-            try:
-                con = sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True)
-            except sqlite3.Error as exc:
-                raise CtxIndexError(f"cannot open {self.db_path}: {exc}") from exc
+            con = graph_db.connect(self.db_path)
             self._local.con = con
         return con
 

@@ -99,5 +99,7 @@ fn index_graph(
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<IndexProgress>()?;
     m.add_function(wrap_pyfunction!(index_graph, m)?)?;
+    // The version `recon.db` is stamped with; Python readers refuse any other.
+    m.add("GRAPH_SCHEMA_VERSION", graph::store::SCHEMA_VERSION)?;
     Ok(())
 }
