@@ -6,6 +6,7 @@ __version__: str
 # PyO3 fills the module's __all__ at import time; stubtest compares it with this list.
 __all__ = [
     "GRAPH_SCHEMA_VERSION",
+    "GRAPH_TEXT_ID_VIEWS",
     "BM25Index",
     "CtxfastError",
     "EncodingError",
@@ -33,6 +34,7 @@ __all__ = [
     "lexical_search",
     "literal_fragments",
     "native_threads",
+    "node_key",
     "normalise_for_identity",
     "tokenize_code",
     "truncate_to_tokens",
@@ -80,7 +82,9 @@ class IndexProgress:
     def cancel(self) -> None: ...
 
 GRAPH_SCHEMA_VERSION: str
+GRAPH_TEXT_ID_VIEWS: str
 
+def node_key(id: str) -> int: ...
 def index_graph(
     root: str,
     db_path: str,

@@ -56,6 +56,15 @@ def connect(db_path: str | Path, *, check_same_thread: bool = True) -> sqlite3.C
     return con
 
 
+def with_text_ids(con: sqlite3.Connection) -> sqlite3.Connection:
+    """Shadows ``nodes``, ``edges``, ``defs_meta`` and ``unresolved`` on ``con`` with TEMP
+    views that show text ids (``qualname:line``) where the tables hold integer keys: for
+    people and tests comparing graphs by id, not for the readers' hot queries (a lookup by
+    text id through a view scans the table)."""
+    con.executescript(_native.GRAPH_TEXT_ID_VIEWS)
+    return con
+
+
 @contextmanager
 def reading(db_path: str | Path) -> Iterator[sqlite3.Connection]:
     """:func:`connect` for one block of queries, closed after it."""

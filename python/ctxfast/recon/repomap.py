@@ -46,7 +46,8 @@ def _signatures(db: Path) -> dict[str, list[tuple[int, str, str]]]:
         rows = con.execute(
             "SELECT n.file, n.line, n.qualname, n.kind, COALESCE(m.signature, n.name) "
             "FROM nodes n LEFT JOIN defs_meta m ON m.id = n.id "
-            "WHERE n.kind IN ('function', 'class') ORDER BY n.file, n.line"
+            "WHERE n.kind IN ('function', 'class') "
+            "ORDER BY n.file, n.line, n.qualname || ':' || n.line"
         ).fetchall()
     out: dict[str, list[tuple[int, str, str]]] = {}
     for file, line, qualname, _kind, sig in rows:

@@ -76,7 +76,8 @@ def refresh_api_index(recon_db: Path, api_db: Path) -> int:
                 rows = src.execute(
                     "SELECT n.qualname, n.kind, n.line, COALESCE(m.signature, n.name), "
                     "COALESCE(m.doc, '') FROM nodes n LEFT JOIN defs_meta m ON m.id = n.id "
-                    "WHERE n.file = ? AND n.kind IN ('function', 'class') ORDER BY n.line",
+                    "WHERE n.file = ? AND n.kind IN ('function', 'class') "
+                    "ORDER BY n.line, n.qualname || ':' || n.line",
                     (path,),
                 ).fetchall()
                 out = []

@@ -61,14 +61,16 @@ def _tables(con: sqlite3.Connection) -> tuple[list[Any], list[str], list[Any]]:
     rows = [
         (i, sys.intern(k), name, q, sys.intern(f), *rest)
         for i, k, name, q, f, *rest in con.execute(
-            "SELECT n.id, n.kind, n.name, n.qualname, n.file, n.line, n.end_line, "
-            "COALESCE(m.signature, '') FROM nodes n "
+            "SELECT n.qualname || ':' || n.line AS text_id, n.kind, n.name, n.qualname, n.file, "
+            "n.line, n.end_line, COALESCE(m.signature, '') FROM nodes n "
             "LEFT JOIN defs_meta m ON m.id = n.id "
-            "WHERE n.kind IN ('function', 'class') ORDER BY n.file, n.line"
+            "WHERE n.kind IN ('function', 'class') ORDER BY n.file, n.line, text_id"
         )
     ]
     names = [q for (q,) in con.execute("SELECT qualname FROM name_index")]
-    modules = con.execute("SELECT file, qualname FROM nodes WHERE kind = 'def'").fetchall()
+    modules = con.execute(
+        "SELECT file, qualname FROM nodes WHERE kind = 'def' ORDER BY qualname || ':' || line"
+    ).fetchall()
     return rows, names, modules
 
 

@@ -14,16 +14,16 @@ use std::path::Path;
 
 /// Bumped whenever the schema, the raw blob format or what extraction records changes; a
 /// mismatch rebuilds the index.
-pub const SCHEMA_VERSION: &str = "6";
+pub const SCHEMA_VERSION: &str = "7";
 
 pub const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, sha256 TEXT, language TEXT, bytes INT, parse_error TEXT);
-CREATE TABLE IF NOT EXISTS nodes(id TEXT PRIMARY KEY, kind TEXT, name TEXT, qualname TEXT, file TEXT, line INT, col INT, end_line INT);
-CREATE TABLE IF NOT EXISTS edges(src TEXT, dst TEXT, type TEXT);
+CREATE TABLE IF NOT EXISTS nodes(id INTEGER PRIMARY KEY, kind TEXT, name TEXT, qualname TEXT, file TEXT, line INT, col INT, end_line INT);
+CREATE TABLE IF NOT EXISTS edges(src INTEGER, dst INTEGER, type TEXT);
 CREATE TABLE IF NOT EXISTS name_index(qualname TEXT);
-CREATE TABLE IF NOT EXISTS defs_meta(id TEXT PRIMARY KEY, signature TEXT, doc TEXT);
-CREATE TABLE IF NOT EXISTS unresolved(name TEXT, node_id TEXT, file TEXT, line INT, col INT);
+CREATE TABLE IF NOT EXISTS defs_meta(id INTEGER PRIMARY KEY, signature TEXT, doc TEXT);
+CREATE TABLE IF NOT EXISTS unresolved(name TEXT, node_id INTEGER, file TEXT, line INT, col INT);
 CREATE TABLE IF NOT EXISTS raw(path TEXT PRIMARY KEY, data BLOB, iface BLOB);
 CREATE TABLE IF NOT EXISTS file_deps(src_file TEXT, dst_file TEXT);
 CREATE TABLE IF NOT EXISTS file_stat(path TEXT PRIMARY KEY, size INT, mtime_ns INT);
@@ -37,6 +37,24 @@ CREATE INDEX IF NOT EXISTS unresolved_file ON unresolved(file);
 CREATE INDEX IF NOT EXISTS file_deps_dst ON file_deps(dst_file);
 CREATE INDEX IF NOT EXISTS file_deps_src ON file_deps(src_file);
 ";
+
+/// The integer key a node is stored under: the first 63 bits of `sha256(id)`, where `id` is
+/// the node's text id (`qualname:line`, which is also `qualname || ':' || line` of its row).
+///
+/// Edges, `defs_meta` and `unresolved` refer to nodes by this key: 8 bytes instead of a
+/// ~35-byte string stored (and indexed) on both ends of every edge. The text id is built only
+/// at the API edge (the Python readers select `qualname || ':' || line` and look a text id
+/// up through the same function, exposed by the binding). Derived from the id rather than
+/// assigned, so a refresh needs no lookup to point an unchanged file's edge at a re-inserted
+/// definition. Two ids sharing a key (about 1 in 10^9 for a million nodes) are reported by
+/// the write as an error, never merged silently.
+pub fn node_key(id: &str) -> i64 {
+    use sha2::{Digest, Sha256};
+    let h = Sha256::digest(id.as_bytes());
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&h[..8]);
+    (u64::from_be_bytes(b) >> 1) as i64
+}
 
 /// Secondary indexes dropped during a cold bulk load and recreated by [`SCHEMA`].
 pub const DROP_INDEXES: &str = "
@@ -335,4 +353,34 @@ fn create_schema(conn: &Connection) -> CoreResult<()> {
         [SCHEMA_VERSION],
     )?;
     Ok(())
+}
+
+/// The graph tables with text ids in place of keys, as TEMP views shadowing the tables on one
+/// connection: what tests (and people) read to compare graphs by id.
+pub const TEXT_ID_VIEWS: &str = "
+CREATE TEMP VIEW nodes AS SELECT qualname || ':' || line AS id, kind, name, qualname, file, line, col, end_line FROM main.nodes;
+CREATE TEMP VIEW edges AS SELECT s.qualname || ':' || s.line AS src, d.qualname || ':' || d.line AS dst, e.type AS type FROM main.edges e JOIN main.nodes s ON s.id = e.src JOIN main.nodes d ON d.id = e.dst;
+CREATE TEMP VIEW defs_meta AS SELECT n.qualname || ':' || n.line AS id, m.signature AS signature, m.doc AS doc FROM main.defs_meta m JOIN main.nodes n ON n.id = m.id;
+CREATE TEMP VIEW unresolved AS SELECT u.name AS name, n.qualname || ':' || n.line AS node_id, u.file AS file, u.line AS line, u.col AS col FROM main.unresolved u JOIN main.nodes n ON n.id = u.node_id;
+";
+
+#[cfg(test)]
+pub fn open_with_text_ids(db: &Path) -> Connection {
+    let conn = Connection::open(db).unwrap();
+    conn.execute_batch(TEXT_ID_VIEWS).unwrap();
+    conn
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_keys_are_stable_positive_and_distinct() {
+        // Pinned: a different key function is a schema change (SCHEMA_VERSION).
+        assert_eq!(node_key("a.f:1"), node_key("a.f:1"));
+        assert!(node_key("a.f:1") >= 0 && node_key("") >= 0);
+        assert_ne!(node_key("a.f:1"), node_key("a.f:2"));
+        assert_eq!(node_key("m:1"), 0x2978_6b77_6f5b_d028);
+    }
 }

@@ -6,7 +6,7 @@ use std::fs;
 
 /// `(src, dst)` rows of a two-column query on the index at `db`.
 fn pairs(db: &Path, sql: &str) -> Vec<(String, String)> {
-    let conn = rusqlite::Connection::open(db).unwrap();
+    let conn = store::open_with_text_ids(db);
     let mut st = conn.prepare(sql).unwrap();
     st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
         .unwrap()
@@ -15,7 +15,7 @@ fn pairs(db: &Path, sql: &str) -> Vec<(String, String)> {
 }
 
 fn count(db: &Path, sql: &str) -> i64 {
-    let conn = rusqlite::Connection::open(db).unwrap();
+    let conn = store::open_with_text_ids(db);
     conn.query_row(sql, [], |r| r.get(0)).unwrap()
 }
 
@@ -123,7 +123,7 @@ fn index_and_refresh() {
     let db = d.path().join(".ctxfast/recon.db");
     let s = index(d.path(), &db, &IndexOptions::default()).unwrap();
     assert_eq!((s.files_seen, s.files_parsed), (2, 2));
-    let conn = rusqlite::Connection::open(&db).unwrap();
+    let conn = store::open_with_text_ids(&db);
     let edges: Vec<(String, String, String)> = conn
         .prepare("SELECT src, dst, type FROM edges WHERE type != 'contain' ORDER BY src, type")
         .unwrap()
@@ -199,7 +199,7 @@ fn a_new_package_root_renames_unchanged_files_on_refresh() {
     let db = d.path().join(".ctxfast/recon.db");
     let opts = IndexOptions::default();
     let quals = || -> Vec<String> {
-        let conn = rusqlite::Connection::open(&db).unwrap();
+        let conn = store::open_with_text_ids(&db);
         let mut st = conn
             .prepare("SELECT qualname FROM nodes WHERE kind = 'function' ORDER BY qualname")
             .unwrap();
@@ -210,7 +210,7 @@ fn a_new_package_root_renames_unchanged_files_on_refresh() {
     };
     index(d.path(), &db, &opts).unwrap();
     assert_eq!(quals(), ["pkg.a.f", "pkg.b.g"]);
-    let conn = rusqlite::Connection::open(&db).unwrap();
+    let conn = store::open_with_text_ids(&db);
     let invoke: String = conn
         .query_row("SELECT dst FROM edges WHERE type = 'invoke'", [], |r| {
             r.get(0)
@@ -432,7 +432,7 @@ fn cyclic_bases_and_typed_attributes_terminate() {
 
 /// Every graph row of the index at `db`, sorted (to compare two indexes).
 fn dump(db: &Path) -> Vec<String> {
-    let conn = rusqlite::Connection::open(db).unwrap();
+    let conn = store::open_with_text_ids(db);
     let mut out = vec![];
     for q in [
         "SELECT id || kind || name || qualname || file || line || col || end_line FROM nodes",
@@ -535,7 +535,7 @@ fn refresh_reparses_one_file_and_resolves_only_what_can_change() {
     fs::write(d.path().join("a.py"), "# c\n\ndef f():\n    return 3\n").unwrap();
     let s = index(d.path(), &db, &opts).unwrap();
     assert_eq!((s.files_parsed, s.files_resolved), (1, 3));
-    let conn = rusqlite::Connection::open(&db).unwrap();
+    let conn = store::open_with_text_ids(&db);
     let dsts: Vec<String> = conn
         .prepare("SELECT DISTINCT dst FROM edges WHERE type = 'invoke' ORDER BY dst")
         .unwrap()
@@ -610,7 +610,7 @@ fn stat_shortcut_trusts_old_mtimes_and_rehashes_racy_ones() {
     set_mtime(recorded);
     let s = index(d.path(), &db, &opts).unwrap();
     assert_eq!(s.files_parsed, 1);
-    let conn = rusqlite::Connection::open(&db).unwrap();
+    let conn = store::open_with_text_ids(&db);
     let n: i64 = conn
         .query_row("SELECT COUNT(*) FROM nodes WHERE name = 'h'", [], |r| {
             r.get(0)

@@ -106,10 +106,12 @@ pub fn write_graph(
         progress.check()?;
         let rel = files[*i].rel.as_str();
         for e in &r.edges {
-            n_edges += ins_edge.execute(params![e.src, e.dst, e.kind.as_str()])? as i64;
+            let (src, dst) = (store::node_key(&e.src), store::node_key(&e.dst));
+            n_edges += ins_edge.execute(params![src, dst, e.kind.as_str()])? as i64;
         }
         for u in &r.unresolved {
-            ins_unres.execute(params![u.name, u.node_id, rel, u.line, u.col])?;
+            let node = store::node_key(&u.node_id);
+            ins_unres.execute(params![u.name, node, rel, u.line, u.col])?;
         }
         for d in &r.deps {
             ins_dep.execute(params![rel, files[*d as usize].rel])?;
@@ -167,6 +169,8 @@ fn delete_rows(
 
 /// One `nodes` row (plus its `defs_meta` row for definitions) waiting to be inserted.
 struct NodeRow<'a> {
+    /// [`store::node_key`] of `id`.
+    key: i64,
     id: Cow<'a, str>,
     kind: &'static str,
     name: &'a str,
@@ -179,7 +183,9 @@ struct NodeRow<'a> {
 }
 
 /// Inserts the definitions of changed files and the reference sites of resolved files;
-/// returns how many nodes went in.
+/// returns how many nodes went in. A row whose id is already stored is the same node (a
+/// reference site on a definition's line: the definition stands for it) unless the stored
+/// row has another id under the same key: that is a key collision, an error.
 fn insert_nodes(
     tx: &Transaction<'_>,
     delta: &GraphDelta<'_, '_>,
@@ -189,7 +195,7 @@ fn insert_nodes(
     let mut ins_node = tx.prepare_cached("INSERT OR IGNORE INTO nodes(id, kind, name, qualname, file, line, col, end_line) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")?;
     let mut ins_meta = tx
         .prepare_cached("INSERT OR IGNORE INTO defs_meta(id, signature, doc) VALUES(?1, ?2, ?3)")?;
-    // Nodes go in sorted by id: appending to the primary-key B-tree is several times
+    // Nodes go in sorted by key: appending to the primary-key B-tree is several times
     // cheaper than inserting at random positions. The sort is stable, so among equal ids
     // the first row (definitions before reference sites, files in order) still wins.
     let mut rows: Vec<NodeRow<'_>> = vec![];
@@ -197,8 +203,10 @@ fn insert_nodes(
         let f = &files[c.index];
         let quals = delta.resolver.qualnames(c.index as u32);
         for (di, d) in f.raw.defs.iter().enumerate() {
+            let id = format!("{}:{}", quals[di], d.line);
             rows.push(NodeRow {
-                id: Cow::Owned(format!("{}:{}", quals[di], d.line)),
+                key: store::node_key(&id),
+                id: Cow::Owned(id),
                 kind: d.kind.as_str(),
                 name: &d.name,
                 qual: &quals[di],
@@ -215,6 +223,7 @@ fn insert_nodes(
         let rel = files[*i].rel.as_str();
         for n in &r.ref_nodes {
             rows.push(NodeRow {
+                key: store::node_key(&n.id),
                 id: Cow::Borrowed(&n.id),
                 kind: "ref",
                 name: &n.name,
@@ -227,14 +236,26 @@ fn insert_nodes(
             });
         }
     }
-    rows.par_sort_by(|a, b| a.id.cmp(&b.id));
+    rows.par_sort_by_key(|r| r.key);
+    let mut stored_id =
+        tx.prepare_cached("SELECT qualname || ':' || line FROM nodes WHERE id = ?1")?;
     let mut inserted = 0;
     for n in &rows {
-        inserted += ins_node.execute(params![
-            n.id, n.kind, n.name, n.qual, n.file, n.line, n.col, n.end_line
-        ])? as i64;
+        let added = ins_node.execute(params![
+            n.key, n.kind, n.name, n.qual, n.file, n.line, n.col, n.end_line
+        ])?;
+        if added == 0 {
+            let other: String = stored_id.query_row([n.key], |r| r.get(0))?;
+            if other != n.id {
+                return Err(CoreError::InvalidArgument(format!(
+                    "node ids {other:?} and {:?} share the key {}; please report this",
+                    n.id, n.key
+                )));
+            }
+        }
+        inserted += added as i64;
         if let Some((sig, doc)) = n.meta {
-            ins_meta.execute(params![n.id, sig, doc])?;
+            ins_meta.execute(params![n.key, sig, doc])?;
         }
     }
     Ok(inserted)
