@@ -286,7 +286,7 @@ pub fn load_full_extractions(
     }
     let decoded: Vec<(usize, Option<RawFile>)> = full_blobs
         .into_par_iter()
-        .map(|(i, b)| (i, RawFile::decode(&b)))
+        .map(|(i, b)| (i, RawFile::decode_compressed(&b)))
         .collect();
     for (i, raw) in decoded {
         match raw {

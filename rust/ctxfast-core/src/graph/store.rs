@@ -21,7 +21,7 @@ CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, sha256 TEXT, language TEXT, bytes INT, parse_error TEXT);
 CREATE TABLE IF NOT EXISTS nodes(id INTEGER PRIMARY KEY, kind TEXT, name TEXT, qualname TEXT, file TEXT, line INT, col INT, end_line INT);
 CREATE TABLE IF NOT EXISTS edges(src INTEGER, dst INTEGER, type TEXT);
-CREATE TABLE IF NOT EXISTS name_index(qualname TEXT);
+CREATE TABLE IF NOT EXISTS name_index(qualname TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS defs_meta(id INTEGER PRIMARY KEY, signature TEXT, doc TEXT);
 CREATE TABLE IF NOT EXISTS unresolved(name TEXT, node_id INTEGER, file TEXT, line INT, col INT);
 CREATE TABLE IF NOT EXISTS raw(path TEXT PRIMARY KEY, data BLOB, iface BLOB);
@@ -32,7 +32,6 @@ CREATE INDEX IF NOT EXISTS nodes_qualname ON nodes(qualname);
 CREATE INDEX IF NOT EXISTS nodes_file ON nodes(file, line);
 CREATE INDEX IF NOT EXISTS edges_src ON edges(src);
 CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst);
-CREATE INDEX IF NOT EXISTS name_index_q ON name_index(qualname);
 CREATE INDEX IF NOT EXISTS unresolved_file ON unresolved(file);
 CREATE INDEX IF NOT EXISTS file_deps_dst ON file_deps(dst_file);
 CREATE INDEX IF NOT EXISTS file_deps_src ON file_deps(src_file);
@@ -60,7 +59,7 @@ pub fn node_key(id: &str) -> i64 {
 pub const DROP_INDEXES: &str = "
 DROP INDEX IF EXISTS nodes_name; DROP INDEX IF EXISTS nodes_qualname;
 DROP INDEX IF EXISTS nodes_file; DROP INDEX IF EXISTS edges_src; DROP INDEX IF EXISTS edges_dst;
-DROP INDEX IF EXISTS name_index_q; DROP INDEX IF EXISTS unresolved_file;
+DROP INDEX IF EXISTS unresolved_file;
 DROP INDEX IF EXISTS file_deps_dst; DROP INDEX IF EXISTS file_deps_src;
 ";
 

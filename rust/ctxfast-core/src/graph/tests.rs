@@ -36,6 +36,9 @@ fn raw_blob_round_trips() {
     let blob = ex.raw.encode();
     assert_eq!(RawFile::decode(&blob).as_ref(), Some(&ex.raw));
     assert_eq!(RawFile::decode(&blob[..blob.len() - 1]), None);
+    let packed = ex.raw.encode_compressed();
+    assert_eq!(RawFile::decode_compressed(&packed).as_ref(), Some(&ex.raw));
+    assert_eq!(RawFile::decode_compressed(&blob), None);
     // The interface blob is much smaller and still compares equal to the full extraction.
     let iface = ex.raw.interface();
     assert!(iface.refs.is_empty() && iface.same_interface(&ex.raw));

@@ -76,7 +76,7 @@ pub fn write_graph(
         .par_iter()
         .map(|c| {
             let raw = &files[c.index].raw;
-            (raw.encode(), raw.interface().encode())
+            (raw.encode_compressed(), raw.interface().encode())
         })
         .collect();
     for (c, (data, iface)) in delta.changed.iter().zip(&blobs) {
