@@ -14,6 +14,9 @@
 //!   `repo.module.main:15`). When that id equals a definition's own id (a call on a `def`
 //!   line), the definition row stands for the site.
 //!
+//! Text ids are what resolution works with and what the Python API shows; `recon.db` stores
+//! each node under the integer [`store::node_key`] of its id.
+//!
 //! Edges: `invoke` (ref → definition), `import` (import site → module/definition), `contain`
 //! (definition → enclosing definition). Only project-internal targets get edges; names that
 //! resolve nowhere are rows in `unresolved(name, node_id, file, line, col)` (Python only; see
@@ -26,7 +29,7 @@
 //! it all in one transaction.
 //!
 //! Cold build: a missing `recon.db` is built in a private side file (no journal, no fsync,
-//! nodes inserted in id order, secondary indexes created after the load) and renamed into
+//! nodes inserted in key order, secondary indexes created after the load) and renamed into
 //! place, so an interrupted build never leaves a half-written index.
 //!
 //! Incremental refresh (one WAL transaction; readers see the previous index until commit):

@@ -5,6 +5,11 @@
 //! (which files a file's edges point into), `file_stat` (size and mtime of each file when it
 //! was last hashed) and `meta`.
 //!
+//! Nodes are keyed by an integer, [`node_key`] of their text id (`qualname:line`, which the
+//! row's own columns spell): edges, `defs_meta` and `unresolved` carry the 8-byte key, not the
+//! text, and the full extraction in `raw.data` is deflated. Together they halved the sympy
+//! index (241 MB to 116 MB for 30 MB of source).
+//!
 //! WAL mode and one transaction per refresh: a reader (or a crash mid-index) always sees the
 //! previous complete index.
 
