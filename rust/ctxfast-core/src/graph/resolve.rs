@@ -146,6 +146,19 @@ pub struct Resolved {
     pub deps: HashSet<u32>,
 }
 
+impl Resolved {
+    /// Adds `e` unless `seen` has it; `into` is the file a new edge points into (recorded as a
+    /// dependency).
+    fn add_edge(&mut self, seen: &mut HashSet<Edge>, e: Edge, into: Option<u32>) {
+        if seen.insert(e.clone()) {
+            self.edges.push(e);
+            if let Some(f) = into {
+                self.deps.insert(f);
+            }
+        }
+    }
+}
+
 thread_local! {
     /// The file being resolved on this thread, and the other files read while resolving it
     /// (see [`Resolved::deps`]).
@@ -1208,9 +1221,7 @@ impl<'a> Resolver<'a> {
                 dst: self.def_id(f, parent),
                 kind: EdgeKind::Contain,
             };
-            if seen_edges.insert(e.clone()) {
-                out.edges.push(e);
-            }
+            out.add_edge(&mut seen_edges, e, None);
         }
         let mut emit =
             |out: &mut Resolved, scope: u32, name: &str, line: u32, col: u32| -> String {
@@ -1350,10 +1361,7 @@ impl<'a> Resolver<'a> {
                     dst,
                     kind: EdgeKind::Invoke,
                 };
-                if seen_edges.insert(e.clone()) {
-                    out.edges.push(e);
-                    out.deps.insert(df);
-                }
+                out.add_edge(&mut seen_edges, e, Some(df));
             }
         }
         for (bi, b) in fd.raw.bindings.iter().enumerate() {
@@ -1368,10 +1376,7 @@ impl<'a> Resolver<'a> {
                         dst,
                         kind: EdgeKind::Import,
                     };
-                    if seen_edges.insert(e.clone()) {
-                        out.edges.push(e);
-                        out.deps.insert(df);
-                    }
+                    out.add_edge(&mut seen_edges, e, Some(df));
                 }
                 None if python && r == Res::NotFound => {
                     let id = emit(&mut out, b.scope, name, b.line, b.col);
