@@ -25,8 +25,8 @@ from ctxfast.bm25 import BM25Index, SymbolSet
 from ctxfast.confine import decode, read_confined
 from ctxfast.errors import IndexError as CtxIndexError
 from ctxfast.recon import graph_db
-from ctxfast.recon.answers import is_test_path
 from ctxfast.retrieval.state import StateStore
+from ctxfast.text import is_test_path
 
 T = TypeVar("T")
 
