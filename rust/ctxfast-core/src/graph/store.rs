@@ -19,7 +19,7 @@ use std::path::Path;
 
 /// Bumped whenever the schema, the raw blob format or what extraction records changes; a
 /// mismatch rebuilds the index.
-pub const SCHEMA_VERSION: &str = "7";
+pub const SCHEMA_VERSION: &str = "8";
 
 pub const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -33,7 +33,7 @@ CREATE TABLE IF NOT EXISTS raw(path TEXT PRIMARY KEY, data BLOB, iface BLOB);
 CREATE TABLE IF NOT EXISTS file_deps(src_file TEXT, dst_file TEXT);
 CREATE TABLE IF NOT EXISTS file_stat(path TEXT PRIMARY KEY, size INT, mtime_ns INT);
 CREATE INDEX IF NOT EXISTS nodes_name ON nodes(name);
-CREATE INDEX IF NOT EXISTS nodes_qualname ON nodes(qualname);
+CREATE INDEX IF NOT EXISTS nodes_qualname ON nodes(qualname, kind);
 CREATE INDEX IF NOT EXISTS nodes_file ON nodes(file, line);
 CREATE INDEX IF NOT EXISTS edges_src ON edges(src);
 CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst);
@@ -60,6 +60,10 @@ pub fn node_key(id: &str) -> i64 {
     (u64::from_be_bytes(b) >> 1) as i64
 }
 
+/// `nodes_qualname` carries `kind` too: nodes are stored in key (hash) order, so the reference
+/// sites of one scope no longer sit together, and the readers' "definitions named q" lookups
+/// (`kind != 'ref'`) would fetch every site's row only to drop it (fresh-process compose on
+/// sympy spent 0.13–0.27 s in SQL with `(qualname)` alone, 0.07–0.10 s with `(qualname, kind)`).
 /// Secondary indexes dropped during a cold bulk load and recreated by [`SCHEMA`].
 pub const DROP_INDEXES: &str = "
 DROP INDEX IF EXISTS nodes_name; DROP INDEX IF EXISTS nodes_qualname;
