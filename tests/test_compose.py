@@ -145,6 +145,18 @@ def test_callers_are_capped_and_the_cap_is_logged(project):
     assert d.retrieval_candidates == 40
     assert (d.margin_lines, d.attached_lines) == (2, 10)
     assert (d.max_test_callers, d.max_caller_sites) == (2, 400)
+    assert d.candidates_per_1k_tokens == 5
+
+
+def test_larger_windows_draw_on_more_retrieved_candidates():
+    from ctxfast.construct.compose import _retrieval_settings
+    from ctxfast.construct.defaults import window_candidates
+
+    d = DefaultsConfig()
+    assert [window_candidates(d, t) for t in (0, 2000, 8000, 16000, 24000)] == [40, 40, 40, 80, 120]
+    assert _retrieval_settings(None, d, 16000) == {"top_k": 80}
+    assert _retrieval_settings({"top_k": 7}, d, 16000) == {"top_k": 7}  # the caller's choice
+    assert _retrieval_settings({"bm25_k1": 1.2}, d, 24000) == {"bm25_k1": 1.2, "top_k": 120}
 
 
 def _callers_project(tmp_path):
