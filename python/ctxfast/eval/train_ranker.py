@@ -38,8 +38,25 @@ from ctxfast.eval.mine import check_split
 
 #: L2 penalty on the standardised weights (per task-averaged loss).
 DEFAULT_L2 = 1e-3
-DEFAULT_STEPS = 3000
+DEFAULT_STEPS = 400
 DEFAULT_LEARNING_RATE = 0.1
+#: Evidence the corpus cannot teach, because the miner strips it from every commit message
+#: (file paths, the changed functions' names) or commit messages almost never carry it
+#: (tracebacks): fit on the corpus, a task naming a function would learn to look away from
+#: it. Those columns keep the hand-set fusion's ratio to the column they were added beside —
+#: per raw unit, ``ratio`` times the learned weight of the base column.
+FILE_TIES: dict[str, tuple[str, float]] = {
+    "path_mentions": ("file_bm25", 1.0),
+    "traceback": ("file_bm25", 1.0),
+    "definition_match": ("file_bm25", 1.0),
+    "named_defs": ("file_bm25", 0.0),
+}
+DEFINITION_TIES: dict[str, tuple[str, float]] = {
+    "named": ("bm25", 0.5),
+    "anchor": ("bm25", 2.0),
+    "src_traceback": ("bm25", 0.0),
+    "named_callee": ("bm25", 0.3),
+}
 
 
 @dataclass
@@ -130,16 +147,22 @@ def fit_listwise(
     l2: float = DEFAULT_L2,
     steps: int = DEFAULT_STEPS,
     lr: float = DEFAULT_LEARNING_RATE,
+    ties: dict[int, tuple[int, float]] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(mean, scale, weights)`` of a linear scorer whose per-group softmax puts its mass on
     the gold rows. ``groups`` are ``(rows, gold mask)`` pairs with at least one gold row.
     Adam on the mean cross-entropy over groups plus ``l2 · |w|²``, from zero: the same input
-    always gives the same weights."""
+    always gives the same weights. ``ties`` maps a column to ``(base column, ratio)``: its
+    weight per raw unit is held at ``ratio`` times the base column's (it is not fit)."""
     rows = np.concatenate([x for x, _ in groups])
     mean = rows.mean(axis=0)
     scale = rows.std(axis=0)
     scale[scale < 1e-9] = 1.0
     xs = (rows - mean) / scale
+    for col, (base, ratio) in (ties or {}).items():
+        # w_col·z_col = ratio·(w_base/scale_base)·(x_col - mean_col): fold into the base.
+        xs[:, base] += ratio * (rows[:, col] - mean[col]) / scale[base]
+        xs[:, col] = 0.0
     sizes = np.array([len(x) for x, _ in groups])
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     owner = np.repeat(np.arange(len(groups)), sizes)
@@ -159,7 +182,13 @@ def fit_listwise(
         m = b1 * m + (1 - b1) * grad
         v = b2 * v + (1 - b2) * grad * grad
         w -= lr * (m / (1 - b1**t)) / (np.sqrt(v / (1 - b2**t)) + eps)
+    for col, (base, ratio) in (ties or {}).items():
+        w[col] = ratio * w[base] * scale[col] / scale[base]
     return mean, scale, w
+
+
+def tie_columns(names: tuple[str, ...], ties: dict[str, tuple[str, float]]) -> dict[int, Any]:
+    return {names.index(c): (names.index(b), r) for c, (b, r) in ties.items()}
 
 
 def file_probs(rows: TaskRows, stage: Any) -> np.ndarray:
@@ -186,21 +215,23 @@ def with_file_columns(rows: TaskRows, prob: np.ndarray) -> np.ndarray:
     return out
 
 
-def train(tasks: list[TaskRows], l2: float = DEFAULT_L2) -> Any:
+def train(tasks: list[TaskRows], l2: float = DEFAULT_L2, steps: int = DEFAULT_STEPS) -> Any:
     from ctxfast.retrieval.features import CANDIDATE_FEATURES, FILE_FEATURES
     from ctxfast.retrieval.ranker import LinearStage, RankerModel
 
     fgroups = [(t.file_rows, t.file_gold) for t in tasks if t.file_gold.any()]
     if not fgroups:
         raise EvalError("no task has a gold file among its ranked files")
-    files = LinearStage(FILE_FEATURES, *fit_listwise(fgroups, l2))
+    fties = tie_columns(FILE_FEATURES, FILE_TIES)
+    files = LinearStage(FILE_FEATURES, *fit_listwise(fgroups, l2, steps, ties=fties))
     cgroups = []
     for t in tasks:
         if t.cand_gold.any():
             cgroups.append((with_file_columns(t, file_probs(t, files)), t.cand_gold))
     if not cgroups:
         raise EvalError("no task has a gold definition among its candidates")
-    defs = LinearStage(CANDIDATE_FEATURES, *fit_listwise(cgroups, l2))
+    dties = tie_columns(CANDIDATE_FEATURES, DEFINITION_TIES)
+    defs = LinearStage(CANDIDATE_FEATURES, *fit_listwise(cgroups, l2, steps, ties=dties))
     per_repo: dict[str, int] = defaultdict(int)
     for t in tasks:
         per_repo[t.repo] += 1
@@ -210,7 +241,8 @@ def train(tasks: list[TaskRows], l2: float = DEFAULT_L2) -> Any:
         "definition_groups": len(cgroups),
         "repos": dict(sorted(per_repo.items())),
         "l2": l2,
-        "steps": DEFAULT_STEPS,
+        "steps": steps,
+        "tied": {"files": FILE_TIES, "definitions": DEFINITION_TIES},
     }
     return RankerModel(files, defs, meta)
 
@@ -233,9 +265,14 @@ def load_corpus(paths: list[Path]) -> list[dict[str, Any]]:
         for line in p.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 tasks.append(json.loads(line))
-    for repo in sorted({t["repo"] for t in tasks}):
+    by_repo: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for t in sorted(tasks, key=lambda t: t["instance_id"]):
+        by_repo[t["repo"]].append(t)
+    for repo in by_repo:
         check_split(repo, "train")
-    return sorted(tasks, key=lambda t: t["instance_id"])
+    # Round robin over repositories: a run stopped early still covers every repository.
+    turns = [(i, repo, t) for repo, ts in by_repo.items() for i, t in enumerate(ts)]
+    return [t for _, _, t in sorted(turns, key=lambda x: (x[0], x[1]))]
 
 
 def register(esub: Any) -> None:

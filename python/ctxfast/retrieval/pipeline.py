@@ -22,7 +22,13 @@ from ctxfast.recon.graph import CodeGraph
 from ctxfast.retrieval.apiindex import API_DB_NAME, ApiIndex, refresh_api_index
 from ctxfast.retrieval.candidates import Candidate, RawCandidate
 from ctxfast.retrieval.config import RetrievalConfig
-from ctxfast.retrieval.features import candidate_features, file_features, file_pool, softmax
+from ctxfast.retrieval.features import (
+    CANDIDATE_FEATURES,
+    candidate_features,
+    file_features,
+    file_pool,
+    softmax,
+)
 from ctxfast.retrieval.lexical import LexicalCorpus
 from ctxfast.retrieval.literals import LiteralIndex
 from ctxfast.retrieval.localize import DefinitionBM25, file_scores, rank_defs_in_files
@@ -277,6 +283,8 @@ class Retriever:
         and traceback anchoring, truncated to top-k."""
         if not cands:
             self._cand_index = BM25Index([""])
+            if features is not None:
+                features.candidate_rows = np.zeros((0, len(CANDIDATE_FEATURES)))
             return []
         ix = self.index
         docs = []
