@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxfast import compact
-from ctxfast.compact import (
+from ctxfast.errors import ConfigError
+from ctxfast.harness.compact import (
     COMPACT_AT_PERCENT,
     ELIDED,
     HYSTERESIS_PERCENT,
@@ -21,7 +22,6 @@ from ctxfast.compact import (
     transcript_tokens,
     validate_transcript,
 )
-from ctxfast.errors import ConfigError
 
 
 def call(cid, name, **args):

@@ -143,6 +143,107 @@ def test_callers_are_capped_and_the_cap_is_logged(project):
     assert (d.localization_max, d.target_context, d.file_outlines) == (5, True, True)
     assert (d.outline_files, d.outline_max_lines, d.max_import_lines) == (1, 12, 30)
     assert d.retrieval_candidates == 40
+    assert (d.margin_lines, d.attached_lines) == (2, 10)
+    assert (d.max_test_callers, d.max_caller_sites) == (2, 400)
+
+
+def _callers_project(tmp_path):
+    """``helper`` called by three test functions (in a file sorting first) and one library
+    function, so file:line order alone would pick tests."""
+    root = tmp_path / "callers"
+    files = {
+        "app/__init__.py": "",
+        "app/core.py": "def helper(x):\n    return x + 1\n",
+        "app/api.py": "from app.core import helper\n\n\ndef serve(x):\n    return helper(x)\n",
+        "aaa_tests/test_core.py": (
+            "from app.core import helper\n\n\n"
+            + "".join(
+                f"def test_{n}():\n    assert helper({i})\n\n\n"
+                for i, n in enumerate(["one", "two", "three"])
+            )
+        ),
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def test_library_callers_come_before_test_callers(tmp_path):
+    repo = ctxfast.Repository(_callers_project(tmp_path))
+    plan = PlanNode("n1", "change helper", "app.core.helper")
+    edges = lambda d: {  # noqa: E731
+        e.driver
+        for e in ctxfast.compose(
+            repo, "change helper", plan=plan, localization=[], defaults=d
+        ).admission_log
+        if e.stage == "defaults" and e.decision == "callers_capped"
+    }
+    ctx = ctxfast.compose(
+        repo,
+        "change helper",
+        plan=plan,
+        localization=[],
+        defaults=DefaultsConfig(max_callers=2, max_test_callers=1),
+    )
+    text = ctx.render()
+    assert "`serve` — calls `helper`" in text  # the library caller, though its file sorts last
+    assert len(re.findall(r"`test_\w+` — calls `helper`", text)) == 1  # one test caller
+    assert edges(DefaultsConfig(max_callers=2, max_test_callers=1)) == {
+        "4 call sites, 4 calling scopes among the first 4; kept 2 (library first, at most 1 tests)"
+    }
+    everyone = ctxfast.compose(
+        repo,
+        "change helper",
+        plan=plan,
+        localization=[],
+        defaults=DefaultsConfig(max_test_callers=8),
+    ).render()
+    assert len(re.findall(r"`test_\w+` — calls `helper`", everyone)) == 3
+
+
+def test_definitions_come_with_decorators_comments_and_blank_margins(tmp_path):
+    root = tmp_path / "deco"
+    (root / "shapes").mkdir(parents=True)
+    (root / "shapes/__init__.py").write_text("", encoding="utf-8")
+    (root / "shapes/square.py").write_text(
+        "class Square:\n"
+        "    def __init__(self, side):\n"
+        "        self.side = side\n"
+        "\n"
+        "    # the area is recomputed on every access\n"
+        "    @property\n"
+        "    def area(self):\n"
+        "        return self.side * self.side\n"
+        "\n"
+        "    def perimeter(self):\n"
+        "        return 4 * self.side\n",
+        encoding="utf-8",
+    )
+    repo = ctxfast.Repository(root)
+    task = "Square.area is wrong for negative side"
+    frugal = ConstructConfig(target_tokens=0)  # the change target alone, no fill
+    ctx = ctxfast.compose(
+        repo,
+        task,
+        localization=["shapes.square.Square.area"],
+        config=frugal,
+        defaults=DefaultsConfig(file_outlines=False),
+    )
+    text = ctx.render()
+    for n, line in ((4, ""), (5, "    # the area is recomputed"), (6, "    @property"), (9, "")):
+        assert re.search(rf"^ *{n} \| {re.escape(line)}", text, re.M), (n, line)
+    shown = {n for e in ctx.window if e.file == "shapes/square.py" for n in e.shown_lines()}
+    assert {4, 5, 6, 7, 8, 9} <= shown
+    bare = ctxfast.compose(
+        repo,
+        task,
+        localization=["shapes.square.Square.area"],
+        config=frugal,
+        defaults=DefaultsConfig(margin_lines=0, attached_lines=0, file_outlines=False),
+    )
+    shown = {n for e in bare.window if e.file == "shapes/square.py" for n in e.shown_lines()}
+    assert 6 not in shown and 9 not in shown
 
 
 def test_config_consumers_from_code_and_config_files(project):

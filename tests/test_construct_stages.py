@@ -5,8 +5,8 @@ from construct_fixtures import TARGET, cand, scenario
 
 from ctxfast.construct import ConstructConfig, Kind, PlanNode, construct, stuff_everything
 from ctxfast.construct.compress import ast_slice, best_line_windows, derive_signature, mask_pointer
-from ctxfast.construct.gate import fold_residue, run_gate
 from ctxfast.construct.pool import PoolInputs, build_pool
+from ctxfast.construct.relevance_gate import fold_residue, run_gate
 from ctxfast.construct.represent import (
     REPRESENTATION_TABLE,
     Rendering,

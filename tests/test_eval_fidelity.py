@@ -10,7 +10,7 @@ import pytest
 
 from ctxfast.cli import main
 from ctxfast.eval.fidelity import CodeGraphReader, collect_sites, graph_fidelity
-from ctxfast.recon import Repository
+from ctxfast.repository import Repository
 
 ALPHA = Path(__file__).parent / "fixtures" / "eval" / "repos" / "alpha"
 

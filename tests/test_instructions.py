@@ -6,7 +6,7 @@ import pytest
 
 from ctxfast import load_instructions
 from ctxfast.errors import ConfigError
-from ctxfast.instructions import (
+from ctxfast.harness.instructions import (
     FILE_BUDGET_BYTES,
     INSTRUCTION_FILES,
     TOTAL_BUDGET_BYTES,

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from ctxfast import _native
 from ctxfast.errors import InvalidArgumentError
 from ctxfast.retrieval.lexical import (
     DEFAULT_CORPUS_MAX_BYTES,
@@ -48,9 +49,11 @@ def repo(tmp_path: Path) -> Path:
 
 def test_defaults_are_the_spec_values():
     assert DEFAULT_MAX_HITS == 40
-    assert {"vendor", "node_modules", "site-packages", "third_party", "external", ".git"} == set(
-        DEFAULT_EXCLUDE_ANY_DEPTH
-    )
+    # The indexer's list (one native definition); `.ctxfast` is hidden, so the walk's
+    # hidden-file rule skips it as well.
+    assert tuple(_native.vendored_dirs()) == DEFAULT_EXCLUDE_ANY_DEPTH
+    spec = {"vendor", "node_modules", "site-packages", "third_party", "external", ".git"}
+    assert set(DEFAULT_EXCLUDE_ANY_DEPTH) == spec | {".ctxfast"}
     assert DEFAULT_EXCLUDE_ROOT == ("build",)
     assert LANGUAGE_GLOBS["python"] == ("*.py", "*.pyi")
 

@@ -8,7 +8,7 @@ import pytest
 
 from ctxfast import memory
 from ctxfast.errors import ConfigError
-from ctxfast.memory import (
+from ctxfast.harness.memory import (
     BASELINE_MARGIN,
     DIMS,
     HASHING_NOISE_FLOOR,
@@ -115,7 +115,7 @@ def test_embedding_cache_on_disk(tmp_path):
 def test_tfidf_fallback_without_numpy(tmp_path):
     code = (
         "import sys; sys.modules['numpy'] = None\n"
-        "from ctxfast.memory import MemoryIndex\n"
+        "from ctxfast.harness.memory import MemoryIndex\n"
         "i = MemoryIndex(); i.add('m', open(sys.argv[1]).read())\n"
         "print(i.embedder_name, i.search('JWT refresh token')[0].section)\n"
     )

@@ -4,7 +4,7 @@ import pytest
 
 from ctxfast import ModelProfile, pack_budget, resolve_profile
 from ctxfast.errors import ConfigError, CtxfastError
-from ctxfast.profiles import (
+from ctxfast.harness.profiles import (
     DEFAULT_REGISTRY,
     DEFAULT_ROLE_SHARES,
     MIN_PACK_TOKENS,

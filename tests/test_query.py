@@ -7,7 +7,6 @@ import pytest
 from ctxfast.errors import InvalidArgumentError
 from ctxfast.retrieval.query import (
     DEFAULT_CONFIG,
-    SPEC_CAMEL_RE,
     SPEC_DOTTED_RE,
     SPEC_ERROR_LINE_MARKERS,
     SPEC_FILE_PATH_RE,
@@ -20,6 +19,7 @@ from ctxfast.retrieval.query import (
     goal_hint,
     parse_frames,
 )
+from ctxfast.text import CAPITALISED_IDENTIFIER_RE
 
 TASK = """Fix MemStore.remember crash when kind is missing.
 
@@ -32,7 +32,7 @@ Config in settings.yaml and data.json, not data.js (also lib.cpp is C++).
 def test_spec_defaults_are_pinned():
     c = DEFAULT_CONFIG
     assert SPEC_DOTTED_RE == r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+"
-    assert SPEC_CAMEL_RE == r"\b[A-Z][a-zA-Z0-9_]+\b"
+    assert CAPITALISED_IDENTIFIER_RE == c.camel_re == r"\b[A-Z][a-zA-Z0-9_]+\b"
     assert SPEC_SNAKE_RE == r"\b[a-z_][a-z0-9_]*\b"
     assert SPEC_TEST_RE == r"\S+\.py::\S+|\S+::\S+::\S+"
     assert SPEC_FILE_PATH_RE.startswith(r"[\w\-/]+\.(py|js|ts|go|rs|java|c|h|toml|json|yaml|yml)")

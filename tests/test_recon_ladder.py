@@ -10,7 +10,7 @@ from recon_fixture import write_project
 from ctxfast import Repository, count_tokens
 from ctxfast.errors import InvalidArgumentError
 from ctxfast.recon.ego import EGO_GRAPH_MAX_TOKENS
-from ctxfast.recon.gate import (
+from ctxfast.recon.escalation import (
     MANIFEST_HEADER_MAX_TOKENS,
     RECON_CONTEXT_MAX_TOKENS,
     GateConfig,

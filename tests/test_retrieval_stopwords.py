@@ -6,7 +6,8 @@ from recon_fixture import indexed_repo
 
 from ctxfast.bm25 import tokenize_code
 from ctxfast.retrieval.config import RetrievalConfig
-from ctxfast.retrieval.query import ENGLISH_STOPWORDS, query_terms
+from ctxfast.retrieval.query import query_terms
+from ctxfast.text import LUCENE_ENGLISH_STOPWORDS as ENGLISH_STOPWORDS
 
 
 def test_the_stop_set_is_lucenes_english_set_and_on_by_default():

@@ -4,7 +4,7 @@ import pytest
 
 from ctxfast import skills
 from ctxfast.errors import ConfigError, InvalidArgumentError
-from ctxfast.skills import SKILL_MAX_EXPANDED, Skill, disclose, load_skills, lookup
+from ctxfast.harness.skills import SKILL_MAX_EXPANDED, Skill, disclose, load_skills, lookup
 
 SK = [
     Skill("pytest-debugging", "debug failing pytest tests and fixtures", "BODY-PYTEST"),

@@ -9,7 +9,7 @@ import pytest
 
 from ctxfast import ModelProfile, TaskPack, count_tokens, pack_budget
 from ctxfast.errors import ConfigError
-from ctxfast.taskpack import DEFAULT_ORDER
+from ctxfast.harness.taskpack import DEFAULT_ORDER
 
 
 def test_default_order_is_stable_first_volatile_last():

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxfast import _reference
+from ctxfast import _native, _reference
 from ctxfast.errors import ConfigError, InvalidArgumentError
-from ctxfast.excerpt import best_windows
+from ctxfast.harness.excerpt import best_windows
 
 lines = st.integers(min_value=0, max_value=40).flatmap(
     lambda n: st.tuples(
@@ -39,6 +39,17 @@ def test_invariants(data, budget, max_windows, context):
     for s, e in windows:
         assert 0 <= s < e <= len(tokens)
         assert any(scores[s:e])  # every window covers a hit
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.integers(0, 6), max_size=60),
+    st.integers(0, 70),
+    st.integers(0, 4),
+)
+def test_fixed_windows_match_the_python_reference(scores, window, k):
+    native = [tuple(w) for w in _native.best_fixed_windows(scores, window, k)]
+    assert native == _reference.best_fixed_windows(scores, window, k)
 
 
 def test_windows_center_on_hits_with_context():

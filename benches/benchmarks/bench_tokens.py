@@ -3,7 +3,7 @@ package with ``asv run --python=same``; see benches/README.md)."""
 
 from ctxfast import _tiktoken_ref, count_tokens, count_tokens_batch, truncate_to_tokens
 from ctxfast.bench import naive_truncate, stdlib_sources
-from ctxfast.sections import ContextSection, assemble_context
+from ctxfast.harness.sections import ContextSection, assemble_context
 
 
 class CountTokens:

@@ -3,10 +3,9 @@
 The public API is plain Python over the private native module ``ctxfast._native``.
 """
 
-from ctxfast import compact, logs, memory, skills
+from ctxfast import logs
 from ctxfast._native import __version__
 from ctxfast.bm25 import BM25Index, tokenize_code
-from ctxfast.buffer import RollingBuffer, Turn
 from ctxfast.construct.compose import compose
 from ctxfast.construct.defaults import DefaultsConfig
 from ctxfast.construct.schema import (
@@ -19,23 +18,26 @@ from ctxfast.construct.schema import (
     WindowEntry,
 )
 from ctxfast.errors import BudgetError, CtxfastError
-from ctxfast.excerpt import excerpt
-from ctxfast.instructions import Instructions, load_instructions
-from ctxfast.profiles import ModelProfile, pack_budget, resolve_profile
-from ctxfast.recon import IndexStats, ParseCache, Repository
-from ctxfast.retrieval.candidates import Candidate
-from ctxfast.retrieval.config import RetrievalConfig
-from ctxfast.retrieval.pipeline import RetrievalResult
-from ctxfast.retrieval.query import Query
-from ctxfast.retrieval.vet import Verdict, vet
-from ctxfast.routing import IntentRouter, RouteDecision
-from ctxfast.sections import (
+from ctxfast.harness import compact, memory, skills
+from ctxfast.harness.buffer import RollingBuffer, Turn
+from ctxfast.harness.excerpt import excerpt
+from ctxfast.harness.instructions import Instructions, load_instructions
+from ctxfast.harness.profiles import ModelProfile, pack_budget, resolve_profile
+from ctxfast.harness.routing import IntentRouter, RouteDecision
+from ctxfast.harness.sections import (
     AssembledContext,
     ContextSection,
     assemble_context,
     order_for_recall,
 )
-from ctxfast.taskpack import TaskPack
+from ctxfast.harness.taskpack import TaskPack
+from ctxfast.recon import ParseCache
+from ctxfast.repository import IndexStats, Repository
+from ctxfast.retrieval.candidates import Candidate
+from ctxfast.retrieval.config import RetrievalConfig
+from ctxfast.retrieval.pipeline import RetrievalResult
+from ctxfast.retrieval.query import Query
+from ctxfast.retrieval.vet import Verdict, vet
 from ctxfast.tokens import (
     count_tokens,
     count_tokens_batch,

@@ -16,6 +16,7 @@ __all__ = [
     "SymbolSet",
     "__version__",
     "_panic_for_test",
+    "best_fixed_windows",
     "best_windows",
     "content_identity",
     "count_tokens",
@@ -32,6 +33,7 @@ __all__ = [
     "normalise_for_identity",
     "tokenize_code",
     "truncate_to_tokens",
+    "vendored_dirs",
 ]
 
 class CtxfastError(Exception): ...
@@ -61,6 +63,9 @@ def best_windows(
     max_windows: int = 3,
     context: int = 3,
 ) -> list[tuple[int, int]]: ...
+def best_fixed_windows(
+    line_scores: list[int], window: int, k: int = 1
+) -> list[tuple[int, int, int]]: ...
 def content_identity(texts: list[str]) -> list[str]: ...
 def normalise_for_identity(text: str) -> str: ...
 def literal_fragments(texts: list[str], min_chars: int = 12) -> list[tuple[int, int, str]]: ...
@@ -136,6 +141,7 @@ def lexical_search(
     list[str],
 ]: ...
 def lexical_language_globs() -> list[tuple[str, list[str]]]: ...
+def vendored_dirs() -> list[str]: ...
 
 @final
 class LexicalCorpus:

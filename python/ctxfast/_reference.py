@@ -118,7 +118,32 @@ def best_windows(
     return _segments(selected, 0, n)
 
 
-# --- code tokenizer and identifier-weighted BM25 (spec-04 §3.4) -------------------------------
+def best_fixed_windows(line_scores: list[int], window: int, k: int) -> list[tuple[int, int, int]]:
+    """The ``k`` best non-overlapping windows of ``window`` lines, ties to the earliest start
+    (the construction stage's sliding window, as it was written in Python)."""
+    n = len(line_scores)
+    if n == 0 or window <= 0 or k <= 0:
+        return []
+    window = min(window, n)
+    prefix = [0]
+    for s in line_scores:
+        prefix.append(prefix[-1] + s)
+    sums = [prefix[i + window] - prefix[i] for i in range(n - window + 1)]
+    taken: list[tuple[int, int, int]] = []
+    for _ in range(k):
+        best, best_i = -1, -1
+        for i, s in enumerate(sums):
+            if any(i < e and i + window > st for st, e, _ in taken):
+                continue
+            if s > best:
+                best, best_i = s, i
+        if best_i < 0:
+            break
+        taken.append((best_i, best_i + window, best))
+    return sorted(taken)
+
+
+# --- code tokenizer and identifier-weighted BM25 -------------------------------
 
 _PATH_EXTENSIONS = frozenset(
     (
@@ -192,7 +217,8 @@ def bm25_scores(
     symbol_weight: float = 3.0,
     symbols: frozenset[str] = frozenset(),
 ) -> list[float]:
-    """The §3.4 formula term by term, over pre-tokenised docs; 0.0 for non-matching docs."""
+    """The identifier-weighted BM25 formula term by term, over pre-tokenised docs; 0.0 for
+    non-matching docs."""
     import math
     import re
 

@@ -60,7 +60,7 @@ def _line(label: str, ours: float, theirs: float, unit_amount: float, unit: str)
 
 def bench_tokens(repeat: int = 3) -> list[str]:
     from ctxfast import _tiktoken_ref
-    from ctxfast.sections import ContextSection, assemble_context
+    from ctxfast.harness.sections import ContextSection, assemble_context
     from ctxfast.tokens import count_tokens, count_tokens_batch, truncate_to_tokens
 
     enc = _tiktoken_ref.get_encoding("cl100k_base")

@@ -1,4 +1,4 @@
-"""Identifier-weighted BM25 (spec-04 §3.4) and the code tokenizer, as reusable pieces.
+"""Identifier-weighted BM25 and the code tokenizer, as reusable pieces.
 
 The score is exactly the spec's::
 
@@ -192,7 +192,7 @@ class BM25Index:
         return self._ix.idf(term)
 
     def term_weight(self, term: str) -> float:
-        """``w(term)`` of §3.4: the symbol weight for identifier tokens in ``symbols``."""
+        """``w(term)``: the symbol weight for identifier tokens in ``symbols``."""
         return self._ix.term_weight(term)
 
     def doc_len(self, doc: int) -> int:

@@ -23,8 +23,8 @@ except ImportError:  # without the mcp extra: the types still import, the server
     from typing import TypedDict
 
 from ctxfast.errors import CtxfastError, InvalidArgumentError
-from ctxfast.excerpt import excerpt as make_excerpt
-from ctxfast.recon import Repository
+from ctxfast.harness.excerpt import excerpt as make_excerpt
+from ctxfast.repository import Repository
 from ctxfast.tokens import count_tokens, truncate_to_tokens
 
 #: The server's name as MCP clients show it.
@@ -290,7 +290,7 @@ def build_server(repos: Repositories) -> Any:
     @server.tool()
     def status(root: Root = None) -> dict[str, Any]:
         """Where the index lives, what it holds and when it was last refreshed."""
-        from ctxfast.cli_repo import index_status
+        from ctxfast.cli.status import index_status
 
         return call(root, index_status)  # type: ignore[no-any-return]
 

@@ -34,7 +34,7 @@ print(ctx.render())
 
 STATUS = """
 import json, ctxfast
-from ctxfast.cli_repo import index_status
+from ctxfast.cli.status import index_status
 repo = ctxfast.Repository(".")
 repo.index()
 print(json.dumps({"status": index_status(repo), "manifest": bool(repo.manifest())}))

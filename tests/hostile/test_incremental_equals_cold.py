@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hostile_repos import cold_dump, dump
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -122,46 +123,51 @@ def test_refresh_after_every_edit_equals_a_cold_build(
         )
 
 
-def test_dropping_a_base_class_drops_the_inherited_edge(tmp_path: Path) -> None:
-    """The issue's case: ``x.held.diff()`` resolves to ``Expr.diff`` only through ``class
-    Function(Expr)`` in a third file the caller never imports; removing the base must remove
-    the edge on refresh, as a cold build does."""
-    files = {
-        "m0": "class Expr:\n    def diff(self):\n        return 1\n",
-        "m1": "from pkg.m0 import Expr\nclass Function(Expr):\n    pass\n",
-        "m2": "from pkg.m1 import Function\nclass Holder:\n"
-        "    def __init__(self):\n        self.held = Function()\n",
-        "m3": "from pkg.m2 import Holder\ndef use(x: Holder):\n    return x.held.diff()\n",
-    }
+#: The chain the issue found: ``x.held.diff()`` in m3 resolves to ``Expr.diff`` in m0 only
+#: through ``class Function(Expr)`` in m1, a module the caller never imports.
+CHAIN = {
+    "m1": "from pkg.m0 import Expr\nclass Function(Expr):\n    pass\n",
+    "m2": "from pkg.m1 import Function\nclass Holder:\n"
+    "    def __init__(self):\n        self.held = Function()\n",
+    "m3": "from pkg.m2 import Holder\ndef use(x: Holder):\n    return x.held.diff()\n",
+}
+EXPR = "class Expr:\n    def diff(self):\n        return 1\n"
+INHERITED_EDGE = "('pkg.m3.use:3', 'pkg.m0.Expr.diff:2', 'invoke')"
+
+
+@pytest.mark.parametrize(
+    ("start", "changed", "edge_before", "edge_after"),
+    [
+        # Removing the base must remove the edge on refresh.
+        (
+            {"m0": EXPR, **CHAIN},
+            {"m1": "from pkg.m0 import Expr\nclass Function:\n    pass\n"},
+            True,
+            False,
+        ),
+        # The transitive case: the base module does not exist yet, so the caller's lookup
+        # stopped there; when m0 appears the caller gains the edge.
+        (CHAIN, {"m0": EXPR}, False, True),
+    ],
+    ids=["dropping-a-base-class-drops-the-edge", "a-new-base-module-adds-the-edge"],
+)
+def test_an_inherited_edge_follows_a_base_change_made_in_a_third_file(
+    tmp_path: Path,
+    start: dict[str, str],
+    changed: dict[str, str],
+    edge_before: bool,
+    edge_after: bool,
+) -> None:
+    """Refreshing after an edit to the base chain gives the cold build's graph, with the
+    inherited edge present exactly when the chain holds."""
+    files = dict(start)
     write_tree(tmp_path / "tree", files)
     repo = ctxfast.Repository(tmp_path / "tree")
     repo.index()
     db = tmp_path / "tree" / ".ctxfast" / "recon.db"
-    edge = "('pkg.m3.use:3', 'pkg.m0.Expr.diff:2', 'invoke')"
-    assert edge in dump(db)
-    files["m1"] = "from pkg.m0 import Expr\nclass Function:\n    pass\n"
+    assert (INHERITED_EDGE in dump(db)) is edge_before
+    files.update(changed)
     write_tree(tmp_path / "tree", files)
     repo.index()
-    assert edge not in dump(db)
-    assert dump(db) == cold_dump(tmp_path / "tree", tmp_path / "cold")
-
-
-def test_a_new_base_module_adds_the_inherited_edge(tmp_path: Path) -> None:
-    """The transitive case: ``class Function(Expr)`` names a module that does not exist yet,
-    so the caller's lookup stopped there; when ``m0`` appears, the caller — which reads
-    ``Expr`` only through ``m1`` — gains the edge on refresh, as on a cold build."""
-    files = {
-        "m1": "from pkg.m0 import Expr\nclass Function(Expr):\n    pass\n",
-        "m2": "from pkg.m1 import Function\nclass Holder:\n"
-        "    def __init__(self):\n        self.held = Function()\n",
-        "m3": "from pkg.m2 import Holder\ndef use(x: Holder):\n    return x.held.diff()\n",
-    }
-    write_tree(tmp_path / "tree", files)
-    repo = ctxfast.Repository(tmp_path / "tree")
-    repo.index()
-    files["m0"] = "class Expr:\n    def diff(self):\n        return 1\n"
-    write_tree(tmp_path / "tree", files)
-    repo.index()
-    db = tmp_path / "tree" / ".ctxfast" / "recon.db"
-    assert "('pkg.m3.use:3', 'pkg.m0.Expr.diff:2', 'invoke')" in dump(db)
+    assert (INHERITED_EDGE in dump(db)) is edge_after
     assert dump(db) == cold_dump(tmp_path / "tree", tmp_path / "cold")

@@ -27,7 +27,7 @@ from typing import Any
 from ctxfast.batch.worker import THREADS_ENV, is_current
 from ctxfast.errors import InvalidArgumentError
 from ctxfast.recon.parse_cache import user_cache_dir
-from ctxfast.recon.repository import DEFAULT_INDEX_DIRNAME, DEFAULT_MAX_FILE_BYTES
+from ctxfast.repository import DEFAULT_INDEX_DIRNAME, DEFAULT_MAX_FILE_BYTES
 
 #: Concurrent trees unless configured (one per core on the 2-core machines this targets).
 DEFAULT_WORKERS = 2

@@ -41,7 +41,7 @@ def is_current(root: str, index_dir: str) -> bool:
     interrupted batch. It does not look at the tree — a batch over trees that change between
     runs re-indexes them with ``recheck``."""
     from ctxfast._native import __version__
-    from ctxfast.recon.repository import GRAPH_DB_NAME
+    from ctxfast.repository import GRAPH_DB_NAME
 
     stamp = Path(index_dir) / STAMP_NAME
     try:
@@ -60,7 +60,8 @@ def index_tree(job: dict[str, Any]) -> dict[str, Any]:
     """Indexes ``job["root"]`` into ``job["index_dir"]``; never raises — a failure is a
     record with ``status: "failed"`` and the error."""
     from ctxfast._native import __version__
-    from ctxfast.recon import ParseCache, Repository
+    from ctxfast.recon import ParseCache
+    from ctxfast.repository import Repository
 
     t0 = time.perf_counter()
     record: dict[str, Any] = {"root": job["root"], "index_dir": job["index_dir"]}

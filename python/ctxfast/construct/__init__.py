@@ -1,10 +1,11 @@
-"""Context construction (spec 08): one budgeted, edge-ordered ``DecisionContext`` per decision.
+"""Context construction: one budgeted, edge-ordered ``DecisionContext`` per decision.
 
-Stages, one module each: ``pool`` (a), ``gate`` (b), ``ranker`` (§4, the only model call),
+Stages, one module each: ``pool`` (a), ``relevance_gate`` (b), ``ranker`` (the only model call),
 ``represent`` (c), ``compress`` (d), ``dedup`` (e), ``order`` (f, with ``render`` laying out the
 text), ``budget`` (g, filling toward the target size first); ``pipeline`` runs them in that
 order. ``evidence_ranker`` answers the ranking step from retrieval evidence when no model is
 configured; ``defaults`` derives the stand-ins for a planner, an impact analyser and a localizer.
+ARCHITECTURE.md lists each stage's inputs, outputs and design section.
 """
 
 from ctxfast.construct.compose import compose, to_code_candidates

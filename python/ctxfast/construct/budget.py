@@ -1,4 +1,4 @@
-"""Stage (g): token budgeting (spec 08 §3.7) — three tiers, a hard ceiling, an eviction ladder.
+"""Stage (g): token budgeting — three tiers, a hard ceiling, an eviction ladder.
 
 The window is measured on its exact rendered text with ``ctxfast.tokens``. Over the ceiling,
 the ladder runs 1 → 2 → 3 and re-measures after every single change: (1) transient state —

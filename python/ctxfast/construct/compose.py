@@ -22,6 +22,7 @@ from ctxfast.construct.defaults import (
     file_outline,
     target_sources,
     with_context,
+    with_margins,
 )
 from ctxfast.construct.pipeline import construct, default_plan
 from ctxfast.construct.ranker import Ranker
@@ -32,13 +33,14 @@ from ctxfast.construct.schema import (
     ImpactEdge,
     ImpactType,
     LogEntry,
+    Origin,
     PlanNode,
 )
 from ctxfast.errors import InvalidArgumentError
-from ctxfast.recon.answers import is_test_path
-from ctxfast.recon.repository import Repository
+from ctxfast.repository import Repository
+from ctxfast.text import is_test_path
 
-RETRIEVAL_TOKENS = 4000  # spec-04's cap on the retrieved slice handed to construction
+RETRIEVAL_TOKENS = 4000  # the retrieval design's cap on the slice handed to construction
 
 
 def to_code_candidates(result: Any) -> tuple[list[CodeCandidate], list[LogEntry]]:
@@ -67,7 +69,7 @@ def to_code_candidates(result: Any) -> tuple[list[CodeCandidate], list[LogEntry]
                 signature=c.signature or None,
                 text=c.text,
                 provenance=f"04: {sources}",
-                origin="04",
+                origin=Origin.RETRIEVAL,
             )
         )
     return out, log
@@ -183,6 +185,7 @@ def prepare(
     log += targets.log
     reader = SourceReader(repo.root)
     change = set(heads)
+    candidates = [with_margins(reader, c, dcfg) for c in candidates]
     candidates = [
         with_context(graph, reader, c, dcfg) if c.qualname in change else c for c in candidates
     ]
@@ -232,7 +235,7 @@ def _outlines(
     scored like the best candidate of its file so the residue ranking can weigh it."""
     best: dict[str, float] = {}
     for c in candidates:
-        if c.origin == "04":
+        if c.origin == Origin.RETRIEVAL:
             best[c.file] = max(best.get(c.file, float("-inf")), c.score)
     target_files = [c.file for c in candidates if c.qualname in change]
     ranked = [f for f in result.ranked_files() if f in best and not is_test_path(f)]

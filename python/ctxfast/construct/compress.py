@@ -1,4 +1,4 @@
-"""Stage (d): structural compression (spec 08 §3.4) — no model anywhere.
+"""Stage (d): structural compression — no model anywhere.
 
 Signatures over bodies, definition-level (AST) slices, sliding-window contiguous-line
 extraction scored by token overlap with the decision's terms, and deterministic masking of
@@ -13,6 +13,7 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 
+from ctxfast import _native
 from ctxfast.construct.represent import CRITICAL_ROLES, Assigned, Rendering, Role
 from ctxfast.construct.schema import (
     CODE_KINDS,
@@ -23,7 +24,7 @@ from ctxfast.construct.schema import (
     PlanNode,
 )
 from ctxfast.construct.terms import line_tokens, short_name
-from ctxfast.excerpt import SIGNATURE_RE
+from ctxfast.harness.excerpt import SIGNATURE_RE
 from ctxfast.numbered import render_numbered
 
 Numbered = tuple[tuple[int, str], ...]
@@ -79,31 +80,13 @@ def best_line_windows(
     A line scores the number of its identifier parts (with repetition) that are decision
     terms; a window scores the sum (RepoCoder's sliding window, made deterministic: ties go
     to the earliest window). Returns ``(start, end_exclusive, score)`` sorted by ``start``.
-    This is the one function a native implementation replaces.
+    The selection is native (``ctxfast_core::window``, beside the excerpts' budgeted one).
     """
-    n = len(lines)
-    if n == 0 or window <= 0 or k <= 0:
+    if not lines or window <= 0 or k <= 0:
         return []
-    window = min(window, n)
     wanted = set(terms)
     line_scores = [sum(1 for t in line_tokens(ln, min_len) if t in wanted) for ln in lines]
-    prefix = [0]
-    for s in line_scores:
-        prefix.append(prefix[-1] + s)
-    sums = [prefix[i + window] - prefix[i] for i in range(n - window + 1)]
-    taken: list[tuple[int, int, int]] = []
-    for _ in range(k):
-        best = -1
-        best_i = -1
-        for i, s in enumerate(sums):
-            if any(i < e and i + window > st for st, e, _ in taken):
-                continue
-            if s > best:
-                best, best_i = s, i
-        if best_i < 0:
-            break
-        taken.append((best_i, best_i + window, best))
-    return sorted(taken)
+    return _native.best_fixed_windows(line_scores, window, k)
 
 
 def ast_slice(text: str, name: str) -> tuple[int, int] | None:

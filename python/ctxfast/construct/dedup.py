@@ -1,4 +1,4 @@
-"""Stage (e): deduplication (spec 08 §3.5), before ordering and budgeting.
+"""Stage (e): deduplication, before ordering and budgeting.
 
 Dedup keys on *normalised content identity* (hashed natively), definition identity and
 symbol identity — never on pool ids. Each distinct fact keeps one rendering, in its

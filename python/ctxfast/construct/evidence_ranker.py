@@ -1,4 +1,4 @@
-"""The no-model ranker: the §4 ranking step answered from retrieval's own evidence.
+"""The no-model ranker: the ranking step answered from retrieval's own evidence.
 
 Without an LLM endpoint, the residue (candidates the gate could not tie to the obligation or
 the impact) is still ranked once, deterministically, so the window can use its budget on the

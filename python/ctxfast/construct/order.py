@@ -1,4 +1,4 @@
-"""Stage (f): edge-anchored ordering (spec 08 §3.6, lost-in-the-middle) — the rules.
+"""Stage (f): edge-anchored ordering (against lost-in-the-middle) — the rules.
 
 The requirement fills the front (the task, then any plan the caller gave); supporting code
 fills the middle; the files holding critical code (change targets and what the decision must

@@ -1,4 +1,4 @@
-"""The construction pipeline: a → b → (§4) → c → d → e → f → g → one ``DecisionContext``.
+"""The construction pipeline: a → b → (ranking) → c → d → e → f → g → one ``DecisionContext``.
 
 Everything is deterministic except the single optional ranking call, which fires only on a
 non-empty residue of at most ``residue_cap`` items with a ranker configured. Every admission,
@@ -15,9 +15,9 @@ from ctxfast.construct.budget import run_budget
 from ctxfast.construct.compress import compress
 from ctxfast.construct.dedup import dedup
 from ctxfast.construct.evidence_ranker import EvidenceRanker, reference_score
-from ctxfast.construct.gate import fold_residue, run_gate
 from ctxfast.construct.pool import PoolInputs, build_pool
 from ctxfast.construct.ranker import Ranker, rank_residue
+from ctxfast.construct.relevance_gate import fold_residue, run_gate
 from ctxfast.construct.represent import represent
 from ctxfast.construct.schema import (
     CodeCandidate,
@@ -130,7 +130,7 @@ def construct(
         chosen = EvidenceRanker(residue, reference_score(pool.items, pool.change_set))
     by_model = chosen is not None and getattr(chosen, "calls_model", True)
     if len(residue) > config.residue_cap and not isinstance(chosen, EvidenceRanker):
-        # §4 caps what a model is shown: an oversize residue is folded, never ranked.
+        # The ranking step caps what a model is shown: an oversize residue is folded, never ranked.
         folded, flog = fold_residue(residue, plan, config)
         log.extend(flog)
         for i in folded:
@@ -227,7 +227,7 @@ def stuff_everything(
     ceiling: int | None = None,
     config: ConstructConfig | None = None,
 ) -> tuple[str, int]:
-    """The spec §7 baseline: the whole candidate pool concatenated, cut at the window.
+    """The stuff-everything baseline: the whole candidate pool concatenated, cut at the window.
 
     No gate, representation, dedup or ordering — what a harness without a constructor sends.
     Returns ``(text, token_count)``.

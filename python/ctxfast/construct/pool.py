@@ -1,4 +1,4 @@
-"""Stage (a): evidence-pool assembly (spec 08 §3.1).
+"""Stage (a): evidence-pool assembly.
 
 Collects everything the earlier components and the live execution state produced into one
 uniform, addressable pool. This stage *selects nothing*: every item enters (or, past the
@@ -22,6 +22,7 @@ from ctxfast.construct.schema import (
     ItemMeta,
     Kind,
     LogEntry,
+    Origin,
     PlanNode,
 )
 from ctxfast.errors import InvalidArgumentError
@@ -106,7 +107,7 @@ def _is_test_name(entity: str) -> bool:
 
 
 def wider_impact_digest(edges: Sequence[ImpactEdge], changes: Sequence[str]) -> str | None:
-    """The fixed one-line §3.3 digest of the transitive (non-direct) impact DAG, or None."""
+    """The fixed one-line digest of the transitive (non-direct) impact DAG, or None."""
     direct = set(changes)
     wider = [e for e in edges if e.head not in direct]
     if not wider:
@@ -125,7 +126,7 @@ def wider_impact_digest(edges: Sequence[ImpactEdge], changes: Sequence[str]) -> 
 
 
 def build_pool(inputs: PoolInputs, config: ConstructConfig) -> Pool:
-    """Collect, normalise and index every candidate; enforce the §3.1 caps.
+    """Collect, normalise and index every candidate; enforce the pool caps.
 
     Raises :class:`InvalidArgumentError` on a malformed candidate (bad origin or span).
     """
@@ -133,7 +134,7 @@ def build_pool(inputs: PoolInputs, config: ConstructConfig) -> Pool:
     plan = inputs.plan
     changes = change_set(plan, inputs.localization)
 
-    def add(source: str, kind: Kind, content: str, prov: str, meta: ItemMeta) -> None:
+    def add(source: Origin, kind: Kind, content: str, prov: str, meta: ItemMeta) -> None:
         raw.append((source, kind, content, prov, replace(meta, seq=len(raw))))
 
     plan_lines = [f"obligation: {plan.obligation}"]
@@ -142,7 +143,7 @@ def build_pool(inputs: PoolInputs, config: ConstructConfig) -> Pool:
     plan_lines += [f"precondition: {p}" for p in plan.preconditions]
     plan_lines += [f"required validation: {v}" for v in plan.required_validation]
     add(
-        "07",
+        Origin.PLANNING,
         Kind.PLAN_NODE,
         "\n".join(plan_lines),
         f"07: plan node {plan.node_id}",
@@ -150,7 +151,7 @@ def build_pool(inputs: PoolInputs, config: ConstructConfig) -> Pool:
     )
     for i, crit in enumerate(plan.acceptance_criteria):
         add(
-            "07",
+            Origin.PLANNING,
             Kind.ACCEPTANCE_CRITERIA,
             crit,
             f"07: acceptance criterion {i + 1} of plan node {plan.node_id}",
@@ -159,7 +160,7 @@ def build_pool(inputs: PoolInputs, config: ConstructConfig) -> Pool:
 
     for e in inputs.impact:
         add(
-            "06",
+            Origin.IMPACT,
             _EDGE_KIND[e.type],
             f"{e.tail} --{e.type.value}--> {e.head}",
             f"06: impact edge {e.type.value} of {e.head}",
@@ -168,7 +169,7 @@ def build_pool(inputs: PoolInputs, config: ConstructConfig) -> Pool:
     digest = wider_impact_digest(inputs.impact, changes)
     if digest is not None:
         add(
-            "06",
+            Origin.IMPACT,
             Kind.GRAPH_EDGE,
             digest,
             "06: transitive impact DAG digest",
@@ -176,10 +177,16 @@ def build_pool(inputs: PoolInputs, config: ConstructConfig) -> Pool:
         )
 
     for ent in inputs.localization:
-        add("05", Kind.FAULT_ENTITY, ent, "05: localized fault entity", ItemMeta(entity=ent))
+        add(
+            Origin.LOCALIZATION,
+            Kind.FAULT_ENTITY,
+            ent,
+            "05: localized fault entity",
+            ItemMeta(entity=ent),
+        )
 
     for c in inputs.candidates:
-        if c.origin not in ("03", "04"):
+        if c.origin not in (Origin.RECON, Origin.RETRIEVAL):
             raise InvalidArgumentError(f"candidate origin must be '03' or '04', got {c.origin!r}")
         if c.start_line < 1 or c.end_line < c.start_line:
             raise InvalidArgumentError(
@@ -192,7 +199,7 @@ def build_pool(inputs: PoolInputs, config: ConstructConfig) -> Pool:
             )
         if c.kind == "outline":
             kind = Kind.SYMBOL  # a file's definition lines: symbols, not code to edit
-        elif c.origin == "04":
+        elif c.origin == Origin.RETRIEVAL:
             kind = Kind.RETRIEVED_HIT
         else:
             kind = Kind.SOURCE_CODE if c.text.strip() else Kind.SYMBOL
@@ -215,7 +222,7 @@ def build_pool(inputs: PoolInputs, config: ConstructConfig) -> Pool:
         )
 
     if inputs.patch:
-        add("patch", Kind.PATCH, inputs.patch, "patch: current working diff", ItemMeta())
+        add(Origin.PATCH, Kind.PATCH, inputs.patch, "patch: current working diff", ItemMeta())
     for kind, seq in (
         (Kind.ERROR, inputs.errors),
         (Kind.TRACEBACK, inputs.tracebacks),
@@ -224,7 +231,7 @@ def build_pool(inputs: PoolInputs, config: ConstructConfig) -> Pool:
     ):
         n = len(seq)
         for i, text in enumerate(seq):
-            add("live", kind, text, f"live: {kind.value} {i + 1} of {n}", ItemMeta())
+            add(Origin.LIVE, kind, text, f"live: {kind.value} {i + 1} of {n}", ItemMeta())
 
     items: list[EvidenceItem] = []
     log: list[LogEntry] = []
@@ -255,7 +262,7 @@ def build_pool(inputs: PoolInputs, config: ConstructConfig) -> Pool:
     # current failure in favour of an older one.
     queue = sorted(
         items,
-        key=lambda it: (rank[it.source], -it.meta.seq if it.source == "live" else it.meta.seq),
+        key=lambda it: (rank[it.source], -it.meta.seq if it.source == Origin.LIVE else it.meta.seq),
     )
     keep = {it.id for it in queue[: config.pool_cap]}
     kept = tuple(it for it in items if it.id in keep)

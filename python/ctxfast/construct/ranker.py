@@ -1,9 +1,9 @@
-"""§4: the single LLM step, relevance ranking of the gate's unresolved residue.
+"""The single LLM step: relevance ranking of the gate's unresolved residue.
 
 The harness, not the model, decides: the prompt carries the obligation, the decision
 question and residue *signatures* (never bodies); the reply is validated strictly against
 the ranking schema; a score ≥ threshold admits. Anything malformed, out of range, oversize
-or late rejects the whole residue, and there is never a second call (spec §8 invariant 3).
+or late rejects the whole residue, and there is never a second call.
 """
 
 from __future__ import annotations
@@ -158,7 +158,7 @@ def parse_reply(
 def rank_residue(
     residue: Sequence[EvidenceItem], plan: PlanNode, ranker: Ranker | None, config: ConstructConfig
 ) -> RankOutcome:
-    """Run the §4 step: fire only on a non-empty residue ≤ cap with a ranker, call once."""
+    """Run the ranking step: fire only on a non-empty residue ≤ cap with a ranker, call once."""
     ids = [it.id for it in residue]
     if not residue:
         return RankOutcome({}, 0, ())

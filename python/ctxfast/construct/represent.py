@@ -1,4 +1,4 @@
-"""Stage (c): representation choice (spec 08 §3.3) — the (kind × role) → rendering table.
+"""Stage (c): representation choice — the (kind × role) → rendering table.
 
 The table is data, not prose: the cheapest rendering that preserves what the decision needs
 is the default, and expansion (signature/digest → verbatim) fires only on a deterministic
@@ -52,7 +52,7 @@ class Rendering(StrEnum):
 _CODE = (Kind.SOURCE_CODE, Kind.SYMBOL, Kind.RETRIEVED_HIT)
 _LIVE = (Kind.PATCH, Kind.ERROR, Kind.TRACEBACK, Kind.TOOL_OUTPUT, Kind.TEST_OUTPUT)
 
-# The §3.3 table, one row per (kind, role).
+# The representation table, one row per (kind, role).
 REPRESENTATION_TABLE: Mapping[tuple[Kind, Role], Rendering] = {
     **{
         (k, Role.CHANGE_TARGET): Rendering.VERBATIM

@@ -1,4 +1,4 @@
-"""Typed data of context construction (spec 08): evidence items, plan/impact inputs, config,
+"""Typed data of context construction: evidence items, plan/impact inputs, config,
 and the emitted :class:`DecisionContext`.
 
 Every threshold and cap of the spec lives in :class:`ConstructConfig` as a default, so an
@@ -17,7 +17,7 @@ from ctxfast.errors import InvalidArgumentError
 
 
 class Kind(StrEnum):
-    """The closed evidence-kind enum of spec 08 §3.1; nothing outside it enters the pool."""
+    """The closed evidence-kind enum; nothing outside it enters the pool."""
 
     SOURCE_CODE = "source_code"
     SYMBOL = "symbol"
@@ -36,14 +36,27 @@ class Kind(StrEnum):
     TEST_OUTPUT = "test_output"
 
 
-SOURCES = ("03", "04", "05", "06", "07", "patch", "live")
+class Origin(StrEnum):
+    """The component an evidence item comes from. The values are the design's component
+    numbers (reconnaissance 03 … planning 07), so serialized items and configs keep them."""
+
+    RECON = "03"
+    RETRIEVAL = "04"
+    LOCALIZATION = "05"
+    IMPACT = "06"
+    PLANNING = "07"
+    PATCH = "patch"
+    LIVE = "live"
+
+
+SOURCES = tuple(Origin)
 
 CODE_KINDS = frozenset({Kind.SOURCE_CODE, Kind.SYMBOL, Kind.RETRIEVED_HIT})
 LIVE_OUTPUT_KINDS = frozenset({Kind.ERROR, Kind.TRACEBACK, Kind.TOOL_OUTPUT, Kind.TEST_OUTPUT})
 
 
 class ImpactType(StrEnum):
-    """Direct-consequence edge types of spec 06 that the hard gate admits on."""
+    """Direct-consequence edge types that the hard gate admits on."""
 
     CALLED_BY = "CalledBy"
     CONFIG_CONSUMER = "ConfigConsumer"
@@ -56,7 +69,7 @@ class ItemMeta:
     """Addressing data carried beside the spec schema (never emitted as part of it).
 
     Later stages need the entity, span and freshness of an item without re-reading the
-    source (spec §3.1 step 3), so the pool records them once here.
+    source, so the pool records them once here.
     """
 
     entity: str | None = None
@@ -87,7 +100,7 @@ class EvidenceItem:
     meta: ItemMeta = field(default_factory=ItemMeta)
 
     def to_dict(self) -> dict[str, str]:
-        """The spec §3.1 item: ``{id, source, kind, content, provenance}`` and nothing else."""
+        """The pool item: ``{id, source, kind, content, provenance}`` and nothing else."""
         return {
             "id": self.id,
             "source": self.source,
@@ -99,7 +112,7 @@ class EvidenceItem:
 
 @dataclass(frozen=True)
 class PlanNode:
-    """The current plan node of spec 07 (the obligation this decision serves)."""
+    """The current plan node (the obligation this decision serves)."""
 
     node_id: str
     obligation: str
@@ -110,7 +123,8 @@ class PlanNode:
     decision_question: str | None = None
 
     def question(self) -> str:
-        """The one-line decision question of §4 (derived from the obligation if not given)."""
+        """The one-line decision question of the ranking step (derived from the obligation if
+        not given)."""
         if self.decision_question:
             return self.decision_question
         return f"Which candidates does the next edit need to discharge: {self.obligation}?"
@@ -118,7 +132,7 @@ class PlanNode:
 
 @dataclass(frozen=True)
 class ImpactEdge:
-    """A spec 06 impact-DAG edge: ``tail`` is a consequence of changing ``head``."""
+    """An impact-DAG edge: ``tail`` is a consequence of changing ``head``."""
 
     head: str
     tail: str
@@ -139,7 +153,7 @@ class CodeCandidate:
     """A code candidate from retrieval (04) or recon (03), as the graph/retrieval layers give it.
 
     ``start_line``/``end_line`` are the real 1-based lines of ``text`` in ``file``; ``origin``
-    says which component produced it (the same definition may arrive via both, §3.5 class 1).
+    says which component produced it (the same definition may arrive via both; dedup keeps one).
     """
 
     qualname: str | None
@@ -151,7 +165,7 @@ class CodeCandidate:
     signature: str | None
     text: str
     provenance: str
-    origin: str = "04"
+    origin: Origin = Origin.RETRIEVAL
     #: When set, the exact file lines ``text`` holds (ascending, possibly with gaps: a class
     #: header line above a method, a file outline); ``text`` is those lines joined by
     #: newlines. ``None`` means the contiguous span ``start_line..end_line``.
@@ -165,7 +179,7 @@ class CodeCandidate:
 
 @dataclass(frozen=True)
 class ConstructConfig:
-    """Every cap and threshold of spec 08 as a default (pinned by tests)."""
+    """Every cap and threshold as a default (pinned by tests)."""
 
     ceiling: int = 24_000
     encoding: str = "cl100k_base"
@@ -176,13 +190,21 @@ class ConstructConfig:
     # 8k-token target with 16 KB / 200 lines (400 lines / 32 KB measured the same).
     content_cap_bytes: int = 16 * 1024
     provenance_cap_chars: int = 200
-    source_priority: tuple[str, ...] = ("07", "06", "05", "04", "03", "patch", "live")
+    source_priority: tuple[Origin, ...] = (
+        Origin.PLANNING,
+        Origin.IMPACT,
+        Origin.LOCALIZATION,
+        Origin.RETRIEVAL,
+        Origin.RECON,
+        Origin.PATCH,
+        Origin.LIVE,
+    )
     # (b) gate
     admitted_cap: int = 64
     residue_cap: int = 32
     residue_min_shared_terms: int = 2
     fold_oversize_residue: bool = True
-    # §4 ranking
+    # the ranking step
     score_threshold: float = 0.5
     max_completion_tokens: int = 1024
     temperature: float = 0.0
@@ -233,7 +255,8 @@ class ConstructConfig:
         if not 0.0 <= self.score_threshold <= 1.0:
             raise InvalidArgumentError("score_threshold must lie in [0, 1]")
         if sorted(self.source_priority) != sorted(SOURCES):
-            raise InvalidArgumentError(f"source_priority must be a permutation of {SOURCES}")
+            values = tuple(s.value for s in SOURCES)
+            raise InvalidArgumentError(f"source_priority must be a permutation of {values}")
         shares = dict(self.tier_shares)
         if set(shares) != {"stable_core", "working_set", "transient"}:
             raise InvalidArgumentError("tier_shares must name stable_core, working_set, transient")
@@ -292,7 +315,7 @@ class LogEntry:
 
 @dataclass(frozen=True)
 class DecisionContext:
-    """The single observation handed to the model for one decision (spec 08 §3.7 emit).
+    """The single observation handed to the model for one decision.
 
     ``token_count`` is the exact count of :meth:`render` and never exceeds ``ceiling``.
     """
@@ -318,7 +341,7 @@ class DecisionContext:
         return self.text
 
     def to_json(self) -> str:
-        """The §3.7 emit plus the logs, as deterministic JSON (sorted keys)."""
+        """The window plus the logs, as deterministic JSON (sorted keys)."""
         payload: dict[str, Any] = {
             "task": self.task,
             "acceptance_criteria": list(self.acceptance_criteria),
@@ -348,6 +371,7 @@ __all__ = [
     "ItemMeta",
     "Kind",
     "LogEntry",
+    "Origin",
     "PlanNode",
     "WindowEntry",
 ]

@@ -1,7 +1,7 @@
 """Decision terms: the identifier vocabulary a decision is about.
 
 Used by the gate (is an unlinked item semantically *near* the decision?), by residue folding
-and by the sliding-window line extraction (§3.4 step 3), which scores lines by token overlap
+and by the sliding-window line extraction, which scores lines by token overlap
 with these terms. Identifiers are split on snake_case and camelCase so ``load_session`` and
 ``SessionLoader`` share ``session``; a short stop list keeps Python keywords out.
 """
@@ -12,25 +12,7 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-
-_STOP_TEXT = """
-the and for not with from this that are was were will into when then than else elif
-def class return self none true false import pass raise try except finally while lambda
-yield async await global nonlocal assert del args kwargs cls str int float bool list dict
-set tuple should must can has have had its but all any new use used using each which
-"""
-STOPWORDS = frozenset(_STOP_TEXT.split())
-
-
-def split_identifier(word: str) -> list[str]:
-    """Lower-cased parts of one identifier (snake_case and camelCase aware)."""
-    parts: list[str] = []
-    for chunk in word.split("_"):
-        if chunk:
-            parts.extend(p.lower() for p in _CAMEL.findall(chunk))
-    return parts
+from ctxfast.text import CODE_TERM_STOPWORDS, IDENTIFIER, split_identifier
 
 
 @lru_cache(maxsize=1 << 16)
@@ -38,7 +20,7 @@ def _word_terms(word: str, min_len: int) -> tuple[str, ...]:
     """Terms of one identifier (cached: code repeats the same identifiers constantly)."""
     out: dict[str, None] = {}
     for t in (word.lower(), *split_identifier(word)):
-        if len(t) >= min_len and t not in STOPWORDS and not t.isdigit():
+        if len(t) >= min_len and t not in CODE_TERM_STOPWORDS and not t.isdigit():
             out.setdefault(t, None)
     return tuple(out)
 
@@ -46,7 +28,7 @@ def _word_terms(word: str, min_len: int) -> tuple[str, ...]:
 def terms_of(text: str, min_len: int = 3) -> list[str]:
     """Ordered distinct terms of ``text`` (first occurrence order, so results are stable)."""
     seen: dict[str, None] = {}
-    for word in dict.fromkeys(_WORD.findall(text)):
+    for word in dict.fromkeys(IDENTIFIER.findall(text)):
         for t in _word_terms(word, min_len):
             seen.setdefault(t, None)
     return list(seen)
@@ -59,11 +41,11 @@ def line_tokens(line: str, min_len: int = 3) -> list[str]:
     ``SessionManager`` also yields its lower-cased whole form.
     """
     out: list[str] = []
-    for word in _WORD.findall(line):
+    for word in IDENTIFIER.findall(line):
         parts = split_identifier(word)
         if len(parts) > 1:
             parts.append(word.lower())
-        out.extend(p for p in parts if len(p) >= min_len and p not in STOPWORDS)
+        out.extend(p for p in parts if len(p) >= min_len and p not in CODE_TERM_STOPWORDS)
     return out
 
 
@@ -96,11 +78,9 @@ def mentions(text: str, entity: str) -> bool:
 
 
 __all__ = [
-    "STOPWORDS",
     "decision_terms",
     "line_tokens",
     "mentions",
     "short_name",
-    "split_identifier",
     "terms_of",
 ]

@@ -1,4 +1,4 @@
-"""The mechanical ablation rule shared by spec-03 §9, spec-04 §7.4 and spec-08 §7.5.
+"""The mechanical ablation rule shared by the reconnaissance, retrieval and construction suites.
 
 A mechanism is DELETED iff switching it off changes none of the measured metrics beyond noise
 (Δ = 0, or |Δ| ≤ 5 % of the full system's value for continuous metrics), or if the only changes

@@ -325,12 +325,8 @@ def run_fidelity(args: argparse.Namespace) -> int:
         graph_fidelity,
         require_jedi,
     )
-    from ctxfast.eval.fidelity_langs import (
-        analyser_command,
-        call_graph_fidelity,
-        format_call_fidelity,
-    )
-    from ctxfast.recon import Repository
+    from ctxfast.eval.fidelity_langs import analyser_command, call_graph_fidelity
+    from ctxfast.repository import Repository
 
     root = Path(args.path).resolve()
     # The analyser must exist before the (long) indexing, not after.
@@ -355,7 +351,7 @@ def run_fidelity(args: argparse.Namespace) -> int:
     res = {"tree": str(root), "index_dir": str(index_dir), **res}
     if args.out:
         Path(args.out).write_text(json.dumps(res, indent=1), encoding="utf-8")
-    print(format_fidelity(res) if args.language == "python" else format_call_fidelity(res))
+    print(format_fidelity(res))
     return 0
 
 

@@ -1,4 +1,5 @@
-"""The decision rules of spec-04 §7.4, spec-03 §9 and spec-08 §7.4 over two results files.
+"""The keep-or-revert decision rules of retrieval, reconnaissance and construction, applied
+to two results files (ARCHITECTURE.md lists the design sections they come from).
 
 ``A`` is the current system, ``B`` the candidate. Each rule lists its inputs and a verdict.
 Conditions that need a model run (resolve rate, $ cost, end-to-end tokens) cannot be measured
@@ -75,7 +76,7 @@ def _verdict(conds: list[dict[str, Any]], required: set[int]) -> str:
 
 
 def retrieval_rule(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
-    """spec-04 §7.4: ≥1 retrieval metric strictly up, none down, noise metrics not up."""
+    """Retrieval: ≥1 retrieval metric strictly up, none down, noise metrics not up."""
     fa, fb = flat(a), flat(b)
     measured = [m for m in RETRIEVAL_UP if fa[m] is not None and fb[m] is not None]
     ups = [m for m in measured if fb[m] > fa[m]]  # type: ignore[operator]
@@ -108,7 +109,7 @@ def retrieval_rule(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]
 
 
 def recon_rule(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
-    """spec-03 §9: recall@5 strictly up, Context Efficiency and question accuracy not down."""
+    """Reconnaissance: recall@5 strictly up, Context Efficiency and question accuracy not down."""
     fa, fb = flat(a), flat(b)
     conds = [
         _cond("region_recall_at_5", fa["region_recall_at_5"], fb["region_recall_at_5"], ">"),
@@ -129,7 +130,7 @@ def recon_rule(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
 def construction_rule(
     a: Mapping[str, Any], b: Mapping[str, Any], stuff: Mapping[str, Any] | None
 ) -> dict[str, Any]:
-    """spec-08 §7.4: tokens-per-covered strictly beats stuff-everything, relevance precision
+    """Construction: tokens-per-covered strictly beats stuff-everything, relevance precision
     strictly up versus the current system."""
     fa, fb = flat(a), flat(b)
     fs = flat(stuff or {})

@@ -1,7 +1,7 @@
 """Graph fidelity against an independent analyser (``jedi``).
 
 On a seeded sample of call sites and function definitions of a tree, compare the code graph's
-answers with jedi's: definitions (spec-03 Q2 — where the callee of a call site is defined; jedi
+answers with jedi's: definitions (question Q2 — where the callee of a call site is defined; jedi
 ``goto``) and callers (Q3 — invoke edges into a definition; jedi ``get_references`` filtered to
 call sites). The graph is reached through a small read API (:class:`GraphReadAPI`;
 :class:`CodeGraphReader` wraps ctxfast's own graph), so this module does not depend on how
@@ -292,22 +292,33 @@ def graph_fidelity(
 
 
 def format_fidelity(res: dict[str, Any]) -> str:
-    """The two precision/recall lines a person reads (the JSON holds the rest)."""
+    """The two precision/recall lines a person reads (the JSON holds the rest), for a Python
+    result (scored against jedi) and for another language's analyser result alike."""
 
     def f(x: Any) -> str:
         return "  -  " if x is None else f"{x:.3f}"
 
     d, e = res["definitions"], res["invoke_edges"]
+    if "language" in res:  # :func:`ctxfast.eval.fidelity_langs.call_graph_fidelity`
+        title = f"graph fidelity ({res['language']}) vs {res['analyser']}"
+        ref = "analyser"
+        calls = f"({d['sampled_calls']} sampled of {d['resolved_calls']} resolved calls)"
+        defs = f"({e['sampled_definitions']} sampled definitions)"
+    else:  # :func:`graph_fidelity`
+        title = f"graph fidelity vs {res['analyser']}"
+        ref = "jedi"
+        calls = f"({d['scored_calls']} of {d['sampled_calls']} sampled calls resolved by jedi)"
+        defs = (
+            f"({e['scored_definitions']} of {e['sampled_definitions']} sampled definitions; "
+            f"{len(res['analyser_errors'])} jedi crashes not scored)"
+        )
     return "\n".join(
         [
-            f"graph fidelity vs {res['analyser']} (sample {res['sample']}, seed {res['seed']})",
+            f"{title} (sample {res['sample']}, seed {res['seed']})",
             f"definitions (Q2)   precision {f(d['precision'])}  recall {f(d['recall'])}  "
-            f"tp {d['tp']} graph {d['graph']} jedi {d['reference']}  "
-            f"({d['scored_calls']} of {d['sampled_calls']} sampled calls resolved by jedi)",
+            f"tp {d['tp']} graph {d['graph']} {ref} {d['reference']}  {calls}",
             f"invoke edges (Q3)  precision {f(e['precision'])}  recall {f(e['recall'])}  "
-            f"tp {e['tp']} graph {e['graph']} jedi {e['reference']}  "
-            f"({e['scored_definitions']} of {e['sampled_definitions']} sampled definitions; "
-            f"{len(res['analyser_errors'])} jedi crashes not scored)",
+            f"tp {e['tp']} graph {e['graph']} {ref} {e['reference']}  {defs}",
         ]
     )
 

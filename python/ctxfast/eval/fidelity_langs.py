@@ -195,32 +195,10 @@ def call_graph_fidelity(
     }
 
 
-def format_call_fidelity(res: dict[str, Any]) -> str:
-    """The two precision/recall lines a person reads (the JSON holds the disagreements)."""
-
-    def f(x: Any) -> str:
-        return "  -  " if x is None else f"{x:.3f}"
-
-    d, e = res["definitions"], res["invoke_edges"]
-    return "\n".join(
-        [
-            f"graph fidelity ({res['language']}) vs {res['analyser']} "
-            f"(sample {res['sample']}, seed {res['seed']})",
-            f"definitions (Q2)   precision {f(d['precision'])}  recall {f(d['recall'])}  "
-            f"tp {d['tp']} graph {d['graph']} analyser {d['reference']}  "
-            f"({d['sampled_calls']} sampled of {d['resolved_calls']} resolved calls)",
-            f"invoke edges (Q3)  precision {f(e['precision'])}  recall {f(e['recall'])}  "
-            f"tp {e['tp']} graph {e['graph']} analyser {e['reference']}  "
-            f"({e['sampled_definitions']} sampled definitions)",
-        ]
-    )
-
-
 __all__ = [
     "ANALYSERS_DIR",
     "RefSite",
     "analyser_command",
     "call_graph_fidelity",
-    "format_call_fidelity",
     "reference_sites",
 ]

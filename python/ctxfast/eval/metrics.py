@@ -58,7 +58,7 @@ def _covered(
     gold: tuple[str, str], shown: set[tuple[str, str]], functions: Collection[tuple[str, str]]
 ) -> bool:
     """A gold symbol is delivered by a candidate of that symbol, or by a candidate *function*
-    that encloses it (``f`` delivers ``f.inner``): spec-04 §3.3 merges a nested function into
+    that encloses it (``f`` delivers ``f.inner``): the structural merge folds a nested function into
     its enclosing function, so a closure is never a separate candidate, and function-level
     localisation is conventionally scored on top-level functions and methods. A class does
     not deliver its methods (the merge keeps methods apart)."""
@@ -246,7 +246,7 @@ SET_QUESTIONS = frozenset({"Q3", "Q6"})
 
 
 def question_correct(qid: str, answer: Iterable[str] | None, expected: Iterable[str]) -> bool:
-    """spec-03 §6.1 grading: Q3/Q6 need exact set equality of ``file:line`` pointers; the
+    """Question-battery grading: Q3/Q6 need exact set equality of ``file:line`` pointers; the
     other questions are correct iff the answer's first evidence pointer is the expected one."""
     got = list(answer or [])
     want = list(expected)

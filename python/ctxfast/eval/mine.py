@@ -134,7 +134,7 @@ DEFAULT_MAX_CHANGED_LINES = 150
 
 def is_test_or_aux(path: str) -> bool:
     """Tests, fixtures, docs, examples and benchmarks: changed with a fix but never its gold."""
-    from ctxfast.recon.answers import is_test_path
+    from ctxfast.text import is_test_path
 
     return is_test_path(path) or any(p in NON_SOURCE_DIRS for p in path.split("/")[:-1])
 

@@ -1,5 +1,5 @@
-"""Model-backed probes: the lost-in-the-middle "bury" variant (spec-08 §7.6 step 2) and the
-oracle-context diagnostic (spec-04 §7.2).
+"""Model-backed probes: the lost-in-the-middle "bury" variant and the
+oracle-context diagnostic.
 
 Both need a model, so they run only against an OpenAI-compatible endpoint and are otherwise
 reported as skipped — never faked. Offline there is no test suite to resolve an issue against,
@@ -9,7 +9,8 @@ proxy for "the model could use this context", labelled as such in the results.
 
 * Oracle diagnostic: each instance is asked twice, with the primary system's retrieved context
   and with the oracle context (the gold hunks' lines plus a small margin). The pair of outcomes
-  falls in one of the four cells of spec-04 §7.2.
+  falls in one of four cells: retrieval is not the bottleneck, retrieval failed, curation beat
+  the gold context, or the model failed with either.
 * Bury: the constructed window's items are rendered twice with identical text, once in the
   order the constructor chose (critical items at the edges) and once with every critical item
   (one overlapping a gold hunk) moved to the middle. If burying does not lower the success
@@ -202,7 +203,7 @@ def bury(items: Sequence[Candidate], gold: Sequence[Region]) -> list[Candidate] 
 
 
 def cell(retrieved: Outcome, oracle: Outcome) -> str | None:
-    """The spec-04 §7.2 verdict of one instance (None when either call failed)."""
+    """The oracle-diagnostic cell of one instance (None when either call failed)."""
     if retrieved.ok is None or oracle.ok is None:
         return None
     if oracle.ok:
@@ -230,7 +231,7 @@ def summarise_oracle(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 def summarise_bury(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Paired success rates (edge vs buried) and the verdict of spec-08 §7.6 step 2."""
+    """Paired success rates (edge vs buried) and the verdict."""
     paired = [r for r in rows if r["edge"]["ok"] is not None and r["buried"]["ok"] is not None]
     edge = _rate([r["edge"]["ok"] for r in paired])
     buried = _rate([r["buried"]["ok"] for r in paired])

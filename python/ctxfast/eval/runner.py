@@ -118,7 +118,7 @@ def _gold_line_tokens(
 def edge_placement(
     cands: Sequence[Any], gold: Sequence[Region], total_tokens: int, edge: float
 ) -> bool | None:
-    """spec-08 §7.6 step 1: every item showing a gold line starts in the first or last
+    """Lost-in-the-middle placement: every item showing a gold line starts in the first or last
     ``edge`` share of the window's tokens. None when no item shows one."""
     if total_tokens <= 0:
         return None

@@ -304,7 +304,7 @@ class BM25Files:
 
 @dataclass(frozen=True)
 class StuffEverything:
-    """spec-08 §7's baseline: the whole candidate pool concatenated, no constructor at all,
+    """The construction baseline: the whole candidate pool concatenated, no constructor at all,
     only the window's hard ceiling (24,000 tokens by default) stops it."""
 
     pool: Any  # a System whose ranked_files are the candidate pool
@@ -390,7 +390,7 @@ def ctxfast_available() -> bool:
     """Whether this build carries ctxfast's own pipeline (reconnaissance and retrieval)."""
     import importlib.util
 
-    return importlib.util.find_spec("ctxfast.recon.repository") is not None
+    return importlib.util.find_spec("ctxfast.repository") is not None
 
 
 @dataclass
@@ -455,7 +455,7 @@ class CtxfastRetrieval:
         return ("ctxfast",)
 
     def prepare(self, tree: Tree, cache_dir: Path) -> CtxfastHandle:
-        from ctxfast.recon.repository import Repository
+        from ctxfast.repository import Repository
 
         index_dir = str(cache_dir / "index" / tree.key)
         repo = Repository(str(tree.path), index_dir=index_dir)

@@ -1,4 +1,4 @@
-"""The six deterministic reconnaissance questions of spec-03 §6.1, answered from the artifacts.
+"""The six deterministic reconnaissance questions, answered from the artifacts.
 
 Each answer carries ``file:line`` evidence so the battery can be graded against pointers, with
 no model: Q1 tests (manifest), Q2 defining module (name_index), Q3 callers (invoke edges), Q4
@@ -16,6 +16,7 @@ from ctxfast.confine import decode, read_confined
 from ctxfast.errors import InvalidArgumentError
 from ctxfast.recon.ego import build_ego_graph, resolve_entity
 from ctxfast.recon.graph import CodeGraph
+from ctxfast.text import CONFIG_SUFFIXES, is_test_path
 
 QUESTIONS = {
     "Q1": "where are the tests for {subject}?",
@@ -36,7 +37,6 @@ DATABASE_KEYS = (
     "db_url",
     "database",
 )
-_CONFIG_SUFFIXES = (".env", ".toml", ".yaml", ".yml", ".ini", ".cfg", ".conf", ".json")
 
 
 @dataclass(frozen=True)
@@ -122,29 +122,6 @@ def _test_files_for(graph: CodeGraph, subject: str) -> list[str]:
     return sorted(f for f in files if is_test_path(f))
 
 
-#: Test file names per language: pytest, Go, Jest/Vitest (``.test``/``.spec``), JUnit.
-_TEST_SUFFIXES = tuple(
-    ["_test.py", "_test.go", "Test.java", "Tests.java"]
-    + [
-        f".{kind}.{ext}"
-        for kind in ("test", "spec")
-        for ext in ("js", "ts", "jsx", "tsx", "mjs", "mts")
-    ]
-)
-
-
-def is_test_path(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    return (
-        path.startswith(("tests/", "test/", "__tests__/"))
-        or "/tests/" in path
-        or "/test/" in path
-        or "/__tests__/" in path
-        or name.startswith("test_")
-        or name.endswith(_TEST_SUFFIXES)
-    )
-
-
 def _database_config(
     graph: CodeGraph, manifest: Mapping[str, Any], root: Any, subject: str | None
 ) -> Answer:
@@ -161,7 +138,7 @@ def _database_config(
             for p in base.rglob("*")
             if p.is_file()
             and not p.is_symlink()
-            and (p.suffix in _CONFIG_SUFFIXES or p.name in (".env", "settings.py"))
+            and (p.suffix in CONFIG_SUFFIXES or p.name in (".env", "settings.py"))
             and ".ctxfast" not in p.parts
             and ".git" not in p.parts
         ),

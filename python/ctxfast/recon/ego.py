@@ -1,4 +1,4 @@
-"""The tree-encoded k=1 ego-graph of spec-03 §5: an entity, its one-hop neighbours, signatures.
+"""The tree-encoded k=1 ego-graph: an entity, its one-hop neighbours, signatures.
 
 Models read trees better than edge lists, and signatures orient where bodies distract, so the
 injection is the root definition, then one child per neighbour edge: outgoing ``invoke`` and
@@ -75,7 +75,7 @@ class EgoGraph:
     def render(
         self, max_tokens: int = EGO_GRAPH_MAX_TOKENS, *, encoding: str = DEFAULT_ENCODING
     ) -> str:
-        """The spec §5 tree text within ``max_tokens`` (exact count). Neighbours are dropped from
+        """The tree text within ``max_tokens`` (exact count). Neighbours are dropped from
         the end (callers and contain last in priority) with a count line, never mid-line."""
         edges = list(self.edges)
         text = "\n".join(self._lines(edges))

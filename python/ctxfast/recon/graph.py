@@ -1,4 +1,4 @@
-"""Read API over the line-level code graph (``recon.db``, spec-03 §3.2).
+"""Read API over the line-level code graph (``recon.db``).
 
 The graph is written by the Rust core (``ctxfast._native.index_graph``); reading is plain
 SQL through the stdlib ``sqlite3`` module, one short query per call, so callers never hold
@@ -26,7 +26,7 @@ _BATCH = 500
 
 @dataclass(frozen=True)
 class Node:
-    """One row of ``nodes`` (spec §3.2 node schema)."""
+    """One row of ``nodes``."""
 
     id: str
     kind: str

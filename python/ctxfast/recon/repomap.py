@@ -1,4 +1,4 @@
-"""The ranked repo map: the shape of a codebase in a few hundred tokens (notes §4).
+"""The ranked repo map: the shape of a codebase in a few hundred tokens.
 
 File-level reference graph from the code graph (which file invokes or imports definitions of
 which other file) → PageRank, personalised toward the files and identifiers a query names →
@@ -21,13 +21,13 @@ from pathlib import Path
 
 from ctxfast.recon.graph import CodeGraph
 from ctxfast.recon.pagerank import pagerank
+from ctxfast.text import FileRole, file_role, identifiers
 from ctxfast.tokens import DEFAULT_ENCODING, count_tokens
 
 log = logging.getLogger(__name__)
 
 MAX_SIGNATURES_PER_FILE = 8
 CACHE_NAME = "repomap.json"
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 _PATHLIKE = re.compile(r"[\w\-./]+\.(?:py|js|jsx|ts|tsx|go|rs|java)\b")
 
 
@@ -114,7 +114,7 @@ class RepoMap:
             for path, i in self.index.items():
                 if path == m.group(0) or path.endswith("/" + m.group(0)):
                     weights[i] = weights.get(i, 0.0) + 10.0
-        idents = dict.fromkeys(_IDENT.findall(query))
+        idents = dict.fromkeys(identifiers(query, min_len=3))
         for ident in idents:
             defs = [n for n in self.graph.lookup(ident) if n.is_definition and n.kind != "def"]
             if not defs or len(defs) > 20:
@@ -135,7 +135,11 @@ class RepoMap:
                 ranks = self.global_ranks()
         else:
             ranks = self.global_ranks()
-        return sorted(ranks.items(), key=lambda kv: (-kv[1], kv[0]))
+        # The project's own source first: vendored bundles (``extern/js/jquery.min.js``),
+        # generated files, tests and docs collect many references but are rarely what a
+        # reader of the map needs, so they follow every source file in rank order.
+        roles = {p: file_role(p) is not FileRole.SOURCE for p in ranks}
+        return sorted(ranks.items(), key=lambda kv: (roles[kv[0]], -kv[1], kv[0]))
 
     def _block(self, path: str) -> str:
         all_sigs = self.signatures().get(path, [])

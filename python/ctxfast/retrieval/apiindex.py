@@ -1,4 +1,4 @@
-"""The API-description index of spec-04 §4: ``api.db``, one row per function/class/method.
+"""The API-description index: ``api.db``, one row per function/class/method.
 
 ``desc_text`` (signature + first docstring paragraph) is what the task is matched against,
 description to description: match what the code will *call* against what the task *means*.
@@ -107,7 +107,7 @@ def _read_rows(api_db: Path) -> list[ApiRow]:
 
 
 class ApiIndex:
-    """BM25 over ``desc_text`` (the same identifier-weighted scorer as spec §3.4).
+    """BM25 over ``desc_text`` (the same identifier-weighted scorer as the re-rank).
 
     Only where each description lives is held in memory (the BM25 index is over the texts);
     a search reads its few hits back from ``api.db``. Given the

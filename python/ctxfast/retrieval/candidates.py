@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True, slots=True)
 class RawCandidate:
-    """One hit of one recall source (§3.2), before merging."""
+    """One hit of one recall source, before merging."""
 
     source: str
     term: str
@@ -21,7 +21,7 @@ class RawCandidate:
 
 @dataclass
 class Candidate:
-    """One structural entry (§3.3) with its score, provenance and pruned lines."""
+    """One merged structural entry with its score, provenance and pruned lines."""
 
     qualname: str | None
     kind: str

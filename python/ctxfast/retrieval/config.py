@@ -1,4 +1,4 @@
-"""Every switch, weight, cap and threshold of the retrieval pipeline (spec-04), as data.
+"""Every switch, weight, cap and threshold of the retrieval pipeline, as data.
 
 Each default is the spec's number (or the measured choice documented beside it) and is pinned
 by a test; the evaluation harness ablates a stage by switching it off here.
@@ -10,7 +10,8 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from ctxfast.errors import ConfigError
-from ctxfast.retrieval.query import ENGLISH_STOPWORDS, QueryConfig
+from ctxfast.retrieval.query import QueryConfig
+from ctxfast.text import LUCENE_ENGLISH_STOPWORDS
 
 #: The orderings ``RetrievalConfig.ranker`` chooses between.
 RANKERS = ("hand", "learned")
@@ -18,7 +19,7 @@ RANKERS = ("hand", "learned")
 
 @dataclass(frozen=True)
 class RetrievalConfig:
-    # §3.2 sources
+    # recall sources
     lexical: bool = True
     api_desc: bool = True
     callgraph: bool = True
@@ -26,21 +27,21 @@ class RetrievalConfig:
     lexical_max_hits: int = 40
     api_desc_k: int = 20
     callgraph_k: int = 20
-    # Every BM25 query built from the task (files, definitions, API descriptions, the §3.4
+    # Every BM25 query built from the task (files, definitions, API descriptions, the
     # re-rank) drops these words (``query.query_terms``); documents keep them. On the 296
     # scorable Lite instances: file Acc@5 .787 → .801, function Acc@10 .543 → .566, on both
     # halves of the set (NLTK's 179-word list measured the same within noise).
-    query_stopwords: frozenset[str] = ENGLISH_STOPWORDS
-    # §3.4 re-rank
+    query_stopwords: frozenset[str] = LUCENE_ENGLISH_STOPWORDS
+    # re-rank
     k1: float = 1.5
     b: float = 0.75
     symbol_weight: float = 3.0
     top_k: int = 20
-    # §3.5 prune
+    # goal-scoped prune
     prune: bool = True
     tau: float = 0.6
     line_floor: float = 1e-3
-    # §3.6 cap
+    # token cap of the injected slice
     max_tokens: int = 4000
     encoding: str = "cl100k_base"
     # File-level localisation signals (shared/notes/localization-findings.md): each is

@@ -19,10 +19,10 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 from ctxfast.bm25 import tokenize_code
-from ctxfast.recon.answers import is_test_path
 from ctxfast.retrieval.candidates import Candidate, RawCandidate
 from ctxfast.retrieval.repoindex import RepoIndex
 from ctxfast.retrieval.task import TaskQuery
+from ctxfast.text import is_test_path
 
 #: The file signals of ``localize.file_scores`` (normalised to [0, 1]; 0 when absent).
 SIGNALS = (

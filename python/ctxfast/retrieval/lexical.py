@@ -1,4 +1,4 @@
-"""Lexical recall (spec-04 §3.2 source 1): fixed-string search of many terms in one walk.
+"""Lexical recall: fixed-string search of many terms in one walk.
 
 This is the spec's ``rg -F '<term>' … -g '*.py' | head -40`` done in-process with ripgrep's
 own crates (``grep-searcher``, ``grep-regex`` in fixed-string mode, ``ignore``), so no
@@ -21,20 +21,14 @@ from dataclasses import dataclass, field
 
 from ctxfast import _native
 from ctxfast.errors import InvalidArgumentError
+from ctxfast.text import PRUNED_DIRS
 
 #: The spec's result cap per term (``head -40``).
 DEFAULT_MAX_HITS = 40
 #: Matched line text is cut to this many characters (minified code has megabyte lines).
 DEFAULT_MAX_LINE_CHARS = 500
-#: Directory names never searched, at any depth.
-DEFAULT_EXCLUDE_ANY_DEPTH: tuple[str, ...] = (
-    "vendor",
-    "node_modules",
-    "site-packages",
-    "third_party",
-    "external",
-    ".git",
-)
+#: Directory names never searched, at any depth: the ones the indexer prunes too.
+DEFAULT_EXCLUDE_ANY_DEPTH: tuple[str, ...] = PRUNED_DIRS
 #: Directory names not searched directly under the root (the spec's ``!build/**``).
 DEFAULT_EXCLUDE_ROOT: tuple[str, ...] = ("build",)
 #: A :class:`LexicalCorpus` holds at most this many bytes; later files are read per search.

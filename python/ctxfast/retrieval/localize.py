@@ -15,13 +15,13 @@ import re
 from collections import defaultdict
 
 from ctxfast.bm25 import BM25Index
-from ctxfast.recon.answers import is_test_path
 from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.literals import LiteralIndex
 from ctxfast.retrieval.literals import file_scores as literal_file_scores
 from ctxfast.retrieval.query import innermost_depths
 from ctxfast.retrieval.repoindex import RepoIndex
 from ctxfast.retrieval.task import TaskQuery
+from ctxfast.text import is_test_path
 
 
 def _normalise(scores: dict[str, float]) -> dict[str, float]:

@@ -1,4 +1,4 @@
-"""Structure-aware dedup/merge (spec-04 §3.3).
+"""Structure-aware dedup/merge.
 
 1. Hits resolve to their innermost enclosing definition; entries with the same qualname
    collapse, provenance concatenated.

@@ -1,4 +1,4 @@
-"""The retrieval pipeline of spec-04: task → query → recall → merge → re-rank → prune → cap.
+"""The retrieval pipeline: task → query → recall → merge → re-rank → prune → cap.
 
 ``Retriever`` holds the per-repository state (definitions, file texts, BM25 indexes, api.db)
 and is rebuilt only when the index changes; ``retrieve`` is then a pure function of the task
@@ -17,7 +17,6 @@ from typing import Any
 import numpy as np
 
 from ctxfast.bm25 import BM25Index
-from ctxfast.recon.answers import is_test_path
 from ctxfast.recon.graph import CodeGraph
 from ctxfast.retrieval.apiindex import API_DB_NAME, ApiIndex, refresh_api_index
 from ctxfast.retrieval.candidates import Candidate, RawCandidate
@@ -46,6 +45,7 @@ from ctxfast.retrieval.sources import (
     traceback_source,
 )
 from ctxfast.retrieval.task import TaskQuery, parse_task
+from ctxfast.text import is_test_path
 from ctxfast.tokens import count_tokens
 
 
@@ -82,7 +82,7 @@ class RetrievalResult:
         return [f for f, _ in self.file_ranking]
 
     def render(self) -> str:
-        """The §3.6 injection text, ≤ ``max_tokens`` by exact count."""
+        """The injected slice, ≤ ``max_tokens`` by exact count."""
         return self.text
 
     def to_json(self) -> str:
@@ -279,7 +279,7 @@ class Retriever:
         model: RankerModel | None = None,
         features: RankFeatures | None = None,
     ) -> list[Candidate]:
-        """§3.4 identifier-weighted BM25 over the candidates, plus the file-level evidence
+        """Identifier-weighted BM25 over the candidates, plus the file-level evidence
         and traceback anchoring, truncated to top-k."""
         if not cands:
             self._cand_index = BM25Index([""])

@@ -1,4 +1,4 @@
-"""Goal-scoped line prune (spec-04 §3.5): keep the lines that serve the goal, whole lines only.
+"""Goal-scoped line prune: keep the lines that serve the goal, whole lines only.
 
 Each line scores the identifier-weighted BM25/IDF contribution of its tokens against the goal
 terms; a line survives iff its score ≥ τ·max (τ = 0.6), the signature line always survives,

@@ -1,4 +1,4 @@
-"""Query construction (spec-04 §3.1): task text → a deterministic retrieval query.
+"""Query construction: task text → a deterministic retrieval query.
 
 No model and no embedding: identifiers, error strings, test ids, file paths and a goal hint
 are pulled out with the spec's regexes (defaults of :class:`QueryConfig`, pinned by tests),
@@ -37,9 +37,9 @@ from functools import cache
 
 from ctxfast.bm25 import tokenize_code
 from ctxfast.errors import InvalidArgumentError
+from ctxfast.text import CALL, CAPITALISED_IDENTIFIER_RE, CODE_SPAN, IDENTIFIER
 
 SPEC_DOTTED_RE = r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+"
-SPEC_CAMEL_RE = r"\b[A-Z][a-zA-Z0-9_]+\b"
 SPEC_SNAKE_RE = r"\b[a-z_][a-z0-9_]*\b"
 SPEC_TEST_RE = r"\S+\.py::\S+|\S+::\S+::\S+"
 SPEC_FILE_PATH_RE = r"[\w\-/]+\.(py|js|ts|go|rs|java|c|h|toml|json|yaml|yml)(?!\w)"
@@ -50,10 +50,11 @@ SPEC_GOAL_VERBS = ("fix", "implement", "add", "change", "when", "given", "please
 
 @dataclass(frozen=True)
 class QueryConfig:
-    """Every regex and cap of §3.1 (spec defaults) plus the work bounds of this module."""
+    """Every regex and cap of query construction (the design's defaults) plus the work bounds
+    of this module."""
 
     dotted_re: str = SPEC_DOTTED_RE
-    camel_re: str = SPEC_CAMEL_RE
+    camel_re: str = CAPITALISED_IDENTIFIER_RE
     snake_re: str = SPEC_SNAKE_RE
     test_re: str = SPEC_TEST_RE
     file_path_re: str = SPEC_FILE_PATH_RE
@@ -94,7 +95,7 @@ class Frame:
 
 @dataclass(frozen=True)
 class Query:
-    """The §3.1 query, plus ``unresolved_terms`` and traceback ``frames``."""
+    """The retrieval query, plus ``unresolved_terms`` and traceback ``frames``."""
 
     identifiers: list[str]
     error_strings: list[str]
@@ -105,7 +106,7 @@ class Query:
     frames: list[Frame] = field(default_factory=list)
 
     def recall_terms(self) -> list[str]:
-        """The §3.2 source-1 terms: identifiers, unresolved names, error strings, paths."""
+        """The lexical-recall terms: identifiers, unresolved names, error strings, paths."""
         return _dedup(
             [*self.identifiers, *self.unresolved_terms, *self.error_strings, *self.file_paths]
         )
@@ -154,16 +155,14 @@ _FILE_NAME = re.compile(
     r"\.(?:py|pyi|pyx|js|jsx|mjs|ts|tsx|go|rs|java|kt|scala|swift|c|h|cc|cpp|hpp|cs|rb|php"
     r"|toml|json|yaml|yml|cfg|ini|txt|md|rst|html|css|sh|lock|xml|csv)$"
 )
-_CODE_SPAN = re.compile(r"```.*?```|`[^`\n]+`", re.S)
-_CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\(")
 
 
 def _code_words(text: str) -> set[str]:
     """Words that appear in code context: backtick spans, fenced blocks, calls."""
     words: set[str] = set()
-    for m in _CODE_SPAN.finditer(text):
-        words.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", m.group(0)))
-    words.update(m.group(1) for m in _CALL.finditer(text))
+    for m in CODE_SPAN.finditer(text):
+        words.update(IDENTIFIER.findall(m.group(0)))
+    words.update(m.group(1) for m in CALL.finditer(text))
     return words
 
 
@@ -279,7 +278,7 @@ def _file_paths(task: str, cfg: QueryConfig) -> list[str]:
 
 
 def goal_hint(task_text: str, config: QueryConfig | None = None) -> str:
-    """The first sentence of ``task_text`` with leading request verbs stripped (§3.1)."""
+    """The first sentence of ``task_text`` with leading request verbs stripped."""
     cfg = config or DEFAULT_CONFIG
     text = task_text[: cfg.max_text_chars].lstrip(" \t\r\n#>*-")
     m = _rx(cfg.goal_sentence_end_re).search(text)
@@ -380,7 +379,7 @@ def build_query(
     *,
     name_index: Container[str] | None = None,
 ) -> Query:
-    """Build the §3.1 query from the task (``task_text``), the latest error/traceback
+    """Build the retrieval query from the task (``task_text``), the latest error/traceback
     (``error``) and the failing test id (``test``). Pure and deterministic."""
     for name, value in (("task_text", task_text), ("error", error), ("test", test)):
         if value is not None and not isinstance(value, str):
@@ -403,13 +402,6 @@ def build_query(
 
 # --- BM25 query terms -------------------------------------------------------------------
 
-# Lucene's English stop set (the default of its English analyzer and of Elasticsearch).
-ENGLISH_STOPWORDS = frozenset((
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is",
-    "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
-    "these", "they", "this", "to", "was", "will", "with",
-))  # fmt: skip
-
 
 def query_terms(text: str, stopwords: Container[str]) -> list[str]:
     """The task as BM25 query terms: the code tokenizer's tokens without ``stopwords``.
@@ -423,8 +415,6 @@ def query_terms(text: str, stopwords: Container[str]) -> list[str]:
 
 __all__ = [
     "DEFAULT_CONFIG",
-    "ENGLISH_STOPWORDS",
-    "SPEC_CAMEL_RE",
     "SPEC_DOTTED_RE",
     "SPEC_ERROR_LINE_MARKERS",
     "SPEC_FILE_PATH_RE",

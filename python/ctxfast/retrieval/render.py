@@ -1,4 +1,4 @@
-"""The §3.6 injection: signatures + retained lines + provenance, under a hard token cap.
+"""The injected slice: signatures + retained lines + provenance, under a hard token cap.
 
 Candidates are laid out in rank order; if the cap would be exceeded, the lowest-weight
 candidates are dropped whole — never mid-entry, never mid-line. The count is exact.

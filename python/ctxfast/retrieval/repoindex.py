@@ -23,8 +23,8 @@ from typing import Any, NamedTuple, TypeVar
 
 from ctxfast.bm25 import BM25Index, SymbolSet
 from ctxfast.confine import decode, read_confined
-from ctxfast.recon.answers import is_test_path
 from ctxfast.retrieval.state import StateStore
+from ctxfast.text import is_test_path
 
 T = TypeVar("T")
 

@@ -1,4 +1,4 @@
-"""The recall sources of spec-04 §3.2 (plus traceback anchoring), each a pure function.
+"""The recall sources (plus traceback anchoring), each a pure function.
 
 1. lexical: ripgrep's crates, fixed strings, ≤40 hits per term (over the repository's
    in-memory :class:`~ctxfast.retrieval.lexical.LexicalCorpus`);

@@ -11,83 +11,20 @@ names, the words a path may hold — are computed once by :func:`parse_task`; th
 
 from __future__ import annotations
 
-import re
 from collections.abc import Container
 from dataclasses import dataclass
 
 from ctxfast.bm25 import tokenize_code
 from ctxfast.retrieval.query import Query, QueryConfig, build_query, query_terms
-
-_CODE_BLOCK = re.compile(r"```.*?```|`[^`\n]+`", re.S)
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_DOTTED = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
-_CAMEL = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+\b|\b[A-Z]{2,}[a-z][A-Za-z0-9]*\b")
-_SNAKE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+\b|\b_[A-Za-z0-9_]+\b")
-_CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\(")
-_WORD = re.compile(r"[a-z]{4,}")
-#: Words of four letters or more that say nothing about where code lives; a path holding
-#: them ("file", "test", "code") is not pointed at by the task.
-PATH_STOPWORDS = frozenset(
-    [
-        "this",
-        "that",
-        "with",
-        "from",
-        "have",
-        "when",
-        "there",
-        "their",
-        "which",
-        "what",
-        "would",
-        "should",
-        "could",
-        "into",
-        "about",
-        "after",
-        "before",
-        "these",
-        "those",
-        "where",
-        "other",
-        "such",
-        "then",
-        "than",
-        "also",
-        "only",
-        "just",
-        "like",
-        "more",
-        "some",
-        "does",
-        "done",
-        "make",
-        "made",
-        "using",
-        "used",
-        "uses",
-        "work",
-        "works",
-        "file",
-        "files",
-        "line",
-        "lines",
-        "code",
-        "issue",
-        "error",
-        "errors",
-        "value",
-        "values",
-        "return",
-        "returns",
-        "none",
-        "true",
-        "false",
-        "self",
-        "test",
-        "tests",
-        "case",
-    ]
+from ctxfast.text import (
+    CALL,
+    CAMEL_CASE,
+    CODE_SPAN,
+    DOTTED_NAME,
+    IDENTIFIER,
+    PATH_WORD_STOPWORDS,
+    SNAKE_CASE,
+    long_words,
 )
 
 
@@ -95,18 +32,18 @@ def code_identifiers(text: str) -> list[str]:
     """Identifiers from code-like text: code blocks and backticks (every identifier inside),
     dotted names (and their parts), CamelCase, snake_case and calls in the prose."""
     found: dict[str, None] = {}
-    for m in _CODE_BLOCK.finditer(text):
-        for ident in _IDENT.findall(m.group(0)):
+    for m in CODE_SPAN.finditer(text):
+        for ident in IDENTIFIER.findall(m.group(0)):
             if len(ident) >= 3:
                 found.setdefault(ident, None)
-    for m in _DOTTED.finditer(text):
+    for m in DOTTED_NAME.finditer(text):
         for part in m.group(0).split("."):
             if len(part) >= 3:
                 found.setdefault(part, None)
-    for rx in (_CAMEL, _SNAKE):
+    for rx in (CAMEL_CASE, SNAKE_CASE):
         for m in rx.finditer(text):
             found.setdefault(m.group(0), None)
-    for m in _CALL.finditer(text):
+    for m in CALL.finditer(text):
         if len(m.group(1)) >= 3:
             found.setdefault(m.group(1), None)
     return list(found)
@@ -165,8 +102,6 @@ def parse_task(
         api_terms=tuple(query_terms(f"{query.goal_hint}\n{task_text}", stopwords)),
         named=tuple(code_identifiers(task_text)),
         text_identifiers=tuple(code_identifiers(text)),
-        path_words=frozenset(
-            w for w in _WORD.findall(task_text.lower()) if w not in PATH_STOPWORDS
-        ),
+        path_words=frozenset(w for w in long_words(task_text) if w not in PATH_WORD_STOPWORDS),
         goal_tokens=frozenset(tokenize_code(query.goal_hint)),
     )

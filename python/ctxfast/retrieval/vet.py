@@ -1,4 +1,4 @@
-"""The vetting rule (spec-04 §3.7): retrieved content is untrusted data, never a template.
+"""The vetting rule: retrieved content is untrusted data, never a template.
 
 Every artifact the model emits (an edit, an ``execute`` payload, a proposed tool) is compared
 with each retrieved block; if the token overlap with any block exceeds 90% after whitespace

@@ -1,4 +1,4 @@
-//! Identifier-weighted BM25 (spec-04 §3.4), exactly:
+//! Identifier-weighted BM25, exactly:
 //!
 //! ```text
 //! score(d, q) = Σ_{t ∈ q∩d} w(t) · idf(t) · tf(t,d)·(k1+1) / (tf(t,d) + k1·(1 − b + b·|d|/avgdl))
@@ -418,7 +418,7 @@ impl Bm25Index {
         self.vocab.get(term).map(|&id| self.idf[id as usize])
     }
 
-    /// `w(t)` of §3.4 for a query term.
+    /// `w(t)` (the symbol weight) for a query term.
     pub fn term_weight(&self, term: &str) -> f64 {
         if is_identifier(term) && self.symbols.contains_lowercased(&term.to_ascii_lowercase()) {
             self.params.symbol_weight

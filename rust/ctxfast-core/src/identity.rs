@@ -1,4 +1,4 @@
-//! Normalised content identity: the dedup key of context construction (spec 08 §3.5).
+//! Normalised content identity: the dedup key of context construction.
 //!
 //! Two renderings of one fact often differ only in line endings, indentation width or
 //! trailing blanks (the same traceback from a test run and from a log; the same definition

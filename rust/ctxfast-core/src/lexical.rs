@@ -1,4 +1,4 @@
-//! Lexical recall (spec-04 §3.2 source 1) in-process, with ripgrep's own crates.
+//! Lexical recall in-process, with ripgrep's own crates.
 //!
 //! The spec's invocation is `rg --no-heading --line-number --color never -F '<term>' ROOT
 //! --glob '!vendor/**' … -g '*.py' | head -40`, once per term. This module does the same search
@@ -7,8 +7,8 @@
 //! * the walk is `ignore`'s (`.gitignore`/`.ignore` honoured inside git repositories, hidden
 //!   files skipped, symlinks not followed — ripgrep's defaults), the language globs are
 //!   `ignore` overrides exactly like `-g '*.py'`;
-//! * vendored directories are pruned **at any depth** (`vendor`, `node_modules`,
-//!   `site-packages`, `third_party`, `external`, `.git`) — stricter than the spec's root-anchored
+//! * vendored directories are pruned **at any depth** ([`crate::vendored::VENDORED_DIRS`], the
+//!   list the indexer prunes too) — stricter than the spec's root-anchored
 //!   globs on purpose, because `frontend/node_modules/` is as vendored as `node_modules/`;
 //!   `build` is pruned only at the root (as the spec's glob does), since nested `build`
 //!   packages are real source;
@@ -28,6 +28,7 @@
 //! matcher are the same; only where the bytes come from differs (see [`Corpus::search`]).
 
 use crate::error::{CoreError, CoreResult};
+use crate::vendored::VENDORED_DIRS;
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::sinks::Bytes;
 use grep_searcher::{BinaryDetection, SearcherBuilder};
@@ -62,15 +63,6 @@ pub const LANGUAGE_GLOBS: &[(&str, &[&str])] = &[
     ("shell", &["*.sh", "*.bash"]),
 ];
 
-/// Directory names pruned at any depth.
-pub const EXCLUDED_DIRS_ANY_DEPTH: &[&str] = &[
-    "vendor",
-    "node_modules",
-    "site-packages",
-    "third_party",
-    "external",
-    ".git",
-];
 /// Directory names pruned only directly under the root.
 pub const EXCLUDED_DIRS_ROOT: &[&str] = &["build"];
 
@@ -99,10 +91,7 @@ impl LexicalRequest {
             extra_globs: Vec::new(),
             max_hits: 40,
             max_line_chars: 500,
-            exclude_any_depth: EXCLUDED_DIRS_ANY_DEPTH
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
+            exclude_any_depth: VENDORED_DIRS.iter().map(|s| s.to_string()).collect(),
             exclude_root: EXCLUDED_DIRS_ROOT.iter().map(|s| s.to_string()).collect(),
         }
     }

@@ -14,6 +14,7 @@ pub mod literals;
 pub mod log;
 pub mod tokens;
 pub mod truncate;
+pub mod vendored;
 pub mod window;
 
 pub use error::{CoreError, CoreResult};

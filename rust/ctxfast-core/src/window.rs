@@ -17,6 +17,13 @@
 //! reference (`ctxfast._reference.best_windows`) reproduces the result bit for bit.
 //!
 //! Cost: O(rounds × seeds × context²) additions; rounds ≤ the number of selected windows.
+//!
+//! # Fixed-length windows ([`best_fixed_windows`])
+//! Context construction cuts a long code body to a window of a fixed number of lines instead
+//! (RepoCoder's sliding window): the `k` non-overlapping windows of exactly `window` lines
+//! with the largest score sums, chosen one at a time, ties to the earliest start. It is a
+//! different selection from the budgeted one above (length is fixed, not tokens), so both
+//! live here and each caller picks the one its stage specifies.
 
 use crate::error::{CoreError, CoreResult};
 
@@ -161,9 +168,71 @@ fn segments(selected: &[bool], lo: usize, hi: usize) -> Vec<Window> {
     out
 }
 
+/// The `k` best non-overlapping windows of `window` contiguous lines (`window` is clipped to
+/// the line count), as `(start, end_exclusive, score)` sorted by start.
+///
+/// A window scores the sum of its lines' scores. Windows are taken one at a time, each the
+/// highest-scoring one that overlaps none taken before (ties go to the earliest start; a
+/// window scoring 0 can still be taken). Fewer than `k` come back when no free window is left;
+/// none when there are no lines, or `window` or `k` is 0.
+pub fn best_fixed_windows(
+    line_scores: &[u64],
+    window: usize,
+    k: usize,
+) -> Vec<(usize, usize, u64)> {
+    let n = line_scores.len();
+    if n == 0 || window == 0 || k == 0 {
+        return Vec::new();
+    }
+    let window = window.min(n);
+    let mut prefix = Vec::with_capacity(n + 1);
+    prefix.push(0u64);
+    for &s in line_scores {
+        prefix.push(prefix[prefix.len() - 1] + s);
+    }
+    let mut taken: Vec<(usize, usize, u64)> = Vec::new();
+    for _ in 0..k {
+        let mut best: Option<(usize, u64)> = None;
+        for i in 0..=(n - window) {
+            if taken.iter().any(|&(st, en, _)| i < en && i + window > st) {
+                continue;
+            }
+            let sum = prefix[i + window] - prefix[i];
+            if best.is_none_or(|(_, b)| sum > b) {
+                best = Some((i, sum));
+            }
+        }
+        let Some((i, sum)) = best else { break };
+        taken.push((i, i + window, sum));
+    }
+    taken.sort_unstable();
+    taken
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fixed_windows_take_the_best_sum_then_the_best_free_one() {
+        let scores = [0, 1, 3, 0, 0, 2, 2, 0];
+        assert_eq!(best_fixed_windows(&scores, 2, 1), vec![(1, 3, 4)]);
+        assert_eq!(
+            best_fixed_windows(&scores, 2, 2),
+            vec![(1, 3, 4), (5, 7, 4)]
+        );
+        // Ties go to the earliest start; a zero-score window is still a window.
+        assert_eq!(best_fixed_windows(&[0, 0, 0], 2, 1), vec![(0, 2, 0)]);
+        assert_eq!(best_fixed_windows(&[1, 1], 5, 2), vec![(0, 2, 2)]);
+    }
+
+    #[test]
+    fn fixed_windows_stop_when_nothing_is_free_or_asked() {
+        assert_eq!(best_fixed_windows(&[1, 2, 3], 2, 3), vec![(1, 3, 5)]);
+        assert!(best_fixed_windows(&[], 2, 1).is_empty());
+        assert!(best_fixed_windows(&[1], 0, 1).is_empty());
+        assert!(best_fixed_windows(&[1], 1, 0).is_empty());
+    }
 
     fn covered(w: &[Window]) -> Vec<usize> {
         w.iter().flat_map(|&(s, e)| s..e).collect()

@@ -157,9 +157,19 @@ fn lexical_language_globs() -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
+/// The directory names every walk prunes (indexer and lexical search alike).
+#[pyfunction]
+fn vendored_dirs() -> Vec<String> {
+    ctxfast_core::vendored::VENDORED_DIRS
+        .iter()
+        .map(|d| d.to_string())
+        .collect()
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lexical_search, m)?)?;
     m.add_function(wrap_pyfunction!(lexical_language_globs, m)?)?;
+    m.add_function(wrap_pyfunction!(vendored_dirs, m)?)?;
     m.add_class::<PyLexicalCorpus>()?;
     Ok(())
 }

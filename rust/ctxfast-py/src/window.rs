@@ -19,7 +19,14 @@ fn best_windows(
     })
 }
 
+#[pyfunction]
+#[pyo3(signature = (line_scores, window, k = 1))]
+fn best_fixed_windows(line_scores: Vec<u64>, window: usize, k: usize) -> Vec<(usize, usize, u64)> {
+    window::best_fixed_windows(&line_scores, window, k)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(best_windows, m)?)?;
+    m.add_function(wrap_pyfunction!(best_fixed_windows, m)?)?;
     Ok(())
 }

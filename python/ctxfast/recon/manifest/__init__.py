@@ -1,4 +1,4 @@
-"""The repository manifest of spec 03 §3.1: one evidence-backed JSON per repository.
+"""The repository manifest: one evidence-backed JSON per repository.
 
 Every claim carries a ``file:line`` pointer to the line that states it; runners are
 canonicalized Makefile/justfile > CI ``run:`` steps > package-manager conventions and omitted

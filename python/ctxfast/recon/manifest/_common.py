@@ -2,7 +2,7 @@
 
 Every parser reads files through :func:`read_source`, which refuses binary, oversized,
 non-UTF-8 and out-of-tree (symlinked) files by recording a fail-soft error instead of raising,
-so one bad file can never stop the manifest from being emitted (spec 03 §3.1 "Fail-soft").
+so one bad file can never stop the manifest from being emitted.
 Every claim a parser makes goes through :class:`Collector`, whose methods demand a
 ``file:line`` evidence pointer, so a claim without evidence cannot be constructed.
 """
@@ -18,10 +18,7 @@ from typing import Any
 
 from ctxfast.confine import ConfinementError, read_confined
 from ctxfast.errors import CtxfastError
-
-#: Directory names whose content is third-party code living in the tree (spec 03 §3.2 list,
-#: plus common spellings). They become ``external-packages`` and are never parsed for claims.
-VENDORED_DIRS = ("vendor", "third_party", "third-party", "external", "extern", "site-packages")
+from ctxfast.text import VENDORED_DIR_NAMES
 
 #: Directories that are never descended into: VCS metadata, caches, build outputs, installs.
 SKIPPED_DIRS = (
@@ -69,8 +66,8 @@ RUNNER_PATTERNS: tuple[tuple[str, str], ...] = (
     ),
 )
 
-#: Makefile/justfile target-name regex per canonical runner (spec 03 §3.1:
-#: ``^build|^test|^lint|^check``); an exact name beats a prefix match.
+#: Makefile/justfile target-name regex per canonical runner (``^build|^test|^lint|^check``);
+#: an exact name beats a prefix match.
 TARGET_PATTERNS: tuple[tuple[str, str], ...] = (
     ("build", r"^build"),
     ("test", r"^test"),
@@ -91,7 +88,9 @@ class ManifestConfig:
     max_file_bytes: int = 1_000_000
     max_field_chars: int = 400
     max_walk_entries: int = 50_000
-    vendored_dirs: tuple[str, ...] = VENDORED_DIRS
+    # Third-party code living in the tree: reported as ``external-packages``, never parsed
+    # for claims.
+    vendored_dirs: tuple[str, ...] = VENDORED_DIR_NAMES
     skipped_dirs: tuple[str, ...] = SKIPPED_DIRS
     runner_patterns: tuple[tuple[str, str], ...] = RUNNER_PATTERNS
     target_patterns: tuple[tuple[str, str], ...] = TARGET_PATTERNS

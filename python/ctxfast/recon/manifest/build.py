@@ -1,4 +1,4 @@
-"""Build the repository manifest of spec 03 §3.1: discover manifest files, run one parser per
+"""Build the repository manifest: discover manifest files, run one parser per
 file family, canonicalize runners in the spec's priority order, and enforce the token cap.
 
 The result is a plain ``dict`` matching ``manifest.schema.json``. Building never raises on
@@ -112,7 +112,7 @@ _FRAMEWORKS = (
 
 
 def build_manifest(root: str | Path, config: ManifestConfig | None = None) -> dict[str, Any]:
-    """The evidence-backed manifest of the repository at ``root`` (spec 03 §3.1 schema).
+    """The evidence-backed manifest of the repository at ``root``.
 
     Raises :class:`~ctxfast.errors.InvalidArgumentError` only when ``root`` is not a
     directory; problems *inside* the repository are recorded in ``errors``.

@@ -1,4 +1,4 @@
-"""The ≤500-token manifest header (spec 03 §4.1 no-retrieval payload, §5 injection line).
+"""The ≤500-token manifest header (the no-retrieval payload and the injection's first line).
 
 Only facts already in the manifest appear; an absent runner is omitted, never filled in."""
 
@@ -12,7 +12,7 @@ MAX_HEADER_LANGUAGES = 8
 
 
 def manifest_header(manifest: dict[str, Any]) -> dict[str, Any]:
-    """The §4.1 ``manifest_header`` object: languages, package manager, build/test/lint."""
+    """The ``manifest_header`` object: languages, package manager, build/test/lint."""
     runners = {r["name"]: r["command"] for r in manifest.get("runners", [])}
     return {
         "languages": [lang["name"] for lang in manifest.get("languages", [])],
@@ -26,8 +26,9 @@ def manifest_header(manifest: dict[str, Any]) -> dict[str, Any]:
 def render_manifest_header(
     manifest: dict[str, Any], max_tokens: int = 500, encoding: str = "cl100k_base"
 ) -> str:
-    """One line in the §5 shape (``languages: python · package_manager: poetry · build: `…` ``),
-    exactly within ``max_tokens``: long commands are shortened first, then the line itself."""
+    """One line in the injection's shape
+    (``languages: python · package_manager: poetry · build: `…` ``), exactly within
+    ``max_tokens``: long commands are shortened first, then the line itself."""
     if max_tokens <= 0:
         return ""
     head = manifest_header(manifest)

@@ -1,4 +1,4 @@
-"""``Makefile`` and ``justfile`` targets: the highest-priority runner source (spec 03 §3.1).
+"""``Makefile`` and ``justfile`` targets: the highest-priority runner source.
 
 Each target becomes a runner whose command is its recipe (prefix characters ``@ - +``
 stripped, lines joined with ``&&``); variables are left unexpanded rather than guessed."""

@@ -1,8 +1,8 @@
 //! File discovery: which files the graph indexes, and which it deliberately skips.
 //!
 //! Uses the `ignore` crate (ripgrep's walker), so `.gitignore`/`.ignore` rules apply even
-//! outside a git checkout. Vendored trees (spec §3.2: `vendor/`, `node_modules/`,
-//! `site-packages/`, `third_party/`, `external/`) and `.git`/`.ctxfast` are pruned. Symlinks
+//! outside a git checkout. Vendored trees and `.git`/`.ctxfast` ([`VENDORED_DIRS`], the one
+//! list every walk prunes) are pruned. Symlinks
 //! are never followed (so a symlink loop or a link pointing outside the repository cannot
 //! escape or hang the walk); a symlinked source file is recorded as skipped, with the reason.
 //! Binary files (a NUL byte in the first 8 KB) and files over `max_file_bytes` are recorded as
@@ -12,19 +12,9 @@
 //! descriptor itself.
 
 use super::lang::Lang;
+use crate::vendored::VENDORED_DIRS;
 use ignore::WalkBuilder;
 use std::path::{Path, PathBuf};
-
-/// Directory names pruned from the walk.
-pub const VENDORED_DIRS: &[&str] = &[
-    "vendor",
-    "node_modules",
-    "site-packages",
-    "third_party",
-    "external",
-    ".git",
-    ".ctxfast",
-];
 
 /// Default per-file size cap (1 MB); larger files are skipped and recorded.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 1_000_000;

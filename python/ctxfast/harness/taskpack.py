@@ -6,7 +6,7 @@ changes between calls sits at the end. So sections render in an explicit kind or
 content first (instructions, skills, repo map, memory, files), volatile content last (task,
 history) — and within a kind by name, never by insertion or hash order.
 
-Selection under the budget is delegated to :func:`ctxfast.sections.assemble_context`, so the
+Selection under the budget is delegated to :func:`ctxfast.harness.sections.assemble_context`, so the
 reported token count is exact for the rendered text and never exceeds the budget.
 """
 
@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ctxfast.errors import ConfigError
-from ctxfast.profiles import ModelProfile, pack_budget
-from ctxfast.sections import AssembledContext, ContextSection, assemble_context
+from ctxfast.harness.profiles import ModelProfile, pack_budget
+from ctxfast.harness.sections import AssembledContext, ContextSection, assemble_context
 from ctxfast.tokens import DEFAULT_ENCODING
 
 #: Section kinds from most stable (changes per project) to most volatile (changes per call).

@@ -1,10 +1,11 @@
 """``Repository``: a source tree and its index — the entry point for reading a repository
-(reconnaissance, spec-03) and for retrieval over it.
+(reconnaissance) and for retrieval over it.
 
 Indexing (discovery, tree-sitter parsing, name resolution, SQLite writes) runs in the Rust
 core with the GIL released; this class only chooses where the index lives and exposes the
 read API. The index is a rebuildable cache under ``<repo>/.ctxfast/`` by default, so deleting
-that directory fully reverts it.
+that directory fully reverts it. It sits above retrieval and recon and below construction
+(ARCHITECTURE.md): it imports downward only, so ``retrieve`` is typed with its real result.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ctxfast import _native
 from ctxfast.errors import InvalidArgumentError
@@ -21,17 +22,15 @@ from ctxfast.logs import drain_native
 from ctxfast.progress import ProgressCallback, run_polled
 from ctxfast.recon.answers import Answer, answer_question
 from ctxfast.recon.ego import EgoGraph, build_ego_graph
-from ctxfast.recon.gate import GateConfig, GateResult, run_gate
+from ctxfast.recon.escalation import GateConfig, GateResult, run_gate
 from ctxfast.recon.graph import CodeGraph
 from ctxfast.recon.manifest import build_manifest, render_manifest_header
 from ctxfast.recon.parse_cache import ParseCache
 from ctxfast.recon.repomap import build_repo_map
+from ctxfast.retrieval.config import RetrievalConfig
+from ctxfast.retrieval.pipeline import RetrievalResult, Retriever
+from ctxfast.retrieval.repoindex import IndexWatch, content_key
 from ctxfast.textsafe import require_text
-
-if TYPE_CHECKING:  # retrieval imports recon: at run time this module imports it lazily
-    from ctxfast.retrieval.config import RetrievalConfig
-    from ctxfast.retrieval.pipeline import RetrievalResult, Retriever
-    from ctxfast.retrieval.repoindex import IndexWatch
 
 DEFAULT_INDEX_DIRNAME = ".ctxfast"
 GRAPH_DB_NAME = "recon.db"
@@ -172,7 +171,7 @@ class Repository:
 
     def manifest(self) -> dict[str, Any]:
         """What the repository is made of — languages, build and test commands, entry points,
-        configuration — each fact with the ``file:line`` it was read from (spec-03 §3.1).
+        configuration — each fact with the ``file:line`` it was read from.
         Built on first use and kept; it is cheap and never raises on odd files."""
         if self._manifest is None:
             self._manifest = build_manifest(self.root)
@@ -191,7 +190,7 @@ class Repository:
     ) -> GateResult:
         """Decides how much repository context the next step needs: cheap signals from the
         task and the current entity pick a level (nothing, the entity's neighbourhood, or a
-        wider map; spec-03 §4), and the result carries the text to inject."""
+        wider map), and the result carries the text to inject."""
         return run_gate(self.graph, self.manifest(), task_text, current_entity, sbfl_top, config)
 
     def ego_graph(self, entity: str, max_radius: int = 1, *, refresh: bool = True) -> EgoGraph:
@@ -226,7 +225,7 @@ class Repository:
         refresh: bool = True,
     ) -> RetrievalResult:
         """The smallest slice of code that answers ``task_text`` (with its ``error`` or failing
-        ``test``), ranked, rendered within ``max_tokens`` (spec-04).
+        ``test``), ranked, rendered within ``max_tokens``.
 
         The index is refreshed first (files edited since the last call are re-parsed), so the
         slice always shows the code as it is on disk; ``refresh=False`` skips that and reads
@@ -234,9 +233,6 @@ class Repository:
         retrieval state (definitions, file texts, BM25 indexes, the lexical corpus) is
         rebuilt only when the index content changed.
         """
-        from ctxfast.retrieval.pipeline import Retriever
-        from ctxfast.retrieval.repoindex import IndexWatch
-
         for what, text in (("task", task_text), ("error", error), ("test", test)):
             require_text(what, text)
         self.ensure_index(refresh)
@@ -263,11 +259,9 @@ class Repository:
         return qualname
 
     def _index_key(self) -> str:
-        from ctxfast.retrieval.repoindex import content_key
-
         return content_key(self.graph_db)
 
     def answer(self, question_id: str, subject: str | None = None) -> Answer:
         """The answer to one of six fixed questions about the repository (e.g. how to run the
-        tests, where an entry point is), with ``file:line`` evidence (spec-03 §6.1)."""
+        tests, where an entry point is), with ``file:line`` evidence."""
         return answer_question(self.graph, self.manifest(), self.root, question_id, subject)

@@ -1,9 +1,9 @@
-"""Stage (b): the hard relevance gate (spec 08 §3.2).
+"""Stage (b): the hard relevance gate.
 
 Admission is structural and has exactly two drivers: the item is required by the current
 obligation (07), or it is a direct consequence of the change in the impact DAG (06).
 "Semantically similar" never admits here: an unlinked item that shares decision terms is
-*residue* (for the single ranking call, §4), anything else is rejected. No model runs.
+*residue* (for the single ranking call), anything else is rejected. No model runs.
 """
 
 from __future__ import annotations
@@ -22,13 +22,8 @@ from ctxfast.construct.schema import (
     LogEntry,
     PlanNode,
 )
-from ctxfast.construct.terms import (
-    decision_terms,
-    mentions,
-    short_name,
-    split_identifier,
-    terms_of,
-)
+from ctxfast.construct.terms import decision_terms, mentions, short_name, terms_of
+from ctxfast.text import split_identifier
 
 _TERM_SCAN_BYTES = 4096
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ctxfast.confine import decode, read_confined
 from ctxfast.errors import ConfigError, InvalidArgumentError
+from ctxfast.text import SKILL_STOPWORDS, alnum_words
 
 SKILL_MAX_EXPANDED = 2
 #: Cosine overlap (query terms vs. name + description terms) that earns a body on its own.
@@ -25,40 +26,6 @@ EXPAND_SCORE = 0.5
 #: Minimum overlap for a skill to count as a match at all (any shared content term).
 MATCH_SCORE = 1e-9
 REFERENCE_RE = re.compile(r"@skill:([A-Za-z0-9_.-]+)")
-_WORD_RE = re.compile(r"[a-z0-9]+")
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "for",
-        "from",
-        "how",
-        "i",
-        "in",
-        "is",
-        "it",
-        "of",
-        "on",
-        "or",
-        "the",
-        "this",
-        "to",
-        "use",
-        "using",
-        "when",
-        "with",
-        "you",
-        "your",
-        "we",
-        "our",
-    ]
-)
 
 
 @dataclass(frozen=True)
@@ -83,7 +50,7 @@ class Disclosure:
 
 
 def _terms(text: str) -> set[str]:
-    return {w for w in _WORD_RE.findall(text.lower()) if w not in STOPWORDS and len(w) > 1}
+    return {w for w in alnum_words(text) if w not in SKILL_STOPWORDS and len(w) > 1}
 
 
 def score(skill: Skill, query: str) -> float:

@@ -20,8 +20,8 @@ from pathlib import Path
 from ctxfast import _native
 from ctxfast.confine import decode, read_regular
 from ctxfast.errors import ConfigError
+from ctxfast.harness.profiles import IDENTIFIER_ONLY_ROLES
 from ctxfast.numbered import gap_line, number_width, numbered_line
-from ctxfast.profiles import IDENTIFIER_ONLY_ROLES
 from ctxfast.tokens import DEFAULT_ENCODING, count_tokens, count_tokens_batch
 
 #: Lines that open a definition in the common languages (Python, Rust, Go, JS/TS, Java, C-ish).

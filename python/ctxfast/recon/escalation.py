@@ -1,4 +1,4 @@
-"""The level-0 deterministic gate (spec-03 §4.1) and the R0→R2 escalation ladder (§4.2).
+"""The level-0 deterministic gate and the R0→R2 escalation ladder.
 
 Retrieval is a ladder whose first rung is a gate: most edits need only the module being
 edited (Repoformer's ~20% finding), so when none of the six signals fires the stage returns
@@ -19,23 +19,23 @@ from ctxfast.errors import InvalidArgumentError
 from ctxfast.recon.ego import EGO_GRAPH_MAX_TOKENS, EgoGraph, build_ego_graph, resolve_entity
 from ctxfast.recon.graph import CodeGraph, Node
 from ctxfast.recon.manifest import manifest_header, render_manifest_header
+from ctxfast.text import (
+    CALL,
+    CAMEL_CASE,
+    CONFIG_FILE,
+    CONFIG_KEY,
+    DOTTED_NAME,
+    LOWER_SNAKE_CASE,
+)
 from ctxfast.tokens import DEFAULT_ENCODING, count_tokens
 
 MANIFEST_HEADER_MAX_TOKENS = 500
 RECON_CONTEXT_MAX_TOKENS = 4_000
 
-# S1: code-looking identifiers — dotted names, CamelCase with an inner capital, snake_case with
-# an underscore, calls ``name(`` and anything in backticks. Plain English words are not symbols.
-_DOTTED = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\b")
-_CAMEL = re.compile(r"\b[A-Z][a-z0-9]+[A-Z][A-Za-z0-9_]*\b")
-_SNAKE = re.compile(r"\b[a-z_][a-z0-9]*_[a-z0-9_]+\b")
-_CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\(")
+# S1: code-looking identifiers — dotted names, CamelCase, lower-case snake_case, calls
+# ``name(`` and anything in backticks. Plain English words are not symbols.
 _TICKS = re.compile(r"`([A-Za-z_][A-Za-z0-9_.]*)`")
 # S5: config keys and config files.
-_CONFIG_KEY = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
-_CONFIG_FILE = re.compile(
-    r"(?<![\w/.-])(?:[\w-]+/)*[\w.-]*\.(?:toml|ya?ml|ini|cfg|conf|env|json)\b|(?<![\w.])\.env\b"
-)
 _ENV_REF = re.compile(r"\benv\.[A-Za-z_][A-Za-z0-9_]*")
 _FILE_EXTS = (".py", ".js", ".ts", ".go", ".rs", ".java", ".toml", ".json", ".yaml", ".yml")
 
@@ -43,7 +43,7 @@ _FILE_EXTS = (".py", ".js", ".ts", ".go", ".rs", ".java", ".toml", ".json", ".ya
 def code_identifiers(text: str) -> list[str]:
     """Code-looking identifiers of ``text`` in first-seen order, deduplicated."""
     found: dict[str, None] = {}
-    for rx in (_TICKS, _DOTTED, _CALL, _CAMEL, _SNAKE):
+    for rx in (_TICKS, DOTTED_NAME, CALL, CAMEL_CASE, LOWER_SNAKE_CASE):
         for m in rx.finditer(text):
             ident = m.group(1) if rx.groups else m.group(0)
             if ident.endswith(_FILE_EXTS) or ident.lower().endswith(_FILE_EXTS):
@@ -66,7 +66,7 @@ class GateSignal:
 @dataclass
 class GateResult:
     """The gate's verdict and the ladder's climb. ``context`` is the model-facing injection
-    (spec §5 shape) within the 4,000-token recon budget."""
+    (the injection's shape) within the 4,000-token recon budget."""
 
     retrieved: bool
     entity: str
@@ -106,7 +106,7 @@ class GateResult:
 
 @dataclass(frozen=True)
 class GateConfig:
-    """Which signals are on (for ablation) and the budgets of spec §5."""
+    """Which signals are on (for ablation) and the budgets of the injection."""
 
     signals: tuple[str, ...] = ("S1", "S2", "S3", "S4", "S5", "S6")
     max_level: str = "R2"
@@ -200,9 +200,7 @@ class Gate:
     def _s5(self, task_text: str, cur_file: str | None) -> list[GateSignal]:
         out = []
         keys = [
-            m.group(0)
-            for rx in (_CONFIG_FILE, _CONFIG_KEY, _ENV_REF)
-            for m in rx.finditer(task_text)
+            m.group(0) for rx in (CONFIG_FILE, CONFIG_KEY, _ENV_REF) for m in rx.finditer(task_text)
         ]
         for key in dict.fromkeys(keys):
             evidence = self._config_evidence(key)
@@ -240,7 +238,7 @@ class Gate:
             targets.append((name, ep.get("evidence", "")))
         own = current.qualname if current else ""
         out = []
-        for ident in _DOTTED.findall(task_text):
+        for ident in DOTTED_NAME.findall(task_text):
             for name, evidence in targets:
                 if not name or not (ident == name or ident.startswith(name + ".")):
                     continue
@@ -259,7 +257,7 @@ def run_gate(
     sbfl_top: str | None = None,
     config: GateConfig | None = None,
 ) -> GateResult:
-    """Spec §4: gate, then climb R0 → R1 → R2 (never further), then render the injection."""
+    """Gate, then climb R0 → R1 → R2 (never further), then render the injection."""
     cfg = config or GateConfig()
     gate = Gate(graph, manifest, cfg)
     current = gate._entity(current_entity)
@@ -372,7 +370,7 @@ def render_injection(
     task_text: str,
     cfg: GateConfig,
 ) -> str:
-    """Spec §5 exact shape: manifest header, then the tree-encoded k=1 ego-graph, ≤4,000 tokens."""
+    """The injection: manifest header, then the tree-encoded k=1 ego-graph, ≤4,000 tokens."""
     header = render_manifest_header(dict(manifest), max_tokens=cfg.manifest_header_tokens)
     parts = ["## Repository context", "### Manifest header", header]
     if ego is not None:

@@ -1,0 +1,52 @@
+"""The argument parser every ``ctxfast`` (sub)command is built with, and their examples."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+#: One example per subcommand (``prog`` without the leading ``ctxfast``), shown by --help.
+EXAMPLES = {
+    "tokens": "ctxfast tokens README.md --encoding o200k_base",
+    "index": "ctxfast index .",
+    "index-many": "ctxfast index-many trees.txt --workers 2 --engine local",
+    "bench": "ctxfast bench tokens --repeat 5",
+    "manifest": "ctxfast manifest . --json",
+    "mcp": "ctxfast mcp /path/to/repo",
+    "compose": 'ctxfast compose . "fix the off-by-one in next_page" --ceiling 8000',
+    "retrieve": 'ctxfast retrieve . "KeyError in parse_args" --error traceback.txt',
+    "map": 'ctxfast map . --query "database connections" --tokens 512',
+    "graph": "ctxfast graph . pkg.db.connect",
+    "status": "ctxfast status .",
+    "eval": "ctxfast eval retrieval bench.jsonl --trees trees/ --limit 20",
+    "eval retrieval": "ctxfast eval retrieval bench.jsonl --trees trees/ --limit 20",
+    "eval recon": "ctxfast eval recon bench.jsonl --trees trees/",
+    "eval construct": "ctxfast eval construct bench.jsonl --trees trees/ --limit 20",
+    "eval all": "ctxfast eval all bench.jsonl --pypi-sources sources.json --out results.json",
+    "eval fidelity": "ctxfast eval fidelity path/to/repo --sample 200",
+    "eval compare": "ctxfast eval compare current.json candidate.json",
+    "eval mine": "ctxfast eval mine --mirror-root /work/.mirror --dev-set --out langs_dev.jsonl",
+}
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Help that shows each option's default (when it has a meaningful one)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default = action.default
+        shown = default not in (None, False, argparse.SUPPRESS) and default != []
+        if shown and "%(default)" not in text and (action.option_strings or action.nargs == "?"):
+            text += " (default: %(default)s)"
+        return text
+
+
+class Parser(argparse.ArgumentParser):
+    """Every ctxfast (sub)parser: defaults in --help and the command's example below it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+        example = EXAMPLES.get(self.prog.removeprefix("ctxfast").strip())
+        if example and self.epilog is None:
+            self.epilog = f"example:\n  {example}"

@@ -1,0 +1,222 @@
+"""The text rules every stage shares: identifiers, stop words, config keys and file roles.
+
+Task text, code and paths are read the same way by recon, retrieval, the window builder and
+the repo map, so the patterns live here once. Where two stages need a different rule on
+purpose (a BM25 query drops other words than a path matcher), the module holds one *named*
+list per purpose instead of one copy per caller; the figures of every stage were measured
+with exactly these lists. See ARCHITECTURE.md ("Shared text rules").
+
+The code tokenizer itself (BM25's words and identifier parts) is native: ``ctxfast.bm25``
+and ``ctxfast_core::codetok``. The directory names every walk prunes come from the native
+side too (``ctxfast_core::vendored``), so the indexer, the lexical search and this module
+cannot disagree.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+
+from ctxfast import _native
+
+# --- identifiers ------------------------------------------------------------------------
+
+#: One identifier: a letter or underscore, then letters, digits and underscores.
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: Dotted names (``pkg.mod.func``, ``self.value``).
+DOTTED_NAME = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+#: CamelCase: a capitalised word with an inner capital (``MemStore``), or an acronym running
+#: into a word (``HTTPServer``). Plain capitalised English words (``The``) are not CamelCase.
+CAMEL_CASE = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+\b|\b[A-Z]{2,}[a-z][A-Za-z0-9]*\b")
+#: snake_case of any letter case (``load_session``, ``MAX_SIZE``, ``_private``).
+SNAKE_CASE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+\b|\b_[A-Za-z0-9_]+\b")
+#: Lower-case snake_case only: the escalation gate leaves ``UPPER_CASE`` to the config-key
+#: signal, which reports it as a configuration key instead of a symbol.
+LOWER_SNAKE_CASE = re.compile(r"\b[a-z_][a-z0-9]*_[a-z0-9_]+\b")
+#: A call ``name(``; group 1 is the name.
+CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\(")
+#: Fenced code blocks and inline backtick spans of Markdown text.
+CODE_SPAN = re.compile(r"```.*?```|`[^`\n]+`", re.S)
+#: The query parser's ``camel`` pattern (a string: query patterns are configurable): any
+#: capitalised identifier, so it also catches single-capital class names (``Query``) that
+#: :data:`CAMEL_CASE` leaves out. Retrieval's figures were measured with it.
+CAPITALISED_IDENTIFIER_RE = r"\b[A-Z][a-zA-Z0-9_]+\b"
+
+#: One part of an identifier chunk between underscores: ``HTTPServer2`` → ``HTTP``,
+#: ``Server``, ``2``.
+_IDENTIFIER_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
+def identifiers(text: str, min_len: int = 1) -> list[str]:
+    """Every identifier of ``text`` at least ``min_len`` characters long, in order, with
+    repetition."""
+    return [w for w in IDENTIFIER.findall(text) if len(w) >= min_len]
+
+
+def split_identifier(word: str) -> list[str]:
+    """Lower-cased parts of one identifier (snake_case and camelCase aware)."""
+    parts: list[str] = []
+    for chunk in word.split("_"):
+        if chunk:
+            parts.extend(p.lower() for p in _IDENTIFIER_PART.findall(chunk))
+    return parts
+
+
+def long_words(text: str) -> list[str]:
+    """Lower-cased runs of four or more letters: the words of a task a path is matched on."""
+    return re.findall(r"[a-z]{4,}", text.lower())
+
+
+def alnum_words(text: str) -> list[str]:
+    """Lower-cased runs of letters and digits: the words a skill description is matched on."""
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+# --- stop words: one named list per purpose -------------------------------------------
+
+#: BM25 query terms: Lucene's English stop set (the default of its English analyzer and of
+#: Elasticsearch). Code words such as ``self`` or ``return`` stay: they can name code.
+LUCENE_ENGLISH_STOPWORDS = frozenset((
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is",
+    "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
+    "these", "they", "this", "to", "was", "will", "with",
+))  # fmt: skip
+
+#: Task words matched against path components: function words of four letters or more
+#: plus the words every issue uses about code (``file``, ``error``, ``test``), which would
+#: otherwise point at every path containing them.
+PATH_WORD_STOPWORDS = frozenset((
+    "this", "that", "with", "from", "have", "when", "there", "their", "which", "what",
+    "would", "should", "could", "into", "about", "after", "before", "these", "those",
+    "where", "other", "such", "then", "than", "also", "only", "just", "like", "more", "some",
+    "does", "done", "make", "made", "using", "used", "uses", "work", "works", "file",
+    "files", "line", "lines", "code", "issue", "error", "errors", "value", "values",
+    "return", "returns", "none", "true", "false", "self", "test", "tests", "case",
+))  # fmt: skip
+
+#: Decision terms of the window builder: short English words and the Python keywords and
+#: builtin type names that every body repeats, so overlap measures the subject, not syntax.
+CODE_TERM_STOPWORDS = frozenset((
+    "the", "and", "for", "not", "with", "from", "this", "that", "are", "was", "were", "will",
+    "into", "when", "then", "than", "else", "elif", "def", "class", "return", "self", "none",
+    "true", "false", "import", "pass", "raise", "try", "except", "finally", "while", "lambda",
+    "yield", "async", "await", "global", "nonlocal", "assert", "del", "args", "kwargs", "cls",
+    "str", "int", "float", "bool", "list", "dict", "set", "tuple", "should", "must", "can",
+    "has", "have", "had", "its", "but", "all", "any", "new", "use", "used", "using", "each",
+    "which",
+))  # fmt: skip
+
+#: Skill matching: the English function words of a one-line skill description.
+SKILL_STOPWORDS = frozenset((
+    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "i", "in", "is",
+    "it", "of", "on", "or", "our", "the", "this", "to", "use", "using", "we", "when", "with",
+    "you", "your",
+))  # fmt: skip
+
+# --- configuration keys and files -------------------------------------------------------
+
+#: An environment-style configuration key: ``DATABASE_URL``, ``MAX_RETRIES``.
+CONFIG_KEY = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
+#: Suffixes of configuration files.
+CONFIG_SUFFIXES = (".env", ".toml", ".yaml", ".yml", ".ini", ".cfg", ".conf", ".json")
+#: A configuration file named in prose (``setup.cfg``, ``conf/app.yaml``, ``.env``).
+CONFIG_FILE = re.compile(
+    r"(?<![\w/.-])(?:[\w-]+/)*[\w.-]*\.(?:"
+    + "|".join(re.escape(s[1:]) for s in CONFIG_SUFFIXES)
+    + r")\b|(?<![\w.])\.env\b"
+)
+
+# --- file roles -------------------------------------------------------------------------
+
+#: Directory names every walk prunes (indexer, lexical search): vendored installs,
+#: version-control data and ctxfast's own index. Defined once, natively.
+PRUNED_DIRS: tuple[str, ...] = tuple(_native.vendored_dirs())
+#: Directory names holding third-party code that lives in the tree and *is* indexed (the
+#: manifest reports them as external packages): ``astropy/extern/``, ``third_party/``.
+VENDORED_DIR_NAMES = ("vendor", "third_party", "third-party", "external", "extern", "site-packages")
+#: Directory names of documentation.
+DOC_DIR_NAMES = ("doc", "docs", "documentation")
+#: Test file names per language: pytest, Go, Jest/Vitest (``.test``/``.spec``), JUnit.
+TEST_SUFFIXES = tuple(
+    ["_test.py", "_test.go", "Test.java", "Tests.java"]
+    + [
+        f".{kind}.{ext}"
+        for kind in ("test", "spec")
+        for ext in ("js", "ts", "jsx", "tsx", "mjs", "mts")
+    ]
+)
+#: Name fragments of generated or minified files (bundles, protobuf and gRPC stubs).
+GENERATED_NAME_PARTS = (".min.", "-min.", ".bundle.", "_pb2.py", "_pb2_grpc.py", ".pb.go")
+
+
+class FileRole(StrEnum):
+    """What a file is to the project: its own source, or something a reader of the source
+    rarely wants first."""
+
+    SOURCE = "source"
+    VENDORED = "vendored"
+    GENERATED = "generated"
+    TEST = "test"
+    DOC = "doc"
+
+
+def is_test_path(path: str) -> bool:
+    """Whether the POSIX ``path`` is a test file: under a ``tests``/``test``/``__tests__``
+    directory, or named as a test (``test_*.py``, ``*_test.go``, ``*.spec.ts``, ...)."""
+    name = path.rsplit("/", 1)[-1]
+    return (
+        path.startswith(("tests/", "test/", "__tests__/"))
+        or "/tests/" in path
+        or "/test/" in path
+        or "/__tests__/" in path
+        or name.startswith("test_")
+        or name.endswith(TEST_SUFFIXES)
+    )
+
+
+def file_role(path: str) -> FileRole:
+    """The role of the POSIX ``path`` (relative to the repository root). The first that
+    applies wins: vendored (under a vendored or pruned directory), generated/minified, test,
+    doc; everything else is source."""
+    dirs = path.split("/")[:-1]
+    name = path.rsplit("/", 1)[-1]
+    if any(d in VENDORED_DIR_NAMES or d in PRUNED_DIRS for d in dirs):
+        return FileRole.VENDORED
+    if any(part in name for part in GENERATED_NAME_PARTS):
+        return FileRole.GENERATED
+    if is_test_path(path):
+        return FileRole.TEST
+    if any(d in DOC_DIR_NAMES for d in dirs):
+        return FileRole.DOC
+    return FileRole.SOURCE
+
+
+__all__ = [
+    "CALL",
+    "CAMEL_CASE",
+    "CAPITALISED_IDENTIFIER_RE",
+    "CODE_SPAN",
+    "CODE_TERM_STOPWORDS",
+    "CONFIG_FILE",
+    "CONFIG_KEY",
+    "CONFIG_SUFFIXES",
+    "DOC_DIR_NAMES",
+    "DOTTED_NAME",
+    "GENERATED_NAME_PARTS",
+    "IDENTIFIER",
+    "LOWER_SNAKE_CASE",
+    "LUCENE_ENGLISH_STOPWORDS",
+    "PATH_WORD_STOPWORDS",
+    "PRUNED_DIRS",
+    "SKILL_STOPWORDS",
+    "SNAKE_CASE",
+    "TEST_SUFFIXES",
+    "VENDORED_DIR_NAMES",
+    "FileRole",
+    "alnum_words",
+    "file_role",
+    "identifiers",
+    "is_test_path",
+    "long_words",
+    "split_identifier",
+]

@@ -1,0 +1,110 @@
+"""The shared text rules: file roles, the one pruned-directory list, and the repo map's use
+of file roles (vendored, minified, test and doc files never take its top slots)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ctxfast import Repository, _native
+from ctxfast.retrieval.lexical import DEFAULT_EXCLUDE_ANY_DEPTH
+from ctxfast.text import (
+    PRUNED_DIRS,
+    FileRole,
+    file_role,
+    identifiers,
+    is_test_path,
+    split_identifier,
+)
+
+
+@pytest.mark.parametrize(
+    ("path", "role"),
+    [
+        ("astropy/extern/js/jquery.min.js", FileRole.VENDORED),
+        ("extern/js/jquery.min.js", FileRole.VENDORED),
+        ("third-party/zlib/inflate.c", FileRole.VENDORED),
+        ("web/node_modules/left-pad/index.js", FileRole.VENDORED),
+        (".ctxfast/recon.db", FileRole.VENDORED),
+        ("sphinx/themes/basic/static/jquery-3.5.1.min.js", FileRole.GENERATED),
+        ("proto/api_pb2.py", FileRole.GENERATED),
+        ("tests/test_core.py", FileRole.TEST),
+        ("src/app.spec.ts", FileRole.TEST),
+        ("pkg/store_test.go", FileRole.TEST),
+        ("docs/conf.py", FileRole.DOC),
+        ("pkg/doc/guide.py", FileRole.DOC),
+        ("pkg/core.py", FileRole.SOURCE),
+        ("extension/loader.py", FileRole.SOURCE),  # a name starting "ext" is not vendored
+        ("latest/mini.js", FileRole.SOURCE),
+    ],
+)
+def test_file_roles(path, role):
+    assert file_role(path) is role
+
+
+def test_is_test_path_is_the_test_role_without_the_directory_precedence():
+    assert is_test_path("vendor/lib/tests/test_x.py")
+    assert file_role("vendor/lib/tests/test_x.py") is FileRole.VENDORED
+    assert not is_test_path("pkg/testing.py") and not is_test_path("pkg/contest.py")
+
+
+def test_one_pruned_directory_list_for_every_walk():
+    assert PRUNED_DIRS == tuple(_native.vendored_dirs()) == DEFAULT_EXCLUDE_ANY_DEPTH
+    assert {"vendor", "node_modules", "site-packages", "third_party", "external"} <= set(
+        PRUNED_DIRS
+    )
+    assert {".git", ".ctxfast"} <= set(PRUNED_DIRS)
+
+
+def test_identifier_helpers():
+    assert identifiers("a.bc(def_1) 9xy", min_len=2) == ["bc", "def_1", "xy"]
+    assert split_identifier("HTTPServer_v2Parse") == ["http", "server", "v", "2", "parse"]
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def test_repo_map_puts_the_projects_source_above_vendored_minified_test_and_doc_files(
+    tmp_path,
+):
+    # A vendored helper every module imports collects the most references (as
+    # astropy/extern/ does on the real tree); a minified bundle, tests and docs sit beside it.
+    uses_six = "from pkg.extern.six import add_metaclass, moves\n\n"
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/extern/__init__.py": "",
+        "pkg/extern/six.py": "def moves():\n    return 1\n\n\ndef add_metaclass(m):\n"
+        "    return m\n",
+        "extern/js/jquery.min.js": "function jQuery(s){return s}function ready(f){return f()}\n",
+        "docs/conf.py": uses_six + "def setup(app):\n    return moves()\n",
+        "tests/helpers.py": uses_six + "def make():\n    return add_metaclass(moves())\n",
+        "tests/test_core.py": "from tests.helpers import make\nfrom pkg.core import run\n\n"
+        "def test_run():\n    assert run(make())\n",
+    }
+    for name in ("core", "api", "cli", "store"):
+        files[f"pkg/{name}.py"] = (
+            uses_six + f"def {'run' if name == 'core' else name + '_main'}(x=None):\n"
+            "    return add_metaclass(moves())\n"
+        )
+    repo = Repository(_write(tmp_path / "repo", files))
+    repo.index()
+    text = repo.repo_map(max_tokens=4096)
+    listed = [line[:-1] for line in text.splitlines() if not line.startswith(" ")]
+    roles = [file_role(p) for p in listed]
+    assert "pkg/extern/six.py" in listed and "tests/helpers.py" in listed
+    first_other = roles.index(next(r for r in roles if r is not FileRole.SOURCE))
+    assert all(r is FileRole.SOURCE for r in roles[:first_other])
+    assert all(r is not FileRole.SOURCE for r in roles[first_other:])
+    assert set(listed[:first_other]) == {
+        "pkg/core.py",
+        "pkg/api.py",
+        "pkg/cli.py",
+        "pkg/store.py",
+        "pkg/__init__.py",
+    }
