@@ -89,7 +89,7 @@ def _archive(mirror: Path, commit: str, dest: Path) -> None:
 def extract_task(task: dict[str, Any], mirror_root: Path, work: Path) -> Path | None:
     """Rows of one task, cached at ``work/features/ID.npz`` (None when the tree fails)."""
     from ctxfast.recon.parse_cache import ParseCache
-    from ctxfast.recon.repository import Repository
+    from ctxfast.repository import Repository
 
     out = work / "features" / f"{task['instance_id']}.npz"
     if out.exists():
