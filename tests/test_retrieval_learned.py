@@ -46,7 +46,7 @@ def _model(tmp_path, file_w: dict[str, float], def_w: dict[str, float]) -> str:
 def test_defaults_are_pinned():
     cfg = RetrievalConfig()
     assert cfg.ranker == "hand" and cfg.ranker_model == "" and cfg.keep_features is False
-    assert (DEFAULT_L2, DEFAULT_STEPS) == (1e-3, 400)
+    assert (DEFAULT_L2, DEFAULT_STEPS) == (1e-2, 400)
     with pytest.raises(ConfigError):
         RetrievalConfig(ranker="bogus")
 
@@ -136,3 +136,25 @@ def test_train_ranker_builds_a_model_from_mined_commits(tmp_path, mirrors):  # n
     again = tmp_path / "again.json"
     assert main([*argv, "--work", str(work), "--out", str(again)]) == 0
     assert again.read_text() == out.read_text()  # cached rows, same weights
+
+
+def test_tied_columns_keep_their_ratio_and_the_prior_holds_without_evidence():
+    rng = np.random.default_rng(1)
+    groups = []
+    for _ in range(30):
+        rows = rng.normal(size=(10, 3))
+        gold = np.zeros(10, dtype=bool)
+        g = int(rng.integers(10))
+        rows[g, 0] += 2.0
+        gold[g] = True
+        groups.append((rows, gold))
+    # Column 2 is tied to column 0 at half its raw weight: it is not fit.
+    mean, scale, w = fit_listwise(groups, steps=300, ties={2: (0, 0.5)})
+    assert w[0] > 0.5
+    assert abs(w[2] / scale[2] - 0.5 * w[0] / scale[0]) < 1e-9
+    # Column 1 carries no evidence: pulled to the prior (scaled by the fitted temperature),
+    # it keeps the prior's sign where a fit towards zero would leave it near zero.
+    prior = np.array([1.0, 1.0, 0.0])
+    _, _, wp = fit_listwise(groups, l2=1.0, steps=300, prior=prior)
+    _, _, w0 = fit_listwise(groups, l2=1.0, steps=300)
+    assert wp[1] > 0.2 and abs(w0[1]) < 0.1

@@ -36,27 +36,54 @@ import numpy as np
 from ctxfast.eval.errors import EvalError
 from ctxfast.eval.mine import check_split
 
-#: L2 penalty on the standardised weights (per task-averaged loss).
-DEFAULT_L2 = 1e-3
+#: L2 penalty pulling the standardised weights towards the hand-set prior (per task-averaged
+#: loss): the corpus moves a weight away from the hand-set fusion only where its evidence is
+#: strong.
+DEFAULT_L2 = 1e-2
 DEFAULT_STEPS = 400
 DEFAULT_LEARNING_RATE = 0.1
 #: Evidence the corpus cannot teach, because the miner strips it from every commit message
 #: (file paths, the changed functions' names) or commit messages almost never carry it
 #: (tracebacks): fit on the corpus, a task naming a function would learn to look away from
 #: it. Those columns keep the hand-set fusion's ratio to the column they were added beside —
-#: per raw unit, ``ratio`` times the learned weight of the base column.
-FILE_TIES: dict[str, tuple[str, float]] = {
-    "path_mentions": ("file_bm25", 1.0),
-    "traceback": ("file_bm25", 1.0),
-    "definition_match": ("file_bm25", 1.0),
-    "named_defs": ("file_bm25", 0.0),
+#: per raw unit, the ratio of their hand-set weights times the learned weight of the base.
+FILE_TIED = {
+    "path_mentions": "file_bm25",
+    "traceback": "file_bm25",
+    "definition_match": "file_bm25",
 }
-DEFINITION_TIES: dict[str, tuple[str, float]] = {
-    "named": ("bm25", 0.5),
-    "anchor": ("bm25", 2.0),
-    "src_traceback": ("bm25", 0.0),
-    "named_callee": ("bm25", 0.3),
-}
+DEFINITION_TIED = {"named": "bm25", "anchor": "bm25", "named_callee": "bm25"}
+#: Columns that repeat a tied signal in another form: held at zero.
+ZEROED = {"files": ("named_defs",), "definitions": ("src_traceback",)}
+
+
+def hand_prior() -> tuple[dict[str, float], dict[str, float]]:
+    """The hand-set fusion's weights per raw unit of each feature column (files, definitions),
+    read from the retrieval defaults so the prior is the shipped fusion, not a copy of it."""
+    from ctxfast.retrieval.config import RetrievalConfig
+    from ctxfast.retrieval.features import SIGNALS
+    from ctxfast.retrieval.pipeline import NAMED_BONUS
+
+    cfg = RetrievalConfig()
+    files = {n: cfg.signal_weights.get(n, 1.0) for n in SIGNALS if n != "tested_modules"}
+    files["tested_modules"] = cfg.tested_modules_weight
+    demote = {"is_test": -cfg.test_penalty, "minor_language": -cfg.minor_language_penalty}
+    defs = {
+        "bm25": 1.0,
+        "file_prob": 1.0,
+        "anchor": cfg.traceback_bonus,
+        "named": NAMED_BONUS,
+        "named_callee": cfg.named_callee_bonus,
+    }
+    return {**files, **demote}, {**defs, **demote}
+
+
+def ties_of(
+    names: tuple[str, ...], prior: dict[str, float], tied: dict[str, str], zeroed: tuple[str, ...]
+) -> dict[int, tuple[int, float]]:
+    out = {names.index(c): (names.index(b), prior[c] / prior[b]) for c, b in tied.items()}
+    out.update({names.index(c): (0, 0.0) for c in zeroed})
+    return out
 
 
 @dataclass
@@ -148,12 +175,15 @@ def fit_listwise(
     steps: int = DEFAULT_STEPS,
     lr: float = DEFAULT_LEARNING_RATE,
     ties: dict[int, tuple[int, float]] | None = None,
+    prior: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(mean, scale, weights)`` of a linear scorer whose per-group softmax puts its mass on
     the gold rows. ``groups`` are ``(rows, gold mask)`` pairs with at least one gold row.
     Adam on the mean cross-entropy over groups plus ``l2 · |w|²``, from zero: the same input
     always gives the same weights. ``ties`` maps a column to ``(base column, ratio)``: its
-    weight per raw unit is held at ``ratio`` times the base column's (it is not fit)."""
+    weight per raw unit is held at ``ratio`` times the base column's (it is not fit).
+    ``prior`` (weights per raw unit) is scaled by the one factor that fits best — the
+    softmax's temperature — and the L2 penalty then pulls towards it instead of zero."""
     rows = np.concatenate([x for x, _ in groups])
     mean = rows.mean(axis=0)
     scale = rows.std(axis=0)
@@ -168,27 +198,32 @@ def fit_listwise(
     owner = np.repeat(np.arange(len(groups)), sizes)
     target = np.concatenate([g / g.sum() for _, g in groups])
     n = len(groups)
-    w = np.zeros(xs.shape[1])
+
+    def softmax_minus_target(s: np.ndarray) -> np.ndarray:
+        top = np.maximum.reduceat(s, starts)
+        e = np.exp(s - top[owner])
+        return e / np.add.reduceat(e, starts)[owner] - target
+
+    centre = np.zeros(xs.shape[1])
+    if prior is not None:
+        base = prior * scale  # the prior in standardised units
+        proj = xs @ base
+        tau = 1.0
+        for _ in range(200):  # the temperature: Newton-free, plain gradient steps on one number
+            tau -= 0.5 * float(proj @ softmax_minus_target(tau * proj)) / n
+        centre = tau * base
+    w = centre.copy()
     m = np.zeros_like(w)
     v = np.zeros_like(w)
     b1, b2, eps = 0.9, 0.999, 1e-8
     for t in range(1, steps + 1):
-        s = xs @ w
-        top = np.maximum.reduceat(s, starts)
-        e = np.exp(s - top[owner])
-        z = np.add.reduceat(e, starts)
-        p = e / z[owner]
-        grad = xs.T @ (p - target) / n + 2 * l2 * w
+        grad = xs.T @ softmax_minus_target(xs @ w) / n + 2 * l2 * (w - centre)
         m = b1 * m + (1 - b1) * grad
         v = b2 * v + (1 - b2) * grad * grad
         w -= lr * (m / (1 - b1**t)) / (np.sqrt(v / (1 - b2**t)) + eps)
     for col, (base, ratio) in (ties or {}).items():
         w[col] = ratio * w[base] * scale[col] / scale[base]
     return mean, scale, w
-
-
-def tie_columns(names: tuple[str, ...], ties: dict[str, tuple[str, float]]) -> dict[int, Any]:
-    return {names.index(c): (names.index(b), r) for c, (b, r) in ties.items()}
 
 
 def file_probs(rows: TaskRows, stage: Any) -> np.ndarray:
@@ -222,16 +257,21 @@ def train(tasks: list[TaskRows], l2: float = DEFAULT_L2, steps: int = DEFAULT_ST
     fgroups = [(t.file_rows, t.file_gold) for t in tasks if t.file_gold.any()]
     if not fgroups:
         raise EvalError("no task has a gold file among its ranked files")
-    fties = tie_columns(FILE_FEATURES, FILE_TIES)
-    files = LinearStage(FILE_FEATURES, *fit_listwise(fgroups, l2, steps, ties=fties))
+    fprior, dprior = hand_prior()
+    fties = ties_of(FILE_FEATURES, fprior, FILE_TIED, ZEROED["files"])
+    fvec = np.array([fprior.get(c, 0.0) for c in FILE_FEATURES])
+    files = LinearStage(FILE_FEATURES, *fit_listwise(fgroups, l2, steps, ties=fties, prior=fvec))
     cgroups = []
     for t in tasks:
         if t.cand_gold.any():
             cgroups.append((with_file_columns(t, file_probs(t, files)), t.cand_gold))
     if not cgroups:
         raise EvalError("no task has a gold definition among its candidates")
-    dties = tie_columns(CANDIDATE_FEATURES, DEFINITION_TIES)
-    defs = LinearStage(CANDIDATE_FEATURES, *fit_listwise(cgroups, l2, steps, ties=dties))
+    dties = ties_of(CANDIDATE_FEATURES, dprior, DEFINITION_TIED, ZEROED["definitions"])
+    dvec = np.array([dprior.get(c, 0.0) for c in CANDIDATE_FEATURES])
+    defs = LinearStage(
+        CANDIDATE_FEATURES, *fit_listwise(cgroups, l2, steps, ties=dties, prior=dvec)
+    )
     per_repo: dict[str, int] = defaultdict(int)
     for t in tasks:
         per_repo[t.repo] += 1
@@ -242,7 +282,8 @@ def train(tasks: list[TaskRows], l2: float = DEFAULT_L2, steps: int = DEFAULT_ST
         "repos": dict(sorted(per_repo.items())),
         "l2": l2,
         "steps": steps,
-        "tied": {"files": FILE_TIES, "definitions": DEFINITION_TIES},
+        "tied": {"files": FILE_TIED, "definitions": DEFINITION_TIED, "zeroed": ZEROED},
+        "prior": {"files": fprior, "definitions": dprior},
     }
     return RankerModel(files, defs, meta)
 

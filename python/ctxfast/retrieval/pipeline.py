@@ -304,7 +304,7 @@ class Retriever:
             if c.anchor > 0:
                 bonus += cfg.traceback_bonus * (c.anchor if cfg.traceback_decay else 1.0)
             if c.qualname and c.qualname.rsplit(".", 1)[-1] in named:
-                bonus += 0.5
+                bonus += NAMED_BONUS
             bonus -= _demotion(ix, c.file, cfg)
             c.score = s / top + files.get(c.file, 0.0) / top_file + bonus
         for c in cands:
@@ -330,6 +330,9 @@ class Retriever:
         cands.sort(key=lambda c: (-c.score, c.file, c.start_line))
         return cands[: cfg.top_k]
 
+
+#: What a candidate the task names gains in the hand-set re-rank.
+NAMED_BONUS = 0.5
 
 _CALLED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 
