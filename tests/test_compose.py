@@ -145,6 +145,18 @@ def test_callers_are_capped_and_the_cap_is_logged(project):
     assert d.retrieval_candidates == 40
     assert (d.margin_lines, d.attached_lines) == (2, 10)
     assert (d.max_test_callers, d.max_caller_sites) == (2, 400)
+    assert d.candidates_per_1k_tokens == 5
+
+
+def test_larger_windows_draw_on_more_retrieved_candidates():
+    from ctxfast.construct.compose import _retrieval_settings
+    from ctxfast.construct.defaults import window_candidates
+
+    d = DefaultsConfig()
+    assert [window_candidates(d, t) for t in (0, 2000, 8000, 16000, 24000)] == [40, 40, 40, 80, 120]
+    assert _retrieval_settings(None, d, 16000) == {"top_k": 80}
+    assert _retrieval_settings({"top_k": 7}, d, 16000) == {"top_k": 7}  # the caller's choice
+    assert _retrieval_settings({"bm25_k1": 1.2}, d, 24000) == {"bm25_k1": 1.2, "top_k": 120}
 
 
 def _callers_project(tmp_path):
@@ -188,7 +200,8 @@ def test_library_callers_come_before_test_callers(tmp_path):
     )
     text = ctx.render()
     assert "`serve` — calls `helper`" in text  # the library caller, though its file sorts last
-    assert len(re.findall(r"`test_\w+` — calls `helper`", text)) == 1  # one test caller
+    tests = ("test_one", "test_two", "test_three")
+    assert sum(bool(_shows_call(text, t, "helper")) for t in tests) == 1  # one test caller
     assert edges(DefaultsConfig(max_callers=2, max_test_callers=1)) == {
         "4 call sites, 4 calling scopes among the first 4; kept 2 (library first, at most 1 tests)"
     }
@@ -199,7 +212,7 @@ def test_library_callers_come_before_test_callers(tmp_path):
         localization=[],
         defaults=DefaultsConfig(max_test_callers=8),
     ).render()
-    assert len(re.findall(r"`test_\w+` — calls `helper`", everyone)) == 3
+    assert all(_shows_call(everyone, t, "helper") for t in tests)
 
 
 def test_definitions_come_with_decorators_comments_and_blank_margins(tmp_path):
@@ -458,3 +471,17 @@ def test_word_lines_is_the_per_line_search(tmp_path_factory, text, key):
     assert reader.word_lines("f.py", key, word) == want
     assert reader.word_lines("f.py", key, word) == want  # cached join
     assert reader.word_lines("missing.py", key, word) == []
+
+
+def test_test_callers_are_edges_without_code_candidates(tmp_path):
+    from ctxfast.construct.defaults import derive_impact
+
+    repo = ctxfast.Repository(_callers_project(tmp_path))
+    repo.ensure_index(True)
+    derived = derive_impact(
+        repo.graph, repo.manifest(), repo.root, ["app.core.helper"], set(), DefaultsConfig()
+    )
+    tails = [e.tail for e in derived.edges]
+    assert tails[0] == "app.api.serve"  # the library caller first
+    assert sum(t.startswith("aaa_tests.") for t in tails) == 2  # max_test_callers
+    assert [c.qualname for c in derived.candidates] == ["app.api.serve"]

@@ -5,10 +5,15 @@ from typing import final
 __version__: str
 # PyO3 fills the module's __all__ at import time; stubtest compares it with this list.
 __all__ = [
+    "GRAPH_SCHEMA_VERSION",
+    "GRAPH_TEXT_ID_VIEWS",
     "BM25Index",
     "CtxfastError",
     "EncodingError",
     "IndexError",
+    "IndexNotFoundError",
+    "IndexOSError",
+    "IndexPermissionError",
     "IndexProgress",
     "InternalError",
     "InvalidArgumentError",
@@ -30,6 +35,7 @@ __all__ = [
     "lexical_search",
     "literal_fragments",
     "native_threads",
+    "node_key",
     "normalise_for_identity",
     "tokenize_code",
     "truncate_to_tokens",
@@ -40,6 +46,9 @@ class CtxfastError(Exception): ...
 class EncodingError(CtxfastError): ...
 class InvalidArgumentError(CtxfastError): ...
 class IndexError(CtxfastError): ...
+class IndexNotFoundError(IndexError, FileNotFoundError): ...
+class IndexPermissionError(IndexError, PermissionError): ...
+class IndexOSError(IndexError, OSError): ...
 class InternalError(CtxfastError): ...
 
 def native_threads() -> int: ...
@@ -77,6 +86,10 @@ class IndexProgress:
     def snapshot(self) -> tuple[str, int, int]: ...
     def cancel(self) -> None: ...
 
+GRAPH_SCHEMA_VERSION: str
+GRAPH_TEXT_ID_VIEWS: str
+
+def node_key(id: str) -> int: ...
 def index_graph(
     root: str,
     db_path: str,

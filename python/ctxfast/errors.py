@@ -2,16 +2,25 @@
 
 The native classes are created in Rust (so the core can raise them) and re-exported here;
 pure-Python errors subclass the same root, so ``except CtxfastError`` catches everything the
-library raises on bad input.
+library raises on bad input. Filesystem errors of the index keep their kind: they are also
+``FileNotFoundError`` (``IndexNotFoundError``), ``PermissionError`` (``IndexPermissionError``)
+or another ``OSError`` (``IndexOSError``).
 """
 
 from ctxfast._native import (
     CtxfastError,
     EncodingError,
     IndexError,
+    IndexNotFoundError,
+    IndexOSError,
+    IndexPermissionError,
     InternalError,
     InvalidArgumentError,
 )
+
+
+class IndexSchemaError(IndexError):
+    """An index written by another ctxfast (another ``recon.db`` schema): re-index it."""
 
 
 class BudgetError(CtxfastError):
@@ -28,6 +37,10 @@ __all__ = [
     "CtxfastError",
     "EncodingError",
     "IndexError",
+    "IndexNotFoundError",
+    "IndexOSError",
+    "IndexPermissionError",
+    "IndexSchemaError",
     "InternalError",
     "InvalidArgumentError",
 ]

@@ -12,6 +12,7 @@ import sqlite3
 from pathlib import Path
 
 import ctxfast
+from ctxfast.recon import graph_db
 
 #: The text that must never reach a window: it lives outside every repository.
 SECRET = "OUTSIDE-SECRET-7f3a"
@@ -101,7 +102,7 @@ def corrupt(db: Path, how: str) -> None:
 
 def dump(db: Path) -> list[str]:
     """Every graph row (nodes, edges, unresolved names, name index, definition meta), sorted."""
-    con = sqlite3.connect(db)
+    con = graph_db.with_text_ids(graph_db.connect(db))
     try:
         rows: list[str] = []
         for q in (

@@ -195,8 +195,25 @@ def test_an_index_dir_that_cannot_be_created_is_named(tmp_path: Path) -> None:
     blocker = tmp_path / "blocker"
     blocker.write_text("a file where the index directory should be\n")
     repo = ctxfast.Repository(tmp_path / "repo", index_dir=blocker / "idx")
-    with pytest.raises(ctxfast.errors.IndexError, match="blocker"):
+    with pytest.raises(ctxfast.errors.IndexError, match="blocker") as caught:
         repo.index()
+    # The kind survives the binding: an OSError that is neither "not found" nor "denied".
+    assert isinstance(caught.value, ctxfast.errors.IndexOSError)
+    assert isinstance(caught.value, OSError)
+    assert not isinstance(caught.value, FileNotFoundError | PermissionError)
+
+
+def test_a_missing_path_under_the_index_is_a_file_not_found_error(tmp_path: Path) -> None:
+    pager_repo(tmp_path / "repo")
+    idx = tmp_path / "idx"
+    idx.mkdir()
+    # The build lock is created through a link into a directory that does not exist.
+    (idx / "recon.db.lock").symlink_to(tmp_path / "gone" / "lock")
+    repo = ctxfast.Repository(tmp_path / "repo", index_dir=idx)
+    with pytest.raises(FileNotFoundError, match=r"recon\.db\.lock") as caught:
+        repo.index()
+    assert isinstance(caught.value, ctxfast.errors.IndexNotFoundError)
+    assert isinstance(caught.value, ctxfast.CtxfastError)
 
 
 # 9 -- undecodable names and text -------------------------------------------------------------

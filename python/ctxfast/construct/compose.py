@@ -21,6 +21,7 @@ from ctxfast.construct.defaults import (
     derive_impact,
     file_outline,
     target_sources,
+    window_candidates,
     with_context,
     with_margins,
 )
@@ -116,9 +117,11 @@ def prepare(
     defaults: DefaultsConfig | None = None,
     retrieval_config: Any = None,
     refresh: bool = True,
+    target_tokens: int = 0,
 ) -> ComposeInputs:
     """Refresh the index (unless ``refresh=False``), retrieve, and derive the defaults the
-    caller did not supply."""
+    caller did not supply. ``target_tokens`` is the size the window will fill toward: a
+    larger window draws on more retrieved candidates."""
     if not isinstance(repo, Repository):
         raise InvalidArgumentError("repo must be a ctxfast.Repository")
     if not isinstance(task, str) or not task.strip():
@@ -139,7 +142,7 @@ def prepare(
         task,
         error=_retrieval_error(errors, tracebacks, test_outputs),
         max_tokens=RETRIEVAL_TOKENS,
-        config=_retrieval_settings(retrieval_config, dcfg),
+        config=_retrieval_settings(retrieval_config, dcfg, target_tokens),
         refresh=False,
     )
     candidates, log = to_code_candidates(result)
@@ -212,14 +215,15 @@ def prepare(
     return ComposeInputs(candidates, plan, edges, loc, log, timings)
 
 
-def _retrieval_settings(given: Any, cfg: DefaultsConfig) -> Any:
+def _retrieval_settings(given: Any, cfg: DefaultsConfig, target_tokens: int = 0) -> Any:
     """Retrieval's settings for a window: the caller's, drawing on
-    ``cfg.retrieval_candidates`` candidates unless they chose a ``top_k`` themselves (a
-    ``RetrievalConfig`` object is taken as it is)."""
+    :func:`~ctxfast.construct.defaults.window_candidates` candidates unless they chose a
+    ``top_k`` themselves (a ``RetrievalConfig`` object is taken as it is)."""
+    top_k = window_candidates(cfg, target_tokens)
     if given is None:
-        return {"top_k": cfg.retrieval_candidates}
+        return {"top_k": top_k}
     if isinstance(given, dict) and "top_k" not in given:
-        return {**given, "top_k": cfg.retrieval_candidates}
+        return {**given, "top_k": top_k}
     return given
 
 
@@ -315,6 +319,7 @@ def compose(
         defaults=defaults,
         retrieval_config=retrieval_config,
         refresh=refresh,
+        target_tokens=(config or ConstructConfig()).target_tokens,
     )
     t0 = time.perf_counter()
     ctx = construct(

@@ -1,7 +1,8 @@
 """Read API over the line-level code graph (``recon.db``).
 
 The graph is written by the Rust core (``ctxfast._native.index_graph``); reading is plain
-SQL through the stdlib ``sqlite3`` module, one short query per call, so callers never hold
+SQL through the stdlib ``sqlite3`` module on connections from :mod:`ctxfast.recon.graph_db`
+(which checks the schema version), one short query per call, so callers never hold
 per-node Python objects for the whole repository. Node kinds: ``function``, ``class``,
 ``var`` and ``def`` (a file's module node) are definitions; ``ref`` rows are reference sites
 (see ``rust/ctxfast-core/src/graph/mod.rs`` for the exact conventions). All paths are POSIX
@@ -15,11 +16,23 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from ctxfast._native import node_key
 from ctxfast.errors import IndexError as CtxIndexError
+from ctxfast.recon import graph_db
 
 DEFINITION_KINDS = ("function", "class", "var", "def")
 
-_NODE_COLS = "n.id, n.kind, n.name, n.qualname, n.file, n.line, n.col, n.end_line"
+
+def _id(alias: str) -> str:
+    """SQL for the text id of the node row ``alias``: ``recon.db`` keys nodes by an integer
+    (:func:`ctxfast._native.node_key` of this text), and the text is ``qualname:line``."""
+    return f"({alias}.qualname || ':' || {alias}.line)"
+
+
+_NODE_COLS = f"{_id('n')}, n.kind, n.name, n.qualname, n.file, n.line, n.col, n.end_line"
+# Ties in a nodes index come in key order; ordering them by text id keeps the order every
+# reader saw when the id itself was the key.
+_BY_ID = _id("n")
 # Parameters per batched query, well under SQLite's limit (32,766 since 3.32).
 _BATCH = 500
 
@@ -101,10 +114,7 @@ class CodeGraph:
     def _con(self) -> sqlite3.Connection:
         con: sqlite3.Connection | None = getattr(self._local, "con", None)
         if con is None:
-            try:
-                con = sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True)
-            except sqlite3.Error as exc:
-                raise CtxIndexError(f"cannot open {self.db_path}: {exc}") from exc
+            con = graph_db.connect(self.db_path)
             self._local.con = con
         return con
 
@@ -123,11 +133,11 @@ class CodeGraph:
             self._local.con = None
 
     def node(self, node_id: str) -> Node | None:
-        rows = self._q(f"SELECT {_NODE_COLS} FROM nodes n WHERE n.id = ?", (node_id,))
+        rows = self._q(f"SELECT {_NODE_COLS} FROM nodes n WHERE n.id = ?", (node_key(node_id),))
         return _node(rows[0]) if rows else None
 
     def nodes_in_file(self, path: str) -> list[Node]:
-        sql = f"SELECT {_NODE_COLS} FROM nodes n WHERE n.file = ? ORDER BY n.line, n.col, n.id"
+        sql = f"SELECT {_NODE_COLS} FROM nodes n WHERE n.file = ? ORDER BY n.line, n.col, {_BY_ID}"
         return [_node(r) for r in self._q(sql, (path,))]
 
     def lookup(self, name_or_qualname: str, *, include_refs: bool = False) -> list[Node]:
@@ -138,12 +148,13 @@ class CodeGraph:
         kinds = "" if include_refs else "AND n.kind != 'ref'"
         exact = self._q(
             f"SELECT {_NODE_COLS} FROM name_index x JOIN nodes n ON n.qualname = x.qualname "
-            f"WHERE x.qualname = ? {kinds} ORDER BY n.file, n.line",
+            f"WHERE x.qualname = ? {kinds} ORDER BY n.file, n.line, {_BY_ID}",
             (name_or_qualname,),
         )
         last = name_or_qualname.rsplit(".", 1)[-1]
         by_name = self._q(
-            f"SELECT {_NODE_COLS} FROM nodes n WHERE n.name = ? {kinds} ORDER BY n.file, n.line",
+            f"SELECT {_NODE_COLS} FROM nodes n WHERE n.name = ? {kinds} "
+            f"ORDER BY n.file, n.line, {_BY_ID}",
             (last,),
         )
         out: dict[str, Node] = {}
@@ -157,18 +168,26 @@ class CodeGraph:
         return list(out.values())
 
     def edges_from(self, node_id: str, type: str | None = None) -> list[Edge]:
-        sql = "SELECT src, dst, type FROM edges WHERE src = ?"
-        args: tuple = (node_id,)  # type: ignore[type-arg]
+        sql = (
+            f"SELECT {_id('d')} AS dst_id, e.type FROM edges e JOIN nodes d ON d.id = e.dst "
+            "WHERE e.src = ?"
+        )
+        args: tuple = (node_key(node_id),)  # type: ignore[type-arg]
         if type is not None:
-            sql, args = sql + " AND type = ?", (node_id, type)
-        return [Edge(*r) for r in self._q(sql + " ORDER BY dst, type", args)]
+            sql, args = sql + " AND e.type = ?", (*args, type)
+        rows = self._q(sql + " ORDER BY dst_id, e.type", args)
+        return [Edge(node_id, dst, t) for dst, t in rows]
 
     def edges_to(self, node_id: str, type: str | None = None) -> list[Edge]:
-        sql = "SELECT src, dst, type FROM edges WHERE dst = ?"
-        args: tuple = (node_id,)  # type: ignore[type-arg]
+        sql = (
+            f"SELECT {_id('s')} AS src_id, e.type FROM edges e JOIN nodes s ON s.id = e.src "
+            "WHERE e.dst = ?"
+        )
+        args: tuple = (node_key(node_id),)  # type: ignore[type-arg]
         if type is not None:
-            sql, args = sql + " AND type = ?", (node_id, type)
-        return [Edge(*r) for r in self._q(sql + " ORDER BY src, type", args)]
+            sql, args = sql + " AND e.type = ?", (*args, type)
+        rows = self._q(sql + " ORDER BY src_id, e.type", args)
+        return [Edge(src, node_id, t) for src, t in rows]
 
     def callers(self, node_id: str) -> list[Node]:
         """Reference sites (``ref`` rows, or a definition when the call is on its own line)
@@ -177,7 +196,7 @@ class CodeGraph:
             f"SELECT DISTINCT {_NODE_COLS} FROM edges e JOIN nodes n ON n.id = e.src "
             "WHERE e.dst = ? AND e.type = 'invoke' ORDER BY n.file, n.line"
         )
-        return [_node(r) for r in self._q(sql, (node_id,))]
+        return [_node(r) for r in self._q(sql, (node_key(node_id),))]
 
     def callees(self, node_id: str) -> list[Node]:
         """Definitions invoked from within ``node_id``'s span (its own body, not nested defs'
@@ -188,7 +207,8 @@ class CodeGraph:
         sql = (
             f"SELECT DISTINCT {_NODE_COLS} FROM nodes r JOIN edges e ON e.src = r.id "
             "JOIN nodes n ON n.id = e.dst "
-            "WHERE r.qualname = ? AND r.file = ? AND e.type = 'invoke' ORDER BY n.file, n.line"
+            "WHERE r.qualname = ? AND r.file = ? AND e.type = 'invoke' "
+            f"ORDER BY n.file, n.line, {_BY_ID}"
         )
         return [_node(r) for r in self._q(sql, (n.qualname, n.file))]
 
@@ -196,9 +216,10 @@ class CodeGraph:
         """Every edge leaving a reference site inside ``node``'s own scope (its call and import
         sites, and the definition row itself), as (site, edge) pairs in line order."""
         sql = (
-            f"SELECT {_NODE_COLS}, e.src, e.dst, e.type FROM nodes n JOIN edges e ON e.src = n.id "
+            f"SELECT {_NODE_COLS}, {_id('n')}, {_id('d')} AS dst_id, e.type FROM nodes n "
+            "JOIN edges e ON e.src = n.id JOIN nodes d ON d.id = e.dst "
             "WHERE n.qualname = ? AND n.file = ? AND e.type IN ('invoke', 'import') "
-            "ORDER BY n.line, e.dst"
+            "ORDER BY n.line, dst_id, e.rowid"
         )
         return [(_node(r[:8]), Edge(*r[8:])) for r in self._q(sql, (node.qualname, node.file))]
 
@@ -209,7 +230,7 @@ class CodeGraph:
             f"SELECT {_NODE_COLS} FROM nodes s JOIN edges e ON e.src = s.id "
             "JOIN nodes n ON n.id = e.dst "
             "WHERE s.qualname = ? AND s.file = ? AND e.type IN ('invoke', 'import') "
-            "ORDER BY s.line, e.dst"
+            f"ORDER BY s.line, {_BY_ID}, e.rowid"
         )
         return [_node(r) for r in self._q(sql, (node.qualname, node.file))]
 
@@ -218,9 +239,9 @@ class CodeGraph:
         order — one joined query instead of a :meth:`node` lookup per edge."""
         sql = (
             f"SELECT {_NODE_COLS} FROM edges e JOIN nodes n ON n.id = e.dst "
-            "WHERE e.src = ? AND e.type = ? ORDER BY e.dst"
+            f"WHERE e.src = ? AND e.type = ? ORDER BY {_BY_ID}, e.rowid"
         )
-        return [_node(r) for r in self._q(sql, (node_id, type))]
+        return [_node(r) for r in self._q(sql, (node_key(node_id), type))]
 
     def scope_definitions(self, sites: list[Node]) -> list[Node | None]:
         """:meth:`scope_definition` of every site, in order, with one query for all the
@@ -234,7 +255,7 @@ class CodeGraph:
             chunk = names[i : i + _BATCH]
             sql = (
                 f"SELECT {_NODE_COLS} FROM nodes n WHERE n.kind != 'ref' AND "
-                f"n.qualname IN ({', '.join(['?'] * len(chunk))}) ORDER BY n.line"
+                f"n.qualname IN ({', '.join(['?'] * len(chunk))}) ORDER BY n.line, {_BY_ID}"
             )
             for r in self._q(sql, tuple(chunk)):
                 if (r[3], r[4]) in keys:
@@ -244,20 +265,23 @@ class CodeGraph:
     def file_edges(self, file: str, type: str | None = None) -> list[tuple[Node, Edge]]:
         """Every edge leaving any site or definition of ``file`` (optionally of one type)."""
         sql = (
-            f"SELECT {_NODE_COLS}, e.src, e.dst, e.type FROM nodes n JOIN edges e ON e.src = n.id "
-            "WHERE n.file = ?"
+            f"SELECT {_NODE_COLS}, {_id('n')}, {_id('d')} AS dst_id, e.type FROM nodes n "
+            "JOIN edges e ON e.src = n.id JOIN nodes d ON d.id = e.dst WHERE n.file = ?"
         )
         args: tuple = (file,)  # type: ignore[type-arg]
         if type is not None:
             sql, args = sql + " AND e.type = ?", (file, type)
         return [
-            (_node(r[:8]), Edge(*r[8:])) for r in self._q(sql + " ORDER BY n.line, e.dst", args)
+            (_node(r[:8]), Edge(*r[8:]))
+            for r in self._q(sql + f" ORDER BY n.line, dst_id, {_BY_ID}, e.rowid", args)
         ]
 
     def module_qualname(self, file: str) -> str | None:
         """The dotted module name the graph gives ``file`` (its ``def`` node)."""
         rows = self._q(
-            "SELECT qualname FROM nodes WHERE file = ? AND kind = 'def' LIMIT 1", (file,)
+            f"SELECT n.qualname FROM nodes n WHERE n.file = ? AND n.kind = 'def' "
+            f"ORDER BY n.line, {_BY_ID} LIMIT 1",
+            (file,),
         )
         return rows[0][0] if rows else None
 
@@ -267,7 +291,7 @@ class CodeGraph:
             return site
         sql = (
             f"SELECT {_NODE_COLS} FROM nodes n WHERE n.qualname = ? AND n.file = ? "
-            "AND n.kind != 'ref' ORDER BY n.line LIMIT 1"
+            f"AND n.kind != 'ref' ORDER BY n.line, {_BY_ID} LIMIT 1"
         )
         rows = self._q(sql, (site.qualname, site.file))
         return _node(rows[0]) if rows else None
@@ -276,7 +300,8 @@ class CodeGraph:
         """Definitions containing ``line`` in ``file``, innermost first (traceback mapping)."""
         sql = (
             f"SELECT {_NODE_COLS} FROM nodes n WHERE n.file = ? AND n.kind != 'ref' "
-            "AND n.line <= ? AND n.end_line >= ? ORDER BY (n.end_line - n.line), n.line DESC"
+            "AND n.line <= ? AND n.end_line >= ? "
+            f"ORDER BY (n.end_line - n.line), n.line DESC, {_BY_ID}"
         )
         return [_node(r) for r in self._q(sql, (file, line, line))]
 
@@ -295,15 +320,19 @@ class CodeGraph:
         return [r[0] for r in rows]
 
     def signature(self, node_id: str) -> Signature | None:
-        rows = self._q("SELECT signature, doc FROM defs_meta WHERE id = ?", (node_id,))
+        rows = self._q("SELECT signature, doc FROM defs_meta WHERE id = ?", (node_key(node_id),))
         return Signature(rows[0][0] or "", rows[0][1] or "") if rows else None
 
     def unresolved(self, file: str | None = None) -> list[Unresolved]:
-        sql = "SELECT name, node_id, file, line, col FROM unresolved"
+        sql = (
+            f"SELECT u.name, {_id('n')}, u.file, u.line, u.col FROM unresolved u "
+            "JOIN nodes n ON n.id = u.node_id"
+        )
         args: tuple = ()  # type: ignore[type-arg]
         if file is not None:
-            sql, args = sql + " WHERE file = ?", (file,)
-        return [Unresolved(*r) for r in self._q(sql + " ORDER BY file, line, col", args)]
+            sql, args = sql + " WHERE u.file = ?", (file,)
+        order = " ORDER BY u.file, u.line, u.col, u.rowid"
+        return [Unresolved(*r) for r in self._q(sql + order, args)]
 
     def files(self) -> list[FileRecord]:
         rows = self._q("SELECT path, sha256, language, bytes, parse_error FROM files ORDER BY path")

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ctxfast.bm25 import BM25Index, SymbolSet
 from ctxfast.errors import IndexError as CtxIndexError
+from ctxfast.recon import graph_db
 
 if TYPE_CHECKING:
     from ctxfast.retrieval.repoindex import RepoIndex
@@ -51,10 +52,11 @@ def first_paragraph(doc: str, max_chars: int = DOCSTRING_MAX_CHARS) -> str:
 
 def refresh_api_index(recon_db: Path, api_db: Path) -> int:
     """Brings ``api.db`` in line with ``recon.db``; returns how many files were re-indexed."""
+    src = graph_db.connect(recon_db)
     try:
-        src = sqlite3.connect(f"file:{recon_db}?mode=ro", uri=True)
         files = dict(src.execute("SELECT path, sha256 FROM files WHERE sha256 IS NOT NULL"))
     except sqlite3.Error as exc:
+        src.close()
         raise CtxIndexError(f"cannot read {recon_db}: {exc}") from exc
     api_db.parent.mkdir(parents=True, exist_ok=True)
     dst = sqlite3.connect(api_db)
@@ -74,7 +76,8 @@ def refresh_api_index(recon_db: Path, api_db: Path) -> int:
                 rows = src.execute(
                     "SELECT n.qualname, n.kind, n.line, COALESCE(m.signature, n.name), "
                     "COALESCE(m.doc, '') FROM nodes n LEFT JOIN defs_meta m ON m.id = n.id "
-                    "WHERE n.file = ? AND n.kind IN ('function', 'class') ORDER BY n.line",
+                    "WHERE n.file = ? AND n.kind IN ('function', 'class') "
+                    "ORDER BY n.line, n.qualname || ':' || n.line",
                     (path,),
                 ).fetchall()
                 out = []

@@ -23,6 +23,8 @@ from typing import Any, NamedTuple, TypeVar
 
 from ctxfast.bm25 import BM25Index, SymbolSet
 from ctxfast.confine import decode, read_confined
+from ctxfast.errors import IndexError as CtxIndexError
+from ctxfast.recon import graph_db
 from ctxfast.retrieval.state import StateStore
 from ctxfast.text import is_test_path
 
@@ -59,14 +61,16 @@ def _tables(con: sqlite3.Connection) -> tuple[list[Any], list[str], list[Any]]:
     rows = [
         (i, sys.intern(k), name, q, sys.intern(f), *rest)
         for i, k, name, q, f, *rest in con.execute(
-            "SELECT n.id, n.kind, n.name, n.qualname, n.file, n.line, n.end_line, "
-            "COALESCE(m.signature, '') FROM nodes n "
+            "SELECT n.qualname || ':' || n.line AS text_id, n.kind, n.name, n.qualname, n.file, "
+            "n.line, n.end_line, COALESCE(m.signature, '') FROM nodes n "
             "LEFT JOIN defs_meta m ON m.id = n.id "
-            "WHERE n.kind IN ('function', 'class') ORDER BY n.file, n.line"
+            "WHERE n.kind IN ('function', 'class') ORDER BY n.file, n.line, text_id"
         )
     ]
     names = [q for (q,) in con.execute("SELECT qualname FROM name_index")]
-    modules = con.execute("SELECT file, qualname FROM nodes WHERE kind = 'def'").fetchall()
+    modules = con.execute(
+        "SELECT file, qualname FROM nodes WHERE kind = 'def' ORDER BY qualname || ':' || line"
+    ).fetchall()
     return rows, names, modules
 
 
@@ -78,7 +82,7 @@ class RepoIndex:
 
     def __init__(self, root: Path, db_path: Path, index_dir: Path | None = None):
         self.root = root
-        con = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+        con = graph_db.connect(db_path)
         try:
             files = con.execute(
                 "SELECT path, sha256, language FROM files WHERE sha256 IS NOT NULL ORDER BY path"
@@ -260,12 +264,10 @@ class IndexWatch:
                 if self._con is None or ident != self._ident:
                     self.close()
                     # Not bound to a thread: every use is under the lock.
-                    self._con = sqlite3.connect(
-                        f"file:{self.db_path}?mode=ro", uri=True, check_same_thread=False
-                    )
+                    self._con = graph_db.connect(self.db_path, check_same_thread=False)
                     self._ident = ident
                 version = self._con.execute("PRAGMA data_version").fetchone()[0]
-            except (OSError, sqlite3.Error):
+            except (OSError, sqlite3.Error, CtxIndexError):
                 self.close()
                 self._stamp = None
                 return True
@@ -283,11 +285,8 @@ class IndexWatch:
 def content_key(db_path: Path) -> str:
     """Identity of an index's content: the hash of every (path, sha256) pair. The in-memory
     retrieval state is reused exactly as long as this key is unchanged."""
-    con = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
-    try:
+    with graph_db.reading(db_path) as con:
         rows = con.execute(
             "SELECT path, sha256 FROM files WHERE sha256 IS NOT NULL ORDER BY path"
         ).fetchall()
-    finally:
-        con.close()
     return _key_of(rows)

@@ -96,8 +96,19 @@ fn index_graph(
     })
 }
 
+/// The integer key `recon.db` stores the node with text id `id` under (edges, `defs_meta`
+/// and `unresolved` refer to nodes by it).
+#[pyfunction]
+fn node_key(id: &str) -> i64 {
+    graph::store::node_key(id)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<IndexProgress>()?;
     m.add_function(wrap_pyfunction!(index_graph, m)?)?;
+    m.add_function(wrap_pyfunction!(node_key, m)?)?;
+    // The version `recon.db` is stamped with; Python readers refuse any other.
+    m.add("GRAPH_SCHEMA_VERSION", graph::store::SCHEMA_VERSION)?;
+    m.add("GRAPH_TEXT_ID_VIEWS", graph::store::TEXT_ID_VIEWS)?;
     Ok(())
 }

@@ -19,7 +19,7 @@
 
 use super::lang::{self, Lang};
 use super::raw::RawFile;
-use crate::error::{CoreError, CoreResult};
+use crate::error::{CoreError, CoreResult, IoContext};
 use rusqlite::{params, Connection, OptionalExtension};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -89,10 +89,6 @@ pub fn key(lang: Lang, module: &str, bytes: &[u8]) -> Key {
     h.finalize().into()
 }
 
-fn err(op: &str, e: rusqlite::Error) -> CoreError {
-    CoreError::Io(format!("parse cache {op}: {e}"))
-}
-
 fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -102,12 +98,8 @@ fn now_ms() -> i64 {
 impl ParseCache {
     /// Opens (creating if needed) the cache in `opts.dir`.
     pub fn open(opts: &ParseCacheOptions) -> CoreResult<ParseCache> {
-        std::fs::create_dir_all(&opts.dir).map_err(|e| {
-            CoreError::Io(format!(
-                "cannot create parse cache dir {}: {e}",
-                opts.dir.display()
-            ))
-        })?;
+        std::fs::create_dir_all(&opts.dir)
+            .context(|| format!("cannot create parse cache dir {}", opts.dir.display()))?;
         let conn = open_db(&opts.dir.join(FILE_NAME))?;
         Ok(ParseCache {
             conn: Mutex::new(conn),
@@ -166,48 +158,34 @@ impl ParseCache {
             return Ok(());
         }
         let mut conn = lock(&self.conn);
-        let tx = conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(|e| err("begin", e))?;
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let now = now_ms();
         let mut added: i64 = 0;
         {
-            let mut ins = tx
-                .prepare_cached(
-                    "INSERT OR IGNORE INTO entries(key, data, error, size, used) \
+            let mut ins = tx.prepare_cached(
+                "INSERT OR IGNORE INTO entries(key, data, error, size, used) \
                      VALUES(?1, ?2, ?3, ?4, ?5)",
-                )
-                .map_err(|e| err("prepare", e))?;
+            )?;
             for (k, data, perr) in &entries {
                 let size = entry_size(data, perr.as_deref());
-                if ins
-                    .execute(params![&k[..], data, perr, size, now])
-                    .map_err(|e| err("insert", e))?
-                    == 1
-                {
+                if ins.execute(params![&k[..], data, perr, size, now])? == 1 {
                     added += size;
                 }
             }
-            let mut touch = tx
-                .prepare_cached("UPDATE entries SET used = ?2 WHERE key = ?1")
-                .map_err(|e| err("prepare", e))?;
+            let mut touch = tx.prepare_cached("UPDATE entries SET used = ?2 WHERE key = ?1")?;
             for k in &hit_keys {
-                touch
-                    .execute(params![&k[..], now])
-                    .map_err(|e| err("touch", e))?;
+                touch.execute(params![&k[..], now])?;
             }
         }
-        let total: i64 = tx
-            .query_row(
-                "UPDATE meta SET value = value + ?1 WHERE key = 'payload_bytes' RETURNING value",
-                [added],
-                |r| r.get(0),
-            )
-            .map_err(|e| err("payload", e))?;
+        let total: i64 = tx.query_row(
+            "UPDATE meta SET value = value + ?1 WHERE key = 'payload_bytes' RETURNING value",
+            [added],
+            |r| r.get(0),
+        )?;
         if total as u64 > self.max_bytes {
             evict(&tx, total, (self.max_bytes as f64 * LOW_WATER) as i64)?;
         }
-        tx.commit().map_err(|e| err("commit", e))
+        Ok(tx.commit()?)
     }
 }
 
@@ -219,34 +197,27 @@ fn entry_size(data: &[u8], perr: Option<&str>) -> i64 {
 /// Deletes least recently used entries until the payload is at most `target`.
 fn evict(tx: &rusqlite::Transaction<'_>, mut total: i64, target: i64) -> CoreResult<()> {
     let victims: Vec<(Vec<u8>, i64)> = {
-        let mut st = tx
-            .prepare("SELECT key, size FROM entries ORDER BY used, key")
-            .map_err(|e| err("evict", e))?;
-        let rows = st
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .map_err(|e| err("evict", e))?;
+        let mut st = tx.prepare("SELECT key, size FROM entries ORDER BY used, key")?;
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
         let mut out = vec![];
         for row in rows {
             if total <= target {
                 break;
             }
-            let (k, size): (Vec<u8>, i64) = row.map_err(|e| err("evict", e))?;
+            let (k, size): (Vec<u8>, i64) = row?;
             total -= size;
             out.push((k, size));
         }
         out
     };
-    let mut del = tx
-        .prepare_cached("DELETE FROM entries WHERE key = ?1")
-        .map_err(|e| err("evict", e))?;
+    let mut del = tx.prepare_cached("DELETE FROM entries WHERE key = ?1")?;
     for (k, _) in &victims {
-        del.execute([k]).map_err(|e| err("evict", e))?;
+        del.execute([k])?;
     }
     tx.execute(
         "UPDATE meta SET value = ?1 WHERE key = 'payload_bytes'",
         [total],
-    )
-    .map_err(|e| err("evict", e))?;
+    )?;
     Ok(())
 }
 
@@ -255,9 +226,8 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 fn open_db(path: &Path) -> CoreResult<Connection> {
-    let conn = Connection::open(path).map_err(|e| err("open", e))?;
-    conn.busy_timeout(std::time::Duration::from_secs(60))
-        .map_err(|e| err("busy_timeout", e))?;
+    let conn = Connection::open(path)?;
+    conn.busy_timeout(std::time::Duration::from_secs(60))?;
     // Switching a new file to WAL can answer SQLITE_BUSY at once, without the busy handler,
     // while another process is creating the same cache: retry within the same 60 s.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
@@ -270,11 +240,10 @@ fn open_db(path: &Path) -> CoreResult<Connection> {
             {
                 std::thread::sleep(std::time::Duration::from_millis(10));
             }
-            Err(e) => return Err(err("journal_mode", e)),
+            Err(e) => return Err(e.into()),
         }
     }
-    conn.pragma_update(None, "synchronous", "NORMAL")
-        .map_err(|e| err("synchronous", e))?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.execute_batch(
         "BEGIN IMMEDIATE;
          CREATE TABLE IF NOT EXISTS entries(key BLOB PRIMARY KEY, data BLOB NOT NULL, error TEXT,
@@ -283,8 +252,7 @@ fn open_db(path: &Path) -> CoreResult<Connection> {
          CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INT NOT NULL);
          INSERT OR IGNORE INTO meta(key, value) VALUES('payload_bytes', 0);
          COMMIT;",
-    )
-    .map_err(|e| err("schema", e))?;
+    )?;
     Ok(conn)
 }
 
@@ -297,7 +265,7 @@ pub fn payload_bytes(dir: &Path) -> CoreResult<u64> {
         |r| r.get::<_, i64>(0),
     )
     .map(|v| v as u64)
-    .map_err(|e| err("payload", e))
+    .map_err(CoreError::from)
 }
 
 #[cfg(test)]

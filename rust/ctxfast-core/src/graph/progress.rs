@@ -165,7 +165,7 @@ mod tests {
             });
             while_running(&p, &conn.get_interrupt_handle(), || {
                 conn.query_row(slow, [], |r| r.get::<_, i64>(0))
-                    .map_err(|e| CoreError::Io(e.to_string()))
+                    .map_err(CoreError::from)
             })
         });
         assert!(matches!(out, Err(CoreError::Cancelled)));

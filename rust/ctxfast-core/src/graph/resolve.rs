@@ -17,6 +17,10 @@
 //!   *unresolved*, recorded for the gate. Other languages record no unresolved names (their
 //!   local scoping is not modelled well enough to make that signal trustworthy).
 
+mod builtins;
+#[cfg(test)]
+mod tests;
+
 use super::lang::{module_qualname, Lang};
 use super::raw::{DefKind, RawFile, Target, NO_ARITY};
 use rayon::prelude::*;
@@ -72,21 +76,87 @@ impl FileData {
     }
 }
 
+/// A reference-site node: one per enclosing scope and line (see the `ref` kind in
+/// [`super`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefNode {
+    /// `enclosing_qualname:line`.
+    pub id: String,
+    /// The last segment of the first name referenced at the site.
+    pub name: String,
+    /// The enclosing definition's qualname.
+    pub qualname: String,
+    pub line: u32,
+    pub col: u32,
+}
+
+/// The three edge types of the graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EdgeKind {
+    /// Reference site → the definition it calls (or names as decorator / base class).
+    Invoke,
+    /// Import site → the module or definition it binds.
+    Import,
+    /// Definition → its enclosing definition.
+    Contain,
+}
+
+impl EdgeKind {
+    /// The `edges.type` value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EdgeKind::Invoke => "invoke",
+            EdgeKind::Import => "import",
+            EdgeKind::Contain => "contain",
+        }
+    }
+}
+
+/// One edge, between node ids.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Edge {
+    pub src: String,
+    pub dst: String,
+    pub kind: EdgeKind,
+}
+
+/// A name that resolves nowhere (Python only), recorded for the escalation gate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnresolvedName {
+    /// The dotted name as written (`os.pathx`, `.sibling.f`).
+    pub name: String,
+    /// The reference-site node it was found at.
+    pub node_id: String,
+    pub line: u32,
+    pub col: u32,
+}
+
 /// Resolution output for one file.
 #[derive(Default, Debug)]
 pub struct Resolved {
-    /// Reference-site nodes: (id, name, qualname, line, col).
-    pub ref_nodes: Vec<(String, String, String, u32, u32)>,
-    /// (src, dst, type) — invoke, import and contain edges.
-    pub edges: Vec<(String, String, &'static str)>,
-    /// (dotted name, ref node id, line, col).
-    pub unresolved: Vec<(String, String, u32, u32)>,
+    pub ref_nodes: Vec<RefNode>,
+    /// Invoke, import and contain edges, each once.
+    pub edges: Vec<Edge>,
+    pub unresolved: Vec<UnresolvedName>,
     /// Files this file's resolution depends on: those its edges point into, plus every file
     /// whose definitions or bindings were read on the way (a class's bases, the module an
     /// import goes through). A change there can move an edge here — `x.diff()` resolves to
     /// `Expr.diff` through `class Function(Expr)` in a third file — so a refresh re-resolves
     /// this file when any of them changes, exactly as a cold build would.
     pub deps: HashSet<u32>,
+}
+
+impl Resolved {
+    /// Adds `e` unless `seen` has it; `into` is the file a new edge points into (recorded as a
+    /// dependency).
+    fn add_edge(&mut self, seen: &mut HashSet<Edge>, e: Edge, into: Option<u32>) {
+        if seen.insert(e.clone()) {
+            self.edges.push(e);
+            if let Some(f) = into {
+                self.deps.insert(f);
+            }
+        }
+    }
 }
 
 thread_local! {
@@ -116,171 +186,6 @@ enum Res {
     Dynamic,
     NotFound,
 }
-
-const PY_BUILTINS: &[&str] = &[
-    "abs",
-    "aiter",
-    "all",
-    "anext",
-    "any",
-    "ascii",
-    "bin",
-    "bool",
-    "breakpoint",
-    "bytearray",
-    "bytes",
-    "callable",
-    "chr",
-    "classmethod",
-    "compile",
-    "complex",
-    "copyright",
-    "credits",
-    "delattr",
-    "dict",
-    "dir",
-    "divmod",
-    "enumerate",
-    "eval",
-    "exec",
-    "exit",
-    "filter",
-    "float",
-    "format",
-    "frozenset",
-    "getattr",
-    "globals",
-    "hasattr",
-    "hash",
-    "help",
-    "hex",
-    "id",
-    "input",
-    "int",
-    "isinstance",
-    "issubclass",
-    "iter",
-    "len",
-    "license",
-    "list",
-    "locals",
-    "map",
-    "max",
-    "memoryview",
-    "min",
-    "next",
-    "object",
-    "oct",
-    "open",
-    "ord",
-    "pow",
-    "print",
-    "property",
-    "quit",
-    "range",
-    "repr",
-    "reversed",
-    "round",
-    "set",
-    "setattr",
-    "slice",
-    "sorted",
-    "staticmethod",
-    "str",
-    "sum",
-    "super",
-    "tuple",
-    "type",
-    "vars",
-    "zip",
-    "__import__",
-    "__name__",
-    "__file__",
-    "__doc__",
-    "__package__",
-    "__spec__",
-    "__loader__",
-    "__builtins__",
-    "__debug__",
-    "__dict__",
-    "__class__",
-    "NotImplemented",
-    "Ellipsis",
-    "None",
-    "True",
-    "False",
-    "BaseException",
-    "BaseExceptionGroup",
-    "Exception",
-    "ExceptionGroup",
-    "ArithmeticError",
-    "AssertionError",
-    "AttributeError",
-    "BlockingIOError",
-    "BrokenPipeError",
-    "BufferError",
-    "BytesWarning",
-    "ChildProcessError",
-    "ConnectionAbortedError",
-    "ConnectionError",
-    "ConnectionRefusedError",
-    "ConnectionResetError",
-    "DeprecationWarning",
-    "EOFError",
-    "EncodingWarning",
-    "EnvironmentError",
-    "FileExistsError",
-    "FileNotFoundError",
-    "FloatingPointError",
-    "FutureWarning",
-    "GeneratorExit",
-    "IOError",
-    "ImportError",
-    "ImportWarning",
-    "IndentationError",
-    "IndexError",
-    "InterruptedError",
-    "IsADirectoryError",
-    "KeyError",
-    "KeyboardInterrupt",
-    "LookupError",
-    "MemoryError",
-    "ModuleNotFoundError",
-    "NameError",
-    "NotADirectoryError",
-    "NotImplementedError",
-    "OSError",
-    "OverflowError",
-    "PendingDeprecationWarning",
-    "PermissionError",
-    "ProcessLookupError",
-    "RecursionError",
-    "ReferenceError",
-    "ResourceWarning",
-    "RuntimeError",
-    "RuntimeWarning",
-    "StopAsyncIteration",
-    "StopIteration",
-    "SyntaxError",
-    "SyntaxWarning",
-    "SystemError",
-    "SystemExit",
-    "TabError",
-    "TimeoutError",
-    "TypeError",
-    "UnboundLocalError",
-    "UnicodeDecodeError",
-    "UnicodeEncodeError",
-    "UnicodeError",
-    "UnicodeTranslateError",
-    "UnicodeWarning",
-    "UserWarning",
-    "ValueError",
-    "Warning",
-    "ZeroDivisionError",
-    "WindowsError",
-    "reveal_type",
-];
 
 /// (scope, name) → (binding index, "bound by the first segment of a dotted import").
 type BindingMap<'a> = FxHashMap<(u32, &'a str), Vec<(u32, bool)>>;
@@ -860,7 +765,7 @@ impl<'a> Resolver<'a> {
             return Res::External;
         }
         match fd.lang {
-            Lang::Python if !PY_BUILTINS.contains(&name) => Res::NotFound,
+            Lang::Python if !builtins::PY_BUILTINS.contains(&name) => Res::NotFound,
             _ => Res::External,
         }
     }
@@ -1307,22 +1212,29 @@ impl<'a> Resolver<'a> {
             c.1.clear();
         });
         let mut seen_nodes: HashSet<String> = HashSet::new();
-        let mut seen_edges: HashSet<(String, String, &'static str)> = HashSet::new();
+        let mut seen_edges: HashSet<Edge> = HashSet::new();
         let python = fd.lang == Lang::Python;
         for (di, d) in fd.raw.defs.iter().enumerate().skip(1) {
             let parent = d.parent.min(di as u32 - 1);
-            let e = (self.def_id(f, di as u32), self.def_id(f, parent), "contain");
-            if seen_edges.insert(e.clone()) {
-                out.edges.push(e);
-            }
+            let e = Edge {
+                src: self.def_id(f, di as u32),
+                dst: self.def_id(f, parent),
+                kind: EdgeKind::Contain,
+            };
+            out.add_edge(&mut seen_edges, e, None);
         }
         let mut emit =
             |out: &mut Resolved, scope: u32, name: &str, line: u32, col: u32| -> String {
                 let q = &quals[scope as usize];
                 let id = format!("{q}:{line}");
                 if seen_nodes.insert(id.clone()) {
-                    out.ref_nodes
-                        .push((id.clone(), name.to_string(), q.clone(), line, col));
+                    out.ref_nodes.push(RefNode {
+                        id: id.clone(),
+                        name: name.to_string(),
+                        qualname: q.clone(),
+                        line,
+                        col,
+                    });
                 }
                 id
             };
@@ -1423,7 +1335,12 @@ impl<'a> Resolver<'a> {
             let name = r.path.last().map(String::as_str).unwrap_or("");
             if unresolved {
                 let id = emit(&mut out, r.scope, name, r.line, r.col);
-                out.unresolved.push((r.path.join("."), id, r.line, r.col));
+                out.unresolved.push(UnresolvedName {
+                    name: r.path.join("."),
+                    node_id: id,
+                    line: r.line,
+                    col: r.col,
+                });
                 continue;
             }
             // Outside Python a call is an edge only when its whole path resolves: the prefix of
@@ -1439,10 +1356,12 @@ impl<'a> Resolver<'a> {
             };
             if let (true, Some((dst, df))) = (keep, last) {
                 let id = emit(&mut out, r.scope, name, r.line, r.col);
-                if seen_edges.insert((id.clone(), dst.clone(), "invoke")) {
-                    out.edges.push((id, dst, "invoke"));
-                    out.deps.insert(df);
-                }
+                let e = Edge {
+                    src: id,
+                    dst,
+                    kind: EdgeKind::Invoke,
+                };
+                out.add_edge(&mut seen_edges, e, Some(df));
             }
         }
         for (bi, b) in fd.raw.bindings.iter().enumerate() {
@@ -1452,10 +1371,12 @@ impl<'a> Resolver<'a> {
             match self.target_id(&r) {
                 Some((dst, df)) => {
                     let id = emit(&mut out, b.scope, name, b.line, b.col);
-                    if seen_edges.insert((id.clone(), dst.clone(), "import")) {
-                        out.edges.push((id, dst, "import"));
-                        out.deps.insert(df);
-                    }
+                    let e = Edge {
+                        src: id,
+                        dst,
+                        kind: EdgeKind::Import,
+                    };
+                    out.add_edge(&mut seen_edges, e, Some(df));
                 }
                 None if python && r == Res::NotFound => {
                     let id = emit(&mut out, b.scope, name, b.line, b.col);
@@ -1471,7 +1392,12 @@ impl<'a> Resolver<'a> {
                             format!("{}{}", ".".repeat(*level as usize), module)
                         }
                     };
-                    out.unresolved.push((text, id, b.line, b.col));
+                    out.unresolved.push(UnresolvedName {
+                        name: text,
+                        node_id: id,
+                        line: b.line,
+                        col: b.col,
+                    });
                 }
                 None => {}
             }

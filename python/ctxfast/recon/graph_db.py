@@ -1,0 +1,75 @@
+"""The one way Python opens ``recon.db``, the code graph the Rust core writes.
+
+The core owns the schema and stamps it into ``meta.schema_version``; a build of another
+version rebuilds an index of another schema when it indexes, but a reader that skips the
+refresh (``refresh=False``, a second process, an index copied from elsewhere) would read
+tables whose columns mean something else, or fail with a bare ``no such column``. Every
+reader opens the database here, read-only, and gets :class:`~ctxfast.errors.IndexSchemaError`
+naming both versions and the way out instead.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from ctxfast import _native
+from ctxfast.errors import IndexError as CtxIndexError
+from ctxfast.errors import IndexSchemaError
+
+# The core's version, exposed by the binding (never copied here).
+SCHEMA_VERSION: str = _native.GRAPH_SCHEMA_VERSION
+
+
+def check_schema(con: sqlite3.Connection, db_path: Path) -> None:
+    """Raises :class:`IndexSchemaError` unless the database behind ``con`` carries this
+    core's schema version."""
+    try:
+        row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    except sqlite3.Error as exc:
+        if "no such table" not in str(exc):
+            raise CtxIndexError(f"cannot read {db_path}: {exc}") from exc
+        row = None
+    found = row[0] if row else None
+    if found != SCHEMA_VERSION:
+        raise IndexSchemaError(
+            f"index at {db_path} has schema {found or 'none'}, this ctxfast needs "
+            f"{SCHEMA_VERSION}: re-index (`ctxfast index` rebuilds an index of another "
+            f"schema, or delete {db_path.parent})"
+        )
+
+
+def connect(db_path: str | Path, *, check_same_thread: bool = True) -> sqlite3.Connection:
+    """A read-only connection to the graph at ``db_path``, its schema version checked."""
+    path = Path(db_path)
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=check_same_thread)
+    except sqlite3.Error as exc:
+        raise CtxIndexError(f"cannot open {path}: {exc}") from exc
+    try:
+        check_schema(con, path)
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def with_text_ids(con: sqlite3.Connection) -> sqlite3.Connection:
+    """Shadows ``nodes``, ``edges``, ``defs_meta`` and ``unresolved`` on ``con`` with TEMP
+    views that show text ids (``qualname:line``) where the tables hold integer keys: for
+    people and tests comparing graphs by id, not for the readers' hot queries (a lookup by
+    text id through a view scans the table)."""
+    con.executescript(_native.GRAPH_TEXT_ID_VIEWS)
+    return con
+
+
+@contextmanager
+def reading(db_path: str | Path) -> Iterator[sqlite3.Connection]:
+    """:func:`connect` for one block of queries, closed after it."""
+    con = connect(db_path)
+    try:
+        yield con
+    finally:
+        con.close()

@@ -1,0 +1,303 @@
+//! The parse stage: every file the plan cannot trust unread is read, hashed and — when its
+//! content key moved — parsed (in parallel, through the shared parse cache when there is
+//! one); then the run's file list is assembled for resolution from the fresh extractions and
+//! the stored ones of unchanged files.
+
+use super::discover::{self, Found};
+use super::lang::{self, ModuleNamer};
+use super::parse_cache::{self, ParseCache};
+use super::plan::Previous;
+use super::progress::Progress;
+use super::raw::RawFile;
+use super::resolve::FileData;
+use super::{cache, IndexOptions};
+use crate::error::CoreResult;
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+/// What the parse stage did with one discovered file.
+pub enum Outcome {
+    Unchanged,
+    Parsed {
+        sha: String,
+        raw: RawFile,
+        parse_error: Option<String>,
+    },
+    Skipped(String),
+}
+
+/// The content key of a file: `sha256(bytes + path)`.
+pub fn sha_key(bytes: &[u8], rel: &str) -> String {
+    let mut h = Sha256::new();
+    h.update(bytes);
+    h.update(rel.as_bytes());
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The outcome of every discovered file, in `found`'s order.
+pub struct Parsed {
+    pub outcomes: Vec<Outcome>,
+    /// How many extractions the parse cache answered.
+    pub cache_hits: usize,
+    /// (cache dir, error) when the parse cache could not be opened or written: the run goes
+    /// on without it.
+    pub cache_errors: Vec<(String, String)>,
+}
+
+/// Reads, hashes and parses the files of `found`. With `reparse_all` (the package layout moved
+/// module names) nothing is trusted from `previous`. A cancel stops the parse and is
+/// reported by the caller's `progress.check()`.
+pub fn parse_files(
+    found: &[Found],
+    previous: &Previous,
+    reparse_all: bool,
+    namer: &ModuleNamer,
+    opts: &IndexOptions,
+    progress: &Progress,
+) -> CoreResult<Parsed> {
+    let mut cache_errors: Vec<(String, String)> = vec![];
+    let cache_error = |o: &parse_cache::ParseCacheOptions, e: crate::CoreError| {
+        (o.dir.display().to_string(), format!("parse cache: {e}"))
+    };
+    let pcache = opts
+        .parse_cache
+        .as_ref()
+        .and_then(|o| match ParseCache::open(o) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                cache_errors.push(cache_error(o, e));
+                None
+            }
+        });
+    let outcomes: Vec<Outcome> = found
+        .par_iter()
+        .map(|f| {
+            let _tick = Tick(progress);
+            if progress.is_cancelled() {
+                return Outcome::Unchanged; // discarded: the run stops after the loop
+            }
+            parse_one(f, previous, reparse_all, namer, opts, pcache.as_ref())
+        })
+        .collect();
+    progress.check()?;
+    if let (Some(c), Some(o)) = (&pcache, &opts.parse_cache) {
+        if let Err(e) = c.flush() {
+            cache_errors.push(cache_error(o, e));
+        }
+    }
+    Ok(Parsed {
+        outcomes,
+        cache_hits: pcache.as_ref().map_or(0, ParseCache::hits),
+        cache_errors,
+    })
+}
+
+fn parse_one(
+    f: &Found,
+    previous: &Previous,
+    reparse_all: bool,
+    namer: &ModuleNamer,
+    opts: &IndexOptions,
+    pcache: Option<&ParseCache>,
+) -> Outcome {
+    let (Some(lang), None) = (f.lang, &f.skip) else {
+        return Outcome::Skipped(f.skip.clone().unwrap_or_else(|| "skipped".into()));
+    };
+    if !reparse_all && previous.trusts_unread(f) {
+        return Outcome::Unchanged;
+    }
+    let bytes = match discover::read_regular(&f.abs, opts.max_file_bytes) {
+        Ok(b) => b,
+        Err(e) => return Outcome::Skipped(format!("unreadable: {e}")),
+    };
+    if discover::is_binary(&bytes) {
+        return Outcome::Skipped("skipped: binary file (NUL byte in the first 8 KB)".into());
+    }
+    let sha = sha_key(&bytes, &f.rel);
+    if !reparse_all && previous.sha(&f.rel) == Some(sha.as_str()) {
+        return Outcome::Unchanged;
+    }
+    let module = namer.name(&f.rel, lang);
+    let lines = memchr::memchr_iter(b'\n', &bytes).count() as u32 + 1;
+    let (raw, parse_error) = match pcache {
+        Some(c) => c.extract(lang, &bytes, &module, lines),
+        None => {
+            let ex = lang::extract(lang, &bytes, &module, lines);
+            (ex.raw, ex.parse_error)
+        }
+    };
+    Outcome::Parsed {
+        sha,
+        raw,
+        parse_error,
+    }
+}
+
+/// Counts one file as done when the parse closure returns, whichever way it returns.
+struct Tick<'a>(&'a Progress);
+
+impl Drop for Tick<'_> {
+    fn drop(&mut self) {
+        self.0.tick();
+    }
+}
+
+/// The stored extraction (interface part) of every still-present file, from this process's
+/// last run when it wrote the index ([`cache`]) or else from the `raw` table: unchanged files
+/// feed resolution as-is; for changed files the old one tells whether their interface moved.
+pub fn stored_interfaces(
+    conn: &rusqlite::Connection,
+    db_path: &Path,
+    previous: &Previous,
+    present: &HashSet<&str>,
+) -> CoreResult<HashMap<String, RawFile>> {
+    if previous.is_empty() {
+        return Ok(HashMap::new());
+    }
+    if let Some(mut c) = cache::take(db_path, previous.run_start_ns) {
+        c.retain(|p, _| present.contains(p.as_str()));
+        return Ok(c);
+    }
+    let mut blobs: Vec<(String, Vec<u8>)> = vec![];
+    let mut st = conn.prepare("SELECT path, iface FROM raw")?;
+    let rows = st.query_map([], |r| {
+        Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))
+    })?;
+    for row in rows {
+        let (p, data) = row?;
+        if present.contains(p.as_str()) {
+            blobs.push((p, data));
+        }
+    }
+    Ok(blobs
+        .into_par_iter()
+        .filter_map(|(p, data)| RawFile::decode(&data).map(|r| (p, r)))
+        .collect())
+}
+
+/// A file parsed in this run: its `files` row.
+pub struct ChangedFile {
+    /// Index into [`Assembled::files`].
+    pub index: usize,
+    pub sha: String,
+    pub language: &'static str,
+    pub parse_error: Option<String>,
+}
+
+/// Every file with a graph, ready for the symbol table.
+pub struct Assembled {
+    pub files: Vec<FileData>,
+    /// The files parsed in this run, in `files` order.
+    pub changed: Vec<ChangedFile>,
+    /// Of those, the ones whose interface moved (indexes into `files`).
+    pub iface_changed: Vec<usize>,
+}
+
+/// Puts the fresh extractions of parsed files and the stored interfaces of unchanged ones
+/// (`stored`, consumed) in `found`'s order. An unchanged file without a usable stored blob is
+/// parsed again here; parse errors go to `errors`.
+pub fn assemble(
+    found: &[Found],
+    outcomes: Vec<Outcome>,
+    mut stored: HashMap<String, RawFile>,
+    namer: &ModuleNamer,
+    opts: &IndexOptions,
+    errors: &mut Vec<(String, String)>,
+) -> Assembled {
+    let mut out = Assembled {
+        files: vec![],
+        changed: vec![],
+        iface_changed: vec![],
+    };
+    for (f, o) in found.iter().zip(outcomes) {
+        let (Some(lang), false) = (f.lang, matches!(o, Outcome::Skipped(_))) else {
+            continue;
+        };
+        let module = namer.name(&f.rel, lang);
+        match o {
+            Outcome::Unchanged => match stored.remove(&f.rel) {
+                Some(raw) => out
+                    .files
+                    .push(FileData::new(f.rel.clone(), lang, module, raw)),
+                None => {
+                    // Stored row without a usable blob: re-parse it.
+                    let bytes =
+                        discover::read_regular(&f.abs, opts.max_file_bytes).unwrap_or_default();
+                    let ex = lang::extract(lang, &bytes, &module, 1);
+                    out.iface_changed.push(out.files.len());
+                    out.changed.push(ChangedFile {
+                        index: out.files.len(),
+                        sha: sha_key(&bytes, &f.rel),
+                        language: lang.as_str(),
+                        parse_error: ex.parse_error,
+                    });
+                    out.files
+                        .push(FileData::new(f.rel.clone(), lang, module, ex.raw));
+                }
+            },
+            Outcome::Parsed {
+                sha,
+                raw,
+                parse_error,
+            } => {
+                if let Some(e) = &parse_error {
+                    errors.push((f.rel.clone(), e.clone()));
+                }
+                let same = stored
+                    .remove(&f.rel)
+                    .is_some_and(|old| old.same_interface(&raw));
+                if !same {
+                    out.iface_changed.push(out.files.len());
+                }
+                out.changed.push(ChangedFile {
+                    index: out.files.len(),
+                    sha,
+                    language: lang.as_str(),
+                    parse_error,
+                });
+                out.files
+                    .push(FileData::new(f.rel.clone(), lang, module, raw));
+            }
+            Outcome::Skipped(_) => {}
+        }
+    }
+    out
+}
+
+/// Gives the unchanged files about to be resolved again (`to_resolve` minus `changed`) their
+/// full extraction back from the `raw` table (they came in with the interface part only); a
+/// full blob that no longer decodes is parsed again so no reference is lost.
+pub fn load_full_extractions(
+    conn: &rusqlite::Connection,
+    root: &Path,
+    files: &mut [FileData],
+    to_resolve: &[usize],
+    changed: &HashSet<usize>,
+    opts: &IndexOptions,
+) -> CoreResult<()> {
+    let mut full_blobs: Vec<(usize, Vec<u8>)> = vec![];
+    let mut st = conn.prepare("SELECT data FROM raw WHERE path = ?1")?;
+    for &i in to_resolve.iter().filter(|i| !changed.contains(i)) {
+        if let Ok(b) = st.query_row([&files[i].rel], |r| r.get::<_, Vec<u8>>(0)) {
+            full_blobs.push((i, b));
+        }
+    }
+    let decoded: Vec<(usize, Option<RawFile>)> = full_blobs
+        .into_par_iter()
+        .map(|(i, b)| (i, RawFile::decode_compressed(&b)))
+        .collect();
+    for (i, raw) in decoded {
+        match raw {
+            Some(raw) => files[i].raw = raw,
+            None => {
+                let bytes = discover::read_regular(&root.join(&files[i].rel), opts.max_file_bytes)
+                    .unwrap_or_default();
+                let ex = lang::extract(files[i].lang, &bytes, &files[i].module, 1);
+                files[i].raw = ex.raw;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,359 @@
+//! What one index run has to do: which files the previous run recorded and can be trusted
+//! unread (the stat shortcut), which are gone or skipped, and — once the changed files are
+//! parsed — which files must be resolved again.
+
+use super::discover::Found;
+use super::lang::{Lang, ModuleNamer};
+use super::parse::Outcome;
+use super::raw::{self, RawFile};
+use super::resolve::FileData;
+use crate::error::CoreResult;
+use std::collections::{HashMap, HashSet};
+
+/// Files modified less than this before the previous run started are re-hashed (1 s: far
+/// above any filesystem's timestamp granularity).
+pub const RACY_NS: i64 = 1_000_000_000;
+
+/// A file's size and mtime when it was last hashed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileStat {
+    pub size: i64,
+    pub mtime_ns: i64,
+}
+
+impl FileStat {
+    pub fn of(f: &Found) -> FileStat {
+        FileStat {
+            size: f.bytes as i64,
+            mtime_ns: f.mtime_ns,
+        }
+    }
+}
+
+/// What the index recorded at the end of the previous run (all empty for a new index).
+#[derive(Default)]
+pub struct Previous {
+    /// Path → content key; `None` for a file that was recorded as skipped.
+    pub shas: HashMap<String, Option<String>>,
+    pub stats: HashMap<String, FileStat>,
+    /// When the previous run started (`meta.run_start_ns`; 0 if never recorded).
+    pub run_start_ns: i64,
+}
+
+impl Previous {
+    pub fn read(conn: &rusqlite::Connection) -> CoreResult<Previous> {
+        let mut shas = HashMap::new();
+        let mut st = conn.prepare("SELECT path, sha256 FROM files")?;
+        let rows = st.query_map([], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?))
+        })?;
+        for row in rows {
+            let (p, s) = row?;
+            shas.insert(p, s);
+        }
+        let run_start_ns = conn
+            .query_row(
+                "SELECT value FROM meta WHERE key = 'run_start_ns'",
+                [],
+                |r| r.get::<_, String>(0),
+            )
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        let mut stats = HashMap::new();
+        if !shas.is_empty() {
+            let mut st = conn.prepare("SELECT path, size, mtime_ns FROM file_stat")?;
+            let rows = st.query_map([], |r| {
+                let stat = FileStat {
+                    size: r.get(1)?,
+                    mtime_ns: r.get(2)?,
+                };
+                Ok((r.get::<_, String>(0)?, stat))
+            })?;
+            stats.extend(rows.flatten());
+        }
+        Ok(Previous {
+            shas,
+            stats,
+            run_start_ns,
+        })
+    }
+
+    /// Nothing recorded: a new (or reset) index.
+    pub fn is_empty(&self) -> bool {
+        self.shas.is_empty()
+    }
+
+    /// No file of the index has a graph yet: every file is resolved.
+    pub fn is_cold(&self) -> bool {
+        self.shas.values().all(Option::is_none)
+    }
+
+    /// `rel` was indexed (not skipped) by the previous run.
+    pub fn indexed(&self, rel: &str) -> bool {
+        self.shas.get(rel).is_some_and(Option::is_some)
+    }
+
+    /// The stored content key of `rel`, if it was indexed.
+    pub fn sha(&self, rel: &str) -> Option<&str> {
+        self.shas.get(rel).and_then(|s| s.as_deref())
+    }
+
+    /// Stat shortcut (as git's index): a file whose size and mtime match what was recorded
+    /// when it was last hashed is unchanged without reading it — unless that mtime is within
+    /// [`RACY_NS`] of the previous run's start, when a same-size edit could share the
+    /// timestamp.
+    pub fn trusts_unread(&self, f: &Found) -> bool {
+        self.indexed(&f.rel)
+            && f.mtime_ns != 0
+            && f.mtime_ns < self.run_start_ns - RACY_NS
+            && self.stats.get(&f.rel) == Some(&FileStat::of(f))
+    }
+}
+
+/// A file recorded without a graph (too large, binary, unreadable, no grammar).
+pub struct SkippedFile {
+    pub rel: String,
+    pub lang: Option<Lang>,
+    pub bytes: u64,
+    pub reason: String,
+}
+
+/// The files of this run sorted by what happened to them.
+pub struct Inventory<'a> {
+    /// Files with a graph after this run (unchanged or parsed).
+    pub present: HashSet<&'a str>,
+    /// Files the previous run indexed that are gone (or skipped now).
+    pub removed: Vec<String>,
+    pub n_unchanged: usize,
+    /// Unchanged files whose recorded stat is out of date: rewritten so the next run can
+    /// trust them unread.
+    pub restat: Vec<(&'a str, FileStat)>,
+    pub skipped: Vec<SkippedFile>,
+}
+
+impl<'a> Inventory<'a> {
+    /// Sorts `found` by `outcomes`; every skipped file is also reported in `errors`.
+    pub fn take(
+        found: &'a [Found],
+        outcomes: &[Outcome],
+        previous: &Previous,
+        errors: &mut Vec<(String, String)>,
+    ) -> Inventory<'a> {
+        let present: HashSet<&str> = found
+            .iter()
+            .zip(outcomes)
+            .filter(|(_, o)| !matches!(o, Outcome::Skipped(_)))
+            .map(|(f, _)| f.rel.as_str())
+            .collect();
+        let removed = previous
+            .shas
+            .iter()
+            .filter(|(p, sha)| sha.is_some() && !present.contains(p.as_str()))
+            .map(|(p, _)| p.clone())
+            .collect();
+        let n_unchanged = outcomes
+            .iter()
+            .filter(|o| matches!(o, Outcome::Unchanged))
+            .count();
+        let restat = found
+            .iter()
+            .zip(outcomes)
+            .filter(|(f, o)| {
+                matches!(o, Outcome::Unchanged)
+                    && previous.stats.get(&f.rel) != Some(&FileStat::of(f))
+            })
+            .map(|(f, _)| (f.rel.as_str(), FileStat::of(f)))
+            .collect();
+        let mut skipped = vec![];
+        for (f, o) in found.iter().zip(outcomes) {
+            if let Outcome::Skipped(reason) = o {
+                errors.push((f.rel.clone(), reason.clone()));
+                skipped.push(SkippedFile {
+                    rel: f.rel.clone(),
+                    lang: f.lang,
+                    bytes: f.bytes,
+                    reason: reason.clone(),
+                });
+            }
+        }
+        Inventory {
+            present,
+            removed,
+            n_unchanged,
+            restat,
+            skipped,
+        }
+    }
+}
+
+/// True when the package layout differs from the stored one *and* some indexed Python file's
+/// module name (its `def` node) is not what `namer` now gives it. The layout check keeps the
+/// common refresh free of the node scan.
+pub fn modules_moved(
+    conn: &rusqlite::Connection,
+    found: &[Found],
+    namer: &ModuleNamer,
+    layout: &str,
+) -> CoreResult<bool> {
+    let stored_layout: Option<String> = conn
+        .query_row(
+            "SELECT value FROM meta WHERE key = 'package_layout'",
+            [],
+            |r| r.get(0),
+        )
+        .ok();
+    if stored_layout.as_deref() == Some(layout) {
+        return Ok(false);
+    }
+    let mut st =
+        conn.prepare("SELECT file, qualname FROM nodes WHERE kind = 'def' AND line = 1")?;
+    let rows = st.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+    let old: HashMap<String, String> = rows.flatten().collect();
+    Ok(found.iter().any(|f| {
+        f.lang == Some(Lang::Python)
+            && old
+                .get(&f.rel)
+                .is_some_and(|m| *m != namer.name(&f.rel, Lang::Python))
+    }))
+}
+
+/// Records every file whose module qualname another (earlier-sorted) file already has: the
+/// resolver maps the name to the first file, and definitions with the same `qualname:line`
+/// id are stored once, so the clash must not pass silently.
+pub fn record_clashes(
+    found: &[Found],
+    present: &HashSet<&str>,
+    namer: &ModuleNamer,
+    errors: &mut Vec<(String, String)>,
+) {
+    let mut first: HashMap<String, &str> = HashMap::new();
+    for f in found {
+        let (Some(lang), true) = (f.lang, present.contains(f.rel.as_str())) else {
+            continue;
+        };
+        let m = namer.name(&f.rel, lang);
+        match first.get(&m) {
+            Some(other) => errors.push((
+                f.rel.clone(),
+                format!(
+                    "module name clash: `{m}` is also the module of {other}; names resolve to \
+                     {other} and this file's definitions with the same id are dropped"
+                ),
+            )),
+            None => {
+                first.insert(m, f.rel.as_str());
+            }
+        }
+    }
+}
+
+/// The files of this run (indexes into `files`) whose references must be resolved again:
+/// all of them on a cold build; otherwise every changed file, plus — when some file's
+/// interface moved (`iface_changed`) or a file was removed — the files whose resolution could
+/// see that: those with an edge or a dependency into a touched file, those whose unresolved
+/// names mention a name a touched file defines, those importing a module (or a name) whose
+/// last segment is a touched module's name, and one step further the files reading through
+/// a file whose imports may flip.
+pub fn to_resolve(
+    conn: &rusqlite::Connection,
+    files: &[FileData],
+    changed: &[usize],
+    iface_changed: &[usize],
+    removed: &[String],
+    previous: &Previous,
+    namer: &ModuleNamer,
+) -> CoreResult<Vec<usize>> {
+    if previous.is_cold() {
+        return Ok((0..files.len()).collect());
+    }
+    let mut affected: HashSet<usize> = changed.iter().copied().collect();
+    if !iface_changed.is_empty() || !removed.is_empty() {
+        let index_of: HashMap<&str, usize> = files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.rel.as_str(), i))
+            .collect();
+        // Files whose import resolution may flip (see below), and whether a module appeared
+        // or disappeared (only then can an import of an unchanged name flip).
+        let mut flips: HashSet<usize> = HashSet::new();
+        let appeared_or_gone =
+            !removed.is_empty() || changed.iter().any(|&i| !previous.indexed(&files[i].rel));
+        let mut touched: Vec<String> = iface_changed
+            .iter()
+            .map(|&i| files[i].rel.clone())
+            .collect();
+        touched.extend(removed.iter().cloned());
+        let mut stems: HashSet<String> = HashSet::new();
+        for t in &touched {
+            if let Some(l) = Lang::from_path(t) {
+                let m = namer.name(t, l);
+                stems.insert(m.rsplit('.').next().unwrap_or(&m).to_string());
+            }
+        }
+        let mut dependents = conn.prepare("SELECT src_file FROM file_deps WHERE dst_file = ?1")?;
+        for t in &touched {
+            let rows = dependents.query_map([t], |r| r.get::<_, String>(0))?;
+            for p in rows.flatten() {
+                if let Some(&i) = index_of.get(p.as_str()) {
+                    affected.insert(i);
+                }
+            }
+        }
+        // A file with unresolved names is re-resolved only if one of those names mentions
+        // a name defined by a file whose interface moved.
+        let mut defined: HashSet<&str> = stems.iter().map(String::as_str).collect();
+        for &i in iface_changed {
+            defined.extend(files[i].raw.defs.iter().map(|d| d.name.as_str()));
+        }
+        let mut st = conn.prepare("SELECT file, name FROM unresolved")?;
+        let rows = st.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+        for (p, name) in rows.flatten() {
+            if !name.split('.').any(|s| defined.contains(s)) {
+                continue;
+            }
+            if let Some(&i) = index_of.get(p.as_str()) {
+                affected.insert(i);
+                flips.insert(i);
+            }
+        }
+        for (i, f) in files.iter().enumerate() {
+            if imports_a_stem(&f.raw, &stems) {
+                affected.insert(i);
+                if appeared_or_gone {
+                    flips.insert(i);
+                }
+            }
+        }
+        // A file whose imports may now resolve where they failed (or fail where they
+        // resolved) changes what every file reading through it sees: re-resolve those too.
+        // Their deps name every file read on the way (`Resolved::deps`), so one step is
+        // enough; a lookup that failed stopped at the file flagged here.
+        for &i in &flips {
+            let rows = dependents.query_map([&files[i].rel], |r| r.get::<_, String>(0))?;
+            for p in rows.flatten() {
+                if let Some(&j) = index_of.get(p.as_str()) {
+                    affected.insert(j);
+                }
+            }
+        }
+    }
+    let mut affected: Vec<usize> = affected.into_iter().collect();
+    affected.sort_unstable();
+    Ok(affected)
+}
+
+/// `raw` imports a module (or a name) whose last segment is one of `stems`, or has a binding
+/// whose module is empty (a relative import of the package itself).
+fn imports_a_stem(raw: &RawFile, stems: &HashSet<String>) -> bool {
+    raw.bindings.iter().any(|b| {
+        let (m, n) = match &b.target {
+            raw::Target::Symbol { module, name, .. } => (module.as_str(), name.as_str()),
+            raw::Target::Module { module, .. } | raw::Target::Star { module, .. } => {
+                (module.as_str(), "")
+            }
+        };
+        let last = m.rsplit(['.', '/', ':']).next().unwrap_or(m);
+        stems.contains(last) || stems.contains(n) || m.is_empty()
+    })
+}

@@ -1,0 +1,634 @@
+//! End-to-end tests of [`super::index`]: cold builds, refreshes and their equivalence.
+
+use super::lang::{module_qualname, Lang};
+use super::*;
+use std::fs;
+
+/// `(src, dst)` rows of a two-column query on the index at `db`.
+fn pairs(db: &Path, sql: &str) -> Vec<(String, String)> {
+    let conn = store::open_with_text_ids(db);
+    let mut st = conn.prepare(sql).unwrap();
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+fn count(db: &Path, sql: &str) -> i64 {
+    let conn = store::open_with_text_ids(db);
+    conn.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    for (p, t) in files {
+        let path = d.path().join(p);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, t).unwrap();
+    }
+    d
+}
+
+#[test]
+fn raw_blob_round_trips() {
+    let src = b"import os\nfrom .a import b as c\n\nclass K(Base):\n    def m(self, x):\n        return self.n(x)\n";
+    let ex = lang::extract(Lang::Python, src, "pkg.mod", 6);
+    let blob = ex.raw.encode();
+    assert_eq!(RawFile::decode(&blob).as_ref(), Some(&ex.raw));
+    assert_eq!(RawFile::decode(&blob[..blob.len() - 1]), None);
+    let packed = ex.raw.encode_compressed();
+    assert_eq!(RawFile::decode_compressed(&packed).as_ref(), Some(&ex.raw));
+    assert_eq!(RawFile::decode_compressed(&blob), None);
+    // The interface blob is much smaller and still compares equal to the full extraction.
+    let iface = ex.raw.interface();
+    assert!(iface.refs.is_empty() && iface.same_interface(&ex.raw));
+    assert!(iface.encode().len() < blob.len());
+    let body_edit = lang::extract(
+        Lang::Python,
+        &[src.as_slice(), b"    # c\n"].concat(),
+        "pkg.mod",
+        7,
+    );
+    assert!(body_edit.raw.same_interface(&ex.raw));
+    let moved = lang::extract(
+        Lang::Python,
+        &[b"\n".as_slice(), src].concat(),
+        "pkg.mod",
+        7,
+    );
+    assert!(!moved.raw.same_interface(&ex.raw));
+}
+
+#[test]
+fn module_qualnames() {
+    assert_eq!(module_qualname("src/pkg/__init__.py", Lang::Python), "pkg");
+    assert_eq!(module_qualname("pkg/mod.py", Lang::Python), "pkg.mod");
+    assert_eq!(module_qualname("src/lib.rs", Lang::Rust), "crate");
+    assert_eq!(
+        module_qualname("core/src/graph/mod.rs", Lang::Rust),
+        "core.graph"
+    );
+    assert_eq!(module_qualname("src/main/java/a/B.java", Lang::Java), "a.B");
+    assert_eq!(module_qualname("web/app.ts", Lang::TypeScript), "web.app");
+}
+
+#[test]
+fn defaults_are_pinned() {
+    assert_eq!(IndexOptions::default().max_file_bytes, 1_000_000);
+    assert_eq!(discover::BINARY_SNIFF_BYTES, 8192);
+    assert!(discover::is_binary(b"ab\0c"));
+    assert!(!discover::is_binary("é".as_bytes()));
+}
+
+#[test]
+fn progress_counts_every_file_and_ends_done() {
+    let d = repo(&[("a.py", "x = 1\n"), ("b.py", "y = 2\n"), ("c.txt", "z\n")]);
+    let p = std::sync::Arc::new(Progress::new());
+    let opts = IndexOptions {
+        progress: Some(p.clone()),
+        ..IndexOptions::default()
+    };
+    let s = index(d.path(), &d.path().join("r.db"), &opts).unwrap();
+    assert_eq!(p.snapshot(), (Stage::Done, s.files_seen, s.files_seen));
+    assert_eq!(s.files_seen, 2);
+}
+
+#[test]
+fn cold_build_removes_side_files_of_dead_builds_only() {
+    let d = repo(&[("a.py", "x = 1\n")]);
+    let dir = d.path().join(".ctxfast");
+    fs::create_dir_all(&dir).unwrap();
+    // No live process has pid u32::MAX - 1; pid 1 is always alive.
+    let dead = dir.join(format!("recon.db.building-{}", u32::MAX - 1));
+    let dead_journal = dir.join(format!("recon.db.building-{}-journal", u32::MAX - 1));
+    let live = dir.join("recon.db.building-1");
+    let other = dir.join("recon.db.building-notapid");
+    for p in [&dead, &dead_journal, &live, &other] {
+        fs::write(p, b"junk").unwrap();
+    }
+    let db = dir.join("recon.db");
+    index(d.path(), &db, &IndexOptions::default()).unwrap();
+    assert!(!dead.exists() && !dead_journal.exists());
+    assert!(other.exists(), "names that are not ours are left alone");
+    assert!(live.exists(), "a running build's side file is kept");
+    assert!(db.exists());
+}
+
+#[test]
+fn index_and_refresh() {
+    let d = repo(&[
+        ("a.py", "def f():\n    return 1\n"),
+        (
+            "b.py",
+            "from a import f\n\ndef g():\n    print(f())\n    missing()\n",
+        ),
+    ]);
+    let db = d.path().join(".ctxfast/recon.db");
+    let s = index(d.path(), &db, &IndexOptions::default()).unwrap();
+    assert_eq!((s.files_seen, s.files_parsed), (2, 2));
+    let conn = store::open_with_text_ids(&db);
+    let edges: Vec<(String, String, String)> = conn
+        .prepare("SELECT src, dst, type FROM edges WHERE type != 'contain' ORDER BY src, type")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        edges,
+        vec![
+            ("b.g:4".into(), "a.f:1".into(), "invoke".into()),
+            ("b:1".into(), "a.f:1".into(), "import".into()),
+        ]
+    );
+    let unresolved: String = conn
+        .query_row("SELECT name FROM unresolved", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(unresolved, "missing");
+    let s2 = index(d.path(), &db, &IndexOptions::default()).unwrap();
+    assert_eq!((s2.files_parsed, s2.nodes, s2.edges), (0, s.nodes, s.edges));
+}
+
+#[test]
+fn modules_are_named_from_the_top_of_their_package_chain() {
+    let paths = [
+        "lib/matplotlib/__init__.py",
+        "lib/matplotlib/colors.py",
+        "lib/matplotlib/tri/__init__.py",
+        "lib/matplotlib/tri/_triangulation.py",
+        "python/ctxfast/__init__.py",
+        "python/ctxfast/recon/graph.py",
+        "django/__init__.py",
+        "django/db/__init__.py",
+        "django/db/models.py",
+        "src/pkg/__init__.py",
+        "src/pkg/mod.py",
+        "src/script.py",
+        "tests/test_a.py",
+        "tests/unit/__init__.py",
+        "tests/unit/test_b.py",
+    ];
+    let n = ModuleNamer::new(paths);
+    let py = |p: &str| n.name(p, Lang::Python);
+    assert_eq!(py("lib/matplotlib/colors.py"), "matplotlib.colors");
+    assert_eq!(py("lib/matplotlib/__init__.py"), "matplotlib");
+    assert_eq!(
+        py("lib/matplotlib/tri/_triangulation.py"),
+        "matplotlib.tri._triangulation"
+    );
+    // `recon/` has no __init__.py: graph.py is not in a package, the plain rule applies.
+    assert_eq!(
+        py("python/ctxfast/recon/graph.py"),
+        "python.ctxfast.recon.graph"
+    );
+    assert_eq!(py("django/db/models.py"), "django.db.models");
+    assert_eq!(py("src/pkg/mod.py"), "pkg.mod");
+    assert_eq!(py("src/script.py"), "script");
+    assert_eq!(py("tests/test_a.py"), "tests.test_a");
+    assert_eq!(py("tests/unit/test_b.py"), "unit.test_b");
+    assert_eq!(n.name("lib/x/y.ts", Lang::TypeScript), "lib.x.y");
+}
+
+#[test]
+fn a_new_package_root_renames_unchanged_files_on_refresh() {
+    let d = repo(&[
+        ("lib/pkg/__init__.py", ""),
+        ("lib/pkg/a.py", "def f():\n    return 1\n"),
+        (
+            "lib/pkg/b.py",
+            "from pkg.a import f\n\ndef g():\n    return f()\n",
+        ),
+    ]);
+    let db = d.path().join(".ctxfast/recon.db");
+    let opts = IndexOptions::default();
+    let quals = || -> Vec<String> {
+        let conn = store::open_with_text_ids(&db);
+        let mut st = conn
+            .prepare("SELECT qualname FROM nodes WHERE kind = 'function' ORDER BY qualname")
+            .unwrap();
+        st.query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    index(d.path(), &db, &opts).unwrap();
+    assert_eq!(quals(), ["pkg.a.f", "pkg.b.g"]);
+    let conn = store::open_with_text_ids(&db);
+    let invoke: String = conn
+        .query_row("SELECT dst FROM edges WHERE type = 'invoke'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(invoke, "pkg.a.f:1");
+    let s = index(d.path(), &db, &opts).unwrap();
+    assert_eq!(s.files_parsed, 0, "same layout: nothing re-parsed");
+
+    fs::write(d.path().join("lib/__init__.py"), "").unwrap();
+    let s = index(d.path(), &db, &opts).unwrap();
+    assert_eq!(
+        s.files_parsed, 4,
+        "every file re-parsed under the new names"
+    );
+    assert_eq!(quals(), ["lib.pkg.a.f", "lib.pkg.b.g"]);
+    let s = index(d.path(), &db, &opts).unwrap();
+    assert_eq!(s.files_parsed, 0);
+}
+
+#[test]
+fn typed_locals_resolve_method_calls_on_instances() {
+    let d = repo(&[
+        (
+            "a.py",
+            "class Foo:\n    def run(self):\n        return 1\n\n    def stop(self):\n        return 2\n\n\nclass Bar:\n    def run(self):\n        return 3\n",
+        ),
+        (
+            "b.py",
+            concat!(
+                "from a import Foo, Bar\n",                      // 1
+                "import a\n",                                    // 2
+                "import json\n",                                 // 3
+                "\n",                                            // 4
+                "def use():\n",                                  // 5
+                "    x = Foo()\n",                               // 6
+                "    x.run()\n",                                 // 7
+                "    y = a.Bar()\n",                             // 8
+                "    y.run()\n",                                 // 9
+                "\n",                                            // 10
+                "def param(z: Foo):\n",                          // 11
+                "    z.stop()\n",                                // 12
+                "\n",                                            // 13
+                "def conflict(flag):\n",                         // 14
+                "    w = Foo()\n",                               // 15
+                "    if flag:\n",                                // 16
+                "        w = Bar()\n",                           // 17
+                "    w.run()\n",                                 // 18
+                "\n",                                            // 19
+                "def rebound():\n",                              // 20
+                "    v = Foo()\n",                               // 21
+                "    for v in range(3):\n",                      // 22
+                "        pass\n",                                // 23
+                "    v.run()\n",                                 // 24
+                "\n",                                            // 25
+                "def external():\n",                             // 26
+                "    dec = json.JSONDecoder()\n",                // 27
+                "    dec.decode('1')\n",                         // 28
+                "    u = Foo()\n",                               // 29
+                "    u()\n",                                     // 30
+                "    u.missing()\n",                             // 31
+            ),
+        ),
+    ]);
+    let db = d.path().join(".ctxfast/recon.db");
+    index(d.path(), &db, &IndexOptions::default()).unwrap();
+    let edges = pairs(
+        &db,
+        "SELECT src, dst FROM edges WHERE type = 'invoke' AND src LIKE 'b.%' \
+             AND dst NOT IN ('a.Foo:1', 'a.Bar:9') ORDER BY src",
+    );
+    assert_eq!(
+        edges,
+        vec![
+            ("b.param:12".into(), "a.Foo.stop:5".into()),
+            ("b.use:7".into(), "a.Foo.run:2".into()),
+            ("b.use:9".into(), "a.Bar.run:10".into()),
+        ]
+    );
+    let to_class = count(
+        &db,
+        "SELECT COUNT(*) FROM edges WHERE src = 'b.external:30'",
+    );
+    assert_eq!(
+        to_class, 0,
+        "calling an instance is not a call of its class"
+    );
+    assert_eq!(count(&db, "SELECT COUNT(*) FROM unresolved"), 0);
+}
+
+#[test]
+fn typed_attributes_resolve_calls_through_self_and_instances() {
+    let d = repo(&[
+        (
+            "q.py",
+            "class Query:\n    def add(self):\n        return 1\n\n\nclass Where:\n    def push(self):\n        return 2\n",
+        ),
+        (
+            "m.py",
+            concat!(
+                "from q import Query, Where\n",           // 1
+                "\n",                                     // 2
+                "class Base:\n",                          // 3
+                "    where: Where\n",                     // 4
+                "\n",                                     // 5
+                "    def __init__(self):\n",              // 6
+                "        self.query = Query()\n",         // 7
+                "        self.other = Query()\n",         // 8
+                "\n",                                     // 9
+                "    def reset(self):\n",                 // 10
+                "        self.other = None\n",            // 11
+                "\n",                                     // 12
+                "\n",                                     // 13
+                "class Child(Base):\n",                   // 14
+                "    def run(self):\n",                   // 15
+                "        self.query.add()\n",             // 16
+                "        self.where.push()\n",            // 17
+                "        self.other.add()\n",             // 18
+                "        self.query()\n",                 // 19
+                "\n",                                     // 20
+                "\n",                                     // 21
+                "def use():\n",                           // 22
+                "    c = Child()\n",                      // 23
+                "    c.query.add()\n",                    // 24
+            ),
+        ),
+    ]);
+    let db = d.path().join(".ctxfast/recon.db");
+    index(d.path(), &db, &IndexOptions::default()).unwrap();
+    let edges = pairs(
+        &db,
+        "SELECT src, dst FROM edges WHERE type = 'invoke' AND src LIKE 'm.%' \
+             AND dst LIKE 'q.%.%' ORDER BY src",
+    );
+    // `self.other` is also set to None: untyped. Calling `self.query()` is not a call of
+    // Query; the class-body annotation types `where`; the attribute types are inherited.
+    assert_eq!(
+        edges,
+        vec![
+            ("m.Child.run:16".into(), "q.Query.add:2".into()),
+            ("m.Child.run:17".into(), "q.Where.push:7".into()),
+            ("m.use:24".into(), "q.Query.add:2".into()),
+        ]
+    );
+    let to_class = count(
+        &db,
+        "SELECT COUNT(*) FROM edges WHERE src = 'm.Child.run:19'",
+    );
+    assert_eq!(to_class, 0);
+}
+
+#[test]
+fn super_calls_and_caught_exceptions_resolve() {
+    let d = repo(&[(
+        "s.py",
+        concat!(
+            "class A:\n",                      // 1
+            "    def save(self):\n",           // 2
+            "        return 1\n",              // 3
+            "\n",                              // 4
+            "\n",                              // 5
+            "class B(A):\n",                   // 6
+            "    pass\n",                      // 7
+            "\n",                              // 8
+            "\n",                              // 9
+            "class C(B):\n",                   // 10
+            "    def save(self):\n",           // 11
+            "        super().save()\n",        // 12
+            "        super(C, self).save()\n", // 13
+            "        super().missing()\n",     // 14
+            "\n",                              // 15
+            "\n",                              // 16
+            "def handle():\n",                 // 17
+            "    try:\n",                      // 18
+            "        pass\n",                  // 19
+            "    except A as err:\n",          // 20
+            "        err.save()\n",            // 21
+            "    except (A, B) as both:\n",    // 22
+            "        both.save()\n",           // 23
+        ),
+    )]);
+    let db = d.path().join(".ctxfast/recon.db");
+    index(d.path(), &db, &IndexOptions::default()).unwrap();
+    let edges = pairs(
+        &db,
+        "SELECT src, dst FROM edges WHERE type = 'invoke' \
+         AND (src LIKE 's.C.save:%' OR src LIKE 's.handle:%') ORDER BY src, dst",
+    );
+    assert_eq!(
+        edges,
+        vec![
+            ("s.C.save:12".into(), "s.A.save:2".into()),
+            ("s.C.save:13".into(), "s.A.save:2".into()),
+            ("s.handle:21".into(), "s.A.save:2".into()),
+        ]
+    );
+}
+
+#[test]
+fn cyclic_bases_and_typed_attributes_terminate() {
+    let d = repo(&[(
+        "c.py",
+        "class A(B):\n    def __init__(self):\n        self.peer = B()\n\n    def f(self):\n        super().g()\n        self.peer.peer.h()\n\n\nclass B(A):\n    def __init__(self):\n        self.peer = A()\n\n    def g(self):\n        super().missing()\n        self.peer.f()\n",
+    )]);
+    let db = d.path().join(".ctxfast/recon.db");
+    index(d.path(), &db, &IndexOptions::default()).unwrap();
+    let edges = pairs(
+        &db,
+        "SELECT src, dst FROM edges WHERE type = 'invoke' AND dst LIKE 'c.%.%' ORDER BY src",
+    );
+    assert_eq!(
+        edges,
+        vec![
+            ("c.A.f:6".into(), "c.B.g:14".into()),
+            ("c.B.g:16".into(), "c.A.f:5".into()),
+        ]
+    );
+}
+
+/// Every graph row of the index at `db`, sorted (to compare two indexes).
+fn dump(db: &Path) -> Vec<String> {
+    let conn = store::open_with_text_ids(db);
+    let mut out = vec![];
+    for q in [
+        "SELECT id || kind || name || qualname || file || line || col || end_line FROM nodes",
+        "SELECT src || ' ' || dst || ' ' || type FROM edges",
+        "SELECT name || node_id || file || line FROM unresolved",
+        "SELECT qualname FROM name_index",
+        "SELECT id || signature || doc FROM defs_meta",
+    ] {
+        let mut st = conn.prepare(q).unwrap();
+        out.extend(
+            st.query_map([], |r| r.get::<_, String>(0))
+                .unwrap()
+                .map(Result::unwrap),
+        );
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn in_process_refreshes_match_a_cold_build_at_every_step() {
+    let d = repo(&[
+        ("a.py", "class A:\n    def f(self):\n        return 1\n"),
+        ("b.py", "from a import A\n\ndef g():\n    return A().f()\n"),
+        ("c.py", "import b\n\ndef h():\n    return b.g()\n"),
+    ]);
+    let db = d.path().join(".ctxfast/recon.db");
+    let opts = IndexOptions::default();
+    index(d.path(), &db, &opts).unwrap();
+    let steps: [&dyn Fn(&Path); 5] = [
+        &|r| {
+            fs::write(
+                r.join("a.py"),
+                "class A:\n    def f(self):\n        return 2\n",
+            )
+            .unwrap()
+        },
+        &|r| {
+            fs::write(r.join("a.py"), "\nclass A:\n    def f(self):\n        return 2\n\n    def k(self):\n        return 3\n").unwrap()
+        },
+        &|r| {
+            fs::write(
+                r.join("d.py"),
+                "from a import A\n\ndef m():\n    return A().k()\n",
+            )
+            .unwrap()
+        },
+        &|r| fs::remove_file(r.join("b.py")).unwrap(),
+        &|_| {},
+    ];
+    for (n, step) in steps.iter().enumerate() {
+        // Files touched this recently are re-hashed (RACY_NS), so every edit is seen.
+        step(d.path());
+        index(d.path(), &db, &opts).unwrap();
+        let fresh = d.path().join(format!("fresh{n}.db"));
+        index(d.path(), &fresh, &opts).unwrap();
+        assert_eq!(dump(&db), dump(&fresh), "step {n}");
+    }
+}
+
+#[test]
+fn module_clash_is_recorded() {
+    let d = repo(&[
+        ("pkg/a.py", "def f():\n    return 1\n"),
+        ("src/pkg/a.py", "def f():\n    return 2\n"),
+    ]);
+    let db = d.path().join(".ctxfast/recon.db");
+    for _ in 0..2 {
+        // Reported on the cold build and again on the no-op refresh.
+        let s = index(d.path(), &db, &IndexOptions::default()).unwrap();
+        assert_eq!(s.errors.len(), 1, "{:?}", s.errors);
+        assert_eq!(s.errors[0].0, "src/pkg/a.py");
+        assert!(s.errors[0].1.contains("module name clash: `pkg.a`"));
+        assert!(s.errors[0].1.contains("pkg/a.py"));
+    }
+}
+
+#[test]
+fn refresh_reparses_one_file_and_resolves_only_what_can_change() {
+    let d = repo(&[
+        ("a.py", "def f():\n    return 1\n"),
+        ("b.py", "from a import f\n\ndef g():\n    return f()\n"),
+        ("c.py", "import a\n\ndef h():\n    return a.f()\n"),
+        ("d.py", "def k():\n    return 2\n"),
+    ]);
+    let db = d.path().join(".ctxfast/recon.db");
+    let opts = IndexOptions::default();
+    let s = index(d.path(), &db, &opts).unwrap();
+    assert_eq!((s.files_parsed, s.files_resolved), (4, 4));
+    assert!(!store::side(&db, &format!(".building-{}", std::process::id())).exists());
+    let s = index(d.path(), &db, &opts).unwrap();
+    assert_eq!((s.files_parsed, s.files_resolved), (0, 0));
+
+    // A body-only edit keeps a.py's interface: only a.py itself is re-resolved.
+    fs::write(d.path().join("a.py"), "def f():\n    return 3  # x\n").unwrap();
+    let s = index(d.path(), &db, &opts).unwrap();
+    assert_eq!((s.files_parsed, s.files_resolved), (1, 1));
+
+    // Moving f changes its id: a.py and its two dependents re-resolve, d.py does not.
+    fs::write(d.path().join("a.py"), "# c\n\ndef f():\n    return 3\n").unwrap();
+    let s = index(d.path(), &db, &opts).unwrap();
+    assert_eq!((s.files_parsed, s.files_resolved), (1, 3));
+    let conn = store::open_with_text_ids(&db);
+    let dsts: Vec<String> = conn
+        .prepare("SELECT DISTINCT dst FROM edges WHERE type = 'invoke' ORDER BY dst")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(dsts, vec!["a.f:3".to_string()]);
+    let names: Vec<String> = conn
+        .prepare("SELECT qualname FROM name_index ORDER BY qualname")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(names, ["a", "a.f", "b", "b.g", "c", "c.h", "d", "d.k"]);
+
+    // Leaf edit in d.py: nothing depends on it.
+    fs::write(d.path().join("d.py"), "def k():\n    return 5\n").unwrap();
+    let s = index(d.path(), &db, &opts).unwrap();
+    assert_eq!((s.files_parsed, s.files_resolved), (1, 1));
+    // Removing a definition drops it from name_index; a file removal is counted too.
+    fs::write(d.path().join("d.py"), "x = 1\n").unwrap();
+    fs::remove_file(d.path().join("c.py")).unwrap();
+    let s = index(d.path(), &db, &opts).unwrap();
+    // The stored counts follow every delta exactly.
+    let real: (usize, usize) = conn
+        .query_row(
+            "SELECT (SELECT COUNT(*) FROM nodes), (SELECT COUNT(*) FROM edges)",
+            [],
+            |r| Ok((r.get::<_, i64>(0)? as usize, r.get::<_, i64>(1)? as usize)),
+        )
+        .unwrap();
+    assert_eq!((s.nodes, s.edges), real);
+    assert_eq!(s.files_removed, 1);
+    let gone = count(
+        &db,
+        "SELECT COUNT(*) FROM name_index WHERE qualname = 'd.k'",
+    );
+    assert_eq!(gone, 0);
+}
+
+#[test]
+fn stat_shortcut_trusts_old_mtimes_and_rehashes_racy_ones() {
+    use std::time::{Duration, SystemTime};
+    let d = repo(&[("a.py", "def f():\n    return 1\n")]);
+    let a = d.path().join("a.py");
+    let db = d.path().join(".ctxfast/recon.db");
+    let opts = IndexOptions::default();
+    let set_mtime = |t: SystemTime| {
+        fs::File::options()
+            .write(true)
+            .open(&a)
+            .unwrap()
+            .set_modified(t)
+            .unwrap()
+    };
+    let old = SystemTime::now() - Duration::from_secs(60);
+    set_mtime(old);
+    index(d.path(), &db, &opts).unwrap();
+    // Same size, old mtime restored: trusted without reading (git's rule too).
+    fs::write(&a, "def f():\n    return 2\n").unwrap();
+    set_mtime(old);
+    assert_eq!(index(d.path(), &db, &opts).unwrap().files_parsed, 0);
+    // A fresh mtime differs from the recorded one: re-hashed, detected.
+    fs::write(&a, "def g():\n    return 2\n").unwrap();
+    assert_eq!(index(d.path(), &db, &opts).unwrap().files_parsed, 1);
+    // Same size *and* the recorded mtime, but that mtime is within RACY_NS of the last
+    // run's start: a same-tick edit is possible, so the file is re-hashed.
+    let recorded = fs::metadata(&a).unwrap().modified().unwrap();
+    fs::write(&a, "def h():\n    return 2\n").unwrap();
+    set_mtime(recorded);
+    let s = index(d.path(), &db, &opts).unwrap();
+    assert_eq!(s.files_parsed, 1);
+    let conn = store::open_with_text_ids(&db);
+    let n: i64 = conn
+        .query_row("SELECT COUNT(*) FROM nodes WHERE name = 'h'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!((n, RACY_NS), (1, 1_000_000_000));
+}
+
+#[test]
+fn not_a_directory_is_an_error() {
+    let d = tempfile::tempdir().unwrap();
+    let err = index(
+        &d.path().join("nope"),
+        &d.path().join("x.db"),
+        &IndexOptions::default(),
+    );
+    assert!(matches!(err, Err(CoreError::InvalidArgument(_))));
+}

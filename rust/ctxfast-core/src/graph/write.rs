@@ -1,0 +1,377 @@
+//! The write stage: one transaction that replaces the rows of changed, removed and
+//! re-resolved files, then brings `name_index`, the secondary indexes (after a cold bulk
+//! load) and `meta` up to date.
+
+use super::parse::ChangedFile;
+use super::plan::{FileStat, SkippedFile};
+use super::progress::{self, Progress};
+use super::resolve::{FileData, Resolved, Resolver};
+use super::store;
+use crate::error::{CoreError, CoreResult};
+use rayon::prelude::*;
+use rusqlite::{params, Transaction};
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+/// What changes in the graph tables.
+pub struct GraphDelta<'a, 'r> {
+    pub files: &'a [FileData],
+    pub resolver: &'a Resolver<'r>,
+    /// Files parsed in this run: their rows (and definitions) are replaced.
+    pub changed: &'a [ChangedFile],
+    /// Files resolved in this run (indexes into `files`) with their resolution: their
+    /// reference sites, edges, unresolved names and dependencies are replaced.
+    pub resolved: &'a [(usize, Resolved)],
+    /// Files gone since the previous run: every row of theirs is deleted.
+    pub removed: &'a [String],
+    /// Size and mtime of every discovered file.
+    pub stats: &'a HashMap<&'a str, FileStat>,
+    /// A first build into an empty database: nothing to delete, indexes built at the end.
+    pub cold: bool,
+}
+
+/// Writes `delta` inside `tx` and returns the graph's (node, edge) counts after it. Checks
+/// `progress` between batches: dropping `tx` on a cancel rolls the run back.
+pub fn write_graph(
+    tx: &Transaction<'_>,
+    delta: &GraphDelta<'_, '_>,
+    progress: &Progress,
+) -> CoreResult<(i64, i64)> {
+    let files = delta.files;
+    let (mut n_nodes, mut n_edges) = if delta.cold {
+        // Bulk load: maintaining secondary indexes row by row is slower than rebuilding them.
+        tx.execute_batch(store::DROP_INDEXES)?;
+        (0, 0)
+    } else {
+        graph_counts(tx)?
+    };
+    let wipe_all: Vec<&str> = delta
+        .removed
+        .iter()
+        .map(String::as_str)
+        .chain(delta.changed.iter().map(|c| files[c.index].rel.as_str()))
+        .collect();
+    // Definition qualnames leaving the graph: candidates for removal from name_index.
+    let mut old_quals: Vec<String> = vec![];
+    if !delta.cold {
+        let mut st =
+            tx.prepare_cached("SELECT qualname FROM nodes WHERE file = ?1 AND kind != 'ref'")?;
+        for p in &wipe_all {
+            let rows = st.query_map([p], |r| r.get::<_, String>(0))?;
+            old_quals.extend(rows.flatten());
+        }
+        let deleted = delete_rows(tx, &wipe_all, delta)?;
+        n_nodes -= deleted.0;
+        n_edges -= deleted.1;
+    }
+
+    let mut ins_file = tx.prepare_cached("INSERT OR REPLACE INTO files(path, sha256, language, bytes, parse_error) VALUES(?1, ?2, ?3, ?4, ?5)")?;
+    let mut ins_raw =
+        tx.prepare_cached("INSERT OR REPLACE INTO raw(path, data, iface) VALUES(?1, ?2, ?3)")?;
+    let mut ins_stat = tx.prepare_cached(
+        "INSERT OR REPLACE INTO file_stat(path, size, mtime_ns) VALUES(?1, ?2, ?3)",
+    )?;
+    let blobs: Vec<(Vec<u8>, Vec<u8>)> = delta
+        .changed
+        .par_iter()
+        .map(|c| {
+            let raw = &files[c.index].raw;
+            (raw.encode_compressed(), raw.interface().encode())
+        })
+        .collect();
+    for (c, (data, iface)) in delta.changed.iter().zip(&blobs) {
+        progress.check()?;
+        let f = &files[c.index];
+        let stat = delta
+            .stats
+            .get(f.rel.as_str())
+            .copied()
+            .unwrap_or(FileStat {
+                size: 0,
+                mtime_ns: 0,
+            });
+        ins_file.execute(params![f.rel, c.sha, c.language, stat.size, c.parse_error])?;
+        ins_stat.execute(params![f.rel, stat.size, stat.mtime_ns])?;
+        ins_raw.execute(params![f.rel, data, iface])?;
+    }
+    n_nodes += insert_nodes(tx, delta, progress)?;
+
+    let mut ins_edge = tx.prepare_cached("INSERT INTO edges(src, dst, type) VALUES(?1, ?2, ?3)")?;
+    let mut ins_unres = tx.prepare_cached(
+        "INSERT INTO unresolved(name, node_id, file, line, col) VALUES(?1, ?2, ?3, ?4, ?5)",
+    )?;
+    let mut ins_dep =
+        tx.prepare_cached("INSERT INTO file_deps(src_file, dst_file) VALUES(?1, ?2)")?;
+    for (i, r) in delta.resolved {
+        progress.check()?;
+        let rel = files[*i].rel.as_str();
+        for e in &r.edges {
+            let (src, dst) = (store::node_key(&e.src), store::node_key(&e.dst));
+            n_edges += ins_edge.execute(params![src, dst, e.kind.as_str()])? as i64;
+        }
+        for u in &r.unresolved {
+            let node = store::node_key(&u.node_id);
+            ins_unres.execute(params![u.name, node, rel, u.line, u.col])?;
+        }
+        for d in &r.deps {
+            ins_dep.execute(params![rel, files[*d as usize].rel])?;
+        }
+    }
+    if !delta.cold {
+        update_name_index(tx, &old_quals, delta)?;
+    }
+    Ok((n_nodes, n_edges))
+}
+
+/// Deletes every row of the files in `wipe_all` and the resolution rows (reference sites,
+/// their edges, unresolved names, dependencies) of the re-resolved files; returns how many
+/// (nodes, edges) went.
+fn delete_rows(
+    tx: &Transaction<'_>,
+    wipe_all: &[&str],
+    delta: &GraphDelta<'_, '_>,
+) -> CoreResult<(i64, i64)> {
+    let mut del_edges =
+        tx.prepare_cached("DELETE FROM edges WHERE src IN (SELECT id FROM nodes WHERE file = ?1)")?;
+    let mut del_nodes = tx.prepare_cached("DELETE FROM nodes WHERE file = ?1")?;
+    let mut del_refs = tx.prepare_cached("DELETE FROM nodes WHERE file = ?1 AND kind = 'ref'")?;
+    let mut del_meta = tx.prepare_cached(
+        "DELETE FROM defs_meta WHERE id IN (SELECT id FROM nodes WHERE file = ?1)",
+    )?;
+    let mut del_unres = tx.prepare_cached("DELETE FROM unresolved WHERE file = ?1")?;
+    let mut del_deps = tx.prepare_cached("DELETE FROM file_deps WHERE src_file = ?1")?;
+    let mut del_raw = tx.prepare_cached("DELETE FROM raw WHERE path = ?1")?;
+    let mut del_file = tx.prepare_cached("DELETE FROM files WHERE path = ?1")?;
+    let mut del_stat = tx.prepare_cached("DELETE FROM file_stat WHERE path = ?1")?;
+    let run = |st: &mut rusqlite::CachedStatement<'_>, p: &str| -> CoreResult<i64> {
+        Ok(st.execute([p])? as i64)
+    };
+    let (mut nodes, mut edges) = (0, 0);
+    for p in wipe_all {
+        edges += run(&mut del_edges, p)?;
+        run(&mut del_meta, p)?;
+        nodes += run(&mut del_nodes, p)?;
+        run(&mut del_unres, p)?;
+        run(&mut del_deps, p)?;
+        run(&mut del_raw, p)?;
+        run(&mut del_file, p)?;
+        run(&mut del_stat, p)?;
+    }
+    for (i, _) in delta.resolved {
+        let p = delta.files[*i].rel.as_str();
+        edges += run(&mut del_edges, p)?;
+        nodes += run(&mut del_refs, p)?;
+        run(&mut del_unres, p)?;
+        run(&mut del_deps, p)?;
+    }
+    Ok((nodes, edges))
+}
+
+/// One `nodes` row (plus its `defs_meta` row for definitions) waiting to be inserted.
+struct NodeRow<'a> {
+    /// [`store::node_key`] of `id`.
+    key: i64,
+    id: Cow<'a, str>,
+    kind: &'static str,
+    name: &'a str,
+    qual: &'a str,
+    file: &'a str,
+    line: u32,
+    col: u32,
+    end_line: u32,
+    meta: Option<(&'a str, &'a str)>,
+}
+
+/// Inserts the definitions of changed files and the reference sites of resolved files;
+/// returns how many nodes went in. A row whose id is already stored is the same node (a
+/// reference site on a definition's line: the definition stands for it) unless the stored
+/// row has another id under the same key: that is a key collision, an error.
+fn insert_nodes(
+    tx: &Transaction<'_>,
+    delta: &GraphDelta<'_, '_>,
+    progress: &Progress,
+) -> CoreResult<i64> {
+    let files = delta.files;
+    let mut ins_node = tx.prepare_cached("INSERT OR IGNORE INTO nodes(id, kind, name, qualname, file, line, col, end_line) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")?;
+    let mut ins_meta = tx
+        .prepare_cached("INSERT OR IGNORE INTO defs_meta(id, signature, doc) VALUES(?1, ?2, ?3)")?;
+    // Nodes go in sorted by key: appending to the primary-key B-tree is several times
+    // cheaper than inserting at random positions. The sort is stable, so among equal ids
+    // the first row (definitions before reference sites, files in order) still wins.
+    let mut rows: Vec<NodeRow<'_>> = vec![];
+    for c in delta.changed {
+        let f = &files[c.index];
+        let quals = delta.resolver.qualnames(c.index as u32);
+        for (di, d) in f.raw.defs.iter().enumerate() {
+            let id = format!("{}:{}", quals[di], d.line);
+            rows.push(NodeRow {
+                key: store::node_key(&id),
+                id: Cow::Owned(id),
+                kind: d.kind.as_str(),
+                name: &d.name,
+                qual: &quals[di],
+                file: &f.rel,
+                line: d.line,
+                col: d.col,
+                end_line: d.end_line,
+                meta: Some((&d.signature, &d.doc)),
+            });
+        }
+    }
+    for (i, r) in delta.resolved {
+        progress.check()?;
+        let rel = files[*i].rel.as_str();
+        for n in &r.ref_nodes {
+            rows.push(NodeRow {
+                key: store::node_key(&n.id),
+                id: Cow::Borrowed(&n.id),
+                kind: "ref",
+                name: &n.name,
+                qual: &n.qualname,
+                file: rel,
+                line: n.line,
+                col: n.col,
+                end_line: n.line,
+                meta: None,
+            });
+        }
+    }
+    rows.par_sort_by_key(|r| r.key);
+    let mut stored_id =
+        tx.prepare_cached("SELECT qualname || ':' || line FROM nodes WHERE id = ?1")?;
+    let mut inserted = 0;
+    for n in &rows {
+        let added = ins_node.execute(params![
+            n.key, n.kind, n.name, n.qual, n.file, n.line, n.col, n.end_line
+        ])?;
+        if added == 0 {
+            let other: String = stored_id.query_row([n.key], |r| r.get(0))?;
+            if other != n.id {
+                return Err(CoreError::InvalidArgument(format!(
+                    "node ids {other:?} and {:?} share the key {}; please report this",
+                    n.id, n.key
+                )));
+            }
+        }
+        inserted += added as i64;
+        if let Some((sig, doc)) = n.meta {
+            ins_meta.execute(params![n.key, sig, doc])?;
+        }
+    }
+    Ok(inserted)
+}
+
+/// Incremental `name_index`: drops the qualnames (`old_quals`) no definition carries any
+/// more and adds those of the changed files.
+fn update_name_index(
+    tx: &Transaction<'_>,
+    old_quals: &[String],
+    delta: &GraphDelta<'_, '_>,
+) -> CoreResult<()> {
+    let mut drop_q = tx.prepare_cached("DELETE FROM name_index WHERE qualname = ?1 AND NOT EXISTS (SELECT 1 FROM nodes WHERE qualname = ?1 AND kind != 'ref')")?;
+    for q in old_quals {
+        drop_q.execute([q])?;
+    }
+    let mut add_q = tx.prepare_cached("INSERT INTO name_index(qualname) SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM name_index WHERE qualname = ?1)")?;
+    for c in delta.changed {
+        for q in delta.resolver.qualnames(c.index as u32) {
+            add_q.execute([q])?;
+        }
+    }
+    Ok(())
+}
+
+/// After a cold bulk load: the secondary indexes and `name_index`, built in one pass each.
+/// Building them is one long statement (seconds on a large tree): a cancel during it
+/// interrupts SQLite itself.
+pub fn build_indexes(
+    tx: &Transaction<'_>,
+    progress: &Progress,
+    interrupt: &rusqlite::InterruptHandle,
+) -> CoreResult<()> {
+    progress::while_running(progress, interrupt, || {
+        tx.execute_batch(store::SCHEMA)?;
+        tx.execute_batch(
+            "DELETE FROM name_index; INSERT INTO name_index(qualname) SELECT DISTINCT qualname FROM nodes WHERE kind != 'ref';",
+        )
+        .map_err(CoreError::from)
+    })
+}
+
+/// What every run writes to `meta` and the file tables, whatever else it did.
+pub struct RunRecord<'a> {
+    /// Files recorded without a graph: their `files` rows are rewritten.
+    pub skipped: &'a [SkippedFile],
+    /// Unchanged files whose recorded stat is refreshed.
+    pub restat: &'a [(&'a str, FileStat)],
+    pub run_start_ns: i64,
+    /// The package layout signature ([`super::lang::ModuleNamer::signature`]).
+    pub layout: &'a str,
+}
+
+/// Rewrites the rows of skipped files (they carry no graph), the refreshed stats, the
+/// layout and the run's times.
+pub fn write_run_record(tx: &Transaction<'_>, rec: &RunRecord<'_>) -> CoreResult<()> {
+    tx.execute(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES('package_layout', ?1)",
+        [rec.layout],
+    )?;
+    let mut ins_stat = tx.prepare_cached(
+        "INSERT OR REPLACE INTO file_stat(path, size, mtime_ns) VALUES(?1, ?2, ?3)",
+    )?;
+    for (p, stat) in rec.restat {
+        ins_stat.execute(params![p, stat.size, stat.mtime_ns])?;
+    }
+    tx.execute(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES('run_start_ns', ?1)",
+        [rec.run_start_ns.to_string()],
+    )?;
+    tx.execute("DELETE FROM files WHERE sha256 IS NULL", [])?;
+    let mut ins_file = tx.prepare_cached("INSERT OR REPLACE INTO files(path, sha256, language, bytes, parse_error) VALUES(?1, ?2, ?3, ?4, ?5)")?;
+    for s in rec.skipped {
+        ins_file.execute(params![
+            s.rel,
+            Option::<String>::None,
+            s.lang.map(|l| l.as_str()),
+            s.bytes as i64,
+            s.reason
+        ])?;
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64());
+    tx.execute(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES('last_refresh', ?1)",
+        [now.to_string()],
+    )?;
+    Ok(())
+}
+
+/// Records the graph's node and edge counts in `meta`.
+pub fn write_counts(tx: &Transaction<'_>, nodes: i64, edges: i64) -> CoreResult<()> {
+    tx.execute(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES('node_count', ?1), ('edge_count', ?2)",
+        [nodes.to_string(), edges.to_string()],
+    )?;
+    Ok(())
+}
+
+/// Node and edge counts, kept in `meta` by every write (counting 100k-row tables on each
+/// refresh costs more than the rest of a no-op refresh); counted once if missing.
+pub fn graph_counts(conn: &rusqlite::Connection) -> CoreResult<(i64, i64)> {
+    let stored = |k: &str| -> Option<i64> {
+        conn.query_row("SELECT value FROM meta WHERE key = ?1", [k], |r| {
+            r.get::<_, String>(0)
+        })
+        .ok()
+        .and_then(|v| v.parse().ok())
+    };
+    if let (Some(n), Some(e)) = (stored("node_count"), stored("edge_count")) {
+        return Ok((n, e));
+    }
+    let count = |sql: &str| -> CoreResult<i64> { Ok(conn.query_row(sql, [], |r| r.get(0))?) };
+    Ok((
+        count("SELECT COUNT(*) FROM nodes")?,
+        count("SELECT COUNT(*) FROM edges")?,
+    ))
+}

@@ -1,0 +1,95 @@
+"""Every Python read of ``recon.db`` checks the schema version the Rust core stamped, and an
+index of another schema fails with one clear re-index message instead of a bare SQL error."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from ctxfast import _native
+from ctxfast.errors import CtxfastError, IndexSchemaError
+from ctxfast.recon import graph_db
+from ctxfast.recon.graph import CodeGraph
+from ctxfast.recon.repomap import build_repo_map
+from ctxfast.retrieval.apiindex import refresh_api_index
+from ctxfast.retrieval.repoindex import IndexWatch, RepoIndex, content_key
+from tests.recon_fixture import indexed_repo
+
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/core.py": "def parse(text):\n    return text.split()\n",
+    "pkg/cli.py": "from pkg.core import parse\n\n\ndef main():\n    return parse('a b')\n",
+}
+
+
+def _set_version(db: Path, version: str | None) -> None:
+    con = sqlite3.connect(db)
+    with con:
+        if version is None:
+            con.execute("DELETE FROM meta WHERE key = 'schema_version'")
+        else:
+            con.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (version,))
+    con.close()
+
+
+def test_the_version_is_the_cores_and_a_current_index_reads(tmp_path: Path) -> None:
+    repo = indexed_repo(tmp_path / "r", FILES)
+    assert graph_db.SCHEMA_VERSION == _native.GRAPH_SCHEMA_VERSION
+    with graph_db.reading(repo.graph_db) as con:
+        stamped = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        assert stamped == (graph_db.SCHEMA_VERSION,)
+    assert CodeGraph(repo.graph_db).lookup("parse")
+
+
+def test_every_reader_refuses_an_index_of_another_schema(tmp_path: Path) -> None:
+    repo = indexed_repo(tmp_path / "r", FILES)
+    db = repo.graph_db
+    _set_version(db, "0")
+    want = f"index at {db} has schema 0, this ctxfast needs {graph_db.SCHEMA_VERSION}: re-index"
+    readers = {
+        "connect": lambda: graph_db.connect(db),
+        "graph": lambda: CodeGraph(db).lookup("parse"),
+        "content key": lambda: content_key(db),
+        "retrieval tables": lambda: RepoIndex(repo.root, db),
+        "api index": lambda: refresh_api_index(db, tmp_path / "api.db"),
+        "retrieve": lambda: repo.retrieve("parse the text", refresh=False),
+    }
+    for name, read in readers.items():
+        with pytest.raises(IndexSchemaError, match=re.escape(want)) as caught:
+            read()
+        assert isinstance(caught.value, CtxfastError), name
+        assert str(db.parent) in str(caught.value), name
+    # The repo map degrades to empty (it never fails a caller) rather than misreading.
+    assert build_repo_map(CodeGraph(db), tmp_path / "idx", None, 512, ()) == ""
+    # The watch counts an unreadable index as changed, so the next read reports it.
+    assert IndexWatch(db).changed()
+
+
+def test_an_index_without_a_version_is_refused_and_reindexing_heals_it(tmp_path: Path) -> None:
+    repo = indexed_repo(tmp_path / "r", FILES)
+    _set_version(repo.graph_db, None)
+    with pytest.raises(IndexSchemaError, match="has schema none"):
+        graph_db.connect(repo.graph_db)
+    # The core rebuilds an index of another schema when it indexes: readers work again.
+    repo.index()
+    assert CodeGraph(repo.graph_db).lookup("parse")
+
+
+def test_no_module_but_graph_db_opens_recon_db() -> None:
+    # The other SQLite files (api.db, state stores) are Python-owned; recon.db is the core's.
+    package = Path(graph_db.__file__).parent.parent
+    opening = sorted(
+        str(p.relative_to(package))
+        for p in package.rglob("*.py")
+        if "sqlite3.connect(" in p.read_text(encoding="utf-8")
+    )
+    assert opening == ["recon/graph_db.py", "retrieval/apiindex.py"]
+    api = (package / "retrieval" / "apiindex.py").read_text(encoding="utf-8")
+    assert re.findall(r"sqlite3\.connect\(([^,)]*)", api) == [
+        "api_db",
+        'f"file:{api_db}?mode=ro"',
+        'f"file:{self.api_db}?mode=ro"',
+    ]
