@@ -149,7 +149,7 @@ def test_tied_columns_keep_their_ratio_and_the_prior_holds_without_evidence():
         gold[g] = True
         groups.append((rows, gold))
     # Column 2 is tied to column 0 at half its raw weight: it is not fit.
-    mean, scale, w = fit_listwise(groups, steps=300, ties={2: (0, 0.5)})
+    _, scale, w = fit_listwise(groups, steps=300, ties={2: (0, 0.5)})
     assert w[0] > 0.5
     assert abs(w[2] / scale[2] - 0.5 * w[0] / scale[0]) < 1e-9
     # Column 1 carries no evidence: pulled to the prior (scaled by the fitted temperature),

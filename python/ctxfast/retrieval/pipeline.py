@@ -12,29 +12,19 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ctxfast.bm25 import BM25Index
 from ctxfast.recon.graph import CodeGraph
 from ctxfast.retrieval.apiindex import API_DB_NAME, ApiIndex, refresh_api_index
 from ctxfast.retrieval.candidates import Candidate, RawCandidate
 from ctxfast.retrieval.config import RetrievalConfig
-from ctxfast.retrieval.features import (
-    CANDIDATE_FEATURES,
-    candidate_features,
-    file_features,
-    file_pool,
-    softmax,
-)
 from ctxfast.retrieval.lexical import LexicalCorpus
 from ctxfast.retrieval.literals import LiteralIndex
 from ctxfast.retrieval.localize import DefinitionBM25, file_scores, rank_defs_in_files
 from ctxfast.retrieval.merge import merge
 from ctxfast.retrieval.prune import prune_candidate
 from ctxfast.retrieval.query import Query
-from ctxfast.retrieval.ranker import RankerModel, load_model
 from ctxfast.retrieval.render import render_slice
 from ctxfast.retrieval.repoindex import RepoIndex
 from ctxfast.retrieval.sources import (
@@ -47,6 +37,11 @@ from ctxfast.retrieval.sources import (
 from ctxfast.retrieval.task import TaskQuery, parse_task
 from ctxfast.text import is_test_path
 from ctxfast.tokens import count_tokens
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ctxfast.retrieval.ranker import RankerModel
 
 
 @dataclass
@@ -203,7 +198,12 @@ class Retriever:
                             "infile", d.qualname, d.file, d.line, d.end_line, d.qualname, d.kind, s
                         )
                     )
-        model = load_model(cfg.ranker_model or None) if cfg.ranker == "learned" else None
+        model = None
+        if cfg.ranker == "learned":
+            # numpy is read only here: the hand-set pipeline runs without it.
+            from ctxfast.retrieval.ranker import load_model
+
+            model = load_model(cfg.ranker_model or None)
         features: RankFeatures | None = None
         if model is not None or cfg.keep_features:
             features = self._file_stage(tq, signals, raws, files, cfg, model)
@@ -259,6 +259,10 @@ class Retriever:
         """The file rows of every file some signal or source points at and, with a model,
         each file's learned probability (softmax over the pool); without one (feature
         export) the hand-set total stands in, normalised by the best file."""
+        import numpy as np
+
+        from ctxfast.retrieval.features import file_features, file_pool, softmax
+
         ix = self.index
         minor = ix.minor_language_files(cfg.minor_language_share)
         pool = file_pool(signals, raws)
@@ -284,6 +288,10 @@ class Retriever:
         if not cands:
             self._cand_index = BM25Index([""])
             if features is not None:
+                import numpy as np
+
+                from ctxfast.retrieval.features import CANDIDATE_FEATURES
+
                 features.candidate_rows = np.zeros((0, len(CANDIDATE_FEATURES)))
             return []
         ix = self.index
@@ -314,6 +322,8 @@ class Retriever:
             for i in lifted:
                 cands[i].score += cfg.named_callee_bonus
         if features is not None:
+            from ctxfast.retrieval.features import candidate_features
+
             rows = candidate_features(
                 cands,
                 scores,
