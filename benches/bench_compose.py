@@ -62,6 +62,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--index-dir", default="/tmp/bench-compose-index")
     ap.add_argument("--ceiling", type=int, default=24_000)
+    ap.add_argument("--ranker", default="hand", help="RetrievalConfig.ranker: hand or learned")
     args = ap.parse_args()
 
     repo = Repository(args.root, args.index_dir)
@@ -72,7 +73,8 @@ def main() -> None:
         f"{time.perf_counter() - t0:.2f}s"
     )
     t0 = time.perf_counter()
-    repo.retrieve("warm up the retrieval state")
+    rcfg = {"ranker": args.ranker}
+    repo.retrieve("warm up the retrieval state", config=rcfg)
     repo.manifest()
     print(f"warm-up (retrieval state + manifest): {time.perf_counter() - t0:.2f}s")
 
@@ -81,7 +83,7 @@ def main() -> None:
     for task in TASKS:
         for _ in range(args.repeat):
             t = time.perf_counter()
-            res = repo.retrieve(task)
+            res = repo.retrieve(task, config=rcfg)
             rtotals.append((time.perf_counter() - t) * 1000)
             for k, v in res.timings_ms.items():
                 rstage[k] += v

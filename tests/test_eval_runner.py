@@ -175,3 +175,14 @@ def test_ctxfast_system_end_to_end(tmp_path, trees):
     # A symbol-level system reports function metrics (numbers, not None).
     assert isinstance(res["function_acc"]["10"], float)
     assert res["tokens_retrieved_p50"] <= 24_000
+
+
+def test_named_variants_of_ctxfast_run_beside_it(tmp_path, trees):
+    """``variants`` in --config: ctxfast with other settings, scored in the same run."""
+    cfg = tmp_path / "cfg.json"
+    cfg.write_text(json.dumps({"variants": {"ctxfast_no_prune": {"prune": False}}}))
+    res = _run(tmp_path, trees, "--system", "ctxfast", "--config", str(cfg))
+    variant = res["baseline"]["ctxfast_no_prune"]
+    assert isinstance(variant["function_acc"]["10"], float)
+    assert variant["file_acc"]["5"] == res["file_acc"]["5"]  # pruning never reorders files
+    assert all("ctxfast_no_prune" in row for row in res["per_instance"])

@@ -11,6 +11,7 @@ from recon_fixture import indexed_repo
 from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.localize import DefinitionBM25, lend_to_tested_modules, rank_defs_in_files
 from ctxfast.retrieval.repoindex import RepoIndex
+from ctxfast.retrieval.task import parse_task
 
 FILES = {
     "shop/__init__.py": "",
@@ -86,10 +87,12 @@ def test_definitions_of_top_files_become_candidates(repo):
 def test_rank_defs_in_files_named_definition_first_and_file_scoped(repo):
     di = DefinitionBM25(RepoIndex(Path(repo.root), repo.graph_db), RetrievalConfig())
     files = {"shop/cart.py": 2.0, "shop/money.py": 1.0, "tests/test_cart.py": 0.5}
-    ranked = [di.defs[i] for i, _ in rank_defs_in_files(di, files, TASK, 1, 10)]
+    cfg = RetrievalConfig()
+    tq = parse_task(TASK, None, None, cfg.query, cfg.query_stopwords)
+    ranked = [di.defs[i] for i, _ in rank_defs_in_files(di, files, tq, 1, 10)]
     assert {d.file for d in ranked} == {"shop/cart.py"}  # only the best file's definitions
     assert ranked[0].qualname == "shop.cart.Cart.total_price"
-    both = [di.defs[i].file for i, _ in rank_defs_in_files(di, files, TASK, 2, 10)]
+    both = [di.defs[i].file for i, _ in rank_defs_in_files(di, files, tq, 2, 10)]
     assert "shop/money.py" in both
 
 

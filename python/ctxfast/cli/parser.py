@@ -26,6 +26,8 @@ EXAMPLES = {
     "eval fidelity": "ctxfast eval fidelity path/to/repo --sample 200",
     "eval compare": "ctxfast eval compare current.json candidate.json",
     "eval mine": "ctxfast eval mine --mirror-root /work/.mirror --dev-set --out langs_dev.jsonl",
+    "eval train-ranker": "ctxfast eval train-ranker --corpus corpus/*.jsonl "
+    "--mirror-root /work/.mirror --work corpus/work --out ranker_model.json",
 }
 
 

@@ -158,6 +158,14 @@ def run_suite(args: argparse.Namespace) -> int:
             ablatable=tuple(cfg_file.get("ablate_switches", [])),
         )
         baselines: list[Any] = [bm25, StuffEverything(primary, window_tokens=window_tokens)]
+        # Named variants of ctxfast's retrieval scored in the same run on the same handles
+        # (``{"variants": {"ctxfast_learned": {"ranker": "learned"}}}``).
+        for name, overrides in dict(cfg_file.get("variants", {})).items():
+            baselines.append(
+                CtxfastRetrieval(
+                    name=name, max_tokens=max_tokens, config={**primary.config, **overrides}
+                )
+            )
         if args.suite in ("construct", "all"):
             constructor = CtxfastConstruct(
                 options=dict(cfg_file.get("compose", {})),
@@ -394,8 +402,10 @@ def register(sub: Any) -> None:
         s.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
         s.set_defaults(func=run_suite, suite=suite)
     from ctxfast.eval.mine import register as register_mine
+    from ctxfast.eval.train_ranker import register as register_train_ranker
 
     register_mine(esub)
+    register_train_ranker(esub)
     fd = esub.add_parser(
         "fidelity", help="precision/recall of the code graph's definitions and callers vs jedi"
     )

@@ -13,6 +13,9 @@ from ctxfast.errors import ConfigError
 from ctxfast.retrieval.query import QueryConfig
 from ctxfast.text import LUCENE_ENGLISH_STOPWORDS
 
+#: The orderings ``RetrievalConfig.ranker`` chooses between.
+RANKERS = ("hand", "learned")
+
 
 @dataclass(frozen=True)
 class RetrievalConfig:
@@ -120,11 +123,22 @@ class RetrievalConfig:
     module_header: bool = True
     module_header_rank: int = 3
     module_header_lines: int = 80
+    # How files and candidates are ordered: "hand" adds the normalised signals above with
+    # their fixed weights and bonuses; "learned" scores the feature rows of
+    # ``retrieval.features`` with the linear model of ``retrieval.ranker`` (trained by
+    # ``ctxfast eval train-ranker`` on commit history of repositories outside every
+    # benchmark), read from ``ranker_model`` or, when empty, the model shipped in the package.
+    ranker: str = "hand"
+    ranker_model: str = ""
+    # Keep the feature rows in ``RetrievalResult.features`` (training-data export).
+    keep_features: bool = False
     query: QueryConfig = field(default_factory=QueryConfig)
 
     def __post_init__(self) -> None:
         # A JSON config gives a list; membership tests want a set.
         object.__setattr__(self, "query_stopwords", frozenset(self.query_stopwords))
+        if self.ranker not in RANKERS:
+            raise ConfigError(f"ranker must be one of {', '.join(RANKERS)}, not {self.ranker!r}")
 
     @classmethod
     def from_mapping(cls, data: dict[str, Any] | None) -> RetrievalConfig:
@@ -138,5 +152,7 @@ class RetrievalConfig:
         return replace(cls(), **data)
 
     def switches(self) -> list[str]:
-        """The on/off stages the evaluation harness can ablate."""
-        return [f.name for f in fields(self) if f.type in ("bool", bool)]
+        """The on/off stages the evaluation harness can ablate (feature export is no stage)."""
+        return [
+            f.name for f in fields(self) if f.type in ("bool", bool) and f.name != "keep_features"
+        ]

@@ -18,40 +18,10 @@ from ctxfast.bm25 import BM25Index
 from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.literals import LiteralIndex
 from ctxfast.retrieval.literals import file_scores as literal_file_scores
-from ctxfast.retrieval.query import Query, innermost_depths, query_terms
+from ctxfast.retrieval.query import innermost_depths
 from ctxfast.retrieval.repoindex import RepoIndex
-from ctxfast.text import (
-    CALL,
-    CAMEL_CASE,
-    CODE_SPAN,
-    DOTTED_NAME,
-    IDENTIFIER,
-    PATH_WORD_STOPWORDS,
-    SNAKE_CASE,
-    is_test_path,
-    long_words,
-)
-
-
-def code_identifiers(text: str) -> list[str]:
-    """Identifiers from code-like text: code blocks and backticks (every identifier inside),
-    dotted names (and their parts), CamelCase, snake_case and calls in the prose."""
-    found: dict[str, None] = {}
-    for m in CODE_SPAN.finditer(text):
-        for ident in IDENTIFIER.findall(m.group(0)):
-            if len(ident) >= 3:
-                found.setdefault(ident, None)
-    for m in DOTTED_NAME.finditer(text):
-        for part in m.group(0).split("."):
-            if len(part) >= 3:
-                found.setdefault(part, None)
-    for rx in (CAMEL_CASE, SNAKE_CASE):
-        for m in rx.finditer(text):
-            found.setdefault(m.group(0), None)
-    for m in CALL.finditer(text):
-        if len(m.group(1)) >= 3:
-            found.setdefault(m.group(1), None)
-    return list(found)
+from ctxfast.retrieval.task import TaskQuery
+from ctxfast.text import is_test_path
 
 
 def _normalise(scores: dict[str, float]) -> dict[str, float]:
@@ -90,10 +60,9 @@ class DefinitionBM25:
 def rank_defs_in_files(
     def_index: DefinitionBM25,
     files: dict[str, float],
-    task_text: str,
+    tq: TaskQuery,
     n_files: int,
     k: int,
-    stopwords: frozenset[str] = frozenset(),
 ) -> list[tuple[int, float]]:
     """The best ``k`` definitions inside the ``n_files`` best-ranked files.
 
@@ -109,9 +78,9 @@ def rank_defs_in_files(
     idx = [i for f, _ in top for i in def_index.by_file.get(f, ())]
     if not idx:
         return []
-    all_scores = def_index.bm25.scores(query_terms(task_text, stopwords))
+    all_scores = def_index.bm25.scores(list(tq.task_terms))
     best_def = max((all_scores[i] for i in idx), default=0.0) or 1.0
-    named = set(code_identifiers(task_text))
+    named = tq.named_set
     prior = dict(top)
     scored = []
     for i in idx:
@@ -127,22 +96,20 @@ def rank_defs_in_files(
 def file_scores(
     index: RepoIndex,
     def_index: DefinitionBM25 | None,
-    query: Query,
-    task_text: str,
-    error: str | None,
+    tq: TaskQuery,
     cfg: RetrievalConfig,
     literal_index: LiteralIndex | None = None,
 ) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
     """Total score per file and the per-signal breakdown (for inspection and ablation)."""
-    text = task_text if not error else f"{task_text}\n{error}"
-    terms = query_terms(text, cfg.query_stopwords)
+    query = tq.query
+    terms = list(tq.terms)
     signals: dict[str, dict[str, float]] = {}
     if cfg.file_bm25:
         hits = index.file_bm25().query(terms, k=min(len(index.files), 200)) if index.files else []
         signals["file_bm25"] = _normalise({index.files[i]: s for i, s in hits})
     if cfg.definition_match:
         dm: dict[str, float] = defaultdict(float)
-        for ident in code_identifiers(text):
+        for ident in tq.text_identifiers:
             defs = index.defs_by_name.get(ident, [])
             files = {d.file for d in defs}
             for f in files:
@@ -165,7 +132,7 @@ def file_scores(
     if cfg.path_words:
         # A plain count of query words among the path's components. (Weighting each word by
         # its rarity across paths measured no better on the benchmark sample: kept simple.)
-        words = {w for w in long_words(task_text) if w not in PATH_WORD_STOPWORDS}
+        words = tq.path_words
         pw: dict[str, float] = {}
         for f, parts in index.path_parts():
             n = len(words & parts)
@@ -180,7 +147,7 @@ def file_scores(
                 tb[path] += 1.0 / (1 + depth)
         signals["traceback"] = _normalise(tb)
     if cfg.literals and literal_index is not None:
-        matches = [m for m in literal_index.match(text) if len(m.files) <= cfg.literal_max_files]
+        matches = [m for m in literal_index.match(tq.text) if len(m.files) <= cfg.literal_max_files]
         signals["literals"] = _normalise(literal_file_scores(matches))
     total: dict[str, float] = defaultdict(float)
     for name, scores in signals.items():

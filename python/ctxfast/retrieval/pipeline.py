@@ -12,24 +12,19 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ctxfast.bm25 import BM25Index, tokenize_code
+from ctxfast.bm25 import BM25Index
 from ctxfast.recon.graph import CodeGraph
 from ctxfast.retrieval.apiindex import API_DB_NAME, ApiIndex, refresh_api_index
 from ctxfast.retrieval.candidates import Candidate, RawCandidate
 from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.lexical import LexicalCorpus
 from ctxfast.retrieval.literals import LiteralIndex
-from ctxfast.retrieval.localize import (
-    DefinitionBM25,
-    code_identifiers,
-    file_scores,
-    rank_defs_in_files,
-)
+from ctxfast.retrieval.localize import DefinitionBM25, file_scores, rank_defs_in_files
 from ctxfast.retrieval.merge import merge
 from ctxfast.retrieval.prune import prune_candidate
-from ctxfast.retrieval.query import Query, build_query, query_terms
+from ctxfast.retrieval.query import Query
 from ctxfast.retrieval.render import render_slice
 from ctxfast.retrieval.repoindex import RepoIndex
 from ctxfast.retrieval.sources import (
@@ -39,8 +34,27 @@ from ctxfast.retrieval.sources import (
     lexical_source,
     traceback_source,
 )
+from ctxfast.retrieval.task import TaskQuery, parse_task
 from ctxfast.text import is_test_path
 from ctxfast.tokens import count_tokens
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ctxfast.retrieval.ranker import RankerModel
+
+
+@dataclass
+class RankFeatures:
+    """What the learned ranker reads for one task: the file pool with its feature rows and
+    file probabilities, and every merged candidate's ``(file, symbol)`` with its rows."""
+
+    files: list[str]
+    file_rows: np.ndarray
+    file_prob: np.ndarray
+    minor: frozenset[str]
+    candidates: list[tuple[str, str | None]] = field(default_factory=list)
+    candidate_rows: np.ndarray | None = None
 
 
 @dataclass
@@ -55,6 +69,8 @@ class RetrievalResult:
     max_tokens: int
     timings_ms: dict[str, float] = field(default_factory=dict)
     signals: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: The feature rows the learned ranker scored (or, with ``keep_features``, would score).
+    features: RankFeatures | None = None
 
     def ranked_files(self) -> list[str]:
         """Every scored file in rank order (not capped at top-k), POSIX relative paths."""
@@ -139,27 +155,33 @@ class Retriever:
             t = now
 
         ix = self.index
-        query = build_query(task_text, error, test, cfg.query, name_index=ix.qualnames_and_names)
+        tq = parse_task(
+            task_text,
+            error,
+            test,
+            cfg.query,
+            cfg.query_stopwords,
+            name_index=ix.qualnames_and_names,
+        )
+        query = tq.query
         lap("query")
         raws: list[RawCandidate] = []
         if cfg.traceback:
-            raws += traceback_source(ix, query)
+            raws += traceback_source(ix, tq)
         if cfg.lexical:
-            raws += lexical_source(self.corpus(), query, cfg.lexical_max_hits)
+            raws += lexical_source(self.corpus(), tq, cfg.lexical_max_hits)
         lap("lexical")
         if cfg.api_desc:
-            raws += api_desc_source(self.api, query, task_text, cfg.api_desc_k, cfg.query_stopwords)
+            raws += api_desc_source(self.api, tq, cfg.api_desc_k)
         lap("api_desc")
         if cfg.callgraph:
-            raws += callgraph_source(self.graph, ix, query, cfg.callgraph_k)
+            raws += callgraph_source(self.graph, ix, tq, cfg.callgraph_k)
         lap("callgraph")
         def_index = self.def_index(cfg) if cfg.def_bm25 else None
         literal_index = self.literal_index(cfg) if cfg.literals else None
-        files, signals = file_scores(ix, def_index, query, task_text, error, cfg, literal_index)
+        files, signals = file_scores(ix, def_index, tq, cfg, literal_index)
         if def_index is not None:
-            for i, s in def_index.search(
-                query_terms(task_text, cfg.query_stopwords), k=cfg.def_bm25_k
-            ):
+            for i, s in def_index.search(list(tq.task_terms), k=cfg.def_bm25_k):
                 d = def_index.defs[i]
                 raws.append(
                     RawCandidate(
@@ -168,7 +190,7 @@ class Retriever:
                 )
             if cfg.infile_defs:
                 for i, s in rank_defs_in_files(
-                    def_index, files, task_text, cfg.infile_files, cfg.infile_k, cfg.query_stopwords
+                    def_index, files, tq, cfg.infile_files, cfg.infile_k
                 ):
                     d = def_index.defs[i]
                     raws.append(
@@ -176,10 +198,21 @@ class Retriever:
                             "infile", d.qualname, d.file, d.line, d.end_line, d.qualname, d.kind, s
                         )
                     )
+        model = None
+        if cfg.ranker == "learned":
+            # numpy is read only here: the hand-set pipeline runs without it.
+            from ctxfast.retrieval.ranker import load_model
+
+            model = load_model(cfg.ranker_model or None)
+        features: RankFeatures | None = None
+        if model is not None or cfg.keep_features:
+            features = self._file_stage(tq, signals, raws, files, cfg, model)
+            if model is not None:
+                files = dict(zip(features.files, features.file_prob, strict=True))
         lap("localize")
         cands = merge(ix, raws)
         lap("merge")
-        ranked = self._rerank(cands, query, task_text, files, cfg)
+        ranked = self._rerank(cands, tq, files, cfg, model, features)
         if cfg.module_header:
             # The header of the file the fix most likely lives in: the best file that is not
             # demoted (a test, a file of a minor language).
@@ -188,7 +221,7 @@ class Retriever:
                 top_file = min(lib, key=lambda kv: (-kv[1], kv[0]))[0]
                 _insert_module_header(ranked, ix, top_file, cfg)
         lap("rerank")
-        goal = set(tokenize_code(query.goal_hint))
+        goal = set(tq.goal_tokens)
         if ranked and cfg.prune:
             rix = self._cand_index
             for c in ranked:
@@ -200,26 +233,66 @@ class Retriever:
         text, _shown = render_slice(ranked, ix, cap, cfg.encoding)
         tokens = count_tokens(text, cfg.encoding)
         lap("render")
-        file_rank = _rank_files(ix, files, cfg)
+        file_rank = (
+            _rank_files(ix, files, cfg)
+            if model is None
+            else sorted(files.items(), key=lambda kv: (-kv[1], kv[0]))
+        )
         in_rank = {f for f, _ in file_rank}
         for c in ranked:  # every candidate file appears in the ranking
             if c.file not in in_rank:
                 file_rank.append((c.file, 0.0))
                 in_rank.add(c.file)
-        return RetrievalResult(query, ranked, file_rank, text, tokens, cap, times, signals)
+        return RetrievalResult(
+            query, ranked, file_rank, text, tokens, cap, times, signals, features
+        )
+
+    def _file_stage(
+        self,
+        tq: TaskQuery,
+        signals: dict[str, dict[str, float]],
+        raws: list[RawCandidate],
+        files: dict[str, float],
+        cfg: RetrievalConfig,
+        model: RankerModel | None,
+    ) -> RankFeatures:
+        """The file rows of every file some signal or source points at and, with a model,
+        each file's learned probability (softmax over the pool); without one (feature
+        export) the hand-set total stands in, normalised by the best file."""
+        import numpy as np
+
+        from ctxfast.retrieval.features import file_features, file_pool, softmax
+
+        ix = self.index
+        minor = ix.minor_language_files(cfg.minor_language_share)
+        pool = file_pool(signals, raws)
+        rows = file_features(ix, tq, signals, raws, pool, minor)
+        if model is not None:
+            prob = softmax(model.files.score(rows))
+        else:
+            top = max(files.values(), default=0.0) or 1.0
+            prob = np.array([files.get(f, 0.0) / top for f in pool])
+        return RankFeatures(pool, rows, prob, minor)
 
     def _rerank(
         self,
         cands: list[Candidate],
-        query: Query,
-        task_text: str,
+        tq: TaskQuery,
         files: dict[str, float],
         cfg: RetrievalConfig,
+        model: RankerModel | None = None,
+        features: RankFeatures | None = None,
     ) -> list[Candidate]:
         """Identifier-weighted BM25 over the candidates, plus the file-level evidence
         and traceback anchoring, truncated to top-k."""
         if not cands:
             self._cand_index = BM25Index([""])
+            if features is not None:
+                import numpy as np
+
+                from ctxfast.retrieval.features import CANDIDATE_FEATURES
+
+                features.candidate_rows = np.zeros((0, len(CANDIDATE_FEATURES)))
             return []
         ix = self.index
         docs = []
@@ -229,33 +302,54 @@ class Retriever:
             docs.append(f"{c.qualname or ''}\n{own}")
         bm = BM25Index(docs, cfg.k1, cfg.b, symbol_weight=cfg.symbol_weight, symbols=ix.symbol_set)
         self._cand_index = bm
-        q = f"{task_text}\n" + " ".join(query.identifiers)
-        scores = bm.scores(query_terms(q, cfg.query_stopwords))
+        scores = bm.scores(list(tq.rerank_terms))
         top = max(scores) or 1.0
         top_file = max(files.values(), default=0.0) or 1.0
-        named = set(code_identifiers(task_text))
+        named = set(tq.named)
         for c, s in zip(cands, scores, strict=True):
             c.bm25_score = s
             bonus = 0.0
             if c.anchor > 0:
                 bonus += cfg.traceback_bonus * (c.anchor if cfg.traceback_decay else 1.0)
             if c.qualname and c.qualname.rsplit(".", 1)[-1] in named:
-                bonus += 0.5
+                bonus += NAMED_BONUS
             bonus -= _demotion(ix, c.file, cfg)
             c.score = s / top + files.get(c.file, 0.0) / top_file + bonus
         for c in cands:
             c.symbol = ix.local_symbol(c.file, c.qualname)
+        lifted = _named_callees(cands, named)
         if cfg.named_callee_bonus:
-            _lift_named_callees(cands, named, cfg.named_callee_bonus)
+            for i in lifted:
+                cands[i].score += cfg.named_callee_bonus
+        if features is not None:
+            from ctxfast.retrieval.features import candidate_features
+
+            rows = candidate_features(
+                cands,
+                scores,
+                tq,
+                dict(zip(features.files, features.file_prob, strict=True)),
+                lifted,
+                features.minor,
+            )
+            features.candidates = [(c.file, c.symbol) for c in cands]
+            features.candidate_rows = rows
+            if model is not None:
+                for c, s in zip(cands, model.definitions.score(rows), strict=True):
+                    c.score = float(s)
         cands.sort(key=lambda c: (-c.score, c.file, c.start_line))
         return cands[: cfg.top_k]
 
 
+#: What a candidate the task names gains in the hand-set re-rank.
+NAMED_BONUS = 0.5
+
 _CALLED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 
 
-def _lift_named_callees(cands: list[Candidate], named: set[str], bonus: float) -> None:
-    """Candidates called by name from the body of a function the task names gain ``bonus``.
+def _named_callees(cands: list[Candidate], named: set[str]) -> set[int]:
+    """Indices of the candidates called by name from the body of a function the task names
+    (in the hand-set fusion they gain ``named_callee_bonus``).
 
     An issue names the entry point it used (``QuerySet.defer()``) while the fix often sits
     in what that entry point calls (``Query.add_deferred_loading``), reached through an
@@ -267,11 +361,13 @@ def _lift_named_callees(cands: list[Candidate], named: set[str], bonus: float) -
         if c.qualname and c.kind != "class" and c.qualname.rsplit(".", 1)[-1] in named:
             body = c.text.split("\n", 1)[1] if "\n" in c.text else ""
             called.update(_CALLED.findall(body))
-    for c in cands:
+    out: set[int] = set()
+    for i, c in enumerate(cands):
         if c.qualname:
             name = c.qualname.rsplit(".", 1)[-1]
             if name in called and name not in named:
-                c.score += bonus
+                out.add(i)
+    return out
 
 
 def _rank_files(

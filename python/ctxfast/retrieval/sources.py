@@ -14,8 +14,9 @@ from ctxfast.recon.graph import CodeGraph, Node
 from ctxfast.retrieval.apiindex import ApiIndex
 from ctxfast.retrieval.candidates import RawCandidate
 from ctxfast.retrieval.lexical import LANGUAGE_GLOBS, LexicalCorpus
-from ctxfast.retrieval.query import Frame, Query, innermost_depths, query_terms
+from ctxfast.retrieval.query import Frame, innermost_depths
 from ctxfast.retrieval.repoindex import Definition, RepoIndex
+from ctxfast.retrieval.task import TaskQuery
 
 
 def lexical_corpus(index: RepoIndex) -> LexicalCorpus:
@@ -26,8 +27,8 @@ def lexical_corpus(index: RepoIndex) -> LexicalCorpus:
     return LexicalCorpus(index.root, languages=langs or None)
 
 
-def lexical_source(corpus: LexicalCorpus, query: Query, max_hits: int) -> list[RawCandidate]:
-    terms = [t for t in query.recall_terms() if len(t.strip()) >= 3]
+def lexical_source(corpus: LexicalCorpus, tq: TaskQuery, max_hits: int) -> list[RawCandidate]:
+    terms = [t for t in tq.query.recall_terms() if len(t.strip()) >= 3]
     if not terms:
         return []
     res = corpus.search(terms, max_hits=max_hits)
@@ -38,12 +39,9 @@ def lexical_source(corpus: LexicalCorpus, query: Query, max_hits: int) -> list[R
     return out
 
 
-def api_desc_source(
-    api: ApiIndex, query: Query, task_text: str, k: int, stopwords: frozenset[str] = frozenset()
-) -> list[RawCandidate]:
-    terms = query_terms(f"{query.goal_hint}\n{task_text}", stopwords)
+def api_desc_source(api: ApiIndex, tq: TaskQuery, k: int) -> list[RawCandidate]:
     out = []
-    for row, score in api.search(terms, k=k):
+    for row, score in api.search(list(tq.api_terms), k=k):
         d_end = row.line
         out.append(
             RawCandidate(
@@ -54,11 +52,11 @@ def api_desc_source(
 
 
 def callgraph_source(
-    graph: CodeGraph, index: RepoIndex, query: Query, k: int
+    graph: CodeGraph, index: RepoIndex, tq: TaskQuery, k: int
 ) -> list[RawCandidate]:
     out: list[RawCandidate] = []
     seen: set[str] = set()
-    for ident in query.identifiers:
+    for ident in tq.query.identifiers:
         last = ident.rsplit(".", 1)[-1]
         defs = [index.defs_by_qualname[ident]] if ident in index.defs_by_qualname else []
         defs = (
@@ -100,11 +98,12 @@ def frame_definition(index: RepoIndex, path: str, frame: Frame) -> Definition | 
     return min(named, key=lambda x: (abs(x.line - frame.line), x.line))
 
 
-def traceback_source(index: RepoIndex, query: Query) -> list[RawCandidate]:
+def traceback_source(index: RepoIndex, tq: TaskQuery) -> list[RawCandidate]:
     """One candidate per project frame; ``score`` is ``1 / (1 + depth)`` with depth 0 for the
     innermost frame, so the frame where the error surfaced weighs most."""
     out = []
-    for frame, depth in zip(query.frames, innermost_depths(query.frames), strict=True):
+    frames = tq.query.frames
+    for frame, depth in zip(frames, innermost_depths(frames), strict=True):
         path = index.resolve_path(frame.path)
         if path is None:
             continue

@@ -1,0 +1,360 @@
+"""Train the learned ranker (``retrieval.ranker``) from a mined corpus of bug-fix commits.
+
+usage: ctxfast eval train-ranker --corpus TASKS.jsonl [...] --mirror-root DIR --work DIR
+       --out MODEL.json [--l2 X] [--limit-per-repo N]
+
+For each task of the corpus (``ctxfast eval mine --split train``: repositories outside every
+benchmark and outside the multi-language dev set) the tree at ``base_commit`` is written from
+the mirror, indexed (sharing one parse cache), and retrieved with ``keep_features``: the file
+rows of every file some signal points at and the candidate rows of every merged candidate,
+labelled by the commit's gold files and gold definitions. Rows are cached per task under
+``--work/features`` (the tree and its index are deleted once read), so a rerun only trains.
+
+Each stage is a linear listwise model: per task, a softmax over the pool's scores, trained to
+put its mass on the gold rows (cross-entropy, L2 on the weights, full-batch gradient descent
+from zero on standardised features — deterministic, no dependency beyond numpy). The file
+stage is trained first; the candidates' ``file_prob`` / ``file_rrank`` columns are then
+recomputed from its scores, exactly as the pipeline computes them at query time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ctxfast.eval.errors import EvalError
+from ctxfast.eval.mine import check_split
+
+#: L2 penalty pulling the standardised weights towards the hand-set prior (per task-averaged
+#: loss): the corpus moves a weight away from the hand-set fusion only where its evidence is
+#: strong.
+DEFAULT_L2 = 1e-2
+DEFAULT_STEPS = 400
+DEFAULT_LEARNING_RATE = 0.1
+#: Evidence the corpus cannot teach, because the miner strips it from every commit message
+#: (file paths, the changed functions' names) or commit messages almost never carry it
+#: (tracebacks): fit on the corpus, a task naming a function would learn to look away from
+#: it. Those columns keep the hand-set fusion's ratio to the column they were added beside —
+#: per raw unit, the ratio of their hand-set weights times the learned weight of the base.
+FILE_TIED = {
+    "path_mentions": "file_bm25",
+    "traceback": "file_bm25",
+    "definition_match": "file_bm25",
+}
+DEFINITION_TIED = {"named": "bm25", "anchor": "bm25", "named_callee": "bm25"}
+#: Columns that repeat a tied signal in another form: held at zero.
+ZEROED = {"files": ("named_defs",), "definitions": ("src_traceback",)}
+
+
+def hand_prior() -> tuple[dict[str, float], dict[str, float]]:
+    """The hand-set fusion's weights per raw unit of each feature column (files, definitions),
+    read from the retrieval defaults so the prior is the shipped fusion, not a copy of it."""
+    from ctxfast.retrieval.config import RetrievalConfig
+    from ctxfast.retrieval.features import SIGNALS
+    from ctxfast.retrieval.pipeline import NAMED_BONUS
+
+    cfg = RetrievalConfig()
+    files = {n: cfg.signal_weights.get(n, 1.0) for n in SIGNALS if n != "tested_modules"}
+    files["tested_modules"] = cfg.tested_modules_weight
+    demote = {"is_test": -cfg.test_penalty, "minor_language": -cfg.minor_language_penalty}
+    defs = {
+        "bm25": 1.0,
+        "file_prob": 1.0,
+        "anchor": cfg.traceback_bonus,
+        "named": NAMED_BONUS,
+        "named_callee": cfg.named_callee_bonus,
+    }
+    return {**files, **demote}, {**defs, **demote}
+
+
+def ties_of(
+    names: tuple[str, ...], prior: dict[str, float], tied: dict[str, str], zeroed: tuple[str, ...]
+) -> dict[int, tuple[int, float]]:
+    out = {names.index(c): (names.index(b), prior[c] / prior[b]) for c, b in tied.items()}
+    out.update({names.index(c): (0, 0.0) for c in zeroed})
+    return out
+
+
+@dataclass
+class TaskRows:
+    """The stored rows of one task."""
+
+    repo: str
+    files: list[str]
+    file_rows: np.ndarray
+    file_gold: np.ndarray
+    cand_rows: np.ndarray
+    cand_gold: np.ndarray
+    cand_file: np.ndarray  # index into ``files`` of each candidate's file, -1 outside the pool
+
+
+def _archive(mirror: Path, commit: str, dest: Path) -> None:
+    dest.mkdir(parents=True)
+    git = subprocess.Popen(
+        ["git", "-C", str(mirror), "archive", "--format=tar", commit],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    tar = subprocess.run(["tar", "-x", "-C", str(dest)], stdin=git.stdout, capture_output=True)
+    assert git.stdout is not None
+    git.stdout.close()
+    if git.wait() != 0 or tar.returncode != 0:
+        raise RuntimeError(f"git archive {commit} failed")
+
+
+def extract_task(task: dict[str, Any], mirror_root: Path, work: Path) -> Path | None:
+    """Rows of one task, cached at ``work/features/ID.npz`` (None when the tree fails)."""
+    from ctxfast.recon.parse_cache import ParseCache
+    from ctxfast.repository import Repository
+
+    out = work / "features" / f"{task['instance_id']}.npz"
+    if out.exists():
+        return out
+    mirror = mirror_root / task["repo"].replace("/", "+") / "repo"
+    scratch = work / f"scratch-{os.getpid()}"
+    tree, index = scratch / "tree", scratch / "index"
+    shutil.rmtree(scratch, ignore_errors=True)
+    try:
+        _archive(mirror, task["base_commit"], tree)
+        repo = Repository(tree, index_dir=index, parse_cache=ParseCache(work / "parse-cache"))
+        repo.index()
+        res = repo.retrieve(task["problem_statement"], config={"keep_features": True})
+    except Exception as exc:  # a tree that does not build is skipped, not fatal
+        print(f"{task['instance_id']}: skipped ({exc})", file=sys.stderr)
+        return None
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    feats = res.features
+    assert feats is not None and feats.candidate_rows is not None
+    gold_files = set(task["gold_files"])
+    gold_syms = {(g["file"], g["qualname"]) for g in task["gold_symbols"]}
+    where = {f: i for i, f in enumerate(feats.files)}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    part = out.with_name(f"{out.stem}.{os.getpid()}.part.npz")
+    np.savez_compressed(
+        part,
+        repo=np.array(task["repo"]),
+        files=np.array(feats.files, dtype=object),
+        file_rows=feats.file_rows,
+        file_gold=np.array([f in gold_files for f in feats.files], dtype=bool),
+        cand_rows=feats.candidate_rows,
+        cand_gold=np.array([c in gold_syms for c in feats.candidates], dtype=bool),
+        cand_file=np.array([where.get(f, -1) for f, _ in feats.candidates], dtype=np.int64),
+    )
+    part.replace(out)  # an interrupted run never leaves a half file that looks done
+    return out
+
+
+def load_rows(path: Path) -> TaskRows:
+    z = np.load(path, allow_pickle=True)
+    return TaskRows(
+        str(z["repo"]),
+        [str(f) for f in z["files"]],
+        z["file_rows"],
+        z["file_gold"],
+        z["cand_rows"],
+        z["cand_gold"],
+        z["cand_file"],
+    )
+
+
+def fit_listwise(
+    groups: list[tuple[np.ndarray, np.ndarray]],
+    l2: float = DEFAULT_L2,
+    steps: int = DEFAULT_STEPS,
+    lr: float = DEFAULT_LEARNING_RATE,
+    ties: dict[int, tuple[int, float]] | None = None,
+    prior: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(mean, scale, weights)`` of a linear scorer whose per-group softmax puts its mass on
+    the gold rows. ``groups`` are ``(rows, gold mask)`` pairs with at least one gold row.
+    Adam on the mean cross-entropy over groups plus ``l2 · |w|²``, from zero: the same input
+    always gives the same weights. ``ties`` maps a column to ``(base column, ratio)``: its
+    weight per raw unit is held at ``ratio`` times the base column's (it is not fit).
+    ``prior`` (weights per raw unit) is scaled by the one factor that fits best — the
+    softmax's temperature — and the L2 penalty then pulls towards it instead of zero."""
+    rows = np.concatenate([x for x, _ in groups])
+    mean = rows.mean(axis=0)
+    scale = rows.std(axis=0)
+    scale[scale < 1e-9] = 1.0
+    xs = (rows - mean) / scale
+    for col, (base, ratio) in (ties or {}).items():
+        # w_col·z_col = ratio·(w_base/scale_base)·(x_col - mean_col): fold into the base.
+        xs[:, base] += ratio * (rows[:, col] - mean[col]) / scale[base]
+        xs[:, col] = 0.0
+    sizes = np.array([len(x) for x, _ in groups])
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    owner = np.repeat(np.arange(len(groups)), sizes)
+    target = np.concatenate([g / g.sum() for _, g in groups])
+    n = len(groups)
+
+    def softmax_minus_target(s: np.ndarray) -> np.ndarray:
+        top = np.maximum.reduceat(s, starts)
+        e = np.exp(s - top[owner])
+        return e / np.add.reduceat(e, starts)[owner] - target
+
+    centre = np.zeros(xs.shape[1])
+    if prior is not None:
+        base = prior * scale  # the prior in standardised units
+        proj = xs @ base
+        tau = 1.0
+        for _ in range(200):  # the temperature: Newton-free, plain gradient steps on one number
+            tau -= 0.5 * float(proj @ softmax_minus_target(tau * proj)) / n
+        centre = tau * base
+    w = centre.copy()
+    m = np.zeros_like(w)
+    v = np.zeros_like(w)
+    b1, b2, eps = 0.9, 0.999, 1e-8
+    for t in range(1, steps + 1):
+        grad = xs.T @ softmax_minus_target(xs @ w) / n + 2 * l2 * (w - centre)
+        m = b1 * m + (1 - b1) * grad
+        v = b2 * v + (1 - b2) * grad * grad
+        w -= lr * (m / (1 - b1**t)) / (np.sqrt(v / (1 - b2**t)) + eps)
+    for col, (base, ratio) in (ties or {}).items():
+        w[col] = ratio * w[base] * scale[col] / scale[base]
+    return mean, scale, w
+
+
+def file_probs(rows: TaskRows, stage: Any) -> np.ndarray:
+    from ctxfast.retrieval.features import softmax
+
+    return softmax(stage.score(rows.file_rows))
+
+
+def with_file_columns(rows: TaskRows, prob: np.ndarray) -> np.ndarray:
+    """The candidate rows with ``file_prob`` / ``file_rrank`` as the pipeline computes them
+    from the learned file probabilities (ranks by descending probability, ties by path)."""
+    from ctxfast.retrieval.features import CANDIDATE_FEATURES, _rranks
+
+    out = rows.cand_rows.copy()
+    if not len(out):
+        return out
+    prob_by = dict(zip(rows.files, prob.tolist(), strict=True))
+    rr = _rranks(prob_by)
+    ip, ir = CANDIDATE_FEATURES.index("file_prob"), CANDIDATE_FEATURES.index("file_rrank")
+    for i, fi in enumerate(rows.cand_file.tolist()):
+        f = rows.files[fi] if fi >= 0 else None
+        out[i, ip] = prob_by.get(f, 0.0) if f else 0.0
+        out[i, ir] = rr.get(f, 0.0) if f else 0.0
+    return out
+
+
+def train(tasks: list[TaskRows], l2: float = DEFAULT_L2, steps: int = DEFAULT_STEPS) -> Any:
+    from ctxfast.retrieval.features import CANDIDATE_FEATURES, FILE_FEATURES
+    from ctxfast.retrieval.ranker import LinearStage, RankerModel
+
+    fgroups = [(t.file_rows, t.file_gold) for t in tasks if t.file_gold.any()]
+    if not fgroups:
+        raise EvalError("no task has a gold file among its ranked files")
+    fprior, dprior = hand_prior()
+    fties = ties_of(FILE_FEATURES, fprior, FILE_TIED, ZEROED["files"])
+    fvec = np.array([fprior.get(c, 0.0) for c in FILE_FEATURES])
+    files = LinearStage(FILE_FEATURES, *fit_listwise(fgroups, l2, steps, ties=fties, prior=fvec))
+    cgroups = []
+    for t in tasks:
+        if t.cand_gold.any():
+            cgroups.append((with_file_columns(t, file_probs(t, files)), t.cand_gold))
+    if not cgroups:
+        raise EvalError("no task has a gold definition among its candidates")
+    dties = ties_of(CANDIDATE_FEATURES, dprior, DEFINITION_TIED, ZEROED["definitions"])
+    dvec = np.array([dprior.get(c, 0.0) for c in CANDIDATE_FEATURES])
+    defs = LinearStage(
+        CANDIDATE_FEATURES, *fit_listwise(cgroups, l2, steps, ties=dties, prior=dvec)
+    )
+    per_repo: dict[str, int] = defaultdict(int)
+    for t in tasks:
+        per_repo[t.repo] += 1
+    meta = {
+        "tasks": len(tasks),
+        "file_groups": len(fgroups),
+        "definition_groups": len(cgroups),
+        "repos": dict(sorted(per_repo.items())),
+        "l2": l2,
+        "steps": steps,
+        "tied": {"files": FILE_TIED, "definitions": DEFINITION_TIED, "zeroed": ZEROED},
+        "prior": {"files": fprior, "definitions": dprior},
+    }
+    return RankerModel(files, defs, meta)
+
+
+def file_acc(tasks: Iterable[TaskRows], stage: Any, k: int) -> float:
+    """Share of tasks whose every gold file (in the pool) ranks in the top ``k``."""
+    hits = []
+    for t in tasks:
+        if not t.file_gold.any():
+            continue
+        order = np.lexsort((np.array(t.files), -stage.score(t.file_rows)))
+        top = set(order[:k].tolist())
+        hits.append(all(i in top for i in np.flatnonzero(t.file_gold).tolist()))
+    return float(np.mean(hits)) if hits else 0.0
+
+
+def load_corpus(paths: list[Path]) -> list[dict[str, Any]]:
+    tasks = []
+    for p in paths:
+        for line in p.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                tasks.append(json.loads(line))
+    by_repo: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for t in sorted(tasks, key=lambda t: t["instance_id"]):
+        by_repo[t["repo"]].append(t)
+    for repo in by_repo:
+        check_split(repo, "train")
+    # Round robin over repositories: a run stopped early still covers every repository.
+    turns = [(i, repo, t) for repo, ts in by_repo.items() for i, t in enumerate(ts)]
+    return [t for _, _, t in sorted(turns, key=lambda x: (x[0], x[1]))]
+
+
+def register(esub: Any) -> None:
+    """Add ``ctxfast eval train-ranker`` to the eval subcommands."""
+    ap = esub.add_parser("train-ranker", help="train the learned ranker from a mined corpus")
+    ap.add_argument("--corpus", required=True, nargs="+", type=Path, help="mined JSONL files")
+    ap.add_argument("--mirror-root", required=True, type=Path, help="holds OWNER+NAME/repo")
+    ap.add_argument("--work", required=True, type=Path, help="feature cache and scratch trees")
+    ap.add_argument("--out", required=True, type=Path, help="model JSON to write")
+    ap.add_argument("--l2", type=float, default=DEFAULT_L2, help="L2 penalty on the weights")
+    ap.add_argument(
+        "--extract-only", action="store_true", help="cache the feature rows, do not train"
+    )
+    ap.add_argument(
+        "--shard",
+        default="0/1",
+        help="K/N: extract only every N-th task from the K-th (parallel runs)",
+    )
+    ap.set_defaults(func=run)
+
+
+def run(a: argparse.Namespace) -> int:
+    corpus = load_corpus(a.corpus)
+    k, n_shards = (int(x) for x in a.shard.split("/"))
+    stored = []
+    for n, task in enumerate(corpus, 1):
+        if a.extract_only and (n - 1) % n_shards != k:
+            continue
+        path = extract_task(task, a.mirror_root, a.work)
+        if path is not None:
+            stored.append(path)
+        if n % 25 == 0:
+            print(f"{n}/{len(corpus)} tasks read", file=sys.stderr)
+    if a.extract_only:
+        return 0
+    rows = [load_rows(p) for p in stored]
+    model = train(rows, a.l2)
+    a.out.write_text(model.to_json() + "\n", encoding="utf-8")
+    print(
+        f"trained on {len(rows)} tasks: file Acc@1 {file_acc(rows, model.files, 1):.3f} "
+        f"Acc@5 {file_acc(rows, model.files, 5):.3f} (training set)",
+        file=sys.stderr,
+    )
+    return 0

@@ -1,0 +1,189 @@
+"""Every retrieval signal as a feature: one row per file, one row per candidate definition.
+
+The hand-set fusion adds the file signals (each normalised to [0, 1] per query) with weight
+1.0 and the candidate evidence with a few fixed bonuses. The learned ranker
+(``retrieval.ranker``) reads the same evidence as feature vectors instead, plus what the sum
+cannot use — ranks, the file's size, its role (test, package ``__init__``, minor language),
+what each recall source found in it, a candidate's kind and span — so its weights can be fit
+on commit history of other repositories (``ctxfast eval train-ranker``) rather than chosen
+one by one on the benchmark. The names below are the model file's columns: a model whose
+columns differ is refused (``ranker.load_model``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+
+from ctxfast.bm25 import tokenize_code
+from ctxfast.retrieval.candidates import Candidate, RawCandidate
+from ctxfast.retrieval.repoindex import RepoIndex
+from ctxfast.retrieval.task import TaskQuery
+from ctxfast.text import is_test_path
+
+#: The file signals of ``localize.file_scores`` (normalised to [0, 1]; 0 when absent).
+SIGNALS = (
+    "file_bm25",
+    "definition_match",
+    "path_mentions",
+    "def_bm25",
+    "path_words",
+    "traceback",
+    "literals",
+    "tested_modules",
+)
+FILE_FEATURES = (
+    *SIGNALS,
+    "file_bm25_rrank",
+    "def_bm25_rrank",
+    "is_test",
+    "minor_language",
+    "is_package_init",
+    "path_depth",
+    "log_defs",
+    "named_defs",
+    "ripgrep_hits",
+    "api_desc",
+    "callgraph",
+    "signal_count",
+)
+CANDIDATE_FEATURES = (
+    "bm25",
+    "bm25_rrank",
+    "file_prob",
+    "file_rrank",
+    "anchor",
+    "named",
+    "named_callee",
+    "is_test",
+    "minor_language",
+    "kind_function",
+    "kind_class",
+    "kind_lines",
+    "log_span",
+    "src_ripgrep",
+    "src_api_desc",
+    "src_callgraph",
+    "src_def_bm25",
+    "src_traceback",
+    "term_coverage",
+)
+
+
+def _rranks(scores: Mapping[str, float]) -> dict[str, float]:
+    """1 / (1 + rank) of each key by descending score (ties by key, so deterministic)."""
+    order = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+    return {k: 1.0 / (1 + r) for r, (k, _) in enumerate(order)}
+
+
+def file_pool(
+    signals: Mapping[str, Mapping[str, float]], raws: Iterable[RawCandidate]
+) -> list[str]:
+    """Every file some signal or recall source points at, sorted (the files a ranker orders)."""
+    pool = {f for s in signals.values() for f in s}
+    pool.update(r.file for r in raws)
+    return sorted(pool)
+
+
+def file_features(
+    ix: RepoIndex,
+    tq: TaskQuery,
+    signals: Mapping[str, Mapping[str, float]],
+    raws: list[RawCandidate],
+    pool: list[str],
+    minor: frozenset[str],
+) -> np.ndarray:
+    """The ``FILE_FEATURES`` row of each file of ``pool`` (float64, ``len(pool)`` rows)."""
+    bm_rank = _rranks(signals.get("file_bm25", {}))
+    def_rank = _rranks(signals.get("def_bm25", {}))
+    hits: dict[str, int] = defaultdict(int)
+    api: dict[str, float] = defaultdict(float)
+    graph: set[str] = set()
+    for r in raws:
+        if r.source == "ripgrep":
+            hits[r.file] += 1
+        elif r.source == "api-desc":
+            api[r.file] = max(api[r.file], r.score)
+        elif r.source == "callgraph":
+            graph.add(r.file)
+    top_hits = math.log1p(max(hits.values(), default=0)) or 1.0
+    top_api = max(api.values(), default=0.0) or 1.0
+    named: dict[str, int] = defaultdict(int)
+    for ident in tq.named:
+        for f in {d.file for d in ix.defs_by_name.get(ident, ())}:
+            named[f] += 1
+    rows = np.zeros((len(pool), len(FILE_FEATURES)))
+    for i, f in enumerate(pool):
+        sig = [signals.get(name, {}).get(f, 0.0) for name in SIGNALS]
+        name = f.rsplit("/", 1)[-1]
+        rows[i] = (
+            *sig,
+            bm_rank.get(f, 0.0),
+            def_rank.get(f, 0.0),
+            float(is_test_path(f)),
+            float(f in minor),
+            float(name.split(".", 1)[0] in ("__init__", "index", "mod", "lib", "package-info")),
+            math.log1p(f.count("/")),
+            math.log1p(len(ix.defs_by_file.get(f, ()))),
+            math.log1p(named.get(f, 0)),
+            math.log1p(hits.get(f, 0)) / top_hits,
+            api.get(f, 0.0) / top_api,
+            float(f in graph),
+            float(sum(1 for s in sig if s > 0)),
+        )
+    return rows
+
+
+def softmax(scores: np.ndarray) -> np.ndarray:
+    if scores.size == 0:
+        return scores
+    e = np.exp(scores - scores.max())
+    return e / e.sum()
+
+
+def candidate_features(
+    cands: list[Candidate],
+    bm25: list[float],
+    tq: TaskQuery,
+    file_prob: Mapping[str, float],
+    lifted: set[int],
+    minor: frozenset[str],
+) -> np.ndarray:
+    """The ``CANDIDATE_FEATURES`` row of each candidate, with its own BM25 score ``bm25``
+    (the re-rank index over the candidates), the learned probability of its file and
+    ``lifted`` (indices of candidates called by a function the task names)."""
+    top = max(bm25, default=0.0) or 1.0
+    bm_rank = _rranks({str(i): s for i, s in enumerate(bm25)})
+    f_rank = _rranks(file_prob)
+    named = tq.named_set
+    terms = set(tq.task_terms)
+    rows = np.zeros((len(cands), len(CANDIDATE_FEATURES)))
+    for i, c in enumerate(cands):
+        sources = set(c.sources)
+        last = c.qualname.rsplit(".", 1)[-1] if c.qualname else ""
+        words = set(tokenize_code(last)) if last else set()
+        rows[i] = (
+            bm25[i] / top,
+            bm_rank[str(i)],
+            file_prob.get(c.file, 0.0),
+            f_rank.get(c.file, 0.0),
+            c.anchor,
+            float(bool(last) and last in named),
+            float(i in lifted),
+            float(is_test_path(c.file)),
+            float(c.file in minor),
+            float(c.kind in ("function", "method")),
+            float(c.kind == "class"),
+            float(c.qualname is None),
+            math.log1p(c.end_line - c.start_line + 1),
+            float("ripgrep" in sources),
+            float("api-desc" in sources),
+            float("callgraph" in sources),
+            float("def-bm25" in sources or "infile" in sources),
+            float("traceback" in sources),
+            len(words & terms) / len(words) if words else 0.0,
+        )
+    return rows

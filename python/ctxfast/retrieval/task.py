@@ -1,0 +1,107 @@
+"""The task parsed once: one object every retrieval signal reads.
+
+Before, each signal re-derived what it needed from the raw text (the BM25 terms were built
+four times, the code identifiers three times, the path words once more), so two signals could
+disagree about what the task said and every new signal paid for its own parse. Here the
+§3.1 :class:`~ctxfast.retrieval.query.Query` and every derived view of the text — BM25 terms
+of the task alone and of the task with its error, the re-rank terms, the identifiers the task
+names, the words a path may hold — are computed once by :func:`parse_task`; the signals in
+``localize``, ``sources`` and ``pipeline`` take the :class:`TaskQuery` and never the text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container
+from dataclasses import dataclass
+
+from ctxfast.bm25 import tokenize_code
+from ctxfast.retrieval.query import Query, QueryConfig, build_query, query_terms
+from ctxfast.text import (
+    CALL,
+    CAMEL_CASE,
+    CODE_SPAN,
+    DOTTED_NAME,
+    IDENTIFIER,
+    PATH_WORD_STOPWORDS,
+    SNAKE_CASE,
+    long_words,
+)
+
+
+def code_identifiers(text: str) -> list[str]:
+    """Identifiers from code-like text: code blocks and backticks (every identifier inside),
+    dotted names (and their parts), CamelCase, snake_case and calls in the prose."""
+    found: dict[str, None] = {}
+    for m in CODE_SPAN.finditer(text):
+        for ident in IDENTIFIER.findall(m.group(0)):
+            if len(ident) >= 3:
+                found.setdefault(ident, None)
+    for m in DOTTED_NAME.finditer(text):
+        for part in m.group(0).split("."):
+            if len(part) >= 3:
+                found.setdefault(part, None)
+    for rx in (CAMEL_CASE, SNAKE_CASE):
+        for m in rx.finditer(text):
+            found.setdefault(m.group(0), None)
+    for m in CALL.finditer(text):
+        if len(m.group(1)) >= 3:
+            found.setdefault(m.group(1), None)
+    return list(found)
+
+
+@dataclass(frozen=True)
+class TaskQuery:
+    """Everything retrieval reads from one task, derived once.
+
+    ``text`` is the task with the error appended (what the file signals score), ``named`` the
+    identifiers of the task alone in order of first mention (what a definition is "named"
+    by), ``terms`` / ``task_terms`` the BM25 query terms of ``text`` / the task alone,
+    ``rerank_terms`` the task's terms plus the resolved identifiers, ``api_terms`` the goal
+    sentence and the task, ``path_words`` the prose words a path component may equal."""
+
+    task_text: str
+    error: str | None
+    query: Query
+    text: str
+    terms: tuple[str, ...]
+    task_terms: tuple[str, ...]
+    rerank_terms: tuple[str, ...]
+    api_terms: tuple[str, ...]
+    named: tuple[str, ...]
+    text_identifiers: tuple[str, ...]
+    path_words: frozenset[str]
+    goal_tokens: frozenset[str]
+
+    @property
+    def named_set(self) -> frozenset[str]:
+        return frozenset(self.named)
+
+
+def parse_task(
+    task_text: str,
+    error: str | None,
+    test: str | None,
+    config: QueryConfig,
+    stopwords: frozenset[str],
+    *,
+    name_index: Container[str] | None = None,
+) -> TaskQuery:
+    """Parse the task once (pure, deterministic); ``stopwords`` are dropped from every BM25
+    query built here (documents keep them, see ``query.query_terms``)."""
+    query = build_query(task_text, error, test, config, name_index=name_index)
+    text = task_text if not error else f"{task_text}\n{error}"
+    rerank = f"{task_text}\n" + " ".join(query.identifiers)
+    return TaskQuery(
+        task_text=task_text,
+        error=error,
+        query=query,
+        text=text,
+        terms=tuple(query_terms(text, stopwords)),
+        task_terms=tuple(query_terms(task_text, stopwords)),
+        rerank_terms=tuple(query_terms(rerank, stopwords)),
+        api_terms=tuple(query_terms(f"{query.goal_hint}\n{task_text}", stopwords)),
+        named=tuple(code_identifiers(task_text)),
+        text_identifiers=tuple(code_identifiers(text)),
+        path_words=frozenset(w for w in long_words(task_text) if w not in PATH_WORD_STOPWORDS),
+        goal_tokens=frozenset(tokenize_code(query.goal_hint)),
+    )

@@ -1,0 +1,69 @@
+"""The task is parsed once into one TaskQuery, and every signal reads that object."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from recon_fixture import indexed_repo
+
+import ctxfast.retrieval.task as task_module
+from ctxfast.retrieval.config import RetrievalConfig
+from ctxfast.retrieval.query import build_query, query_terms
+from ctxfast.retrieval.task import code_identifiers, parse_task
+
+TASK = (
+    "Fix `Cart.total_price` so the discount applies when parse_args() gets an empty list.\n"
+    "The shipping module is wrong too."
+)
+ERROR = 'Traceback (most recent call last):\n  File "shop/cart.py", line 3, in total_price\n'
+
+
+def test_views_are_derived_from_the_text_once():
+    cfg = RetrievalConfig()
+    tq = parse_task(TASK, ERROR, None, cfg.query, cfg.query_stopwords)
+    text = f"{TASK}\n{ERROR}"
+    assert tq.query == build_query(TASK, ERROR, None, cfg.query)
+    assert tq.text == text
+    assert list(tq.terms) == query_terms(text, cfg.query_stopwords)
+    assert list(tq.task_terms) == query_terms(TASK, cfg.query_stopwords)
+    assert "the" not in tq.task_terms  # stopwords leave every BM25 query
+    assert list(tq.named) == code_identifiers(TASK)
+    assert {"Cart", "total_price", "parse_args"} <= tq.named_set
+    assert list(tq.text_identifiers) == code_identifiers(text)
+    assert "shipping" in tq.path_words and "file" not in tq.path_words
+    api = query_terms(f"{tq.query.goal_hint}\n{TASK}", cfg.query_stopwords)
+    assert list(tq.api_terms) == api
+    assert tq.query.frames and tq.query.frames[0].path == "shop/cart.py"
+
+
+def test_retrieve_parses_the_task_exactly_once(tmp_path, monkeypatch):
+    cart = "def total_price(items):\n    return sum(items)\n"
+    files = {"shop/cart.py": cart, "shop/x.py": "A = 1\n"}
+    repo = indexed_repo(tmp_path, files)
+    calls = []
+    real = task_module.parse_task
+
+    def counting(*args, **kwargs):
+        calls.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr("ctxfast.retrieval.pipeline.parse_task", counting)
+    res = repo.retrieve(TASK, error=ERROR, refresh=False)
+    assert calls == [TASK]
+    assert res.ranked_files()[0] == "shop/cart.py"
+
+
+def test_signal_modules_never_parse_the_text_themselves():
+    """The signals take the TaskQuery: none of them imports a text parser."""
+    parsers = {"build_query", "query_terms", "code_identifiers", "tokenize_code"}
+    root = Path(task_module.__file__).parent
+    for name in ("localize.py", "sources.py", "pipeline.py"):
+        tree = ast.parse((root / name).read_text(encoding="utf-8"))
+        imported = {
+            a.asname or a.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom)
+            for a in node.names
+        }
+        assert not (imported & parsers), (name, imported & parsers)
