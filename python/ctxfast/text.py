@@ -116,6 +116,44 @@ SKILL_STOPWORDS = frozenset((
 # --- configuration keys and files -------------------------------------------------------
 
 #: An environment-style configuration key: ``DATABASE_URL``, ``MAX_RETRIES``.
+
+# The toolkit's and the baseline's own word rules, kept exactly as they were: each is pinned
+# by what it feeds (the intent router's bag of words, the memory index's TF-IDF features, the
+# BM25 baseline's reference figures), so one shared tokenizer would move their results.
+_LOWER_WORD = re.compile(r"[a-z0-9_']+")
+_WORD_PIECE = re.compile(r"[A-Za-z][a-z0-9]*|[A-Z]+(?![a-z])|\d+")
+_BASELINE_WORD = re.compile(r"[A-Za-z0-9_]+")
+_BASELINE_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+def lower_words(text: str) -> list[str]:
+    """Lower-cased words of letters, digits, underscore and apostrophe (the intent router)."""
+    return _LOWER_WORD.findall(text.lower())
+
+
+def word_pieces(text: str) -> list[str]:
+    """Lower-cased word pieces; ``camelCase`` and ``snake_case`` split into their words
+    (the memory index)."""
+    return [w.lower() for w in _WORD_PIECE.findall(text)]
+
+
+def identifier_tokens(text: str, split: bool = True) -> list[str]:
+    """Lower-cased words; identifiers also yield their snake_case/CamelCase parts (the BM25
+    baseline). ``getUserName`` → ``getusername get user name``: the whole identifier keeps
+    exact matches strong while the parts let prose ("user name") meet code."""
+    out: list[str] = []
+    for word in _BASELINE_WORD.findall(text):
+        low = word.lower()
+        if not split:
+            out.append(low)
+            continue
+        parts = [p.lower() for chunk in word.split("_") for p in _BASELINE_PART.findall(chunk)]
+        if len(parts) != 1 or parts[0] != low:
+            out.append(low)
+        out.extend(parts)
+    return out
+
+
 CONFIG_KEY = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
 #: Suffixes of configuration files.
 CONFIG_SUFFIXES = (".env", ".toml", ".yaml", ".yml", ".ini", ".cfg", ".conf", ".json")

@@ -12,7 +12,6 @@ import fnmatch
 import hashlib
 import json
 import os
-import re
 import shutil
 import time
 from collections.abc import Hashable, Sequence
@@ -23,6 +22,7 @@ from typing import Any, Protocol, runtime_checkable
 from ctxfast.eval.bench import Instance
 from ctxfast.eval.errors import EvalError
 from ctxfast.eval.sources import Tree
+from ctxfast.text import identifier_tokens
 
 #: Why ``ctxfast eval`` stops before running when its BM25 baseline cannot be built.
 BM25_HINT = "ctxfast eval scores a plain-BM25 baseline with bm25s: pip install 'ctxfast[eval]'"
@@ -91,31 +91,6 @@ class System(Protocol):
     def prepare(self, tree: Tree, cache_dir: Path) -> Any: ...
 
     def retrieve(self, handle: Any, instance: Instance) -> RetrievalOutput: ...
-
-
-# --------------------------------------------------------------------------- tokenisation
-
-_WORD = re.compile(r"[A-Za-z0-9_]+")
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-
-
-def identifier_tokens(text: str, split: bool = True) -> list[str]:
-    """Lower-cased words; identifiers also yield their snake_case/CamelCase parts.
-
-    ``getUserName`` → ``getusername get user name``: the whole identifier keeps exact matches
-    strong while the parts let prose ("user name") meet code.
-    """
-    out: list[str] = []
-    for word in _WORD.findall(text):
-        low = word.lower()
-        if not split:
-            out.append(low)
-            continue
-        parts = [p.lower() for chunk in word.split("_") for p in _CAMEL.findall(chunk)]
-        if len(parts) != 1 or parts[0] != low:
-            out.append(low)
-        out.extend(parts)
-    return out
 
 
 def source_files(root: Path, globs: Sequence[str] = ("*.py",)) -> list[str]:

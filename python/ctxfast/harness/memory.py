@@ -32,6 +32,7 @@ from typing import Any
 
 from ctxfast.confine import decode, read_regular
 from ctxfast.errors import ConfigError
+from ctxfast.text import word_pieces
 
 DIMS = 384
 #: 99th percentile of |cosine| between unrelated random texts, rounded up (see
@@ -43,13 +44,12 @@ MAX_CHUNK_CHARS = 1500
 MAX_BASELINE_CHUNKS = 200
 EMBEDDER_VERSION = 1
 
-_WORD_RE = re.compile(r"[A-Za-z][a-z0-9]*|[A-Z]+(?![a-z])|\d+")
 _HEADING_RE = re.compile(r"^#{1,6}\s+(.*)$")
 
 
 def tokenize(text: str) -> list[str]:
     """Lowercased word pieces; ``camelCase`` and ``snake_case`` split into their words."""
-    return [w.lower() for w in _WORD_RE.findall(text)]
+    return word_pieces(text)
 
 
 def _features(text: str) -> Counter[str]:

@@ -7,17 +7,16 @@ confident tie a refusal (``fallback=True``), which is what a workflow collision 
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-_WORD = re.compile(r"[a-z0-9_']+")
+from ctxfast.text import lower_words
 
 
 def bag_of_words(text: str) -> Counter[str]:
     """Lower-cased word counts (letters, digits, underscore, apostrophe)."""
-    return Counter(_WORD.findall(text.lower()))
+    return Counter(lower_words(text))
 
 
 @dataclass(frozen=True)
