@@ -259,28 +259,29 @@ def called_by(
     """One-hop ``CalledBy`` edges of ``node`` (tails = calling scopes), capped.
 
     The library code that calls the change comes first and at most ``cfg.max_test_callers``
-    tests follow, named in words only: a test calling the change tells the model what to run,
-    it is not code that breaks with it, and on a popular function the tests outnumber the
-    library callers (sympy's ``acsc`` had nine test callers among its first ten). On the 131
-    exact-tree Lite instances at 8k, test callers as code blocks (first 8 scopes by file:line)
-    covered .519, none .534. Only the first
-    ``cfg.max_caller_sites`` call sites (by file:line) are resolved, so a hub with
-    thousands of call sites costs a bounded lookup.
+    tests follow, named in words only (an edge, no code candidate): a test calling the change
+    tells the model what to run, it is not code that breaks with it, and on a popular function
+    the tests outnumber the library callers (sympy's ``acsc`` had nine test callers among its
+    first ten). On 131 exact-tree Lite instances at 8k, test callers as code blocks covered
+    .519, named in words .534. Only the first ``cfg.max_caller_sites`` call sites (by
+    file:line) are resolved, in one batch, so a hub with thousands of them costs a bounded
+    lookup.
     """
     sites = graph.callers(node.id)
     considered = sites[: cfg.max_caller_sites]
-    scoped: dict[str, tuple[Node, list[int]]] = {}
+    library: dict[str, tuple[Node, list[int]]] = {}
+    tests: dict[str, Node] = {}
     for site, scope in zip(considered, graph.scope_definitions(considered), strict=True):
         if scope is None or scope.id == node.id:
             continue
-        scoped.setdefault(scope.id, (scope, []))[1].append(site.line)
-    library = [v for v in scoped.values() if not is_test_path(v[0].file)]
-    tests = [v for v in scoped.values() if is_test_path(v[0].file)]
-    chosen = (library + tests[: cfg.max_test_callers])[: cfg.max_callers]
-    for scope, lines in chosen:
-        out.edges.append(ImpactEdge(head=head, tail=scope.qualname, type=ImpactType.CALLED_BY))
         if is_test_path(scope.file):
-            continue  # named in words (which tests exercise it), its code left to the fill
+            tests.setdefault(scope.id, scope)
+        else:
+            library.setdefault(scope.id, (scope, []))[1].append(site.line)
+    callers = list(library.values())[: cfg.max_callers]
+    named = list(tests.values())[: min(cfg.max_test_callers, cfg.max_callers - len(callers))]
+    for scope, lines in callers:
+        out.edges.append(ImpactEdge(head=head, tail=scope.qualname, type=ImpactType.CALLED_BY))
         if scope.qualname in known:
             out.sites.setdefault(scope.qualname, (tuple(sorted(set(lines))), head))
         else:
@@ -290,14 +291,18 @@ def called_by(
             cand = _code_candidate(graph, scope, reader, cfg, prov, lines[0])
             in_span = tuple(n for n in sorted(set(lines)) if cand.start_line <= n <= cand.end_line)
             out.candidates.append(replace(cand, sites=in_span, site_of=head))
-    if len(chosen) < len(scoped) or len(considered) < len(sites):
+    for scope in named:
+        out.edges.append(ImpactEdge(head=head, tail=scope.qualname, type=ImpactType.CALLED_BY))
+    chosen = len(callers) + len(named)
+    scoped = len(library) + len(tests)
+    if chosen < scoped or len(considered) < len(sites):
         out.log.append(
             LogEntry(
                 "defaults",
                 head,
                 "callers_capped",
-                f"{len(sites)} call sites, {len(scoped)} calling scopes among the first "
-                f"{len(considered)}; kept {len(chosen)} (library first, at most "
+                f"{len(sites)} call sites, {scoped} calling scopes among the first "
+                f"{len(considered)}; kept {chosen} (library first, at most "
                 f"{cfg.max_test_callers} tests)",
             )
         )
