@@ -170,6 +170,17 @@ def test_table_miss_defaults_to_signature_and_expansion_is_gated():
     assert out[0].role is Role.RELATED_TEST and out[0].rendering is Rendering.VERBATIM
     assert out[1].role is Role.RELATED_TEST and out[1].rendering is Rendering.SIGNATURE
     assert any(e.decision == "expanded" and e.item_id == items[0].id for e in log)
+    # A library name that contains "test" in a library file is not a test.
+    lib = [
+        cand("pkg.reports.TestReport", "src/pkg/reports.py", 1, "class TestReport:\n    x = 1"),
+        cand("pkg.hooks.pytest_runtest", "src/pkg/hooks.py", 1, "def pytest_runtest():\n    0"),
+    ]
+    lib_items = [
+        it
+        for it in build_pool(PoolInputs("t", plan, candidates=lib), CFG).items
+        if it.kind is Kind.RETRIEVED_HIT
+    ]
+    assert [assign_role(it, "rank:score", False) for it in lib_items] == [Role.RELATED_SYMBOL] * 2
     # A fault entity reached only as a dependency: (fault_entity, related_symbol) is a miss.
     fault = build_pool(PoolInputs("t", plan, localization=["m.g"]), CFG).items[-1]
     assert assign_role(fault, "obligation:dependency", False) is Role.RELATED_SYMBOL

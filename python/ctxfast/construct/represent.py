@@ -22,6 +22,7 @@ from ctxfast.construct.schema import (
     PlanNode,
 )
 from ctxfast.construct.terms import mentions
+from ctxfast.text import is_test_path
 
 
 class Role(StrEnum):
@@ -99,9 +100,10 @@ class Assigned:
 
 
 def _is_test(item: EvidenceItem) -> bool:
-    ent = (item.meta.entity or "").lower()
-    path = (item.meta.file or "").lower()
-    return "test" in ent.rsplit(".", 1)[-1] or "/tests/" in f"/{path}" or "test_" in path
+    """Test code is code in a test file (the one rule, :func:`ctxfast.text.is_test_path`): a
+    library name that merely contains "test" (``TestReport``, ``pytest_runtest_makereport``)
+    is not a test."""
+    return is_test_path(item.meta.file or "")
 
 
 def assign_role(item: EvidenceItem, driver: str, stale: bool) -> Role:
