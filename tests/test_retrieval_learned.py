@@ -73,7 +73,10 @@ def test_fit_listwise_finds_the_feature_that_marks_gold_and_is_deterministic():
 def test_a_model_with_other_columns_is_refused(tmp_path):
     path = Path(_model(tmp_path, {}, {}))
     data = json.loads(path.read_text(encoding="utf-8"))
-    data["files"]["features"] = data["files"]["features"][::-1]
+    data["files"]["features"][3] = "no_such_signal"
+    with pytest.raises(ConfigError, match="retrain"):
+        parse_model(json.dumps(data))
+    data["files"]["features"][3] = data["files"]["features"][4]  # a column twice
     with pytest.raises(ConfigError, match="retrain"):
         parse_model(json.dumps(data))
     data["version"] = 99
@@ -114,9 +117,96 @@ def test_feature_export_leaves_the_hand_ranking_unchanged(tmp_path):
 
 def test_shipped_model_matches_the_feature_columns():
     model = load_model()
-    assert model.files.features == FILE_FEATURES
-    assert model.definitions.features == CANDIDATE_FEATURES
+    assert set(model.files.features) <= set(FILE_FEATURES)
+    assert set(model.definitions.features) <= set(CANDIDATE_FEATURES)
     assert model.meta["tasks"] > 0
+
+
+def test_a_model_may_use_a_subset_of_the_columns_in_any_order():
+    rows = np.arange(2 * len(CANDIDATE_FEATURES), dtype=float).reshape(2, -1)
+    names = ("log_span", "bm25")
+    data = {"features": list(names), "mean": [0, 0], "scale": [1, 1], "weights": [1.0, 10.0]}
+    stage = LinearStage.from_dict(data, CANDIDATE_FEATURES)
+    want = rows[:, CANDIDATE_FEATURES.index("log_span")] + 10 * rows[:, 0]
+    assert np.array_equal(stage.score(rows), want)
+
+
+def _tree_table() -> dict:
+    # Tree 1: x0 <= 0.5 ? (x1 <= 2 ? 1 : 2) : 3.   Tree 2: a single leaf, -0.25.
+    return {
+        "kind": "trees",
+        "features": ["bm25", "log_span"],
+        "roots": [0, 5],
+        "feature": [0, 1, -1, -1, -1, -1],
+        "threshold": [0.5, 2.0, 0, 0, 0, 0],
+        "left": [1, 2, 2, 3, 4, 5],
+        "right": [4, 3, 2, 3, 4, 5],
+        "value": [0, 0, 1.0, 2.0, 3.0, -0.25],
+        "depth": 2,
+    }
+
+
+def test_tree_stage_walks_every_tree_and_round_trips():
+    from ctxfast.retrieval.ranker import TreeStage, stage_from_dict
+
+    stage = stage_from_dict(_tree_table(), CANDIDATE_FEATURES)
+    assert isinstance(stage, TreeStage)
+    rows = np.zeros((4, len(CANDIDATE_FEATURES)))
+    span = CANDIDATE_FEATURES.index("log_span")
+    rows[:, 0] = [0.5, 0.2, 0.9, 0.50001]
+    rows[:, span] = [2.0, 3.0, 0.0, 0.0]
+    assert stage.score(rows).tolist() == [0.75, 1.75, 2.75, 2.75]  # x <= threshold goes left
+    again = stage_from_dict(json.loads(json.dumps(stage.to_dict())), CANDIDATE_FEATURES)
+    assert np.array_equal(again.score(rows), stage.score(rows))
+    assert stage.score(rows[:0]).shape == (0,)
+    bad = _tree_table()
+    bad["left"][1] = 99
+    with pytest.raises(ConfigError, match="outside"):
+        stage_from_dict(bad, CANDIDATE_FEATURES)
+
+
+def test_boosted_trees_export_scores_exactly_as_lightgbm_predicts():
+    lgb = pytest.importorskip("lightgbm")
+    from ctxfast.eval.train_ranker import TREE_PARAMS, trees_of
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(600, 4))
+    y = ((x[:, 1] > 0.3) & (x[:, 2] < 0)).astype(int)
+    booster = lgb.train(TREE_PARAMS, lgb.Dataset(x, y, group=[30] * 20), 40)
+    stage = trees_of(booster.dump_model(), ("a", "b", "c", "d"))
+    assert np.allclose(stage.score(x), booster.predict(x), rtol=0, atol=1e-9)
+
+
+def test_boosting_keeps_the_linear_part_and_learns_an_interaction():
+    pytest.importorskip("lightgbm")
+    from ctxfast.eval.train_ranker import boosted
+    from ctxfast.retrieval.ranker import SumStage, stage_from_dict
+
+    rng = np.random.default_rng(2)
+    groups = []
+    for _ in range(200):
+        rows = rng.uniform(size=(20, 3))
+        g = int(rng.integers(20))
+        rows[g, 0], rows[g, 1] = 0.9, 0.9  # gold: both high (an AND no sum separates well)
+        for i in rng.choice(20, 4, replace=False):
+            if i != g:
+                rows[i, int(rng.integers(2))] = 0.95
+        gold = np.zeros(20, dtype=bool)
+        gold[g] = True
+        groups.append((rows, gold))
+    names = ("a", "b", "c")
+    lin = LinearStage(names, *fit_listwise(groups, steps=200))
+    both = boosted(lin, groups, names, fixed=("c",))
+    assert isinstance(both, SumStage) and "c" not in both.trees.features
+
+    def top1(stage) -> float:
+        return float(
+            np.mean([np.argmax(stage.score(x)) == np.flatnonzero(g)[0] for x, g in groups])
+        )
+
+    assert top1(both) > top1(lin) + 0.1
+    again = stage_from_dict(json.loads(json.dumps(both.to_dict())), names)
+    assert np.array_equal(again.score(groups[0][0]), both.score(groups[0][0]))
 
 
 def test_train_ranker_builds_a_model_from_mined_commits(tmp_path, mirrors):  # noqa: F811
@@ -158,3 +248,28 @@ def test_tied_columns_keep_their_ratio_and_the_prior_holds_without_evidence():
     _, _, wp = fit_listwise(groups, l2=1.0, steps=300, prior=prior)
     _, _, w0 = fit_listwise(groups, l2=1.0, steps=300)
     assert wp[1] > 0.2 and abs(w0[1]) < 0.1
+
+
+def test_candidate_rows_place_each_definition_inside_its_file(tmp_path):
+    files = {
+        **FILES,
+        "shop/cart.py": FILES["shop/cart.py"]
+        + "\n\nclass Basket:\n    def _clear(self):\n        return []\n",
+    }
+    repo = indexed_repo(tmp_path / "repo", files)
+    task = "The cart total is wrong when the discount applies after `Basket` is emptied."
+    f = repo.retrieve(task, config={"keep_features": True}, refresh=False).features
+    assert f is not None and f.candidate_rows is not None
+    rows = [dict(zip(CANDIDATE_FEATURES, r, strict=True)) for r in f.candidate_rows]
+    in_cart = [r for (file, _), r in zip(f.candidates, rows, strict=True) if file == "shop/cart.py"]
+    cart = {s: r for (file, s), r in zip(f.candidates, rows, strict=True) if file == "shop/cart.py"}
+    best = max(in_cart, key=lambda r: r["bm25"])
+    assert best["bm25_in_file_rrank"] == 1.0 and best["bm25_file_share"] == 1.0
+    ranks = sorted((r["bm25_in_file_rrank"] for r in in_cart), reverse=True)
+    assert ranks == [1.0 / (1 + i) for i in range(len(in_cart))]
+    assert {r["file_candidates"] for r in in_cart} == {np.log1p(len(in_cart))}
+    clear = cart["Basket._clear"]
+    assert clear["class_named"] == 1.0 and clear["is_private"] == 1.0 and clear["is_dunder"] == 0.0
+    assert cart["total_price"]["class_named"] == 0.0
+    # "cart", "total", "discount" of the task's terms appear in total_price's body.
+    assert cart["total_price"]["body_coverage"] > cart["discount_rate"]["body_coverage"] > 0

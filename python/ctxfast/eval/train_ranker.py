@@ -53,8 +53,10 @@ FILE_TIED = {
     "definition_match": "file_bm25",
 }
 DEFINITION_TIED = {"named": "bm25", "anchor": "bm25", "named_callee": "bm25"}
-#: Columns that repeat a tied signal in another form: held at zero.
-ZEROED = {"files": ("named_defs",), "definitions": ("src_traceback",)}
+#: Columns that repeat a tied signal in another form: held at zero. (``file_named``, the
+#: candidate's file defines a name the task uses, is what the miner strips: fit, it learns
+#: that a file whose names the commit message uses holds no fix.)
+ZEROED = {"files": ("named_defs",), "definitions": ("src_traceback", "file_named")}
 
 
 def hand_prior() -> tuple[dict[str, float], dict[str, float]]:
@@ -113,8 +115,11 @@ def _archive(mirror: Path, commit: str, dest: Path) -> None:
         raise RuntimeError(f"git archive {commit} failed")
 
 
-def extract_task(task: dict[str, Any], mirror_root: Path, work: Path) -> Path | None:
-    """Rows of one task, cached at ``work/features/ID.npz`` (None when the tree fails)."""
+def extract_task(
+    task: dict[str, Any], mirror_root: Path, work: Path, config: dict[str, Any] | None = None
+) -> Path | None:
+    """Rows of one task, cached at ``work/features/ID.npz`` (None when the tree fails);
+    ``config`` overrides the retrieval settings (the candidate pool the model will rank)."""
     from ctxfast.recon.parse_cache import ParseCache
     from ctxfast.repository import Repository
 
@@ -129,7 +134,9 @@ def extract_task(task: dict[str, Any], mirror_root: Path, work: Path) -> Path | 
         _archive(mirror, task["base_commit"], tree)
         repo = Repository(tree, index_dir=index, parse_cache=ParseCache(work / "parse-cache"))
         repo.index()
-        res = repo.retrieve(task["problem_statement"], config={"keep_features": True})
+        res = repo.retrieve(
+            task["problem_statement"], config={**(config or {}), "keep_features": True}
+        )
     except Exception as exc:  # a tree that does not build is skipped, not fatal
         print(f"{task['instance_id']}: skipped ({exc})", file=sys.stderr)
         return None
@@ -226,6 +233,93 @@ def fit_listwise(
     return mean, scale, w
 
 
+#: Gradient-boosted trees of the definition stage (``--learner boosted``): LambdaRank on each
+#: task's candidates, gold definitions labelled 1. Small, shallow trees and a large leaf
+#: minimum, so each split rests on hundreds of candidates of many tasks; one thread and
+#: ``deterministic`` so the same rows give the same trees byte for byte.
+TREE_PARAMS: dict[str, Any] = {
+    "objective": "lambdarank",
+    "learning_rate": 0.05,
+    "num_leaves": 15,
+    "min_data_in_leaf": 50,
+    "feature_fraction": 0.8,
+    "lambdarank_truncation_level": 20,
+    "deterministic": True,
+    "force_row_wise": True,
+    "num_threads": 1,
+    "seed": 0,
+    "verbose": -1,
+}
+TREE_ROUNDS = 200
+
+
+def fit_trees(
+    groups: list[tuple[np.ndarray, np.ndarray]],
+    names: tuple[str, ...],
+    columns: list[int],
+    init: np.ndarray | None = None,
+    params: dict[str, Any] | None = None,
+    rounds: int = TREE_ROUNDS,
+) -> Any:
+    """A :class:`~ctxfast.retrieval.ranker.TreeStage` over ``columns`` of the rows, fit by
+    LightGBM (a training-only dependency: the shipped table is scored in numpy) on
+    ``(rows, gold mask)`` groups, boosted from the scores ``init`` when given."""
+    import lightgbm as lgb
+
+    x = np.concatenate([g[0] for g in groups])[:, columns]
+    y = np.concatenate([g[1] for g in groups]).astype(np.int64)
+    data = lgb.Dataset(
+        x, y, group=[len(g[1]) for g in groups], init_score=init, free_raw_data=False
+    )
+    booster = lgb.train({**TREE_PARAMS, **(params or {})}, data, rounds)
+    return trees_of(booster.dump_model(), tuple(names[c] for c in columns), tuple(columns))
+
+
+def trees_of(dump: dict[str, Any], names: tuple[str, ...], columns: tuple[int, ...] = ()) -> Any:
+    """LightGBM's ``dump_model()`` as one flat node table (see ``TreeStage``)."""
+    from ctxfast.retrieval.ranker import TreeStage
+
+    feature: list[int] = []
+    threshold: list[float] = []
+    left: list[int] = []
+    right: list[int] = []
+    value: list[float] = []
+    roots: list[int] = []
+    depth = 0
+
+    def add(node: dict[str, Any], level: int) -> int:
+        nonlocal depth
+        me = len(feature)
+        feature.append(-1)
+        threshold.append(0.0)
+        left.append(me)
+        right.append(me)
+        value.append(float(node.get("leaf_value", 0.0)))
+        if "split_feature" in node:
+            if node.get("decision_type", "<=") != "<=":
+                raise EvalError(f"unsupported split {node.get('decision_type')}")
+            depth = max(depth, level + 1)
+            feature[me] = int(node["split_feature"])
+            threshold[me] = float(node["threshold"])
+            left[me] = add(node["left_child"], level + 1)
+            right[me] = add(node["right_child"], level + 1)
+        return me
+
+    for tree in dump["tree_info"]:
+        roots.append(add(tree["tree_structure"], 0))
+    return TreeStage(
+        names,
+        np.array(roots, dtype=np.int64),
+        np.array(feature, dtype=np.int64),
+        np.array(threshold),
+        np.array(left, dtype=np.int64),
+        np.array(right, dtype=np.int64),
+        np.array(value),
+        depth,
+        columns,
+    )
+
+
 def file_probs(rows: TaskRows, stage: Any) -> np.ndarray:
     from ctxfast.retrieval.features import softmax
 
@@ -250,7 +344,35 @@ def with_file_columns(rows: TaskRows, prob: np.ndarray) -> np.ndarray:
     return out
 
 
-def train(tasks: list[TaskRows], l2: float = DEFAULT_L2, steps: int = DEFAULT_STEPS) -> Any:
+def boosted(
+    linear: Any,
+    groups: list[tuple[np.ndarray, np.ndarray]],
+    names: tuple[str, ...],
+    fixed: Iterable[str],
+    params: dict[str, Any] | None = None,
+    rounds: int = TREE_ROUNDS,
+) -> Any:
+    """``linear`` plus trees fit to its residual over every column but ``fixed`` (the tied
+    and zeroed ones, which keep their linear weight)."""
+    from ctxfast.retrieval.ranker import LinearStage, SumStage
+
+    # The trees are fit to the residual of the linear part as it will be read back from the
+    # model file (weights rounded to 6 digits), so the shipped sum is the one that was fit.
+    linear = LinearStage.from_dict(linear.to_dict(), names)
+    skip = set(fixed)
+    cols = [i for i, n in enumerate(names) if n not in skip]
+    init = np.concatenate([linear.score(x) for x, _ in groups])
+    return SumStage(linear, fit_trees(groups, names, cols, init, params, rounds))
+
+
+def train(
+    tasks: list[TaskRows],
+    l2: float = DEFAULT_L2,
+    steps: int = DEFAULT_STEPS,
+    learner: str = "linear",
+) -> Any:
+    """The two stages from the corpus rows; ``learner="boosted"`` adds trees to the
+    definition stage (``boosted``)."""
     from ctxfast.retrieval.features import CANDIDATE_FEATURES, FILE_FEATURES
     from ctxfast.retrieval.ranker import LinearStage, RankerModel
 
@@ -269,9 +391,12 @@ def train(tasks: list[TaskRows], l2: float = DEFAULT_L2, steps: int = DEFAULT_ST
         raise EvalError("no task has a gold definition among its candidates")
     dties = ties_of(CANDIDATE_FEATURES, dprior, DEFINITION_TIED, ZEROED["definitions"])
     dvec = np.array([dprior.get(c, 0.0) for c in CANDIDATE_FEATURES])
-    defs = LinearStage(
+    defs: Any = LinearStage(
         CANDIDATE_FEATURES, *fit_listwise(cgroups, l2, steps, ties=dties, prior=dvec)
     )
+    if learner == "boosted":
+        fixed = (*DEFINITION_TIED, *ZEROED["definitions"])
+        defs = boosted(defs, cgroups, CANDIDATE_FEATURES, fixed)
     per_repo: dict[str, int] = defaultdict(int)
     for t in tasks:
         per_repo[t.repo] += 1
@@ -282,6 +407,7 @@ def train(tasks: list[TaskRows], l2: float = DEFAULT_L2, steps: int = DEFAULT_ST
         "repos": dict(sorted(per_repo.items())),
         "l2": l2,
         "steps": steps,
+        "learner": learner,
         "tied": {"files": FILE_TIED, "definitions": DEFINITION_TIED, "zeroed": ZEROED},
         "prior": {"files": fprior, "definitions": dprior},
     }
@@ -328,6 +454,17 @@ def register(esub: Any) -> None:
         "--extract-only", action="store_true", help="cache the feature rows, do not train"
     )
     ap.add_argument(
+        "--learner",
+        choices=("linear", "boosted"),
+        default="linear",
+        help="definition stage: linear, or linear plus boosted trees (needs lightgbm)",
+    )
+    ap.add_argument(
+        "--retrieval-config",
+        default="{}",
+        help="JSON retrieval settings the rows are extracted with (e.g. the candidate pool)",
+    )
+    ap.add_argument(
         "--shard",
         default="0/1",
         help="K/N: extract only every N-th task from the K-th (parallel runs)",
@@ -337,12 +474,13 @@ def register(esub: Any) -> None:
 
 def run(a: argparse.Namespace) -> int:
     corpus = load_corpus(a.corpus)
+    rcfg = json.loads(a.retrieval_config)
     k, n_shards = (int(x) for x in a.shard.split("/"))
     stored = []
     for n, task in enumerate(corpus, 1):
         if a.extract_only and (n - 1) % n_shards != k:
             continue
-        path = extract_task(task, a.mirror_root, a.work)
+        path = extract_task(task, a.mirror_root, a.work, rcfg)
         if path is not None:
             stored.append(path)
         if n % 25 == 0:
@@ -350,7 +488,7 @@ def run(a: argparse.Namespace) -> int:
     if a.extract_only:
         return 0
     rows = [load_rows(p) for p in stored]
-    model = train(rows, a.l2)
+    model = train(rows, a.l2, learner=a.learner)
     a.out.write_text(model.to_json() + "\n", encoding="utf-8")
     print(
         f"trained on {len(rows)} tasks: file Acc@1 {file_acc(rows, model.files, 1):.3f} "

@@ -13,8 +13,9 @@ columns differ is refused (``ranker.load_model``).
 from __future__ import annotations
 
 import math
+import weakref
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
 
@@ -70,6 +71,20 @@ CANDIDATE_FEATURES = (
     "src_def_bm25",
     "src_traceback",
     "term_coverage",
+    # Where the candidate stands inside its own file: the fix is usually the best-matching
+    # definition of a file the file stage trusts, whatever its score against other files.
+    "bm25_in_file_rrank",
+    "bm25_file_share",
+    "file_candidates",
+    # How much of the task its body and its name use, unweighted by rarity (BM25 weighs it).
+    "body_coverage",
+    "name_hits",
+    # What the task names around it: its class, or a definition of its file.
+    "class_named",
+    "file_named",
+    "src_infile",
+    "is_private",
+    "is_dunder",
 )
 
 
@@ -115,26 +130,52 @@ def file_features(
     for ident in tq.named:
         for f in {d.file for d in ix.defs_by_name.get(ident, ())}:
             named[f] += 1
+    # Column by column: a list comprehension per column, not a tuple per file (the pool is
+    # every file some signal touches, about 300 on Django).
     rows = np.zeros((len(pool), len(FILE_FEATURES)))
-    for i, f in enumerate(pool):
-        sig = [signals.get(name, {}).get(f, 0.0) for name in SIGNALS]
-        name = f.rsplit("/", 1)[-1]
-        rows[i] = (
-            *sig,
-            bm_rank.get(f, 0.0),
-            def_rank.get(f, 0.0),
-            float(is_test_path(f)),
-            float(f in minor),
-            float(name.split(".", 1)[0] in ("__init__", "index", "mod", "lib", "package-info")),
-            math.log1p(f.count("/")),
-            math.log1p(len(ix.defs_by_file.get(f, ()))),
-            math.log1p(named.get(f, 0)),
-            math.log1p(hits.get(f, 0)) / top_hits,
-            api.get(f, 0.0) / top_api,
-            float(f in graph),
-            float(sum(1 for s in sig if s > 0)),
-        )
+    col = FILE_FEATURES.index
+    for j, sig_name in enumerate(SIGNALS):
+        scores = signals.get(sig_name)
+        if scores:
+            rows[:, j] = [scores.get(f, 0.0) for f in pool]
+    rows[:, col("file_bm25_rrank")] = [bm_rank.get(f, 0.0) for f in pool]
+    rows[:, col("def_bm25_rrank")] = [def_rank.get(f, 0.0) for f in pool]
+    static = _static_file_columns(ix)
+    rows[:, col("is_test") : col("log_defs") + 1] = [static(f) for f in pool]
+    rows[:, col("minor_language")] = [float(f in minor) for f in pool]
+    rows[:, col("named_defs")] = [math.log1p(named.get(f, 0)) for f in pool]
+    rows[:, col("ripgrep_hits")] = [math.log1p(hits.get(f, 0)) / top_hits for f in pool]
+    rows[:, col("api_desc")] = [api.get(f, 0.0) / top_api for f in pool]
+    rows[:, col("callgraph")] = [float(f in graph) for f in pool]
+    rows[:, col("signal_count")] = (rows[:, : len(SIGNALS)] > 0).sum(axis=1)
     return rows
+
+
+#: Per index, the columns of a file that do not depend on the task (its role, depth, size).
+_STATIC: weakref.WeakKeyDictionary[RepoIndex, dict[str, tuple[float, ...]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _static_file_columns(ix: RepoIndex) -> Callable[[str], tuple[float, ...]]:
+    """``is_test``, a placeholder for ``minor_language`` (it depends on the settings),
+    ``is_package_init``, ``path_depth``, ``log_defs`` of a file, computed once per index."""
+    cache = _STATIC.setdefault(ix, {})
+
+    def get(f: str) -> tuple[float, ...]:
+        row = cache.get(f)
+        if row is None:
+            stem = f.rsplit("/", 1)[-1].split(".", 1)[0]
+            row = cache[f] = (
+                float(is_test_path(f)),
+                0.0,
+                float(stem in ("__init__", "index", "mod", "lib", "package-info")),
+                math.log1p(f.count("/")),
+                math.log1p(len(ix.defs_by_file.get(f, ()))),
+            )
+        return row
+
+    return get
 
 
 def softmax(scores: np.ndarray) -> np.ndarray:
@@ -160,11 +201,25 @@ def candidate_features(
     f_rank = _rranks(file_prob)
     named = tq.named_set
     terms = set(tq.task_terms)
+    n_terms = len(terms) or 1
+    by_file: dict[str, list[int]] = defaultdict(list)
+    for i, c in enumerate(cands):
+        by_file[c.file].append(i)
+    in_file_rank: dict[int, float] = {}
+    file_best: dict[str, float] = {}
+    for f, idx in by_file.items():
+        order = sorted(idx, key=lambda i: (-bm25[i], i))
+        in_file_rank.update({i: 1.0 / (1 + r) for r, i in enumerate(order)})
+        file_best[f] = bm25[order[0]] or 1.0
+    named_files = {c.file for c in cands if c.qualname and c.qualname.rsplit(".", 1)[-1] in named}
     rows = np.zeros((len(cands), len(CANDIDATE_FEATURES)))
     for i, c in enumerate(cands):
         sources = set(c.sources)
-        last = c.qualname.rsplit(".", 1)[-1] if c.qualname else ""
+        parts = c.qualname.rsplit(".", 2) if c.qualname else []
+        last = parts[-1] if parts else ""
         words = set(tokenize_code(last)) if last else set()
+        body = set(tokenize_code(c.text)) if terms else set()
+        owner = parts[-2] if len(parts) > 1 and c.kind in ("function", "method") else ""
         rows[i] = (
             bm25[i] / top,
             bm_rank[str(i)],
@@ -185,5 +240,15 @@ def candidate_features(
             float("def-bm25" in sources or "infile" in sources),
             float("traceback" in sources),
             len(words & terms) / len(words) if words else 0.0,
+            in_file_rank[i],
+            bm25[i] / file_best[c.file],
+            math.log1p(len(by_file[c.file])),
+            len(body & terms) / n_terms,
+            math.log1p(len(words & terms)),
+            float(bool(owner) and owner in named),
+            float(c.file in named_files),
+            float("infile" in sources),
+            float(last.startswith("_") and not last.startswith("__")),
+            float(last.startswith("__") and last.endswith("__")),
         )
     return rows

@@ -29,17 +29,23 @@ MODEL_VERSION = 1
 
 @dataclass(frozen=True)
 class LinearStage:
-    """``score(x) = w · (x - mean) / scale`` over the named feature columns."""
+    """``score(x) = w · (x - mean) / scale`` over the named feature columns.
+
+    ``columns`` are the positions of ``features`` in the rows the pipeline builds: a model
+    may use a subset of the columns this version computes (training drops the ones that do
+    not help), but never one it does not know."""
 
     features: tuple[str, ...]
     mean: np.ndarray
     scale: np.ndarray
     weights: np.ndarray
+    columns: tuple[int, ...] = ()
 
     def score(self, rows: np.ndarray) -> np.ndarray:
         if rows.size == 0:
             return np.zeros(len(rows))
-        return ((rows - self.mean) / self.scale) @ self.weights
+        x = rows[:, list(self.columns)] if self.columns else rows
+        return ((x - self.mean) / self.scale) @ self.weights
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -52,21 +58,147 @@ class LinearStage:
     @classmethod
     def from_dict(cls, data: dict[str, Any], expected: tuple[str, ...]) -> LinearStage:
         feats = tuple(data["features"])
-        if feats != expected:
-            raise ConfigError(
-                "ranker model columns differ from this version's features; "
-                "retrain with `ctxfast eval train-ranker`"
-            )
-        arrays = [np.asarray(data[k], dtype=np.float64) for k in ("mean", "scale", "weights")]
-        if any(a.shape != (len(feats),) for a in arrays):
-            raise ConfigError("ranker model: mean/scale/weights must have one value per feature")
-        return cls(feats, *arrays)
+        return cls(feats, *_arrays(data, feats), columns=columns_of(feats, expected))
+
+
+def columns_of(feats: tuple[str, ...], expected: tuple[str, ...]) -> tuple[int, ...]:
+    """Positions of a model's ``feats`` among the columns this version computes."""
+    unknown = [f for f in feats if f not in expected]
+    if unknown or len(set(feats)) != len(feats):
+        raise ConfigError(
+            f"ranker model columns {', '.join(unknown) or '(repeated)'} are not this version's "
+            "features; retrain with `ctxfast eval train-ranker`"
+        )
+    return tuple(expected.index(f) for f in feats)
+
+
+def _arrays(data: dict[str, Any], feats: tuple[str, ...]) -> list[np.ndarray]:
+    arrays = [np.asarray(data[k], dtype=np.float64) for k in ("mean", "scale", "weights")]
+    if any(a.shape != (len(feats),) for a in arrays):
+        raise ConfigError("ranker model: mean/scale/weights must have one value per feature")
+    return arrays
+
+
+@dataclass(frozen=True)
+class TreeStage:
+    """A sum of regression trees (gradient boosting) over the named feature columns.
+
+    All trees are held as one flat node table — ``feature`` (-1 at a leaf), ``threshold``
+    (go left when ``x <= threshold``), ``left`` / ``right`` (node ids) and ``value`` (a
+    leaf's score) — and walked together, one level per numpy step, so a query costs
+    ``depth`` vectorised gathers over ``rows × trees`` whatever the number of trees.
+    Trained offline (``ctxfast eval train-ranker --learner trees``); scoring needs numpy only."""
+
+    features: tuple[str, ...]
+    roots: np.ndarray
+    feature: np.ndarray
+    threshold: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    value: np.ndarray
+    depth: int
+    columns: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        # A leaf splits on column 0 into itself on both sides, so every row walks exactly
+        # ``depth`` steps with no mask; ``child[2·node + (x > threshold)]`` is the next node.
+        object.__setattr__(self, "_split", np.maximum(self.feature, 0))
+        object.__setattr__(self, "_child", np.stack([self.left, self.right], axis=1).ravel())
+
+    def score(self, rows: np.ndarray) -> np.ndarray:
+        if rows.size == 0 or not len(self.roots):
+            return np.zeros(len(rows))
+        x = rows[:, list(self.columns)] if self.columns else rows
+        flat = np.ascontiguousarray(x, dtype=np.float64).ravel()
+        base = (np.arange(len(x)) * x.shape[1])[:, None]
+        node = np.broadcast_to(self.roots, (len(x), len(self.roots)))
+        split, child, thr = self._split, self._child, self.threshold  # type: ignore[attr-defined]
+        for _ in range(self.depth):
+            right = flat[base + split[node]] > thr[node]
+            node = child[2 * node + right]
+        return self.value[node].sum(axis=1)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": "trees",
+            "features": list(self.features),
+            "roots": self.roots.tolist(),
+            "feature": self.feature.tolist(),
+            # JSON writes a float64 by its shortest repr, which reads back exactly:
+            # thresholds and leaves are the fitted numbers, not roundings of them.
+            "threshold": [float(t) for t in self.threshold],
+            "left": self.left.tolist(),
+            "right": self.right.tolist(),
+            "value": [float(v) for v in self.value],
+            "depth": self.depth,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], expected: tuple[str, ...]) -> TreeStage:
+        feats = tuple(data["features"])
+        cols = columns_of(feats, expected)
+        feature = np.asarray(data["feature"], dtype=np.int64)
+        n = len(feature)
+        arrays = [np.asarray(data[k]) for k in ("threshold", "left", "right", "value")]
+        roots = np.asarray(data["roots"], dtype=np.int64)
+        if any(len(a) != n for a in arrays) or feature.max(initial=-1) >= len(feats):
+            raise ConfigError("ranker model: malformed tree table")
+        thr, left, right, value = arrays
+        ids = np.concatenate([roots, left[feature >= 0], right[feature >= 0]]).astype(np.int64)
+        if n and (ids.min(initial=0) < 0 or ids.max(initial=0) >= n):
+            raise ConfigError("ranker model: a tree points outside its node table")
+        return cls(
+            feats,
+            roots,
+            feature,
+            thr.astype(np.float64),
+            left.astype(np.int64),
+            right.astype(np.int64),
+            value.astype(np.float64),
+            int(data["depth"]),
+            cols,
+        )
+
+
+@dataclass(frozen=True)
+class SumStage:
+    """A linear stage plus trees fit to what it misses (boosted from its scores): the linear
+    part keeps the columns the corpus cannot teach at their hand-set ratio, the trees add
+    the interactions a sum cannot express (a definition's place inside a trusted file)."""
+
+    linear: LinearStage
+    trees: TreeStage
+
+    @property
+    def features(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys((*self.linear.features, *self.trees.features)))
+
+    def score(self, rows: np.ndarray) -> np.ndarray:
+        return self.linear.score(rows) + self.trees.score(rows)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": "sum", "linear": self.linear.to_dict(), "trees": self.trees.to_dict()}
+
+
+Stage = LinearStage | TreeStage | SumStage
+
+
+def stage_from_dict(data: dict[str, Any], expected: tuple[str, ...]) -> Stage:
+    kind = data.get("kind", "linear")
+    if kind == "sum":
+        return SumStage(
+            LinearStage.from_dict(data["linear"], expected),
+            TreeStage.from_dict(data["trees"], expected),
+        )
+    if kind == "trees":
+        return TreeStage.from_dict(data, expected)
+    return LinearStage.from_dict(data, expected)
 
 
 @dataclass(frozen=True)
 class RankerModel:
-    files: LinearStage
-    definitions: LinearStage
+    files: Stage
+    definitions: Stage
     meta: dict[str, Any]
 
     def to_json(self) -> str:
@@ -87,8 +219,8 @@ def parse_model(text: str) -> RankerModel:
     if data.get("version") != MODEL_VERSION:
         raise ConfigError(f"ranker model version {data.get('version')} is not {MODEL_VERSION}")
     return RankerModel(
-        LinearStage.from_dict(data["files"], FILE_FEATURES),
-        LinearStage.from_dict(data["definitions"], CANDIDATE_FEATURES),
+        stage_from_dict(data["files"], FILE_FEATURES),
+        stage_from_dict(data["definitions"], CANDIDATE_FEATURES),
         dict(data.get("meta", {})),
     )
 
