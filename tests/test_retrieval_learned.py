@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -226,6 +227,13 @@ def test_train_ranker_builds_a_model_from_mined_commits(tmp_path, mirrors):  # n
     again = tmp_path / "again.json"
     assert main([*argv, "--work", str(work), "--out", str(again)]) == 0
     assert again.read_text() == out.read_text()  # cached rows, same weights
+    if importlib.util.find_spec("lightgbm") is not None:
+        from ctxfast.retrieval.ranker import SumStage
+
+        trees = tmp_path / "trees.json"
+        assert main([*argv, "--work", str(work), "--out", str(trees), "--learner", "boosted"]) == 0
+        boosted = parse_model(trees.read_text(encoding="utf-8"))
+        assert isinstance(boosted.definitions, SumStage) and boosted.meta["learner"] == "boosted"
 
 
 def test_tied_columns_keep_their_ratio_and_the_prior_holds_without_evidence():

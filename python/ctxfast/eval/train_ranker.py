@@ -1,7 +1,7 @@
 """Train the learned ranker (``retrieval.ranker``) from a mined corpus of bug-fix commits.
 
 usage: ctxfast eval train-ranker --corpus TASKS.jsonl [...] --mirror-root DIR --work DIR
-       --out MODEL.json [--l2 X] [--limit-per-repo N]
+       --out MODEL.json [--l2 X] [--limit N] [--learner linear|boosted] [--retrieval-config JSON]
 
 For each task of the corpus (``ctxfast eval mine --split train``: repositories outside every
 benchmark and outside the multi-language dev set) the tree at ``base_commit`` is written from
@@ -454,6 +454,12 @@ def register(esub: Any) -> None:
         "--extract-only", action="store_true", help="cache the feature rows, do not train"
     )
     ap.add_argument(
+        "--limit",
+        type=int,
+        default=0,
+        help="use only the first N tasks of the round-robin order (0: all)",
+    )
+    ap.add_argument(
         "--learner",
         choices=("linear", "boosted"),
         default="linear",
@@ -474,6 +480,8 @@ def register(esub: Any) -> None:
 
 def run(a: argparse.Namespace) -> int:
     corpus = load_corpus(a.corpus)
+    if a.limit:
+        corpus = corpus[: a.limit]
     rcfg = json.loads(a.retrieval_config)
     k, n_shards = (int(x) for x in a.shard.split("/"))
     stored = []
