@@ -30,8 +30,18 @@ def test_importing_the_package_loads_no_layer():
 
 def test_building_the_command_line_parser_imports_no_heavy_module():
     loaded = _modules_after("from ctxfast.cli import build_parser\nbuild_parser()")
-    for heavy in ("numpy", "ctxfast.harness", "mcp"):
+    for heavy in ("numpy", "tqdm", "mcp", "ctxfast.harness", "ctxfast.recon.escalation"):
         assert heavy not in loaded, heavy
+
+
+def test_the_compose_path_imports_no_module_it_does_not_use():
+    loaded = _modules_after(
+        "import ctxfast.cli.compose, ctxfast.construct.compose, ctxfast.progress\n"
+        "ctxfast.progress.IndexBar(enabled=False)"
+    )
+    for heavy in ("numpy", "tqdm", "mcp", "ctxfast.recon.escalation", "ctxfast.recon.answers"):
+        assert heavy not in loaded, heavy
+    assert "ctxfast.recon.ego" not in loaded
 
 
 def test_every_public_name_resolves_and_is_listed():
