@@ -134,3 +134,27 @@ def test_retrieval_definitions_are_the_graphs_node_rows(root):
     for d in ix.defs:
         assert type(d) is Node and graph.node(d.id) == d
         assert ix.signatures[d.id] == graph.signature(d.id).signature
+
+
+def test_the_collector_is_paused_only_while_state_loads(root, monkeypatch):
+    import gc
+    import pickle
+
+    ctxfast.Repository(root).retrieve(TASK)  # stores the state
+    seen = []
+    loads = pickle.loads
+
+    def spy(data):
+        seen.append(gc.isenabled())
+        return loads(data)
+
+    monkeypatch.setattr(pickle, "loads", spy)
+    try:
+        assert gc.isenabled()
+        ctxfast.Repository(root).retrieve(TASK)
+        assert seen and not any(seen) and gc.isenabled()
+        gc.disable()  # a host that keeps the collector off finds it off afterwards
+        ctxfast.Repository(root).retrieve(TASK)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -26,7 +26,7 @@ from ctxfast.confine import decode, read_confined
 from ctxfast.errors import IndexError as CtxIndexError
 from ctxfast.recon import graph_db
 from ctxfast.recon.graph import NODE_COLUMNS, Node
-from ctxfast.retrieval.state import StateStore
+from ctxfast.retrieval.state import StateStore, gc_paused
 from ctxfast.text import is_test_path
 
 T = TypeVar("T")
@@ -80,35 +80,36 @@ class RepoIndex:
             rows, signatures, names, modules = self.stored_pickle("tables", lambda: _tables(con))
         finally:
             con.close()
-        self.files: list[str] = [p for p, _, _ in files]
-        self.languages: dict[str, str] = {p: lang or "" for p, _, lang in files}
-        # A fresh process builds these for tens of thousands of definitions: made and grouped
-        # by C-level calls (rows come sorted by file), not attribute by attribute.
-        self.defs: list[Node] = list(map(partial(tuple.__new__, Node), rows))
-        #: Each definition's skeleton signature (header line, no body), by node id.
-        self.signatures: dict[str, str] = dict(
-            zip(map(itemgetter(0), rows), signatures, strict=True)
-        )
-        self.defs_by_file: dict[str, list[Node]] = {
-            f: list(g) for f, g in groupby(self.defs, key=itemgetter(_FILE))
-        }
-        self.defs_by_name: dict[str, list[Node]] = {}
-        for d in self.defs:
-            self.defs_by_name.setdefault(d[_NAME], []).append(d)
-        first = self.defs[::-1]  # the first definition of a qualname wins
-        self.defs_by_qualname: dict[str, Node] = dict(
-            zip(map(itemgetter(_QUALNAME), first), first, strict=True)
-        )
-        self.qualnames: set[str] = set(names)
-        self.module_of: dict[str, str] = {}
-        for file, qualname in modules:
-            self.module_of.setdefault(file, qualname)
-        self.symbol_names: set[str] = set(self.defs_by_name)
-        # The same names as one native set, shared by every BM25 index of this state (the
-        # per-query candidate index included) instead of being converted per build.
-        self.symbol_set = SymbolSet(self.symbol_names)
-        # Query construction keeps an identifier iff it resolves: by qualname or by name.
-        self.qualnames_and_names: frozenset[str] = frozenset(self.qualnames | self.symbol_names)
+        with gc_paused():  # tens of thousands of tuples, no cycles among them
+            self.files: list[str] = [p for p, _, _ in files]
+            self.languages: dict[str, str] = {p: lang or "" for p, _, lang in files}
+            # A fresh process builds these for tens of thousands of definitions: made and grouped
+            # by C-level calls (rows come sorted by file), not attribute by attribute.
+            self.defs: list[Node] = list(map(partial(tuple.__new__, Node), rows))
+            #: Each definition's skeleton signature (header line, no body), by node id.
+            self.signatures: dict[str, str] = dict(
+                zip(map(itemgetter(0), rows), signatures, strict=True)
+            )
+            self.defs_by_file: dict[str, list[Node]] = {
+                f: list(g) for f, g in groupby(self.defs, key=itemgetter(_FILE))
+            }
+            self.defs_by_name: dict[str, list[Node]] = {}
+            for d in self.defs:
+                self.defs_by_name.setdefault(d[_NAME], []).append(d)
+            first = self.defs[::-1]  # the first definition of a qualname wins
+            self.defs_by_qualname: dict[str, Node] = dict(
+                zip(map(itemgetter(_QUALNAME), first), first, strict=True)
+            )
+            self.qualnames: set[str] = set(names)
+            self.module_of: dict[str, str] = {}
+            for file, qualname in modules:
+                self.module_of.setdefault(file, qualname)
+            self.symbol_names: set[str] = set(self.defs_by_name)
+            # The same names as one native set, shared by every BM25 index of this state (the
+            # per-query candidate index included) instead of being converted per build.
+            self.symbol_set = SymbolSet(self.symbol_names)
+            # Query construction keeps an identifier iff it resolves: by qualname or by name.
+            self.qualnames_and_names: frozenset[str] = frozenset(self.qualnames | self.symbol_names)
         self._texts: dict[str, list[str]] = {}
         self._file_bm25: BM25Index | None = None
         self._path_parts: list[tuple[str, frozenset[str]]] | None = None
