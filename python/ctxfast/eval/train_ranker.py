@@ -29,12 +29,13 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ctxfast.eval.errors import EvalError
 from ctxfast.eval.mine import check_split
+
+if TYPE_CHECKING:  # numpy is imported where it is used: `ctxfast --help` must not pay for it
+    import numpy as np
 
 #: L2 penalty pulling the standardised weights towards the hand-set prior (per task-averaged
 #: loss): the corpus moves a weight away from the hand-set fusion only where its evidence is
@@ -120,6 +121,8 @@ def extract_task(
 ) -> Path | None:
     """Rows of one task, cached at ``work/features/ID.npz`` (None when the tree fails);
     ``config`` overrides the retrieval settings (the candidate pool the model will rank)."""
+    import numpy as np
+
     from ctxfast.recon.parse_cache import ParseCache
     from ctxfast.repository import Repository
 
@@ -164,6 +167,8 @@ def extract_task(
 
 
 def load_rows(path: Path) -> TaskRows:
+    import numpy as np
+
     z = np.load(path, allow_pickle=True)
     return TaskRows(
         str(z["repo"]),
@@ -191,6 +196,8 @@ def fit_listwise(
     weight per raw unit is held at ``ratio`` times the base column's (it is not fit).
     ``prior`` (weights per raw unit) is scaled by the one factor that fits best — the
     softmax's temperature — and the L2 penalty then pulls towards it instead of zero."""
+    import numpy as np
+
     rows = np.concatenate([x for x, _ in groups])
     mean = rows.mean(axis=0)
     scale = rows.std(axis=0)
@@ -265,6 +272,7 @@ def fit_trees(
     LightGBM (a training-only dependency: the shipped table is scored in numpy) on
     ``(rows, gold mask)`` groups, boosted from the scores ``init`` when given."""
     import lightgbm as lgb
+    import numpy as np
 
     x = np.concatenate([g[0] for g in groups])[:, columns]
     y = np.concatenate([g[1] for g in groups]).astype(np.int64)
@@ -277,6 +285,8 @@ def fit_trees(
 
 def trees_of(dump: dict[str, Any], names: tuple[str, ...], columns: tuple[int, ...] = ()) -> Any:
     """LightGBM's ``dump_model()`` as one flat node table (see ``TreeStage``)."""
+    import numpy as np
+
     from ctxfast.retrieval.ranker import TreeStage
 
     feature: list[int] = []
@@ -354,6 +364,8 @@ def boosted(
 ) -> Any:
     """``linear`` plus trees fit to its residual over every column but ``fixed`` (the tied
     and zeroed ones, which keep their linear weight)."""
+    import numpy as np
+
     from ctxfast.retrieval.ranker import LinearStage, SumStage
 
     # The trees are fit to the residual of the linear part as it will be read back from the
@@ -373,6 +385,8 @@ def train(
 ) -> Any:
     """The two stages from the corpus rows; ``learner="boosted"`` adds trees to the
     definition stage (``boosted``)."""
+    import numpy as np
+
     from ctxfast.retrieval.features import CANDIDATE_FEATURES, FILE_FEATURES
     from ctxfast.retrieval.ranker import LinearStage, RankerModel
 
@@ -416,6 +430,8 @@ def train(
 
 def file_acc(tasks: Iterable[TaskRows], stage: Any, k: int) -> float:
     """Share of tasks whose every gold file (in the pool) ranks in the top ``k``."""
+    import numpy as np
+
     hits = []
     for t in tasks:
         if not t.file_gold.any():
