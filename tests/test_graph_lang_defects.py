@@ -514,3 +514,38 @@ def test_typescript_chains_fluent_builders_decorators_and_call_lines(tmp_path: P
     assert callees(g, "src.post") == {"src.decorators.Entity"}
     assert callees(g, "src.post.Post") == {"src.decorators.Column"}
     assert callees(g, "src.post.Post.constructor") == {"src.decorators.Inject"}
+
+
+def test_typescript_call_result_locals_and_names_past_the_first_star_export(tmp_path: Path) -> None:
+    g = graph_of(
+        tmp_path,
+        {
+            "src/repo.ts": """
+                export class Repository<T> { save(x: T): void {} }
+                export class Connection {
+                    getRepository<T>(t: string): Repository<T> { return new Repository<T>(); }
+                }
+                """,
+            "src/columns.ts": "export function Column() { return (t: any, k: string) => {}; }\n",
+            "src/index.ts": """
+                export * from './repo';
+                export * from './columns';
+                """,
+            "sample/app.ts": """
+                import { Column, Connection } from '../src/index';
+                export class Post { @Column() title: string; }
+                export function main(connection: Connection) {
+                    const repo = connection.getRepository<Post>("post");
+                    repo.save(new Post());
+                }
+                """,
+        },
+    )
+    # `Column` is in the second module `index.ts` re-exports with `export *`.
+    assert callees(g, "sample.app.Post") == {"src.columns.Column"}
+    # `repo` holds what `getRepository` declares it returns.
+    assert callees(g, "sample.app.main") == {
+        "src.repo.Connection.getRepository",
+        "src.repo.Repository.save",
+        "sample.app.Post",
+    }

@@ -756,11 +756,18 @@ impl<'a> Resolver<'a> {
     /// an untyped binding there, or a type that does not resolve to a project class, gives
     /// `None`.
     fn typed_local(&self, f: u32, scope: u32, name: &str) -> Option<Res> {
+        self.typed_local_at(f, scope, name, 0)
+    }
+
+    fn typed_local_at(&self, f: u32, scope: u32, name: &str, depth: u32) -> Option<Res> {
         let fi = f as usize;
         let defs = &self.files[fi].raw.defs;
         let mut s = scope;
         while s != 0 {
             if let Some(class) = self.t(fi).typed_locals.get(&(s, name)) {
+                if let Some(call) = class.strip_suffix(".()") {
+                    return self.call_result(f, s, call, depth + 1);
+                }
                 return self.class_at(f, s, class, 0);
             }
             if self.t(fi).locals.contains(&(s, name)) {
@@ -788,6 +795,33 @@ impl<'a> Resolver<'a> {
             fd.raw.defs[i].kind == DefKind::Function && fd.raw.defs[i].local == def.local
         });
         last.map_or_else(|| r.clone(), |i| Res::Def(f, i as u32))
+    }
+
+    /// The class a call of `callee` (a dotted path written in `scope`, its receiver a typed
+    /// local, a typed attribute or `this`, calls in it marked `()`) returns: a local bound to
+    /// `conn.getRepository(Post)` holds what `getRepository` declares it returns.
+    fn call_result(&self, f: u32, scope: u32, callee: &str, depth: u32) -> Option<Res> {
+        if depth > 4 {
+            return None;
+        }
+        let segs: Vec<&str> = callee.split('.').collect();
+        let mut cur = self
+            .typed_local_at(f, scope, segs[0], depth)
+            .unwrap_or_else(|| self.lookup_name(f, scope, segs[0], 0));
+        for seg in segs[1..].iter().chain(std::iter::once(&"()")) {
+            cur = if *seg == "()" {
+                self.returned_class(&cur)?
+            } else {
+                let next = self
+                    .typed_attr(&cur, seg, 0)
+                    .unwrap_or_else(|| self.attr(&cur, seg, 0));
+                if !matches!(next, Res::Def(..)) {
+                    return None;
+                }
+                next
+            };
+        }
+        self.is_class(&cur).then_some(cur)
     }
 
     fn is_class(&self, r: &Res) -> bool {
@@ -1386,13 +1420,20 @@ impl<'a> Resolver<'a> {
                     // large and cyclic, and the unique-definition rule covers the rest.
                     return Res::Dynamic;
                 }
+                // An `index.ts` re-exports dozens of modules (`export * from './a'`): a name
+                // missing from one is looked for in the next.
+                let mut external = false;
                 for &bi in &self.t(mi).stars {
                     let sm = self.resolve_binding(*m, bi, false, depth + 1);
                     match self.attr(&sm, name, depth + 1) {
                         r @ (Res::Def(..) | Res::Module(_)) => return r,
+                        Res::External | Res::Dynamic if fd.lang.is_js() => external = true,
                         Res::External | Res::Dynamic => return Res::External,
                         _ => {}
                     }
+                }
+                if external {
+                    return Res::External;
                 }
                 if fd.lang == Lang::Python {
                     Res::NotFound

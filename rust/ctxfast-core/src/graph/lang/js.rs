@@ -234,6 +234,13 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
                                 matches!(c.kind(), "identifier" | "member_expression")
                                     .then(|| b.text(c))
                             });
+                            // `const repo = conn.getRepository(Post)`: what the callee
+                            // declares it returns, marked `.()` for the resolver.
+                            let ty = ty.or_else(|| {
+                                let v = value.filter(|v| v.kind() == "call_expression")?;
+                                let p = call_path(b, v.child_by_field_name("function")?)?;
+                                (p.last()? != "()").then(|| format!("{}.()", p.join(".")))
+                            });
                             match ty {
                                 Some(t) => b.typed_local(b.text(nm), t),
                                 None => b.local(b.text(nm)),
