@@ -521,9 +521,10 @@ def test_typescript_call_result_locals_and_names_past_the_first_star_export(tmp_
         tmp_path,
         {
             "src/repo.ts": """
-                export class Repository<T> { save(x: T): void {} }
+                export class Repository<T> { save(x: T): void {} clear(): void {} }
                 export class Connection {
                     getRepository<T>(t: string): Repository<T> { return new Repository<T>(); }
+                    async load(): Promise<Repository<string>> { return new Repository(); }
                 }
                 """,
             "src/columns.ts": "export function Column() { return (t: any, k: string) => {}; }\n",
@@ -532,20 +533,31 @@ def test_typescript_call_result_locals_and_names_past_the_first_star_export(tmp_
                 export * from './columns';
                 """,
             "sample/app.ts": """
-                import { Column, Connection } from '../src/index';
+                import { Column, Connection, Repository } from '../src/index';
                 export class Post { @Column() title: string; }
-                export function main(connection: Connection) {
+                export async function main(connection: Connection) {
                     const repo = connection.getRepository<Post>("post");
                     repo.save(new Post());
+                    const loaded = await connection.load();
+                    loaded.clear();
+                }
+                export function wipe(r: Repository<string> | string) {
+                    const repo = r instanceof Repository ? r : new Repository<string>();
+                    repo.clear();
                 }
                 """,
         },
     )
     # `Column` is in the second module `index.ts` re-exports with `export *`.
     assert callees(g, "sample.app.Post") == {"src.columns.Column"}
-    # `repo` holds what `getRepository` declares it returns.
+    # `repo` holds what `getRepository` declares it returns; `loaded`, what `load`'s promise
+    # resolves to.
     assert callees(g, "sample.app.main") == {
         "src.repo.Connection.getRepository",
         "src.repo.Repository.save",
         "sample.app.Post",
+        "src.repo.Connection.load",
+        "src.repo.Repository.clear",
     }
+    # `x instanceof C ? x : …` is a C.
+    assert callees(g, "sample.app.wipe") == {"src.repo.Repository", "src.repo.Repository.clear"}

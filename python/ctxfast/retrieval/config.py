@@ -85,6 +85,8 @@ class RetrievalConfig:
     # copies its first lines, and in a minified one-line file every definition would copy the
     # whole file (a 100 KB line cost 2.7 GB). Normal code lines are far shorter.
     def_line_max_chars: int = 500
+    # Lines of a definition outside Python that its BM25 text covers (Python's: 60).
+    def_bm25_lines_other: int = 60
     # Definitions ranked inside the best ``infile_files`` files (own BM25 + named + file
     # prior); the best ``infile_k`` of them become candidates. Off by default: it lifts the
     # share of gold functions among the candidates, but on two 71-instance samples they then

@@ -362,6 +362,19 @@ fn java_return_type(signature: &str, name: &str) -> Option<String> {
 /// `const f = (x: A): ns.B => …` → `ns.B`; `None` without a return annotation or when it
 /// is no plain class name (a union, an array, an object type).
 fn ts_return_type<'s>(signature: &'s str, name: &str) -> Option<&'s str> {
+    let ret = ts_return_text(signature, name)?;
+    let end = ret
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$' || c == '.'))
+        .unwrap_or(ret.len());
+    let (ty, rest) = ret.split_at(end);
+    let rest = rest.trim_start();
+    let plain = rest.is_empty() || rest.starts_with('<') && rest.ends_with('>');
+    (!ty.is_empty() && plain).then_some(ty)
+}
+
+/// The return annotation of a TypeScript function header, as written (an arrow's `=>`
+/// dropped): `f(a: string): Promise<T>` → `Promise<T>`.
+fn ts_return_text<'s>(signature: &'s str, name: &str) -> Option<&'s str> {
     let at = signature.find(name)? + name.len();
     let open = at + signature[at..].find('(')?;
     let mut depth = 0i32;
@@ -383,14 +396,7 @@ fn ts_return_type<'s>(signature: &'s str, name: &str) -> Option<&'s str> {
         .trim_start()
         .strip_prefix(':')?
         .trim();
-    let end = ret
-        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$' || c == '.'))
-        .unwrap_or(ret.len());
-    let (ty, rest) = ret.split_at(end);
-    let rest = rest.trim_start();
-    let rest = rest.strip_prefix("=>").unwrap_or(rest).trim();
-    let plain = rest.is_empty() || rest.starts_with('<') && rest.ends_with('>');
-    (!ty.is_empty() && plain).then_some(ty)
+    Some(ret.strip_suffix("=>").unwrap_or(ret).trim_end())
 }
 
 /// A reference path without its Java argument-type segment, and that segment's types (see
@@ -766,7 +772,10 @@ impl<'a> Resolver<'a> {
         while s != 0 {
             if let Some(class) = self.t(fi).typed_locals.get(&(s, name)) {
                 if let Some(call) = class.strip_suffix(".()") {
-                    return self.call_result(f, s, call, depth + 1);
+                    return self.call_result(f, s, call, false, depth + 1);
+                }
+                if let Some(call) = class.strip_suffix(".(await)") {
+                    return self.call_result(f, s, call, true, depth + 1);
                 }
                 return self.class_at(f, s, class, 0);
             }
@@ -799,8 +808,16 @@ impl<'a> Resolver<'a> {
 
     /// The class a call of `callee` (a dotted path written in `scope`, its receiver a typed
     /// local, a typed attribute or `this`, calls in it marked `()`) returns: a local bound to
-    /// `conn.getRepository(Post)` holds what `getRepository` declares it returns.
-    fn call_result(&self, f: u32, scope: u32, callee: &str, depth: u32) -> Option<Res> {
+    /// `conn.getRepository(Post)` holds what `getRepository` declares it returns;
+    /// `awaited`, the class of the `Promise<…>` it declares.
+    fn call_result(
+        &self,
+        f: u32,
+        scope: u32,
+        callee: &str,
+        awaited: bool,
+        depth: u32,
+    ) -> Option<Res> {
         if depth > 4 {
             return None;
         }
@@ -808,8 +825,11 @@ impl<'a> Resolver<'a> {
         let mut cur = self
             .typed_local_at(f, scope, segs[0], depth)
             .unwrap_or_else(|| self.lookup_name(f, scope, segs[0], 0));
-        for seg in segs[1..].iter().chain(std::iter::once(&"()")) {
-            cur = if *seg == "()" {
+        let n = segs.len();
+        for (i, seg) in segs[1..].iter().chain(std::iter::once(&"()")).enumerate() {
+            cur = if *seg == "()" && awaited && i + 1 == n {
+                self.awaited_class(&cur)?
+            } else if *seg == "()" {
                 self.returned_class(&cur)?
             } else {
                 let next = self
@@ -1341,6 +1361,23 @@ impl<'a> Resolver<'a> {
             };
         }
         self.class_at(f, def.parent, &ty.replace("::", "."), 0)
+    }
+
+    /// The class a TypeScript function declares its promise resolves to (`async f():
+    /// Promise<Table>` → `Table`).
+    fn awaited_class(&self, callee: &Res) -> Option<Res> {
+        let Res::Def(f, d) = *callee else {
+            return None;
+        };
+        let fd = &self.files[f as usize];
+        let def = &fd.raw.defs[d as usize];
+        if !fd.lang.is_js() || def.kind != DefKind::Function {
+            return None;
+        }
+        let ret = ts_return_text(&def.signature, &def.name)?;
+        let inner = ret.strip_prefix("Promise<")?.strip_suffix('>')?;
+        let ty = ts_return_type(&format!("f(): {inner}"), "f")?.to_string();
+        self.class_at(f, def.parent, &ty, 0)
     }
 
     fn attr(&self, base: &Res, name: &str, depth: u32) -> Res {

@@ -236,10 +236,35 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
                             });
                             // `const repo = conn.getRepository(Post)`: what the callee
                             // declares it returns, marked `.()` for the resolver.
+                            // `const t = x instanceof Table ? x : …`: a Table.
                             let ty = ty.or_else(|| {
-                                let v = value.filter(|v| v.kind() == "call_expression")?;
+                                let v = value.filter(|v| v.kind() == "ternary_expression")?;
+                                let c = v.child_by_field_name("condition")?;
+                                let then = v.child_by_field_name("consequence")?;
+                                let is_instanceof = c.kind() == "binary_expression"
+                                    && c.child_by_field_name("operator")
+                                        .is_some_and(|o| b.text(o) == "instanceof");
+                                let left = c.child_by_field_name("left")?;
+                                let right = c.child_by_field_name("right")?;
+                                (is_instanceof
+                                    && b.text(left) == b.text(then)
+                                    && matches!(right.kind(), "identifier" | "member_expression"))
+                                .then(|| b.text(right))
+                            });
+                            // `const t = await this.getTable(n)`: the class of its
+                            // declared `Promise<…>`, marked `.(await)`.
+                            let ty = ty.or_else(|| {
+                                let (v, mark) = match value? {
+                                    v if v.kind() == "await_expression" => {
+                                        (v.named_child(0)?, "(await)")
+                                    }
+                                    v => (v, "()"),
+                                };
+                                if v.kind() != "call_expression" {
+                                    return None;
+                                }
                                 let p = call_path(b, v.child_by_field_name("function")?)?;
-                                (p.last()? != "()").then(|| format!("{}.()", p.join(".")))
+                                (p.last()? != "()").then(|| format!("{}.{mark}", p.join(".")))
                             });
                             match ty {
                                 Some(t) => b.typed_local(b.text(nm), t),
