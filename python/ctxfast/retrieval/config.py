@@ -85,7 +85,10 @@ class RetrievalConfig:
     # copies its first lines, and in a minified one-line file every definition would copy the
     # whole file (a 100 KB line cost 2.7 GB). Normal code lines are far shorter.
     def_line_max_chars: int = 500
-    # Lines of a definition outside Python that its BM25 text covers (Python's: 60).
+    # Lines of a definition that its BM25 text covers in a repository mostly of other
+    # languages than Python, for its non-Python definitions (Python's: 60, as ever). A Rust
+    # binary's `main.rs` or a clap `build_app()` is one function of hundreds of lines whose
+    # first 60 hold little of what a task names.
     def_bm25_lines_other: int = 60
     # Definitions ranked inside the best ``infile_files`` files (own BM25 + named + file
     # prior); the best ``infile_k`` of them become candidates. Off by default: it lifts the

@@ -31,13 +31,15 @@ def _normalise(scores: dict[str, float]) -> dict[str, float]:
 
 class DefinitionBM25:
     """BM25 over definition texts (qualname + the first lines of the body, each line cut to
-    ``cfg.def_line_max_chars``), built lazily. A Python definition's text is its first
-    ``MAX_LINES`` lines; other languages' are ``cfg.def_bm25_lines_other`` (see there)."""
+    ``cfg.def_line_max_chars``), built lazily. A definition's text is its first ``MAX_LINES``
+    lines; in a repository mostly of other languages than Python, a non-Python definition's
+    is its first ``cfg.def_bm25_lines_other`` (see there)."""
 
     MAX_LINES = 60
 
     def __init__(self, index: RepoIndex, cfg: RetrievalConfig):
-        other = cfg.def_bm25_lines_other
+        python = sum(f.endswith((".py", ".pyi")) for f in index.files)
+        other = self.MAX_LINES if 2 * python >= len(index.files) else cfg.def_bm25_lines_other
 
         def build() -> BM25Index:
             docs = []
