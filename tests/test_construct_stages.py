@@ -1,7 +1,7 @@
 """Stage-by-stage tests of spec 08 (a)–(g) on small, hand-built fixtures."""
 
 import pytest
-from construct_fixtures import TARGET, cand, scenario
+from construct_fixtures import TARGET, cand, load_body, scenario
 
 from ctxfast.construct import ConstructConfig, Kind, PlanNode, construct, stuff_everything
 from ctxfast.construct.compress import ast_slice, best_line_windows, derive_signature, mask_pointer
@@ -334,3 +334,34 @@ def test_baseline_stuffs_everything_up_to_the_window():
     assert ctx.token_count <= ctx.ceiling and n <= 24_000
     _, small = stuff_everything("t", candidates=cands, ceiling=100)
     assert small <= 100
+
+
+def test_fill_counts_only_the_lines_a_block_adds_to_its_file():
+    """Blocks of one file are laid out as one listing, so a residue block whose lines the
+    window already shows costs (almost) nothing: it is admitted within a few tokens of room
+    where a block of another file of the same size is not."""
+    body = load_body(25)
+    lines = body.split("\n")
+    inner = "\n".join(lines[10:16])  # file lines 50-55, inside the target's span
+    plan = PlanNode("N", "Fix session timeout", TARGET, acceptance_criteria=("timeout works",))
+    cands = [
+        cand(TARGET, "app/session.py", 40, body, 0.9),
+        cand("app.session.SessionManager.load.cached", "app/session.py", 50, inner, 0.8),
+        cand("app.other.cached_timeout", "app/other.py", 50, inner, 0.7),
+    ]
+
+    def window(target):
+        return construct(
+            "Fix session timeout cache",
+            candidates=cands,
+            plan=plan,
+            impact=[],
+            config=ConstructConfig(target_tokens=target),
+        )
+
+    base = window(0)
+    assert not any(e.stage == "fill" for e in base.admission_log)
+    ctx = window(base.token_count + 30)
+    filled = {e.subject for e in ctx.admission_log if (e.stage, e.decision) == ("fill", "admitted")}
+    assert filled == {"app.session.SessionManager.load.cached"}
+    assert ctx.token_count <= base.token_count + 30

@@ -24,6 +24,7 @@ from ctxfast.construct.render import Layout, lay_out, task_text
 from ctxfast.construct.represent import Rendering, Role
 from ctxfast.construct.schema import ConstructConfig, Kind, LogEntry, WindowEntry
 from ctxfast.construct.terms import decision_terms
+from ctxfast.numbered import render_numbered
 from ctxfast.tokens import count_tokens, count_tokens_batch, truncate_to_tokens
 
 
@@ -95,6 +96,7 @@ def fill(
     if not order or target <= 0:
         return state, log
     used = m.exact(lay_out(task, state, freshest).text)
+    shown = {(b.item.meta.file, n) for b in state for n, _ in b.shown}
     chosen: dict[str, Block] = {}
     for b in order:
         options = [with_lines(b, b.expansion, rendering=Rendering.VERBATIM)] if b.expansion else []
@@ -103,9 +105,10 @@ def fill(
             options.append(b)
         subject = b.item.meta.entity or b.item.meta.file or b.id
         for opt in options:
-            cost = m.sizes([opt.text])[0] + (24 if is_fill(b) else 0) - base
+            cost = _marginal(opt, shown, m, base) + (24 if is_fill(b) else 0)
             if used + cost <= target:
                 used += cost
+                shown |= {(opt.item.meta.file, n) for n, _ in opt.shown}
                 chosen[b.id] = opt
                 how = "full body" if opt.rendering is Rendering.VERBATIM else "signature"
                 log.append(LogEntry("fill", b.id, "admitted", f"{how}, ~{used} tokens", subject))
@@ -115,6 +118,19 @@ def fill(
                 why = f"beyond the {target}-token target"
                 log.append(LogEntry("fill", b.id, "left_out", why, subject))
     return [chosen.get(b.id, b) for b in blocks if not is_fill(b) or b.id in chosen], log
+
+
+def _marginal(opt: Block, shown: set[tuple[str | None, int]], m: _Measure, base: int) -> int:
+    """What showing ``opt`` adds to the window: code blocks of one file are laid out as one
+    listing, so only the lines it does not already show cost anything (measured as those
+    lines alone); other blocks cost their own size less ``base``, what they replace."""
+    if not opt.shown:
+        return m.sizes([opt.text])[0] - base
+    file = opt.item.meta.file
+    new = tuple(p for p in opt.shown if (file, p[0]) not in shown)
+    if len(new) == len(opt.shown):
+        return m.sizes([opt.text])[0] - base
+    return m.sizes([render_numbered(new)])[0] if new else 0
 
 
 def run_budget(

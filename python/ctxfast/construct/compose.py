@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ctxfast.construct.class_view import class_view
 from ctxfast.construct.defaults import (
     DefaultsConfig,
     SourceReader,
@@ -118,10 +119,13 @@ def prepare(
     retrieval_config: Any = None,
     refresh: bool = True,
     target_tokens: int = 0,
+    large_item_lines: int = ConstructConfig.large_item_lines,
 ) -> ComposeInputs:
     """Refresh the index (unless ``refresh=False``), retrieve, and derive the defaults the
     caller did not supply. ``target_tokens`` is the size the window will fill toward: a
-    larger window draws on more retrieved candidates."""
+    larger window draws on more retrieved candidates. A class longer than
+    ``large_item_lines`` (where construction would cut it to one window of lines) is shown
+    as a view of its members."""
     if not isinstance(repo, Repository):
         raise InvalidArgumentError("repo must be a ctxfast.Repository")
     if not isinstance(task, str) or not task.strip():
@@ -189,6 +193,20 @@ def prepare(
     reader = SourceReader(repo.root)
     change = set(heads)
     candidates = [with_margins(reader, c, dcfg) for c in candidates]
+    viewed = [class_view(graph, reader, c, task, dcfg, large_item_lines) for c in candidates]
+    log += [
+        LogEntry(
+            "defaults",
+            c.qualname or c.file,
+            "class_view",
+            f"{len(v.lines or ())} of {c.end_line - c.start_line + 1} lines: header, "
+            "constructor and the members scoring best for the task",
+            f"{c.file}:{c.start_line}-{c.end_line}",
+        )
+        for c, v in zip(candidates, viewed, strict=True)
+        if v is not c
+    ]
+    candidates = viewed
     candidates = [
         with_context(graph, reader, c, dcfg) if c.qualname in change else c for c in candidates
     ]
@@ -320,6 +338,7 @@ def compose(
         retrieval_config=retrieval_config,
         refresh=refresh,
         target_tokens=(config or ConstructConfig()).target_tokens,
+        large_item_lines=(config or ConstructConfig()).large_item_lines,
     )
     t0 = time.perf_counter()
     ctx = construct(

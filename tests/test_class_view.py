@@ -1,0 +1,115 @@
+"""A class longer than construction's ``large_item_lines`` is shown as a view of its members:
+header, constructor and the members scoring best for the task in full, nothing else of it —
+instead of one window of lines that is usually the class docstring."""
+
+from __future__ import annotations
+
+import ctxfast
+from ctxfast.construct import ConstructConfig, DefaultsConfig
+
+
+def _ledger(tmp_path):
+    root = tmp_path / "ledger"
+    (root / "books").mkdir(parents=True)
+    (root / "books/__init__.py").write_text("", encoding="utf-8")
+    filler = "".join(
+        f"    def report_{i}(self):\n"
+        f'        """Summary number {i} of the totals."""\n'
+        f"        return sum(self.totals) + {i}\n\n"
+        for i in range(12)
+    )
+    (root / "books/ledger.py").write_text(
+        "class Ledger:\n"  # 1
+        '    """A book of entries.\n'  # 2
+        "\n"
+        "    Totals are kept per page.\n"
+        '    """\n'  # 5
+        "\n"
+        "    def __init__(self, pages):\n"  # 7
+        "        self.pages = pages\n"
+        "        self.totals = []\n"  # 9
+        "\n"
+        + filler  # 11 .. 58
+        + "    @property\n"  # 59
+        "    def cursor(self):\n"  # 60
+        "        return self.cursor_entry_offset\n"
+        "\n"
+        "    def fetch_entry(self, offset):\n"  # 63
+        "        # the offset counts from the first page\n"
+        "        page = self.pages[offset // 10]\n"
+        "        return page[offset % 10]\n",  # 66
+        encoding="utf-8",
+    )
+    return ctxfast.Repository(root)
+
+
+TASK = "Ledger fetch returns the wrong entry when the offset crosses a page"
+# Small enough that the 66-line class is "large", bodies not cut further.
+CONFIG = ConstructConfig(large_item_lines=40, window_lines=12, target_tokens=0)
+
+
+def _shown(ctx):
+    return {n for e in ctx.window if e.file == "books/ledger.py" for n in e.shown_lines()}
+
+
+def test_large_class_shows_header_constructor_matching_members_and_first_lines(tmp_path):
+    repo = _ledger(tmp_path)
+    ctx = ctxfast.compose(
+        repo,
+        TASK,
+        localization=["books.ledger.Ledger"],
+        config=CONFIG,
+        defaults=DefaultsConfig(file_outlines=False, class_view_methods=1),
+    )
+    shown = _shown(ctx)
+    assert set(range(1, 6)) <= shown  # header with the docstring
+    assert set(range(7, 10)) <= shown  # the constructor in full
+    assert set(range(63, 67)) <= shown  # fetch_entry: "entry", "offset", "page" are the task's
+    assert not shown & set(range(11, 59))  # the members the task's words do not point at
+    assert 61 not in shown  # only one member beyond the constructor (class_view_methods=1)
+    assert any(e.decision == "class_view" for e in ctx.admission_log)
+    text = ctx.render()
+    assert "63 |     def fetch_entry(self, offset):" in text
+
+
+def test_the_view_is_a_setting_and_members_come_with_their_decorators(tmp_path):
+    repo = _ledger(tmp_path)
+    two = ctxfast.compose(
+        repo,
+        TASK,
+        localization=["books.ledger.Ledger"],
+        config=CONFIG,
+        defaults=DefaultsConfig(file_outlines=False, class_view_methods=2),
+    )
+    # cursor (its decorator included) shares "entry" and "offset" too; the constructor stays
+    assert {7, 8, 9, 59, 60, 61, 63, 64, 65, 66} <= _shown(two)
+    off = ctxfast.compose(
+        repo,
+        TASK,
+        localization=["books.ledger.Ledger"],
+        config=CONFIG,
+        defaults=DefaultsConfig(file_outlines=False, class_view=False),
+    )
+    shown = _shown(off)
+    assert not {7, 8, 9, 63, 64, 65, 66} <= shown  # one 12-line window cannot hold both
+    assert not any(e.decision == "class_view" for e in off.admission_log)
+
+
+def test_view_defaults_are_pinned():
+    d = DefaultsConfig()
+    assert (d.class_view, d.class_view_methods) == (True, 3)
+    assert (d.class_view_header_lines, d.class_view_max_lines) == (10, 80)
+
+
+def test_the_view_stays_within_its_line_cap(tmp_path):
+    repo = _ledger(tmp_path)
+    ctx = ctxfast.compose(
+        repo,
+        TASK,
+        localization=["books.ledger.Ledger"],
+        config=CONFIG,
+        defaults=DefaultsConfig(file_outlines=False, class_view_max_lines=14),
+    )
+    shown = _shown(ctx)
+    assert set(range(1, 11)) <= shown  # header and constructor fit in 14 lines
+    assert 63 in shown and 65 not in shown  # fetch_entry does not: its first line only
