@@ -561,3 +561,36 @@ def test_typescript_call_result_locals_and_names_past_the_first_star_export(tmp_
     }
     # `x instanceof C ? x : …` is a C.
     assert callees(g, "sample.app.wipe") == {"src.repo.Repository", "src.repo.Repository.clear"}
+
+
+def test_rust_calls_in_macros_lifetimed_self_and_use_self(tmp_path: Path) -> None:
+    g = graph_of(
+        tmp_path,
+        {
+            "Cargo.toml": '[package]\nname = "fd"\nversion = "0.1.0"\n',
+            "src/exec/mod.rs": """
+                pub struct Input<'a> { data: &'a str }
+                impl<'a> Input<'a> {
+                    pub fn new(data: &'a str) -> Input<'a> { Input { data } }
+                    pub fn basename(&'a mut self) -> &'a mut Self { self }
+                    pub fn get(&'a self) -> String { String::new() }
+                }
+                pub fn job() {}
+                """,
+            "src/main.rs": """
+                mod exec;
+                use exec::{self, Input};
+                fn main() {
+                    assert_eq!(Input::new("a").basename().get(), format!("{}", "a"));
+                    exec::job();
+                }
+                """,
+        },
+    )
+    # Inside `assert_eq!(...)`, through `-> &'a mut Self`, and `exec` bound by `use exec::{self}`.
+    assert callees(g, "crate.main") == {
+        "exec.Input.new",
+        "exec.Input.basename",
+        "exec.Input.get",
+        "exec.job",
+    }

@@ -1346,6 +1346,11 @@ impl<'a> Resolver<'a> {
         }
         let ret = def.signature.rsplit_once("->")?.1.trim();
         let ret = ret.trim_start_matches('&').trim_start();
+        // `-> &'a mut Self`: a reference's lifetime says nothing of the type.
+        let ret = match ret.strip_prefix('\'') {
+            Some(r) => r.split_once(' ').map_or("", |(_, t)| t).trim_start(),
+            None => ret,
+        };
         let ret = ret.strip_prefix("mut ").unwrap_or(ret).trim_start();
         let ty: String = ret
             .chars()
