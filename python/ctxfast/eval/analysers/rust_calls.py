@@ -127,7 +127,9 @@ def main(root: Path) -> None:
                 tline = lines(docs[tdoc])[t["start"]["line"]]
                 tcol = utf16_index(tline, t["start"]["character"])
                 callable_ = bool(FN_AT.search(tline[:tcol]))
-                targets.append({"file": tfile, "line": t["start"]["line"] + 1, "callable": callable_})
+                targets.append(
+                    {"file": tfile, "line": t["start"]["line"] + 1, "callable": callable_}
+                )
             print(
                 json.dumps(
                     {
