@@ -186,3 +186,35 @@ def test_named_variants_of_ctxfast_run_beside_it(tmp_path, trees):
     assert isinstance(variant["function_acc"]["10"], float)
     assert variant["file_acc"]["5"] == res["file_acc"]["5"]  # pruning never reorders files
     assert all("ctxfast_no_prune" in row for row in res["per_instance"])
+
+
+def test_workers_are_spawned_and_score_as_one_process(tmp_path, trees, monkeypatch):
+    """``--jobs 2`` runs the groups in spawned interpreters (a forked child would inherit
+    the native threads' locks in whatever state they were) and scores exactly as one
+    process does."""
+    import multiprocessing
+
+    from ctxfast.eval import runner
+
+    methods = []
+    real = multiprocessing.get_context
+
+    def recording(method=None):
+        methods.append(method)
+        return real(method)
+
+    monkeypatch.setattr(runner.multiprocessing, "get_context", recording)
+
+    def untimed(value):
+        if isinstance(value, dict):
+            return {k: untimed(v) for k, v in value.items() if k != "ms"}
+        return value
+
+    def rows(res):
+        return [untimed(r) for r in res["per_instance"]]
+
+    one = _run(tmp_path / "one", trees, "--system", "ctxfast")
+    two = _run(tmp_path / "two", trees, "--system", "ctxfast", "--jobs", "2")
+    assert methods == ["spawn"]
+    assert two["instances"] == one["instances"] == 3
+    assert rows(two) == rows(one)

@@ -624,3 +624,20 @@ def test_cargo_subtable_dependency_form(tmp_path: Path) -> None:
         ("bstr", "1.6.2", "runtime", "Cargo.toml:5"),
         ("quickcheck", "1", "dev", "Cargo.toml:9"),
     ]
+
+
+def test_the_walk_gives_relative_paths_in_path_component_order(tmp_path):
+    """The walk yields strings, ordered as ``Path`` objects sort (by components: ``a/b``
+    before ``a-b/c``, where a plain string sort puts ``-`` before ``/``)."""
+    from ctxfast.recon.manifest._common import Collector, ManifestConfig, walk_files
+
+    for rel in ("a-b/c.txt", "a/b.txt", "a/z/d.txt", "top.toml", ".hidden/x.txt"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x\n")
+    found = walk_files(Collector(root=tmp_path.resolve(), config=ManifestConfig()))
+    assert found == ["a/b.txt", "a/z/d.txt", "a-b/c.txt", "top.toml"]
+    assert found == [
+        p.relative_to(tmp_path).as_posix()
+        for p in sorted(tmp_path.rglob("*.*"))
+        if p.is_file() and not p.relative_to(tmp_path).as_posix().startswith(".")
+    ]

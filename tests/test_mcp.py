@@ -96,3 +96,60 @@ def test_every_tool_answers_over_stdio_and_sees_edits(tmp_path):
     last = _run(root, idx, body)
     assert last["token_count"] <= 50
     assert not (root / ".ctxfast").exists()  # the index went where it was told
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_the_tools_answer_over_streamable_http_on_loopback(tmp_path):
+    """``ctxfast mcp --http``: the SDK's streamable HTTP client reaches the same tools at
+    ``http://127.0.0.1:PORT/mcp``, on a real server process."""
+    import socket
+    import subprocess
+    import time
+
+    from mcp.client.streamable_http import streamable_http_client
+
+    root = write_project(tmp_path / "proj")
+    port = _free_port()
+    args = ["mcp", str(root), "--index-dir", str(tmp_path / "idx"), "--http", "--port", str(port)]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "ctxfast", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        deadline = time.monotonic() + 60
+        while True:  # until the server listens (a fresh interpreter, then uvicorn)
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert server.poll() is None, server.stderr.read() if server.stderr else ""
+                assert time.monotonic() < deadline, "the HTTP server never listened"
+                time.sleep(0.2)
+
+        async def session_run():
+            async with (
+                streamable_http_client(url) as streams,
+                ClientSession(streams[0], streams[1]) as s,
+            ):
+                await s.initialize()
+                names = {t.name for t in (await s.list_tools()).tools}
+                win = _ok(await s.call_tool("compose", {"task": TASK, "ceiling": 2000}))
+                bad = await s.call_tool("compose", {"task": ""})
+                return names, win, bad
+
+        names, win, bad = anyio.run(session_run)
+        assert names == TOOLS
+        assert win["token_count"] <= 2000 and "def connect(uri: str):" in win["text"]
+        assert bad.is_error and server.poll() is None  # a tool error, the server keeps serving
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

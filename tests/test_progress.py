@@ -73,12 +73,20 @@ def test_repository_index_reports_every_file(tmp_path):
 
 
 def test_index_bar_tracks_total_and_done():
-    bar = IndexBar("indexing", enabled=False)
+    bar = IndexBar("indexing", enabled=True)
     bar("parse", 3, 10)
     assert (bar._bar.n, bar._bar.total) == (3, 10)
     bar("done", 10, 10)
     assert bar._bar.n == 10
     bar.close()
+
+
+def test_a_disabled_index_bar_is_no_bar_at_all():
+    """Off a terminal there is nothing to draw: no tqdm object (nor its import) is made."""
+    bar = IndexBar("indexing", enabled=False)
+    bar("parse", 3, 10)
+    bar.close()
+    assert bar._bar is None
 
 
 def _cli_index(root, idx, stderr_tty: bool) -> tuple[int, str, str]:

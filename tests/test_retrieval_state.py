@@ -103,3 +103,58 @@ def test_api_hits_are_read_back_from_api_db_and_a_vanished_row_is_dropped(root):
         con.execute("DELETE FROM api_index WHERE qualname = 'pkg.db.connect'")
     con.close()
     assert "pkg.db.connect" not in {r.qualname for r, _ in ix.search("open a database connection")}
+
+
+def test_a_piece_of_another_format_version_is_never_read_and_goes(root):
+    from ctxfast.retrieval import state
+
+    repo = ctxfast.Repository(root)
+    expected = repo.retrieve(TASK).render()
+    stored = repo.index_dir / STATE_DIRNAME
+    key = next(stored.iterdir()).name.split(".", 1)[0]
+    for p in stored.iterdir():
+        p.unlink()
+    old = stored / f"{key}.v{state.FORMAT - 1}.tables"
+    old.write_bytes(b"rows of an older layout")
+    assert ctxfast.Repository(root).retrieve(TASK).render() == expected
+    assert not old.exists() and any(".tables" in p.name for p in stored.iterdir())
+
+
+def test_retrieval_definitions_are_the_graphs_node_rows(root):
+    """One row model for ``nodes``: what retrieval's tables hold is what the graph reads."""
+    from ctxfast.recon.graph import Node
+    from ctxfast.retrieval.repoindex import RepoIndex
+
+    repo = ctxfast.Repository(root)
+    repo.index()
+    ix = RepoIndex(repo.root, repo.graph_db, repo.index_dir)
+    again = RepoIndex(repo.root, repo.graph_db, repo.index_dir)  # read back from the store
+    graph = repo.graph
+    assert ix.defs and again.defs == ix.defs
+    for d in ix.defs:
+        assert type(d) is Node and graph.node(d.id) == d
+        assert ix.signatures[d.id] == graph.signature(d.id).signature
+
+
+def test_the_collector_is_paused_only_while_state_loads(root, monkeypatch):
+    import gc
+    import pickle
+
+    ctxfast.Repository(root).retrieve(TASK)  # stores the state
+    seen = []
+    loads = pickle.loads
+
+    def spy(data):
+        seen.append(gc.isenabled())
+        return loads(data)
+
+    monkeypatch.setattr(pickle, "loads", spy)
+    try:
+        assert gc.isenabled()
+        ctxfast.Repository(root).retrieve(TASK)
+        assert seen and not any(seen) and gc.isenabled()
+        gc.disable()  # a host that keeps the collector off finds it off afterwards
+        ctxfast.Repository(root).retrieve(TASK)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -23,7 +23,6 @@ except ImportError:  # without the mcp extra: the types still import, the server
     from typing import TypedDict
 
 from ctxfast.errors import CtxfastError, InvalidArgumentError
-from ctxfast.harness.excerpt import excerpt as make_excerpt
 from ctxfast.repository import Repository
 from ctxfast.tokens import count_tokens, truncate_to_tokens
 
@@ -261,6 +260,8 @@ def build_server(repos: Repositories) -> Any:
             path = (repo.root / file).resolve()
             if not path.is_relative_to(repo.root):
                 raise InvalidArgumentError(f"{file} is outside the repository")
+            from ctxfast.harness.excerpt import excerpt as make_excerpt
+
             ex = make_excerpt(path, identifiers or (), max_tokens, display_path=file)
             return Window(text=ex.text, token_count=ex.token_count, max_tokens=max_tokens)
 

@@ -94,23 +94,26 @@ class IndexBar:
     """A ``tqdm`` bar over files parsed, labelled with the current stage (stderr, TTY only)."""
 
     def __init__(self, desc: str = "indexing", enabled: bool | None = None) -> None:
+        self._desc = desc
+        self._bar: Any = None
+        if not (sys.stderr.isatty() if enabled is None else enabled):
+            return  # no bar, and no tqdm import: a piped fresh process pays nothing for it
         from tqdm import tqdm
 
-        on = sys.stderr.isatty() if enabled is None else enabled
         cols, rows = _stderr_size()
-        self._bar: Any = tqdm(
+        self._bar = tqdm(
             total=0,
             desc=desc,
             unit="file",
             file=sys.stderr,
-            disable=not on,
             leave=False,
             ncols=cols,
             nrows=rows,
         )
-        self._desc = desc
 
     def __call__(self, stage: str, done: int, total: int) -> None:
+        if self._bar is None:
+            return
         if total and self._bar.total != total:
             self._bar.total = total
         self._bar.n = min(done, total) if total else done
@@ -118,7 +121,8 @@ class IndexBar:
         self._bar.refresh()
 
     def close(self) -> None:
-        self._bar.close()
+        if self._bar is not None:
+            self._bar.close()
 
     def __enter__(self) -> IndexBar:
         return self

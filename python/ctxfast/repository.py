@@ -14,23 +14,24 @@ import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctxfast import _native
 from ctxfast.errors import InvalidArgumentError
 from ctxfast.logs import drain_native
 from ctxfast.progress import ProgressCallback, run_polled
-from ctxfast.recon.answers import Answer, answer_question
-from ctxfast.recon.ego import EgoGraph, build_ego_graph
-from ctxfast.recon.escalation import GateConfig, GateResult, run_gate
 from ctxfast.recon.graph import CodeGraph
 from ctxfast.recon.manifest import build_manifest, render_manifest_header
 from ctxfast.recon.parse_cache import ParseCache
-from ctxfast.recon.repomap import build_repo_map
 from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.pipeline import RetrievalResult, Retriever
 from ctxfast.retrieval.repoindex import IndexWatch, content_key
 from ctxfast.textsafe import require_text
+
+if TYPE_CHECKING:  # imported where used: a fresh `compose` needs none of them
+    from ctxfast.recon.answers import Answer
+    from ctxfast.recon.ego import EgoGraph
+    from ctxfast.recon.escalation import GateConfig, GateResult
 
 DEFAULT_INDEX_DIRNAME = ".ctxfast"
 GRAPH_DB_NAME = "recon.db"
@@ -191,6 +192,8 @@ class Repository:
         """Decides how much repository context the next step needs: cheap signals from the
         task and the current entity pick a level (nothing, the entity's neighbourhood, or a
         wider map), and the result carries the text to inject."""
+        from ctxfast.recon.escalation import run_gate
+
         return run_gate(self.graph, self.manifest(), task_text, current_entity, sbfl_top, config)
 
     def ego_graph(self, entity: str, max_radius: int = 1, *, refresh: bool = True) -> EgoGraph:
@@ -199,6 +202,8 @@ class Repository:
         is supported (``max_radius=2`` raises ValueError). ``refresh=False`` skips the index
         refresh that runs first."""
         self.ensure_index(refresh)
+        from ctxfast.recon.ego import build_ego_graph
+
         return build_ego_graph(self.graph, entity, max_radius)
 
     def repo_map(
@@ -212,6 +217,8 @@ class Repository:
         """The ranked repo map within ``max_tokens``; ``""`` if it cannot be built.
         ``refresh=False`` skips the index refresh that runs first."""
         self.ensure_index(refresh)
+        from ctxfast.recon.repomap import build_repo_map
+
         return build_repo_map(self.graph, self.index_dir, query, max_tokens, files_in_prompt)
 
     def retrieve(
@@ -264,4 +271,6 @@ class Repository:
     def answer(self, question_id: str, subject: str | None = None) -> Answer:
         """The answer to one of six fixed questions about the repository (e.g. how to run the
         tests, where an entry point is), with ``file:line`` evidence."""
+        from ctxfast.recon.answers import answer_question
+
         return answer_question(self.graph, self.manifest(), self.root, question_id, subject)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 from typing import Any
 
@@ -16,7 +15,7 @@ def run(args: argparse.Namespace) -> ExitStatus:
     ego = repo.ego_graph(args.symbol, refresh=False)
     if args.json:
         payload = {
-            "root": {**dataclasses.asdict(ego.root), "signature": ego.root_signature},
+            "root": {**ego.root._asdict(), "signature": ego.root_signature},
             "edges": [
                 {
                     "type": e.type,

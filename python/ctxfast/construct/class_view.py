@@ -5,13 +5,13 @@ code to change is one of its methods (a constructor that should validate an argu
 accessor that fetches the wrong element). Construction cuts any body over
 ``large_item_lines`` to its best 40-line window by term overlap, which for a class of
 several hundred lines is usually the class docstring: the methods are lost. The view keeps,
-in file order and with real line numbers:
+in file order and with real line numbers, in this order of priority:
 
+* the constructor in full, when it fits in ``class_view_max_lines`` lines;
 * the class header (its lines up to the first member, at most ``class_view_header_lines``);
-* the constructor in full;
 * the ``class_view_methods`` members that score best for the task (BM25 among the members) in
-  full, while the view stays within ``class_view_max_lines`` (the first line of a member
-  that does not fit).
+  full while the view stays within ``class_view_max_lines`` (the first line of one that
+  does not fit).
 
 Everything comes from the code graph's spans; no language parsing happens here.
 """
@@ -57,6 +57,16 @@ def margins_of(lines: Sequence[str], m: Node, cfg: DefaultsConfig) -> tuple[int,
     return start, end + 1
 
 
+def _add(
+    shown: set[int], members: Sequence[Node], lines: Sequence[str], cfg: DefaultsConfig
+) -> None:
+    """Each member's body (with its margins) into ``shown`` when it fits the view's cap."""
+    for m in members:
+        body = set(range(*margins_of(lines, m, cfg)))
+        if len(shown | body) <= cfg.class_view_max_lines:
+            shown |= body
+
+
 def class_view(
     graph: CodeGraph,
     reader: SourceReader,
@@ -89,12 +99,13 @@ def class_view(
         (m for m in members if m not in ctor and scores[m.id] > 0),
         key=lambda m: (-scores[m.id], m.line),
     )
-    full = [*ctor, *ranked[: cfg.class_view_methods]]
-    shown = set(header) | {m.line for m in full}
-    for m in full:
-        body = set(range(*margins_of(lines, m, cfg)))
-        if len(shown | body) <= cfg.class_view_max_lines:
-            shown |= body
+    best = ranked[: cfg.class_view_methods]
+    shown = {m.line for m in (*ctor, *best)}
+    # The constructor's body first (where arguments are checked), then the header, then the
+    # best members while the view stays within its line cap.
+    _add(shown, ctor, lines, cfg)
+    shown |= set(header)
+    _add(shown, best, lines, cfg)
     chosen = tuple(sorted(shown))
     return replace(cand, lines=chosen, text="\n".join(lines[n - 1] for n in chosen))
 

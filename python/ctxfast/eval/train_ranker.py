@@ -29,12 +29,13 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ctxfast.eval.errors import EvalError
 from ctxfast.eval.mine import check_split
+
+if TYPE_CHECKING:  # numpy is imported where it is used: `ctxfast --help` must not pay for it
+    import numpy as np
 
 #: L2 penalty pulling the standardised weights towards the hand-set prior (per task-averaged
 #: loss): the corpus moves a weight away from the hand-set fusion only where its evidence is
@@ -115,6 +116,8 @@ def _archive(mirror: Path, commit: str, dest: Path) -> None:
 
 def extract_task(task: dict[str, Any], mirror_root: Path, work: Path) -> Path | None:
     """Rows of one task, cached at ``work/features/ID.npz`` (None when the tree fails)."""
+    import numpy as np
+
     from ctxfast.recon.parse_cache import ParseCache
     from ctxfast.repository import Repository
 
@@ -157,6 +160,8 @@ def extract_task(task: dict[str, Any], mirror_root: Path, work: Path) -> Path | 
 
 
 def load_rows(path: Path) -> TaskRows:
+    import numpy as np
+
     z = np.load(path, allow_pickle=True)
     return TaskRows(
         str(z["repo"]),
@@ -184,6 +189,8 @@ def fit_listwise(
     weight per raw unit is held at ``ratio`` times the base column's (it is not fit).
     ``prior`` (weights per raw unit) is scaled by the one factor that fits best — the
     softmax's temperature — and the L2 penalty then pulls towards it instead of zero."""
+    import numpy as np
+
     rows = np.concatenate([x for x, _ in groups])
     mean = rows.mean(axis=0)
     scale = rows.std(axis=0)
@@ -251,6 +258,8 @@ def with_file_columns(rows: TaskRows, prob: np.ndarray) -> np.ndarray:
 
 
 def train(tasks: list[TaskRows], l2: float = DEFAULT_L2, steps: int = DEFAULT_STEPS) -> Any:
+    import numpy as np
+
     from ctxfast.retrieval.features import CANDIDATE_FEATURES, FILE_FEATURES
     from ctxfast.retrieval.ranker import LinearStage, RankerModel
 
@@ -290,6 +299,8 @@ def train(tasks: list[TaskRows], l2: float = DEFAULT_L2, steps: int = DEFAULT_ST
 
 def file_acc(tasks: Iterable[TaskRows], stage: Any, k: int) -> float:
     """Share of tasks whose every gold file (in the pool) ranks in the top ``k``."""
+    import numpy as np
+
     hits = []
     for t in tasks:
         if not t.file_gold.any():

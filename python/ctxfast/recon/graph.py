@@ -15,6 +15,7 @@ import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ctxfast._native import node_key
 from ctxfast.errors import IndexError as CtxIndexError
@@ -29,7 +30,8 @@ def _id(alias: str) -> str:
     return f"({alias}.qualname || ':' || {alias}.line)"
 
 
-_NODE_COLS = f"{_id('n')}, n.kind, n.name, n.qualname, n.file, n.line, n.col, n.end_line"
+#: The columns of a ``Node``, in field order, from the ``nodes`` row aliased ``n``.
+NODE_COLUMNS = f"{_id('n')}, n.kind, n.name, n.qualname, n.file, n.line, n.col, n.end_line"
 # Ties in a nodes index come in key order; ordering them by text id keeps the order every
 # reader saw when the id itself was the key.
 _BY_ID = _id("n")
@@ -37,9 +39,11 @@ _BY_ID = _id("n")
 _BATCH = 500
 
 
-@dataclass(frozen=True)
-class Node:
-    """One row of ``nodes``."""
+class Node(NamedTuple):
+    """One row of ``nodes``: the one row model of the table, for the graph's readers and for
+    retrieval's definition tables alike. A named tuple because a large repository has tens
+    of thousands of definitions, which retrieval makes from stored rows in every process
+    (by C-level calls, not attribute by attribute)."""
 
     id: str
     kind: str
@@ -133,11 +137,13 @@ class CodeGraph:
             self._local.con = None
 
     def node(self, node_id: str) -> Node | None:
-        rows = self._q(f"SELECT {_NODE_COLS} FROM nodes n WHERE n.id = ?", (node_key(node_id),))
+        rows = self._q(f"SELECT {NODE_COLUMNS} FROM nodes n WHERE n.id = ?", (node_key(node_id),))
         return _node(rows[0]) if rows else None
 
     def nodes_in_file(self, path: str) -> list[Node]:
-        sql = f"SELECT {_NODE_COLS} FROM nodes n WHERE n.file = ? ORDER BY n.line, n.col, {_BY_ID}"
+        sql = (
+            f"SELECT {NODE_COLUMNS} FROM nodes n WHERE n.file = ? ORDER BY n.line, n.col, {_BY_ID}"
+        )
         return [_node(r) for r in self._q(sql, (path,))]
 
     def lookup(self, name_or_qualname: str, *, include_refs: bool = False) -> list[Node]:
@@ -147,13 +153,13 @@ class CodeGraph:
         """
         kinds = "" if include_refs else "AND n.kind != 'ref'"
         exact = self._q(
-            f"SELECT {_NODE_COLS} FROM name_index x JOIN nodes n ON n.qualname = x.qualname "
+            f"SELECT {NODE_COLUMNS} FROM name_index x JOIN nodes n ON n.qualname = x.qualname "
             f"WHERE x.qualname = ? {kinds} ORDER BY n.file, n.line, {_BY_ID}",
             (name_or_qualname,),
         )
         last = name_or_qualname.rsplit(".", 1)[-1]
         by_name = self._q(
-            f"SELECT {_NODE_COLS} FROM nodes n WHERE n.name = ? {kinds} "
+            f"SELECT {NODE_COLUMNS} FROM nodes n WHERE n.name = ? {kinds} "
             f"ORDER BY n.file, n.line, {_BY_ID}",
             (last,),
         )
@@ -193,7 +199,7 @@ class CodeGraph:
         """Reference sites (``ref`` rows, or a definition when the call is on its own line)
         with an ``invoke`` edge to ``node_id``; each site's ``qualname`` is the calling scope."""
         sql = (
-            f"SELECT DISTINCT {_NODE_COLS} FROM edges e JOIN nodes n ON n.id = e.src "
+            f"SELECT DISTINCT {NODE_COLUMNS} FROM edges e JOIN nodes n ON n.id = e.src "
             "WHERE e.dst = ? AND e.type = 'invoke' ORDER BY n.file, n.line"
         )
         return [_node(r) for r in self._q(sql, (node_key(node_id),))]
@@ -205,7 +211,7 @@ class CodeGraph:
         if n is None:
             return []
         sql = (
-            f"SELECT DISTINCT {_NODE_COLS} FROM nodes r JOIN edges e ON e.src = r.id "
+            f"SELECT DISTINCT {NODE_COLUMNS} FROM nodes r JOIN edges e ON e.src = r.id "
             "JOIN nodes n ON n.id = e.dst "
             "WHERE r.qualname = ? AND r.file = ? AND e.type = 'invoke' "
             f"ORDER BY n.file, n.line, {_BY_ID}"
@@ -216,7 +222,7 @@ class CodeGraph:
         """Every edge leaving a reference site inside ``node``'s own scope (its call and import
         sites, and the definition row itself), as (site, edge) pairs in line order."""
         sql = (
-            f"SELECT {_NODE_COLS}, {_id('n')}, {_id('d')} AS dst_id, e.type FROM nodes n "
+            f"SELECT {NODE_COLUMNS}, {_id('n')}, {_id('d')} AS dst_id, e.type FROM nodes n "
             "JOIN edges e ON e.src = n.id JOIN nodes d ON d.id = e.dst "
             "WHERE n.qualname = ? AND n.file = ? AND e.type IN ('invoke', 'import') "
             "ORDER BY n.line, dst_id, e.rowid"
@@ -227,7 +233,7 @@ class CodeGraph:
         """The existing target node of each :meth:`scope_edges` edge, in the same order — one
         joined query instead of a :meth:`node` lookup per edge."""
         sql = (
-            f"SELECT {_NODE_COLS} FROM nodes s JOIN edges e ON e.src = s.id "
+            f"SELECT {NODE_COLUMNS} FROM nodes s JOIN edges e ON e.src = s.id "
             "JOIN nodes n ON n.id = e.dst "
             "WHERE s.qualname = ? AND s.file = ? AND e.type IN ('invoke', 'import') "
             f"ORDER BY s.line, {_BY_ID}, e.rowid"
@@ -238,7 +244,7 @@ class CodeGraph:
         """The existing target nodes of ``node_id``'s ``type`` edges, in :meth:`edges_from`
         order — one joined query instead of a :meth:`node` lookup per edge."""
         sql = (
-            f"SELECT {_NODE_COLS} FROM edges e JOIN nodes n ON n.id = e.dst "
+            f"SELECT {NODE_COLUMNS} FROM edges e JOIN nodes n ON n.id = e.dst "
             f"WHERE e.src = ? AND e.type = ? ORDER BY {_BY_ID}, e.rowid"
         )
         return [_node(r) for r in self._q(sql, (node_key(node_id), type))]
@@ -254,7 +260,7 @@ class CodeGraph:
         for i in range(0, len(names), _BATCH):
             chunk = names[i : i + _BATCH]
             sql = (
-                f"SELECT {_NODE_COLS} FROM nodes n WHERE n.kind != 'ref' AND "
+                f"SELECT {NODE_COLUMNS} FROM nodes n WHERE n.kind != 'ref' AND "
                 f"n.qualname IN ({', '.join(['?'] * len(chunk))}) ORDER BY n.line, {_BY_ID}"
             )
             for r in self._q(sql, tuple(chunk)):
@@ -265,7 +271,7 @@ class CodeGraph:
     def file_edges(self, file: str, type: str | None = None) -> list[tuple[Node, Edge]]:
         """Every edge leaving any site or definition of ``file`` (optionally of one type)."""
         sql = (
-            f"SELECT {_NODE_COLS}, {_id('n')}, {_id('d')} AS dst_id, e.type FROM nodes n "
+            f"SELECT {NODE_COLUMNS}, {_id('n')}, {_id('d')} AS dst_id, e.type FROM nodes n "
             "JOIN edges e ON e.src = n.id JOIN nodes d ON d.id = e.dst WHERE n.file = ?"
         )
         args: tuple = (file,)  # type: ignore[type-arg]
@@ -290,7 +296,7 @@ class CodeGraph:
         if site.is_definition:
             return site
         sql = (
-            f"SELECT {_NODE_COLS} FROM nodes n WHERE n.qualname = ? AND n.file = ? "
+            f"SELECT {NODE_COLUMNS} FROM nodes n WHERE n.qualname = ? AND n.file = ? "
             f"AND n.kind != 'ref' ORDER BY n.line, {_BY_ID} LIMIT 1"
         )
         rows = self._q(sql, (site.qualname, site.file))
@@ -299,7 +305,7 @@ class CodeGraph:
     def definitions_enclosing(self, file: str, line: int) -> list[Node]:
         """Definitions containing ``line`` in ``file``, innermost first (traceback mapping)."""
         sql = (
-            f"SELECT {_NODE_COLS} FROM nodes n WHERE n.file = ? AND n.kind != 'ref' "
+            f"SELECT {NODE_COLUMNS} FROM nodes n WHERE n.file = ? AND n.kind != 'ref' "
             "AND n.line <= ? AND n.end_line >= ? "
             f"ORDER BY (n.end_line - n.line), n.line DESC, {_BY_ID}"
         )

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from itertools import groupby
+from operator import attrgetter
 
 from ctxfast.bm25 import BM25Index
 from ctxfast.retrieval.config import RetrievalConfig
@@ -56,9 +58,13 @@ class DefinitionBM25:
         if other != self.MAX_LINES:
             key += f"-o{other}"
         self.bm25 = index.stored_bm25(key, build)
-        self.by_file: dict[str, list[int]] = defaultdict(list)
-        for i, d in enumerate(index.defs):
-            self.by_file[d.file].append(i)
+        # Each file's definitions as positions in ``defs``, which come sorted by file.
+        self.by_file: dict[str, range] = {}
+        start = 0
+        for file, group in groupby(map(attrgetter("file"), index.defs)):
+            n = sum(1 for _ in group)
+            self.by_file[file] = range(start, start + n)
+            start += n
 
     def search(self, terms: list[str], k: int) -> list[tuple[int, float]]:
         if not self.defs:

@@ -70,11 +70,8 @@ def merge(index: RepoIndex, raws: list[RawCandidate]) -> list[Candidate]:
             continue
         sig = ""
         if qualname and qualname in index.defs_by_qualname:
-            sig = (
-                index.defs_by_qualname[qualname].signature.splitlines()[0].strip()
-                if index.defs_by_qualname[qualname].signature
-                else ""
-            )
+            full = index.signatures[index.defs_by_qualname[qualname].id]
+            sig = full.splitlines()[0].strip() if full else ""
         by_key[key] = Candidate(
             qualname,
             kind,

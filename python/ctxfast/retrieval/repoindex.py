@@ -19,13 +19,14 @@ from functools import partial
 from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
 
 from ctxfast.bm25 import BM25Index, SymbolSet
 from ctxfast.confine import decode, read_confined
 from ctxfast.errors import IndexError as CtxIndexError
 from ctxfast.recon import graph_db
-from ctxfast.retrieval.state import StateStore
+from ctxfast.recon.graph import NODE_COLUMNS, Node
+from ctxfast.retrieval.state import StateStore, gc_paused
 from ctxfast.text import is_test_path
 
 T = TypeVar("T")
@@ -36,42 +37,29 @@ _LANG_FAMILY = {"typescript": "javascript", "tsx": "javascript"}
 DEF_KINDS = ("function", "class")
 
 
-class Definition(NamedTuple):
-    """A function/class/method definition with its span and skeleton signature (a named
-    tuple: a large repository has tens of thousands, made from stored rows per process)."""
-
-    id: str
-    kind: str
-    name: str
-    qualname: str
-    file: str
-    line: int
-    end_line: int
-    signature: str
+#: Positions of the fields the tables are grouped by (``Node`` is a named tuple).
+_NAME, _QUALNAME, _FILE = (Node._fields.index(f) for f in ("name", "qualname", "file"))
 
 
-_NAME, _QUALNAME, _FILE = (Definition._fields.index(f) for f in ("name", "qualname", "file"))
-
-
-def _tables(con: sqlite3.Connection) -> tuple[list[Any], list[str], list[Any]]:
-    """What a repository state's retrieval reads from ``recon.db``: definition rows,
-    qualnames of the name index, and each file's module node."""
+def _tables(con: sqlite3.Connection) -> tuple[list[Any], list[str], list[str], list[Any]]:
+    """What a repository state's retrieval reads from ``recon.db``: its definitions' node
+    rows, their skeleton signatures (same order), the qualnames of the name index, and each
+    file's module node."""
     # One string object per distinct kind and file: stored once in the pickle (its memo
     # works by identity), and hashed once when the rows are grouped.
-    rows = [
-        (i, sys.intern(k), name, q, sys.intern(f), *rest)
-        for i, k, name, q, f, *rest in con.execute(
-            "SELECT n.qualname || ':' || n.line AS text_id, n.kind, n.name, n.qualname, n.file, "
-            "n.line, n.end_line, COALESCE(m.signature, '') FROM nodes n "
-            "LEFT JOIN defs_meta m ON m.id = n.id "
-            "WHERE n.kind IN ('function', 'class') ORDER BY n.file, n.line, text_id"
-        )
-    ]
+    rows, signatures = [], []
+    for i, k, name, q, f, line, col, end, sig in con.execute(
+        f"SELECT {NODE_COLUMNS}, COALESCE(m.signature, '') FROM nodes n "
+        "LEFT JOIN defs_meta m ON m.id = n.id "
+        "WHERE n.kind IN ('function', 'class') ORDER BY n.file, n.line, 1"
+    ):
+        rows.append((i, sys.intern(k), name, q, sys.intern(f), line, col, end))
+        signatures.append(sig)
     names = [q for (q,) in con.execute("SELECT qualname FROM name_index")]
     modules = con.execute(
         "SELECT file, qualname FROM nodes WHERE kind = 'def' ORDER BY qualname || ':' || line"
     ).fetchall()
-    return rows, names, modules
+    return rows, signatures, names, modules
 
 
 class RepoIndex:
@@ -89,34 +77,39 @@ class RepoIndex:
             ).fetchall()
             self.key = _key_of((p, s) for p, s, _ in files)
             self.state = StateStore(index_dir, self.key) if index_dir is not None else None
-            rows, names, modules = self.stored_pickle("tables", lambda: _tables(con))
+            rows, signatures, names, modules = self.stored_pickle("tables", lambda: _tables(con))
         finally:
             con.close()
-        self.files: list[str] = [p for p, _, _ in files]
-        self.languages: dict[str, str] = {p: lang or "" for p, _, lang in files}
-        # A fresh process builds these for tens of thousands of definitions: made and grouped
-        # by C-level calls (rows come sorted by file), not attribute by attribute.
-        self.defs: list[Definition] = list(map(partial(tuple.__new__, Definition), rows))
-        self.defs_by_file: dict[str, list[Definition]] = {
-            f: list(g) for f, g in groupby(self.defs, key=itemgetter(_FILE))
-        }
-        self.defs_by_name: dict[str, list[Definition]] = {}
-        for d in self.defs:
-            self.defs_by_name.setdefault(d[_NAME], []).append(d)
-        first = self.defs[::-1]  # the first definition of a qualname wins
-        self.defs_by_qualname: dict[str, Definition] = dict(
-            zip(map(itemgetter(_QUALNAME), first), first, strict=True)
-        )
-        self.qualnames: set[str] = set(names)
-        self.module_of: dict[str, str] = {}
-        for file, qualname in modules:
-            self.module_of.setdefault(file, qualname)
-        self.symbol_names: set[str] = set(self.defs_by_name)
-        # The same names as one native set, shared by every BM25 index of this state (the
-        # per-query candidate index included) instead of being converted per build.
-        self.symbol_set = SymbolSet(self.symbol_names)
-        # Query construction keeps an identifier iff it resolves: by qualname or by name.
-        self.qualnames_and_names: frozenset[str] = frozenset(self.qualnames | self.symbol_names)
+        with gc_paused():  # tens of thousands of tuples, no cycles among them
+            self.files: list[str] = [p for p, _, _ in files]
+            self.languages: dict[str, str] = {p: lang or "" for p, _, lang in files}
+            # A fresh process builds these for tens of thousands of definitions: made and grouped
+            # by C-level calls (rows come sorted by file), not attribute by attribute.
+            self.defs: list[Node] = list(map(partial(tuple.__new__, Node), rows))
+            #: Each definition's skeleton signature (header line, no body), by node id.
+            self.signatures: dict[str, str] = dict(
+                zip(map(itemgetter(0), rows), signatures, strict=True)
+            )
+            self.defs_by_file: dict[str, list[Node]] = {
+                f: list(g) for f, g in groupby(self.defs, key=itemgetter(_FILE))
+            }
+            self.defs_by_name: dict[str, list[Node]] = {}
+            for d in self.defs:
+                self.defs_by_name.setdefault(d[_NAME], []).append(d)
+            first = self.defs[::-1]  # the first definition of a qualname wins
+            self.defs_by_qualname: dict[str, Node] = dict(
+                zip(map(itemgetter(_QUALNAME), first), first, strict=True)
+            )
+            self.qualnames: set[str] = set(names)
+            self.module_of: dict[str, str] = {}
+            for file, qualname in modules:
+                self.module_of.setdefault(file, qualname)
+            self.symbol_names: set[str] = set(self.defs_by_name)
+            # The same names as one native set, shared by every BM25 index of this state (the
+            # per-query candidate index included) instead of being converted per build.
+            self.symbol_set = SymbolSet(self.symbol_names)
+            # Query construction keeps an identifier iff it resolves: by qualname or by name.
+            self.qualnames_and_names: frozenset[str] = frozenset(self.qualnames | self.symbol_names)
         self._texts: dict[str, list[str]] = {}
         self._file_bm25: BM25Index | None = None
         self._path_parts: list[tuple[str, frozenset[str]]] | None = None
@@ -209,9 +202,9 @@ class RepoIndex:
             self._file_bm25 = self.stored_bm25("file_bm25", build)
         return self._file_bm25
 
-    def innermost(self, path: str, line: int) -> Definition | None:
+    def innermost(self, path: str, line: int) -> Node | None:
         """The smallest definition containing ``line`` (traceback and hit mapping)."""
-        best: Definition | None = None
+        best: Node | None = None
         for d in self.defs_by_file.get(path, ()):
             if d.line <= line <= d.end_line and (
                 best is None or (d.end_line - d.line) < (best.end_line - best.line)

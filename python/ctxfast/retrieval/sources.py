@@ -15,7 +15,7 @@ from ctxfast.retrieval.apiindex import ApiIndex
 from ctxfast.retrieval.candidates import RawCandidate
 from ctxfast.retrieval.lexical import LANGUAGE_GLOBS, LexicalCorpus
 from ctxfast.retrieval.query import Frame, innermost_depths
-from ctxfast.retrieval.repoindex import Definition, RepoIndex
+from ctxfast.retrieval.repoindex import RepoIndex
 from ctxfast.retrieval.task import TaskQuery
 
 
@@ -82,7 +82,7 @@ def callgraph_source(
     return out
 
 
-def frame_definition(index: RepoIndex, path: str, frame: Frame) -> Definition | None:
+def frame_definition(index: RepoIndex, path: str, frame: Frame) -> Node | None:
     """The definition a frame ran in. Tracebacks in issues usually come from an installed
     release, not from the checkout, so the printed line may sit in another definition here:
     when the definition at that line does not bear the frame's function name, the nearest

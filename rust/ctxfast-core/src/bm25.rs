@@ -189,13 +189,62 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// Per term: (document, term frequency), documents ascending.
+///
+/// A built index holds them as vectors. A loaded one keeps the stored bytes and reads a
+/// term's pairs in place when a query asks for that term: a fresh process answers one
+/// query, which touches a few dozen of the index's hundred thousand terms, so decoding every
+/// list into its own vector was most of the cost of opening a stored index.
+#[derive(Debug)]
+enum Postings {
+    Owned(Vec<Vec<(u32, u32)>>),
+    /// `bytes` as stored; per term, the offset of its first `(doc, tf)` pair (8 bytes,
+    /// little-endian `u32`s) and the number of pairs.
+    Packed {
+        bytes: Vec<u8>,
+        spans: Vec<(usize, u32)>,
+    },
+}
+
+impl Postings {
+    /// Number of documents containing term `id`.
+    fn doc_count(&self, id: usize) -> usize {
+        match self {
+            Postings::Owned(p) => p[id].len(),
+            Postings::Packed { spans, .. } => spans[id].1 as usize,
+        }
+    }
+
+    fn num_terms(&self) -> usize {
+        match self {
+            Postings::Owned(p) => p.len(),
+            Postings::Packed { spans, .. } => spans.len(),
+        }
+    }
+
+    /// Calls `f(doc, tf)` for every posting of term `id`, documents ascending.
+    #[inline]
+    fn for_each(&self, id: usize, mut f: impl FnMut(u32, u32)) {
+        match self {
+            Postings::Owned(p) => p[id].iter().for_each(|&(d, tf)| f(d, tf)),
+            Postings::Packed { bytes, spans } => {
+                let (start, n) = spans[id];
+                for pair in bytes[start..start + 8 * n as usize].chunks_exact(8) {
+                    let d = u32::from_le_bytes(pair[..4].try_into().expect("4 bytes"));
+                    let tf = u32::from_le_bytes(pair[4..].try_into().expect("4 bytes"));
+                    f(d, tf);
+                }
+            }
+        }
+    }
+}
+
 /// An immutable inverted index over a fixed corpus.
 #[derive(Debug)]
 pub struct Bm25Index {
     params: Bm25Params,
     vocab: FxMap<String, u32>,
-    /// Per term: (document, term frequency), documents ascending.
-    postings: Vec<Vec<(u32, u32)>>,
+    postings: Postings,
     idf: Vec<f64>,
     doc_len: Vec<u32>,
     /// Per document: `k1·(1 − b + b·|d|/avgdl)`, precomputed once.
@@ -269,14 +318,14 @@ impl Bm25Index {
             }
             doc_len.push(ids.len() as u32);
         }
-        Self::assemble(vocab, postings, doc_len, params, symbols)
+        Self::assemble(vocab, Postings::Owned(postings), doc_len, params, symbols)
     }
 
     /// The index from its counted parts; the derived statistics (`avgdl`, idf, the length
     /// norms) are computed here, the same way for a build and for a load.
     fn assemble(
         vocab: FxMap<String, u32>,
-        postings: Vec<Vec<(u32, u32)>>,
+        postings: Postings,
         doc_len: Vec<u32>,
         params: Bm25Params,
         symbols: Arc<SymbolSet>,
@@ -288,10 +337,9 @@ impl Bm25Index {
         } else {
             total as f64 / n
         };
-        let idf = postings
-            .iter()
-            .map(|p| {
-                let nt = p.len() as f64;
+        let idf = (0..postings.num_terms())
+            .map(|id| {
+                let nt = postings.doc_count(id) as f64;
                 ((n - nt + 0.5) / (nt + 0.5) + 1.0).ln()
             })
             .collect();
@@ -318,11 +366,12 @@ impl Bm25Index {
     /// and every term with its postings (the symbol set is not included; the loader passes
     /// it). Lets a process that opens an unchanged corpus skip tokenising it again.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut terms: Vec<&str> = vec![""; self.postings.len()];
+        let n_terms = self.postings.num_terms();
+        let mut terms: Vec<&str> = vec![""; n_terms];
         for (t, &id) in &self.vocab {
             terms[id as usize] = t;
         }
-        let pairs: usize = self.postings.iter().map(Vec::len).sum();
+        let pairs: usize = (0..n_terms).map(|id| self.postings.doc_count(id)).sum();
         let mut out = Vec::with_capacity(64 + 4 * self.doc_len.len() + 8 * pairs);
         out.extend_from_slice(MAGIC);
         for v in [self.params.k1, self.params.b, self.params.symbol_weight] {
@@ -334,14 +383,14 @@ impl Bm25Index {
             u32s(&mut out, l);
         }
         u32s(&mut out, terms.len() as u32);
-        for (t, post) in terms.iter().zip(&self.postings) {
+        for (id, t) in terms.iter().enumerate() {
             u32s(&mut out, t.len() as u32);
             out.extend_from_slice(t.as_bytes());
-            u32s(&mut out, post.len() as u32);
-            for &(d, tf) in post {
+            u32s(&mut out, self.postings.doc_count(id) as u32);
+            self.postings.for_each(id, |d, tf| {
                 u32s(&mut out, d);
                 u32s(&mut out, tf);
-            }
+            });
         }
         out
     }
@@ -373,27 +422,31 @@ impl Bm25Index {
         let n_terms = r.u32().ok_or_else(bad)? as usize;
         let mut vocab: FxMap<String, u32> = FxMap::default();
         vocab.reserve(n_terms.min(bytes.len() / 8));
-        let mut postings = Vec::with_capacity(n_terms.min(bytes.len() / 8));
+        let mut spans = Vec::with_capacity(n_terms.min(bytes.len() / 8));
         for id in 0..n_terms {
             let len = r.u32().ok_or_else(bad)? as usize;
             let term = std::str::from_utf8(r.take(len).ok_or_else(bad)?).map_err(|_| bad())?;
-            let n = r.u32().ok_or_else(bad)? as usize;
-            let mut post = Vec::with_capacity(n.min(bytes.len() / 8));
-            for _ in 0..n {
-                let (d, tf) = (r.u32().ok_or_else(bad)?, r.u32().ok_or_else(bad)?);
-                if d as usize >= n_docs {
+            let n = r.u32().ok_or_else(bad)?;
+            let start = r.pos;
+            let pairs = r.take((n as usize).checked_mul(8).ok_or_else(bad)?);
+            // Checked once here, so a query can read the pairs in place.
+            for pair in pairs.ok_or_else(bad)?.chunks_exact(8) {
+                if u32::from_le_bytes(pair[..4].try_into().map_err(|_| bad())?) as usize >= n_docs {
                     return Err(bad());
                 }
-                post.push((d, tf));
             }
             if vocab.insert(term.to_string(), id as u32).is_some() {
                 return Err(bad());
             }
-            postings.push(post);
+            spans.push((start, n));
         }
         if r.pos != bytes.len() {
             return Err(bad());
         }
+        let postings = Postings::Packed {
+            bytes: bytes.to_vec(),
+            spans,
+        };
         Ok(Self::assemble(vocab, postings, doc_len, params, symbols))
     }
 
@@ -454,14 +507,14 @@ impl Bm25Index {
         let k1p1 = self.params.k1 + 1.0;
         for &(id, w) in terms {
             let wi = w * self.idf[id as usize];
-            for &(d, tf) in &self.postings[id as usize] {
+            self.postings.for_each(id as usize, |d, tf| {
                 let tf = tf as f64;
                 let slot = &mut acc[d as usize];
                 if *slot == 0.0 {
                     touched.push(d);
                 }
                 *slot += wi * (tf * k1p1) / (tf + self.doc_norm[d as usize]);
-            }
+            });
         }
     }
 
@@ -652,6 +705,32 @@ mod tests {
         let mut longer = bytes.clone();
         longer.push(0);
         assert!(Bm25Index::from_bytes(&longer, Arc::default()).is_err());
+    }
+
+    #[test]
+    fn a_loaded_index_ranks_as_the_built_one_and_rejects_a_bad_document() {
+        let ix = index(&["foo bar foo", "bar baz", "qux bar", "foo"], &["foo"]);
+        let bytes = ix.to_bytes();
+        let back = Bm25Index::from_bytes(&bytes, Arc::clone(&ix.symbols)).unwrap();
+        let qs: Vec<Query> = ["foo", "bar", "baz qux foo", "none"]
+            .iter()
+            .map(|q| Query::Tokens(toks(q)))
+            .collect();
+        assert_eq!(back.query_batch(&qs, 3), ix.query_batch(&qs, 3));
+        for q in &qs {
+            assert_eq!(back.query(q, 2), ix.query(q, 2));
+        }
+        assert_eq!(
+            (back.vocab_size(), back.idf("bar")),
+            (ix.vocab_size(), ix.idf("bar"))
+        );
+        // One document, one term: its single posting's document number is the last pair.
+        let one = index(&["a"], &[]).to_bytes();
+        let mut bad = one.clone();
+        let at = bad.len() - 8;
+        bad[at..at + 4].copy_from_slice(&5u32.to_le_bytes());
+        assert!(Bm25Index::from_bytes(&one, Arc::default()).is_ok());
+        assert!(Bm25Index::from_bytes(&bad, Arc::default()).is_err());
     }
 
     #[test]

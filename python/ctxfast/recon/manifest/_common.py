@@ -264,16 +264,20 @@ def read_lines(col: Collector, path: Path) -> list[str]:
     return data.decode("utf-8", errors="replace").splitlines()
 
 
-def walk_files(col: Collector) -> list[Path]:
-    """Files of the repository up to ``max_depth`` levels deep, skipping caches/installs and
-    vendored trees (those are reported separately), sorted for determinism; never follows
-    directory symlinks."""
-    root = col.root
-    out: list[Path] = []
+def walk_files(col: Collector) -> list[str]:
+    """Repository-relative POSIX paths of the files up to ``max_depth`` levels deep, skipping
+    caches/installs and vendored trees (those are reported separately), sorted by path
+    components for determinism; never follows directory symlinks. Paths stay strings: a
+    large tree has thousands of files and only the few manifest files become ``Path``s."""
+    root = os.fspath(col.root)
+    cut = len(root) + 1
+    out: list[str] = []
     seen = 0
     skip = set(col.config.skipped_dirs) | set(col.config.vendored_dirs)
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        depth = len(Path(dirpath).relative_to(root).parts)
+        rel_dir = dirpath[cut:]
+        depth = rel_dir.count(os.sep) + 1 if rel_dir else 0
+        prefix = rel_dir.replace(os.sep, "/") + "/" if rel_dir else ""
         keep = []
         for d in sorted(dirnames):
             if (
@@ -288,9 +292,14 @@ def walk_files(col: Collector) -> list[Path]:
             seen += 1
             if seen > col.config.max_walk_entries:
                 col.error(".", f"scan stopped after {col.config.max_walk_entries} files")
-                return sorted(out)
-            out.append(Path(dirpath) / f)
-    return sorted(out)
+                return sorted(out, key=_components)
+            out.append(prefix + f)
+    return sorted(out, key=_components)
+
+
+def _components(rel: str) -> list[str]:
+    """The sort key ``Path`` objects had: their parts, not the string."""
+    return rel.split("/")
 
 
 def split_requirement(spec: str) -> tuple[str, str | None] | None:

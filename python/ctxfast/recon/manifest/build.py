@@ -123,12 +123,12 @@ def build_manifest(root: str | Path, config: ManifestConfig | None = None) -> di
         raise InvalidArgumentError(f"not a directory: {root}")
     col = Collector(root=root_path.resolve(), config=cfg)
     jobs: list[tuple[int, int, str, Path, Parser, bool]] = []
-    for path in walk_files(col):
-        rel = path.relative_to(col.root).as_posix()
+    for rel in walk_files(col):
         for order, match, parser, root_only in FAMILIES:
             if match(rel):
                 depth = rel.count("/")
                 if not root_only or depth == 0 or order == 60:
+                    path = col.root / rel
                     jobs.append((order, depth, rel, path, parser, depth == 0 or order == 60))
                 break
     jobs.sort(key=lambda j: (j[0], j[1], j[2]))
@@ -340,16 +340,14 @@ def enforce_cap(
             if len(m[k]) < original[k]
         ]
 
+    def size_of(k: str) -> int:
+        return count_tokens(json.dumps(m[k], indent=2, ensure_ascii=False), encoding)
+
+    # Each list's rendered size, re-measured only for the list a step trimmed.
+    measured = {k: size_of(k) for k in TRIMMABLE if m[k]}
     total = count_tokens(render(), encoding)
     while total > max_tokens:
-        sizes = sorted(
-            (
-                (count_tokens(json.dumps(m[k], indent=2, ensure_ascii=False), encoding), k)
-                for k in TRIMMABLE
-                if m[k]
-            ),
-            reverse=True,
-        )
+        sizes = sorted(((n, k) for k, n in measured.items() if m[k]), reverse=True)
         if not sizes:
             break
         size, key = sizes[0]
@@ -358,6 +356,8 @@ def enforce_cap(
         excess = total - max_tokens
         drop = max(1, min(-(-excess // per_entry), (size - second) // per_entry or 1))
         del m[key][max(0, len(m[key]) - drop) :]
+        if m[key]:
+            measured[key] = size_of(key)
         refresh_notes()
         total = count_tokens(render(), encoding)
     m["errors"] = m["errors"] + notes
