@@ -1,5 +1,5 @@
 """Call-graph fidelity scoring for the compiled languages, and the analysers themselves where
-their toolchains are installed (go/types, tsc, javac)."""
+their toolchains are installed (go/types, tsc, javac, rust-analyzer)."""
 
 from __future__ import annotations
 
@@ -109,3 +109,33 @@ def test_java_analyser_binds_overloads(tmp_path: Path) -> None:
         ("f", (("src/a/A.java", 3),)),
         ("A", (("src/a/A.java", 2),)),
     ]
+
+
+@pytest.mark.skipif(shutil.which("rust-analyzer") is None, reason="needs rust-analyzer")
+def test_rust_analyser_binds_calls_in_macros_and_methods(tmp_path: Path) -> None:
+    _graph(
+        tmp_path,
+        {
+            "Cargo.toml": '[package]\nname = "m"\nversion = "0.1.0"\nedition = "2021"\n',
+            "src/main.rs": """
+                struct S;
+                impl S {
+                    fn new() -> S { S }
+                    fn get(&self) -> u8 { 1 }
+                }
+                fn main() {
+                    let n = S::new().get();
+                    println!("{}", helper(n));
+                }
+                fn helper(x: u8) -> u8 { x }
+                """,
+        },
+    )
+    sites, name = reference_sites("rust", tmp_path)
+    assert name == "rust-analyzer lsif"
+    assert sorted((s.line, s.name, s.targets) for s in sites if s.targets) == [
+        (7, "get", (("src/main.rs", 4),)),
+        (7, "new", (("src/main.rs", 3),)),
+        (8, "helper", (("src/main.rs", 10),)),
+    ]
+    assert not (tmp_path / "target").exists()  # build products stay out of the tree

@@ -341,3 +341,256 @@ def test_typescript_reexports_and_variance(tmp_path: Path) -> None:
         "src.core.parse.check",
         "src.core.types.make",
     }
+
+
+def sites(graph, qualname: str) -> list[tuple[str, int]]:
+    """(callee name, line of the call) of every invoke edge out of ``qualname``."""
+    node = next(n for n in graph.lookup(qualname) if n.qualname == qualname)
+    out = []
+    for site, edge in graph.file_edges(node.file, "invoke"):
+        if site.qualname == qualname:
+            out.append((graph.node(edge.dst).name, site.line))
+    return sorted(out)
+
+
+def test_java_inherited_members_super_constructors_and_loop_variables(tmp_path: Path) -> None:
+    g = graph_of(
+        tmp_path,
+        {
+            "src/main/java/n/Node.java": """
+                package n;
+
+                public class Node {
+                    protected Attrs attrs = new Attrs();
+                    void reparent(Node c) {}
+                    Node after(String h) { return this; }
+                }
+                """,
+            "src/main/java/n/Attrs.java": """
+                package n;
+
+                public class Attrs { String put(String k) { return k; } }
+                """,
+            "src/main/java/n/Element.java": """
+                package n;
+
+                import java.util.List;
+
+                public class Element extends Node {
+                    public Element() {}
+                    public Element(String tag) {}
+                    void add(Node c) { reparent(c); attrs.put("x"); }
+                    Node after(String h) { return super.after(h); }
+                    Element copy() { return new Element("p"); }
+                    void each(List<Attrs> all) { for (Attrs a : all) { a.put("k"); } }
+                }
+                """,
+        },
+    )
+    # A bare call or field of a base class, from a subclass.
+    assert callees(g, "n.Element.add") == {"n.Node.reparent", "n.Attrs.put"}
+    # `super.m()` is the base's method, never a call of `super`.
+    assert callees(g, "n.Element.after") == {"n.Node.after"}
+    # `new C()` inside `C` names the class, as it does everywhere else.
+    assert callees(g, "n.Element.copy") == {"n.Element"}
+    # The variable of `for (T x : xs)` holds a T.
+    assert callees(g, "n.Element.each") == {"n.Attrs.put"}
+
+
+def test_java_overloads_of_one_arity_are_picked_by_argument_types(tmp_path: Path) -> None:
+    g = graph_of(
+        tmp_path,
+        {
+            "src/main/java/t/Tokeniser.java": """
+                package t;
+
+                public class Tokeniser {
+                    private Object held;
+                    void emit(String s) {}
+                    void emit(char c) {}
+                    void emit(char c, int n) {}
+                    void error(Tokeniser t) {}
+                    void error(String m) {}
+                    void run(char c) {
+                        emit(c);
+                        emit("</");
+                        emit(held);
+                        emit(c, 2);
+                        error(this);
+                        String m = "bad";
+                        error(m);
+                    }
+                }
+                """,
+        },
+    )
+    # A parameter's, a literal's, a local's and `this`'s type pick the overload; a field of
+    # unknown type leaves two one-argument `emit`s possible: no edge rather than a guess.
+    assert sites(g, "t.Tokeniser.run") == [
+        ("emit", 11),
+        ("emit", 12),
+        ("emit", 14),
+        ("error", 15),
+        ("error", 17),
+    ]
+    node = next(n for n in g.lookup("t.Tokeniser.run") if n.qualname == "t.Tokeniser.run")
+    by_line = {}
+    for site, edge in g.file_edges(node.file, "invoke"):
+        if site.qualname == "t.Tokeniser.run":
+            by_line[site.line] = g.node(edge.dst).line
+    assert by_line == {11: 6, 12: 5, 14: 7, 15: 8, 17: 9}
+
+
+def test_typescript_overload_signatures_reach_the_implementation(tmp_path: Path) -> None:
+    g = graph_of(
+        tmp_path,
+        {
+            "src/col.ts": """
+                export function Column(): Function;
+                export function Column(name: string): Function;
+                export function Column(name?: string): Function { return () => name; }
+                """,
+            "src/use.ts": """
+                import { Column } from './col';
+                export function build() { return Column("x"); }
+                """,
+        },
+    )
+    node = next(n for n in g.lookup("src.use.build") if n.qualname == "src.use.build")
+    assert [t.line for t in g.callees(node.id)] == [3]
+
+
+def test_typescript_chains_fluent_builders_decorators_and_call_lines(tmp_path: Path) -> None:
+    g = graph_of(
+        tmp_path,
+        {
+            "src/qb.ts": """
+                export class SelectQueryBuilder<T> {
+                    where(w: string): this { return this; }
+                    from(t: string, alias?: string): SelectQueryBuilder<T> { return this; }
+                    getMany(): Promise<T[]> { return Promise.resolve([]); }
+                }
+                export class Manager {
+                    createQueryBuilder<T>(alias?: string): SelectQueryBuilder<T> {
+                        return new SelectQueryBuilder<T>();
+                    }
+                    find() {
+                        return this.createQueryBuilder()
+                            .from("post")
+                            .where("x")
+                            .getMany();
+                    }
+                    fresh() { return new SelectQueryBuilder().where("y"); }
+                }
+                """,
+            "src/decorators.ts": """
+                export function Entity(name?: string) { return (t: any) => t; }
+                export function Column() { return (t: any, k: string) => {}; }
+                export function Inject() { return (t: any, k: string, i: number) => {}; }
+                """,
+            "src/post.ts": """
+                import { Entity, Column, Inject } from './decorators';
+
+                @Entity("post")
+                export class Post {
+                    @Column()
+                    title: string;
+                    constructor(@Inject() private svc: string) {}
+                }
+                """,
+        },
+    )
+    assert sites(g, "src.qb.Manager.find") == [
+        ("createQueryBuilder", 11),
+        ("from", 12),  # each call of a chain split over lines is on its own line
+        ("getMany", 14),
+        ("where", 13),  # `this`: a fluent method returns its own instance
+    ]
+    assert callees(g, "src.qb.Manager.fresh") == {
+        "src.qb.SelectQueryBuilder",
+        "src.qb.SelectQueryBuilder.where",
+    }
+    # Decorators are calls where they stand: the class's in the module, a field's in the class.
+    assert callees(g, "src.post") == {"src.decorators.Entity"}
+    assert callees(g, "src.post.Post") == {"src.decorators.Column"}
+    assert callees(g, "src.post.Post.constructor") == {"src.decorators.Inject"}
+
+
+def test_typescript_call_result_locals_and_names_past_the_first_star_export(tmp_path: Path) -> None:
+    g = graph_of(
+        tmp_path,
+        {
+            "src/repo.ts": """
+                export class Repository<T> { save(x: T): void {} clear(): void {} }
+                export class Connection {
+                    getRepository<T>(t: string): Repository<T> { return new Repository<T>(); }
+                    async load(): Promise<Repository<string>> { return new Repository(); }
+                }
+                """,
+            "src/columns.ts": "export function Column() { return (t: any, k: string) => {}; }\n",
+            "src/index.ts": """
+                export * from './repo';
+                export * from './columns';
+                """,
+            "sample/app.ts": """
+                import { Column, Connection, Repository } from '../src/index';
+                export class Post { @Column() title: string; }
+                export async function main(connection: Connection) {
+                    const repo = connection.getRepository<Post>("post");
+                    repo.save(new Post());
+                    const loaded = await connection.load();
+                    loaded.clear();
+                }
+                export function wipe(r: Repository<string> | string) {
+                    const repo = r instanceof Repository ? r : new Repository<string>();
+                    repo.clear();
+                }
+                """,
+        },
+    )
+    # `Column` is in the second module `index.ts` re-exports with `export *`.
+    assert callees(g, "sample.app.Post") == {"src.columns.Column"}
+    # `repo` holds what `getRepository` declares it returns; `loaded`, what `load`'s promise
+    # resolves to.
+    assert callees(g, "sample.app.main") == {
+        "src.repo.Connection.getRepository",
+        "src.repo.Repository.save",
+        "sample.app.Post",
+        "src.repo.Connection.load",
+        "src.repo.Repository.clear",
+    }
+    # `x instanceof C ? x : …` is a C.
+    assert callees(g, "sample.app.wipe") == {"src.repo.Repository", "src.repo.Repository.clear"}
+
+
+def test_rust_calls_in_macros_lifetimed_self_and_use_self(tmp_path: Path) -> None:
+    g = graph_of(
+        tmp_path,
+        {
+            "Cargo.toml": '[package]\nname = "fd"\nversion = "0.1.0"\n',
+            "src/exec/mod.rs": """
+                pub struct Input<'a> { data: &'a str }
+                impl<'a> Input<'a> {
+                    pub fn new(data: &'a str) -> Input<'a> { Input { data } }
+                    pub fn basename(&'a mut self) -> &'a mut Self { self }
+                    pub fn get(&'a self) -> String { String::new() }
+                }
+                pub fn job() {}
+                """,
+            "src/main.rs": """
+                mod exec;
+                use exec::{self, Input};
+                fn main() {
+                    assert_eq!(Input::new("a").basename().get(), format!("{}", "a"));
+                    exec::job();
+                }
+                """,
+        },
+    )
+    # Inside `assert_eq!(...)`, through `-> &'a mut Self`, and `exec` bound by `use exec::{self}`.
+    assert callees(g, "crate.main") == {
+        "exec.Input.new",
+        "exec.Input.basename",
+        "exec.Input.get",
+        "exec.job",
+    }

@@ -34,6 +34,7 @@ def test_defaults_are_the_spec_numbers():
     assert (c.tau, c.line_floor, c.max_tokens) == (0.6, 1e-3, 4000)
     assert (c.def_bm25_top, c.def_bm25_k) == (3, 50)
     assert c.def_line_max_chars == 500
+    assert c.def_bm25_lines_other == 400
     assert c.switches() == [
         "lexical",
         "api_desc",

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from recon_fixture import indexed_repo
 
+from ctxfast import Repository
 from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.localize import DefinitionBM25, lend_to_tested_modules, rank_defs_in_files
 from ctxfast.retrieval.repoindex import RepoIndex
@@ -157,3 +158,22 @@ def test_files_of_a_minor_language_are_demoted(tmp_path):
     ix = RepoIndex(repo.root, repo.graph.db_path)
     assert ix.minor_language_files(0.25) == frozenset({"assets/jquery.js"})
     assert ix.minor_language_files(0.1) == frozenset()  # 1 file against 10 is not below 10 %
+
+
+def test_long_definitions_outside_python_are_searched_past_their_first_lines(tmp_path):
+    """A Rust `main()` of hundreds of lines: the words of its line 100 reach its BM25 text
+    in a repository mostly of Rust; a Python repository keeps 60-line texts."""
+    body = "".join(f"    step_{i}();\n" for i in range(100))
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.rs").write_text("fn main() {\n" + body + "    frobnicate();\n}\n")
+    (tmp_path / "src" / "walk.rs").write_text("pub fn walk() {}\n")
+    repo = Repository(tmp_path, index_dir=tmp_path / ".idx")
+    repo.index()
+    index = RepoIndex(Path(repo.root), repo.graph_db)
+
+    def found(cfg: RetrievalConfig) -> set[str]:
+        di = DefinitionBM25(index, cfg)
+        return {di.defs[i].qualname for i, _ in di.search(["frobnicate"], 5)}
+
+    assert "crate.main" in found(RetrievalConfig())
+    assert "crate.main" not in found(RetrievalConfig(def_bm25_lines_other=60))

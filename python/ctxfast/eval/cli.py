@@ -415,7 +415,7 @@ def register(sub: Any) -> None:
     fd.add_argument(
         "--language",
         default="python",
-        choices=["python", "go", "typescript", "java"],
+        choices=["python", "go", "typescript", "java", "rust"],
         help="python: jedi; go: go/types; typescript: tsc; java: javac",
     )
     fd.add_argument("--out", help="write the full result (with disagreements) as JSON")

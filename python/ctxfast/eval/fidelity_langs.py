@@ -7,7 +7,9 @@ writes every call site with the declaration the compiler binds it to (``analyser
 * Go — ``go/types`` (the standard library's type checker; Debian ``golang-go``), module
   packages type-checked from source;
 * TypeScript — the TypeScript compiler's type checker (Debian ``node-typescript``);
-* Java — javac's attribution through the Compiler Tree API (the JDK's ``jdk.compiler``).
+* Java — javac's attribution through the Compiler Tree API (the JDK's ``jdk.compiler``);
+* Rust — rust-analyzer's LSIF export (the rustup component ``rust-analyzer``): Cargo
+  workspaces loaded as the editor loads them, macros expanded, traits resolved.
 
 Each is the language's reference implementation of name binding, installable from Debian, and
 independent of tree-sitter and of ctxfast's resolver. Calls into libraries that are not in the
@@ -27,6 +29,7 @@ import json
 import random
 import shutil
 import subprocess
+import sys
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,7 +74,12 @@ def analyser_command(language: str, root: Path) -> tuple[list[str], str]:
         if java is None:
             raise EvalError("Java fidelity needs a JDK 17+ (apt-get install openjdk-17-jdk)")
         return [java, str(ANALYSERS_DIR / "JavaCalls.java"), str(root)], "javac attribution"
-    raise EvalError(f"no independent analyser for {language!r} (go, typescript, java)")
+    if language == "rust":
+        if shutil.which("rust-analyzer") is None:
+            raise EvalError("Rust fidelity needs rust-analyzer: rustup component add rust-analyzer")
+        cmd = [sys.executable, str(ANALYSERS_DIR / "rust_calls.py"), str(root)]
+        return cmd, "rust-analyzer lsif"
+    raise EvalError(f"no independent analyser for {language!r} (go, typescript, java, rust)")
 
 
 def reference_sites(

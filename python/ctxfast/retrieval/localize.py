@@ -33,22 +33,31 @@ def _normalise(scores: dict[str, float]) -> dict[str, float]:
 
 class DefinitionBM25:
     """BM25 over definition texts (qualname + the first lines of the body, each line cut to
-    ``cfg.def_line_max_chars``), built lazily."""
+    ``cfg.def_line_max_chars``), built lazily. A definition's text is its first ``MAX_LINES``
+    lines; in a repository mostly of other languages than Python, a non-Python definition's
+    is its first ``cfg.def_bm25_lines_other`` (see there)."""
 
     MAX_LINES = 60
 
     def __init__(self, index: RepoIndex, cfg: RetrievalConfig):
+        python = sum(f.endswith((".py", ".pyi")) for f in index.files)
+        other = self.MAX_LINES if 2 * python >= len(index.files) else cfg.def_bm25_lines_other
+
         def build() -> BM25Index:
             docs = []
             cut = cfg.def_line_max_chars
             for d in index.defs:
-                body = index.lines(d.file)[d.line - 1 : min(d.end_line, d.line + self.MAX_LINES)]
+                n = self.MAX_LINES if d.file.endswith((".py", ".pyi")) else other
+                body = index.lines(d.file)[d.line - 1 : min(d.end_line, d.line + n)]
                 text = "\n".join(line[:cut] for line in body)
                 docs.append(d.qualname.replace(".", " ") + "\n" + text)
             return BM25Index(docs or [""], cfg.k1, cfg.b, symbols=index.symbol_set)
 
         self.defs = index.defs
-        self.bm25 = index.stored_bm25(f"def_bm25-{cfg.k1}-{cfg.b}-{self.MAX_LINES}", build)
+        key = f"def_bm25-{cfg.k1}-{cfg.b}-{self.MAX_LINES}"
+        if other != self.MAX_LINES:
+            key += f"-o{other}"
+        self.bm25 = index.stored_bm25(key, build)
         # Each file's definitions as positions in ``defs``, which come sorted by file.
         self.by_file: dict[str, range] = {}
         start = 0

@@ -60,7 +60,10 @@ pub struct RawDef {
     pub doc: String,
 }
 
-/// A reference (call site, decorator, base class): a dotted path of identifiers.
+/// A reference (call site, decorator, base class): a dotted path of identifiers. A Java
+/// call with arguments ends in one more segment, [`ARG_TYPES_OPEN`]`T1,T2,…)`: the static
+/// type each argument's syntax shows (`?` where it does not), which picks among overloads
+/// of one arity (`emit(char)` / `emit(String)`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RawRef {
     pub path: Vec<String>,
@@ -74,6 +77,9 @@ pub struct RawRef {
 
 /// `RawRef::arity` of a reference that is no call with arguments (a base class, a decorator).
 pub const NO_ARITY: u32 = u32::MAX;
+
+/// How the argument-type segment of a Java call's [`RawRef::path`] starts.
+pub const ARG_TYPES_OPEN: &str = "(:";
 
 /// What an import binds a name to. `module` is written in the language's own syntax and is
 /// interpreted by the resolver (`level` = Python relative-import dots).

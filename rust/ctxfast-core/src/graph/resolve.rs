@@ -22,7 +22,7 @@ mod builtins;
 mod tests;
 
 use super::lang::{module_qualname, Lang};
-use super::raw::{DefKind, RawFile, Target, NO_ARITY};
+use super::raw::{DefKind, RawFile, Target, ARG_TYPES_OPEN, NO_ARITY};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::HashSet;
@@ -357,6 +357,162 @@ fn java_return_type(signature: &str, name: &str) -> Option<String> {
     (!ty.is_empty() && ty != "void").then_some(ty)
 }
 
+/// The class a TypeScript function header declares it returns: `where(w: string): this` →
+/// `this`, `qb<T>(a?: string): SelectQueryBuilder<T>` → `SelectQueryBuilder`,
+/// `const f = (x: A): ns.B => …` → `ns.B`; `None` without a return annotation or when it
+/// is no plain class name (a union, an array, an object type).
+fn ts_return_type<'s>(signature: &'s str, name: &str) -> Option<&'s str> {
+    let ret = ts_return_text(signature, name)?;
+    let end = ret
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$' || c == '.'))
+        .unwrap_or(ret.len());
+    let (ty, rest) = ret.split_at(end);
+    let rest = rest.trim_start();
+    let plain = rest.is_empty() || rest.starts_with('<') && rest.ends_with('>');
+    (!ty.is_empty() && plain).then_some(ty)
+}
+
+/// The return annotation of a TypeScript function header, as written (an arrow's `=>`
+/// dropped): `f(a: string): Promise<T>` → `Promise<T>`.
+fn ts_return_text<'s>(signature: &'s str, name: &str) -> Option<&'s str> {
+    let at = signature.find(name)? + name.len();
+    let open = at + signature[at..].find('(')?;
+    let mut depth = 0i32;
+    let mut close = None;
+    for (i, c) in signature[open..].char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    close = Some(open + i);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let ret = signature[close? + 1..]
+        .trim_start()
+        .strip_prefix(':')?
+        .trim();
+    Some(ret.strip_suffix("=>").unwrap_or(ret).trim_end())
+}
+
+/// A reference path without its Java argument-type segment, and that segment's types (see
+/// `RawRef::path`; empty without one).
+fn split_arg_types(path: &[String]) -> (&[String], Vec<&str>) {
+    match path.split_last() {
+        Some((last, rest)) if !rest.is_empty() && last.starts_with(ARG_TYPES_OPEN) => {
+            let inner = last[ARG_TYPES_OPEN.len()..].trim_end_matches(')');
+            (rest, inner.split(',').collect())
+        }
+        _ => (path, vec![]),
+    }
+}
+
+/// The parameter types a Java method header declares, as `lang::java::type_name` writes
+/// them: `void f(final int a, Map<K, V> m, String... r)` → `["int", "Map", "String..."]`.
+fn java_param_types(signature: &str, name: &str) -> Vec<String> {
+    let Some(at) = signature.find(&format!("{name}(")) else {
+        return vec![];
+    };
+    let at = at + name.len() + 1;
+    let mut depth = 0i32;
+    let mut params = vec![];
+    let mut start = at;
+    for (i, c) in signature[at..].char_indices() {
+        match c {
+            '(' | '<' => depth += 1,
+            ')' if depth == 0 => {
+                params.push(&signature[start..at + i]);
+                break;
+            }
+            ')' | '>' => depth -= 1,
+            ',' if depth == 0 => {
+                params.push(&signature[start..at + i]);
+                start = at + i + 1;
+            }
+            _ => {}
+        }
+    }
+    params
+        .into_iter()
+        .map(|p| {
+            let words: Vec<&str> = p
+                .split_whitespace()
+                .filter(|w| !w.starts_with('@') && *w != "final")
+                .collect();
+            let ty = words[..words.len().saturating_sub(1)].join(" ");
+            crate::graph::lang::java_type_name(&ty)
+        })
+        .collect()
+}
+
+/// Whether an argument of static type `arg` (`?`: unknown) can be passed as a parameter of
+/// type `param`, and whether that is an exact match.
+fn passes(arg: &str, param: &str) -> (bool, bool) {
+    let param = param.trim_end_matches("...");
+    const PRIMITIVE: &[&str] = &[
+        "byte", "short", "char", "int", "long", "float", "double", "boolean",
+    ];
+    const WIDER: &[(&str, &[&str])] = &[
+        ("char", &["int", "long", "float", "double"]),
+        ("int", &["long", "float", "double"]),
+        ("double", &[]),
+        ("boolean", &[]),
+    ];
+    if arg == "?" || param == "Object" {
+        return (true, arg == param);
+    }
+    if arg == param {
+        return (true, true);
+    }
+    if let Some((_, wider)) = WIDER.iter().find(|(a, _)| *a == arg) {
+        return (wider.contains(&param), false);
+    }
+    if arg == "String" {
+        return (param == "CharSequence", false);
+    }
+    // Some class: maybe a subclass of `param` (the hierarchy is not consulted), never a
+    // primitive or a String.
+    (!PRIMITIVE.contains(&param) && param != "String", false)
+}
+
+/// The overloads of `fits` whose parameters take arguments of `arg_types`, narrowed to
+/// those with the most exact matches.
+fn by_arg_types<F: Fn(usize) -> Vec<String>>(
+    fits: &[usize],
+    arg_types: &[&str],
+    params: F,
+) -> Vec<usize> {
+    if arg_types.is_empty() {
+        return fits.to_vec();
+    }
+    let scored: Vec<(usize, usize)> = fits
+        .iter()
+        .filter_map(|&i| {
+            let ps = params(i);
+            let mut exact = 0;
+            for (k, a) in arg_types.iter().enumerate() {
+                let p = ps.get(k).or(ps.last())?;
+                let (ok, same) = passes(a, p);
+                if !ok {
+                    return None;
+                }
+                exact += usize::from(same);
+            }
+            Some((i, exact))
+        })
+        .collect();
+    let best = scored.iter().map(|t| t.1).max().unwrap_or(0);
+    scored
+        .into_iter()
+        .filter(|t| t.1 == best)
+        .map(|t| t.0)
+        .collect()
+}
+
 /// The number of parameters a Java method header declares, and whether the last is
 /// variadic: `void f(int a, Map<K, V> m, String... r)` → `(3, true)`.
 fn java_params(signature: &str, name: &str) -> Option<(u32, bool)> {
@@ -606,11 +762,21 @@ impl<'a> Resolver<'a> {
     /// an untyped binding there, or a type that does not resolve to a project class, gives
     /// `None`.
     fn typed_local(&self, f: u32, scope: u32, name: &str) -> Option<Res> {
+        self.typed_local_at(f, scope, name, 0)
+    }
+
+    fn typed_local_at(&self, f: u32, scope: u32, name: &str, depth: u32) -> Option<Res> {
         let fi = f as usize;
         let defs = &self.files[fi].raw.defs;
         let mut s = scope;
         while s != 0 {
             if let Some(class) = self.t(fi).typed_locals.get(&(s, name)) {
+                if let Some(call) = class.strip_suffix(".()") {
+                    return self.call_result(f, s, call, false, depth + 1);
+                }
+                if let Some(call) = class.strip_suffix(".(await)") {
+                    return self.call_result(f, s, call, true, depth + 1);
+                }
                 return self.class_at(f, s, class, 0);
             }
             if self.t(fi).locals.contains(&(s, name)) {
@@ -622,15 +788,73 @@ impl<'a> Resolver<'a> {
         None
     }
 
+    /// A TypeScript function declared with overload signatures (`function f(a: string): X;`
+    /// … then `function f(a) { … }`): calls reach the implementation, which the language
+    /// puts last.
+    fn implementation(&self, r: &Res) -> Res {
+        let Res::Def(f, d) = *r else {
+            return r.clone();
+        };
+        let fd = &self.files[f as usize];
+        let def = &fd.raw.defs[d as usize];
+        if !fd.lang.is_js() || def.kind != DefKind::Function {
+            return r.clone();
+        }
+        let last = (d as usize + 1..fd.raw.defs.len()).rev().find(|&i| {
+            fd.raw.defs[i].kind == DefKind::Function && fd.raw.defs[i].local == def.local
+        });
+        last.map_or_else(|| r.clone(), |i| Res::Def(f, i as u32))
+    }
+
+    /// The class a call of `callee` (a dotted path written in `scope`, its receiver a typed
+    /// local, a typed attribute or `this`, calls in it marked `()`) returns: a local bound to
+    /// `conn.getRepository(Post)` holds what `getRepository` declares it returns;
+    /// `awaited`, the class of the `Promise<…>` it declares.
+    fn call_result(
+        &self,
+        f: u32,
+        scope: u32,
+        callee: &str,
+        awaited: bool,
+        depth: u32,
+    ) -> Option<Res> {
+        if depth > 4 {
+            return None;
+        }
+        let segs: Vec<&str> = callee.split('.').collect();
+        let mut cur = self
+            .typed_local_at(f, scope, segs[0], depth)
+            .unwrap_or_else(|| self.lookup_name(f, scope, segs[0], 0));
+        let n = segs.len();
+        for (i, seg) in segs[1..].iter().chain(std::iter::once(&"()")).enumerate() {
+            cur = if *seg == "()" && awaited && i + 1 == n {
+                self.awaited_class(&cur)?
+            } else if *seg == "()" {
+                self.returned_class(&cur)?
+            } else {
+                let next = self
+                    .typed_attr(&cur, seg, 0)
+                    .unwrap_or_else(|| self.attr(&cur, seg, 0));
+                if !matches!(next, Res::Def(..)) {
+                    return None;
+                }
+                next
+            };
+        }
+        self.is_class(&cur).then_some(cur)
+    }
+
     fn is_class(&self, r: &Res) -> bool {
         matches!(*r, Res::Def(f, d) if self.files[f as usize].raw.defs[d as usize].kind == DefKind::Class)
     }
 
     /// The overload of `r` a call with `arity` arguments reaches: among the methods sharing
-    /// `r`'s qualname (a field of the same name is never called), the first whose declared
+    /// `r`'s qualname (a field of the same name is never called), the one whose declared
     /// parameters take `arity` arguments, else one inherited from a base class that does,
-    /// else the first method; `r` itself when it names no method.
-    fn overload(&self, r: &Res, arity: u32) -> Res {
+    /// else the first method; `r` itself when it names no method. When several overloads
+    /// take that many arguments (`emit(Token)`, `emit(char)`) the argument types decide,
+    /// which the graph does not know: [`Res::Dynamic`], no edge rather than a guess.
+    fn overload(&self, r: &Res, arity: u32, arg_types: &[&str]) -> Res {
         let Res::Def(f, d) = *r else {
             return r.clone();
         };
@@ -642,20 +866,46 @@ impl<'a> Resolver<'a> {
         let Some(&first) = same.first() else {
             return r.clone();
         };
-        self.taking(f, &same, arity, 0)
+        self.taking(f, &same, arity, arg_types, 0)
             .unwrap_or(Res::Def(f, first as u32))
     }
 
-    /// The first of the methods `same` (of file `f`) or, failing them, of their class's
-    /// bases that takes `arity` arguments.
-    fn taking(&self, f: u32, same: &[usize], arity: u32, depth: u32) -> Option<Res> {
+    /// The method of `same` (of file `f`) or, failing them, of their class's bases that
+    /// takes `arity` arguments: declaring exactly `arity` parameters before taking them as
+    /// varargs; [`Res::Dynamic`] when more than one does.
+    fn taking(
+        &self,
+        f: u32,
+        same: &[usize],
+        arity: u32,
+        arg_types: &[&str],
+        depth: u32,
+    ) -> Option<Res> {
         let defs = &self.files[f as usize].raw.defs;
-        let takes = |i: usize| {
-            java_params(&defs[i].signature, &defs[i].name)
-                .is_some_and(|(n, varargs)| arity == n || (varargs && arity + 1 >= n))
+        let params = |i: usize| java_params(&defs[i].signature, &defs[i].name);
+        let exact: Vec<usize> = same
+            .iter()
+            .copied()
+            .filter(|&i| params(i).is_some_and(|(n, _)| arity == n))
+            .collect();
+        let fits: Vec<usize> = if exact.is_empty() {
+            same.iter()
+                .copied()
+                .filter(|&i| params(i).is_some_and(|(n, v)| v && arity + 1 >= n))
+                .collect()
+        } else {
+            exact
         };
-        if let Some(&i) = same.iter().find(|&&i| takes(i)) {
-            return Some(Res::Def(f, i as u32));
+        let fits = match by_arg_types(&fits, arg_types, |i| {
+            java_param_types(&defs[i].signature, &defs[i].name)
+        }) {
+            narrowed if fits.len() > 1 && !narrowed.is_empty() => narrowed,
+            _ => fits,
+        };
+        match fits.as_slice() {
+            [i] => return Some(Res::Def(f, *i as u32)),
+            [_, _, ..] => return Some(Res::Dynamic),
+            [] => {}
         }
         let m = &defs[*same.first()?];
         let class = &defs[m.parent as usize];
@@ -674,7 +924,7 @@ impl<'a> Resolver<'a> {
             if inherited.is_empty() {
                 return None;
             }
-            self.taking(bf, &inherited, arity, depth + 1)
+            self.taking(bf, &inherited, arity, arg_types, depth + 1)
         })
     }
 
@@ -702,7 +952,10 @@ impl<'a> Resolver<'a> {
         loop {
             let d = &defs[s as usize];
             let consult = s == 0 || d.kind != DefKind::Class || first || fd.lang != Lang::Python;
-            if consult {
+            // Inside Java class `C`, a bare `C` names the class (`new C()`), never its
+            // constructors, which are members of the same name.
+            let java_class = fd.lang == Lang::Java && s != 0 && d.kind == DefKind::Class;
+            if consult && !(java_class && d.name == name) {
                 if s != 0 && d.self_names.iter().any(|x| x == name) {
                     return self.self_class(f, s);
                 }
@@ -720,6 +973,13 @@ impl<'a> Resolver<'a> {
                 }
                 if self.t(fi).locals.contains(&(s, name)) {
                     return Res::Dynamic;
+                }
+                // A bare name in a Java class body also reaches the members its bases
+                // declare (`reparentChild(c)` in a subclass of `Node`), before any outer class.
+                if java_class {
+                    if let r @ Res::Def(..) = self.attr(&Res::Def(f, s), name, depth + 1) {
+                        return r;
+                    }
                 }
             }
             if s == 0 {
@@ -1061,7 +1321,7 @@ impl<'a> Resolver<'a> {
         };
         let fd = &self.files[f as usize];
         let def = &fd.raw.defs[d as usize];
-        if def.kind == DefKind::Class && fd.lang == Lang::Java {
+        if def.kind == DefKind::Class && (fd.lang == Lang::Java || fd.lang.is_js()) {
             return Some(callee.clone()); // `new A()`
         }
         if def.kind != DefKind::Function {
@@ -1071,11 +1331,26 @@ impl<'a> Resolver<'a> {
             let ty = java_return_type(&def.signature, &def.name)?;
             return self.class_at(f, def.parent, &ty, 0);
         }
+        if fd.lang.is_js() {
+            return match ts_return_type(&def.signature, &def.name)? {
+                // A fluent method (`where(...): this`) returns its own instance.
+                "this" => match self.self_class(f, d) {
+                    r @ Res::Def(..) => Some(r),
+                    _ => None,
+                },
+                ty => self.class_at(f, def.parent, ty, 0),
+            };
+        }
         if fd.lang != Lang::Rust {
             return None;
         }
         let ret = def.signature.rsplit_once("->")?.1.trim();
         let ret = ret.trim_start_matches('&').trim_start();
+        // `-> &'a mut Self`: a reference's lifetime says nothing of the type.
+        let ret = match ret.strip_prefix('\'') {
+            Some(r) => r.split_once(' ').map_or("", |(_, t)| t).trim_start(),
+            None => ret,
+        };
         let ret = ret.strip_prefix("mut ").unwrap_or(ret).trim_start();
         let ty: String = ret
             .chars()
@@ -1091,6 +1366,23 @@ impl<'a> Resolver<'a> {
             };
         }
         self.class_at(f, def.parent, &ty.replace("::", "."), 0)
+    }
+
+    /// The class a TypeScript function declares its promise resolves to (`async f():
+    /// Promise<Table>` → `Table`).
+    fn awaited_class(&self, callee: &Res) -> Option<Res> {
+        let Res::Def(f, d) = *callee else {
+            return None;
+        };
+        let fd = &self.files[f as usize];
+        let def = &fd.raw.defs[d as usize];
+        if !fd.lang.is_js() || def.kind != DefKind::Function {
+            return None;
+        }
+        let ret = ts_return_text(&def.signature, &def.name)?;
+        let inner = ret.strip_prefix("Promise<")?.strip_suffix('>')?;
+        let ty = ts_return_type(&format!("f(): {inner}"), "f")?.to_string();
+        self.class_at(f, def.parent, &ty, 0)
     }
 
     fn attr(&self, base: &Res, name: &str, depth: u32) -> Res {
@@ -1170,13 +1462,20 @@ impl<'a> Resolver<'a> {
                     // large and cyclic, and the unique-definition rule covers the rest.
                     return Res::Dynamic;
                 }
+                // An `index.ts` re-exports dozens of modules (`export * from './a'`): a name
+                // missing from one is looked for in the next.
+                let mut external = false;
                 for &bi in &self.t(mi).stars {
                     let sm = self.resolve_binding(*m, bi, false, depth + 1);
                     match self.attr(&sm, name, depth + 1) {
                         r @ (Res::Def(..) | Res::Module(_)) => return r,
+                        Res::External | Res::Dynamic if fd.lang.is_js() => external = true,
                         Res::External | Res::Dynamic => return Res::External,
                         _ => {}
                     }
+                }
+                if external {
+                    return Res::External;
                 }
                 if fd.lang == Lang::Python {
                     Res::NotFound
@@ -1239,7 +1538,8 @@ impl<'a> Resolver<'a> {
                 id
             };
         for r in &fd.raw.refs {
-            let head = r.path[0].as_str();
+            let (path, arg_types) = split_arg_types(&r.path);
+            let head = path[0].as_str();
             let via_self = fd.raw.defs[r.scope as usize]
                 .self_names
                 .iter()
@@ -1261,8 +1561,8 @@ impl<'a> Resolver<'a> {
             // (`x.method()`) get edges, never the class itself.
             let typed = if via_self {
                 None
-            } else if python && head == "super" && r.path.len() > 1 {
-                self.super_base(f, r.scope, &r.path[1])
+            } else if (python || fd.lang == Lang::Java) && head == "super" && path.len() > 1 {
+                self.super_base(f, r.scope, &path[1])
             } else {
                 self.typed_local(f, r.scope, head)
                     .or_else(|| self.typed_field(f, r.scope, head).filter(|_| !python))
@@ -1277,7 +1577,7 @@ impl<'a> Resolver<'a> {
             // (`self.x`): calling it is not a call of its class.
             let mut instance = false;
             if last.is_some() {
-                for seg in &r.path[1..] {
+                for seg in &path[1..] {
                     if seg == "()" {
                         // The value a call returns: an instance of its declared return class.
                         match self.returned_class(&cur) {
@@ -1311,7 +1611,7 @@ impl<'a> Resolver<'a> {
             } else if matches!(cur, Res::Package(_)) {
                 // `import a.b` then `a.b.f()` through a namespace package.
                 let mut c = cur.clone();
-                for seg in &r.path[1..] {
+                for seg in &path[1..] {
                     c = self.attr(&c, seg, 0);
                     if let Some(t) = self.target_id(&c) {
                         last = Some(t);
@@ -1327,16 +1627,22 @@ impl<'a> Resolver<'a> {
             }
             if fd.lang == Lang::Java && r.arity != NO_ARITY {
                 // Overloads share a qualname: the call's argument count picks one.
-                let picked = self.overload(&cur, r.arity);
+                let picked = self.overload(&cur, r.arity, &arg_types);
                 if picked != cur {
                     last = self.target_id(&picked);
                 }
             }
-            let name = r.path.last().map(String::as_str).unwrap_or("");
+            if fd.lang.is_js() {
+                let imp = self.implementation(&cur);
+                if imp != cur {
+                    last = self.target_id(&imp);
+                }
+            }
+            let name = path.last().map(String::as_str).unwrap_or("");
             if unresolved {
                 let id = emit(&mut out, r.scope, name, r.line, r.col);
                 out.unresolved.push(UnresolvedName {
-                    name: r.path.join("."),
+                    name: path.join("."),
                     node_id: id,
                     line: r.line,
                     col: r.col,

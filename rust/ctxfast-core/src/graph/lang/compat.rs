@@ -6,6 +6,8 @@
 //! * Rust: the 2015-edition `try!(expr)` macro (a reserved word since 2018, rejected by
 //!   tree-sitter-rust 0.24) becomes the parenthesised `    (expr)`, so the calls inside it are
 //!   seen as calls.
+//! * Rust: a macro called with parentheses, `name!(args)`, becomes the call `name (args)`, so
+//!   the calls in its arguments are seen (see `rust_macro_calls`).
 //! * TypeScript: variance annotations on type parameters (`<out O = unknown>`, `<in T>`,
 //!   `<in out T>`, TypeScript 4.7; tree-sitter-typescript 0.23 predates them) are blanked.
 
@@ -15,8 +17,11 @@ use std::borrow::Cow;
 /// `src` with the rewrites `lang` needs, or `src` itself when nothing applies.
 pub fn rewrite(lang: Lang, src: &[u8]) -> Cow<'_, [u8]> {
     match lang {
-        Lang::Rust if memchr::memmem::find(src, b"try!").is_some() => {
-            Cow::Owned(rust_try(src.to_vec()))
+        Lang::Rust
+            if memchr::memmem::find(src, b"!(").is_some()
+                || memchr::memmem::find(src, b"try!").is_some() =>
+        {
+            Cow::Owned(rust_macro_calls(rust_try(src.to_vec())))
         }
         Lang::TypeScript | Lang::Tsx
             if memchr::memmem::find(src, b"in ").is_some()
@@ -45,6 +50,22 @@ fn rust_try(mut s: Vec<u8>) -> Vec<u8> {
             s[at..at + 4].copy_from_slice(b"    ");
         }
         i = at + 4;
+    }
+    s
+}
+
+/// `name!(args)` becomes `name (args)`: tree-sitter keeps a macro's arguments as an opaque
+/// token tree, so the calls in `assert_eq!(Input::new(p).get(), x)` or `format!("{}",
+/// f(x))` would never be seen; as the arguments of a call they parse as the expressions they
+/// are. The macro's own name resolves to no definition, so it gives no edge.
+fn rust_macro_calls(mut s: Vec<u8>) -> Vec<u8> {
+    let mut i = 1;
+    while let Some(off) = memchr::memmem::find(&s[i..], b"!(") {
+        let at = i + off;
+        if is_ident(s[at - 1]) {
+            s[at] = b' ';
+        }
+        i = at + 2;
     }
     s
 }
@@ -108,7 +129,18 @@ mod tests {
     fn rust_try_becomes_a_parenthesised_expression_of_the_same_length() {
         let src = "let x = try!(open(p)); let y = r#try!(z); my_try!(w);";
         let out = rw(Lang::Rust, src);
-        assert_eq!(out, "let x =     (open(p)); let y = r#try!(z); my_try!(w);");
+        assert_eq!(out, "let x =     (open(p)); let y = r#try (z); my_try (w);");
+        assert_eq!(out.len(), src.len());
+    }
+
+    #[test]
+    fn rust_macros_called_with_parentheses_become_calls_and_nothing_else() {
+        let src = "assert_eq!(f(x), g!(y)); if !(a != b) { v![1]; m! (z); }";
+        let out = rw(Lang::Rust, src);
+        assert_eq!(
+            out,
+            "assert_eq (f(x), g (y)); if !(a != b) { v![1]; m! (z); }"
+        );
         assert_eq!(out.len(), src.len());
     }
 

@@ -3,11 +3,11 @@
 //! references. Definitions are qualified by the `package` clause (see `RawFile::package`).
 
 use super::{dotted, first_paragraph, Builder};
-use crate::graph::raw::{DefKind, Target};
+use crate::graph::raw::{DefKind, Target, ARG_TYPES_OPEN};
 use tree_sitter::Node;
 
 const MEMBER: &[&str] = &["field_access"];
-const IDENT: &[&str] = &["identifier", "this", "type_identifier"];
+const IDENT: &[&str] = &["identifier", "this", "super", "type_identifier"];
 
 pub fn walk(b: &mut Builder<'_>, root: Node<'_>) {
     visit(b, root);
@@ -103,6 +103,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
                 if let Some(ps) = n.child_by_field_name("parameters") {
                     b.children(ps, |b, p| {
                         if let Some(nm) = b.field_text(p, "name") {
+                            declare(b, &nm, p.child_by_field_name("type"));
                             match p.child_by_field_name("type").and_then(|t| class_of(b, t)) {
                                 Some(c) => b.typed_local(nm, c),
                                 None => b.local(nm),
@@ -140,6 +141,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
             b.children(n, |b, k| {
                 if k.kind() == "variable_declarator" {
                     if let Some(nm) = b.field_text(k, "name") {
+                        declare(b, &nm, n.child_by_field_name("type"));
                         let class = declared.clone().or_else(|| {
                             let v = k.child_by_field_name("value")?;
                             (v.kind() == "object_creation_expression")
@@ -155,6 +157,21 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
                 visit(b, k);
             })
         }
+        // `for (Comment c : comments)`: the loop variable holds its declared class.
+        "enhanced_for_statement" => {
+            if let Some(nm) = b.field_text(n, "name") {
+                declare(b, &nm, n.child_by_field_name("type"));
+                match n.child_by_field_name("type").and_then(|t| class_of(b, t)) {
+                    Some(c) => b.typed_local(nm, c),
+                    None => b.local(nm),
+                }
+            }
+            for f in ["value", "body"] {
+                if let Some(k) = n.child_by_field_name(f) {
+                    visit(b, k);
+                }
+            }
+        }
         "method_invocation" => {
             let name = n.child_by_field_name("name");
             let obj = n.child_by_field_name("object");
@@ -169,7 +186,10 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
                 _ => None,
             };
             match (p, name) {
-                (Some(p), Some(nm)) => {
+                (Some(mut p), Some(nm)) => {
+                    if let Some(t) = arg_types(b, n) {
+                        p.push(t);
+                    }
                     b.reference(p, nm);
                     // A chained receiver (`a.b().c()`, `new A().c()`) is a call of its own.
                     if let Some(o) = obj.filter(|o| returned(b, *o).is_some()) {
@@ -190,7 +210,11 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
             if let Some(t) = n.child_by_field_name("type") {
                 let name = b.text(t);
                 let name = name.split('<').next().unwrap_or("").trim().to_string();
-                b.reference(name.split('.').map(str::to_string).collect(), t);
+                let mut p: Vec<String> = name.split('.').map(str::to_string).collect();
+                if let Some(t) = arg_types(b, n) {
+                    p.push(t);
+                }
+                b.reference(p, t);
             }
             b.children(n, |b, k| {
                 if k.kind() != "type_identifier" && k.kind() != "generic_type" {
@@ -257,4 +281,94 @@ fn collect_types(b: &Builder<'_>, n: Node<'_>, out: &mut Vec<String>) {
         let kids: Vec<Node<'_>> = n.named_children(&mut c).collect();
         stack.extend(kids.into_iter().rev());
     }
+}
+
+/// Remembers the declared type of parameter or local `name` in the current scope.
+fn declare(b: &mut Builder<'_>, name: &str, ty: Option<Node<'_>>) {
+    if let Some(t) = ty.map(|t| type_name(&b.text(t))) {
+        b.declared.insert((b.scope, name.to_string()), t);
+    }
+}
+
+/// A written type without generics or package: `java.util.List<Node>` → `List`,
+/// `final char[]` → `char[]`.
+pub fn type_name(t: &str) -> String {
+    let mut out = String::new();
+    let mut depth = 0;
+    for c in t.chars() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            c if depth == 0 && !c.is_whitespace() => out.push(c),
+            _ => {}
+        }
+    }
+    let out = out
+        .strip_prefix("final")
+        .filter(|r| !r.is_empty())
+        .unwrap_or(&out);
+    out.rsplit('.').next().unwrap_or(out).to_string()
+}
+
+/// The argument-type segment of call `n` (see `RawRef::path`), `None` without arguments or
+/// when no argument's type shows.
+fn arg_types(b: &Builder<'_>, n: Node<'_>) -> Option<String> {
+    let args = n.child_by_field_name("arguments")?;
+    let mut c = args.walk();
+    let types: Vec<String> = args
+        .named_children(&mut c)
+        .filter(|k| !k.kind().contains("comment"))
+        .map(|a| arg_type(b, a).unwrap_or_else(|| "?".into()))
+        .collect();
+    types
+        .iter()
+        .any(|t| t != "?")
+        .then(|| format!("{ARG_TYPES_OPEN}{})", types.join(",")))
+}
+
+/// The static type an argument's syntax shows: a literal's, a `new`'s or a cast's class, the
+/// enclosing class for `this`, a parameter's or local's declared type.
+fn arg_type(b: &Builder<'_>, a: Node<'_>) -> Option<String> {
+    Some(match a.kind() {
+        "string_literal" => "String".into(),
+        "character_literal" => "char".into(),
+        "decimal_integer_literal"
+        | "hex_integer_literal"
+        | "octal_integer_literal"
+        | "binary_integer_literal" => "int".into(),
+        "decimal_floating_point_literal" | "hex_floating_point_literal" => "double".into(),
+        "true" | "false" => "boolean".into(),
+        "object_creation_expression" | "cast_expression" => {
+            type_name(&b.text(a.child_by_field_name("type")?))
+        }
+        "parenthesized_expression" => return arg_type(b, a.named_child(0)?),
+        "this" => {
+            let mut p = a.parent();
+            while let Some(n) = p {
+                if matches!(
+                    n.kind(),
+                    "class_declaration" | "enum_declaration" | "record_declaration"
+                ) {
+                    return b.field_text(n, "name");
+                }
+                p = n.parent();
+            }
+            return None;
+        }
+        "identifier" => {
+            let name = b.text(a);
+            let mut s = b.scope;
+            loop {
+                if let Some(t) = b.declared.get(&(s, name.clone())) {
+                    return Some(t.clone());
+                }
+                let d = &b.out.defs[s as usize];
+                if s == 0 || d.kind != DefKind::Function {
+                    return None;
+                }
+                s = d.parent;
+            }
+        }
+        _ => return None,
+    })
 }

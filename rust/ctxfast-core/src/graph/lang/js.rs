@@ -17,6 +17,71 @@ fn path(b: &Builder<'_>, n: Node<'_>) -> Option<Vec<String>> {
     dotted(b, n, MEMBER, "object", "property", IDENT)
 }
 
+/// The callee path of a call: [`path`], or through the results of calls in the chain, each
+/// marked `()` (`this.qb().where(x).limit()` → `this.qb.().where.().limit`; the resolver
+/// follows each callee's declared return type). A loop: a hostile chain thousands deep
+/// costs no call stack.
+fn call_path(b: &Builder<'_>, n: Node<'_>) -> Option<Vec<String>> {
+    let mut props = vec![];
+    let mut cur = n;
+    loop {
+        match cur.kind() {
+            k if IDENT.contains(&k) => {
+                props.push(b.text(cur));
+                props.reverse();
+                return Some(props);
+            }
+            "member_expression" => {
+                props.push(b.text(cur.child_by_field_name("property")?));
+                cur = cur.child_by_field_name("object")?;
+            }
+            "call_expression" => {
+                props.push("()".into());
+                cur = cur.child_by_field_name("function")?;
+            }
+            "new_expression" => {
+                props.push("()".into());
+                cur = cur.child_by_field_name("constructor")?;
+            }
+            "non_null_expression" => cur = cur.named_child(0)?,
+            _ => return None,
+        }
+    }
+}
+
+/// The first call in the receiver chain of callee `f` (`a.b(x)` in `a.b(x).c.d`): a call of
+/// its own, with its own arguments.
+fn receiver_call(f: Node<'_>) -> Option<Node<'_>> {
+    let mut cur = f;
+    loop {
+        cur = match cur.kind() {
+            "member_expression" => cur.child_by_field_name("object")?,
+            "non_null_expression" => cur.named_child(0)?,
+            "call_expression" | "new_expression" if cur != f => return Some(cur),
+            _ => return None,
+        };
+    }
+}
+
+/// Where a call is recorded: at the called name (`.save` of a chain split over lines, as
+/// the compiler reports it), else at the callee expression.
+fn call_site(f: Node<'_>) -> Node<'_> {
+    match f.kind() {
+        "member_expression" => f.child_by_field_name("property").unwrap_or(f),
+        _ => f,
+    }
+}
+
+/// Visits the decorators of a class or field (`@Entity()`, `@Column()`): calls made where
+/// the declaration is.
+fn decorators(b: &mut Builder<'_>, n: Node<'_>) {
+    let mut c = n.walk();
+    let kids: Vec<Node<'_>> = n.children_by_field_name("decorator", &mut c).collect();
+    for k in kids {
+        visit(b, k);
+    }
+}
+
 fn string_value(b: &Builder<'_>, n: Node<'_>) -> String {
     b.text(n)
         .trim_matches(|c| c == '"' || c == '\'' || c == '`')
@@ -89,6 +154,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
                 b.children(n, visit);
                 return;
             };
+            decorators(b, n);
             let idx = def_with_body(b, n, DefKind::Class, name);
             let mut bases = vec![];
             let mut c = n.walk();
@@ -167,6 +233,38 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
                                 let c = v.child_by_field_name("constructor")?;
                                 matches!(c.kind(), "identifier" | "member_expression")
                                     .then(|| b.text(c))
+                            });
+                            // `const repo = conn.getRepository(Post)`: what the callee
+                            // declares it returns, marked `.()` for the resolver.
+                            // `const t = x instanceof Table ? x : …`: a Table.
+                            let ty = ty.or_else(|| {
+                                let v = value.filter(|v| v.kind() == "ternary_expression")?;
+                                let c = v.child_by_field_name("condition")?;
+                                let then = v.child_by_field_name("consequence")?;
+                                let is_instanceof = c.kind() == "binary_expression"
+                                    && c.child_by_field_name("operator")
+                                        .is_some_and(|o| b.text(o) == "instanceof");
+                                let left = c.child_by_field_name("left")?;
+                                let right = c.child_by_field_name("right")?;
+                                (is_instanceof
+                                    && b.text(left) == b.text(then)
+                                    && matches!(right.kind(), "identifier" | "member_expression"))
+                                .then(|| b.text(right))
+                            });
+                            // `const t = await this.getTable(n)`: the class of its
+                            // declared `Promise<…>`, marked `.(await)`.
+                            let ty = ty.or_else(|| {
+                                let (v, mark) = match value? {
+                                    v if v.kind() == "await_expression" => {
+                                        (v.named_child(0)?, "(await)")
+                                    }
+                                    v => (v, "()"),
+                                };
+                                if v.kind() != "call_expression" {
+                                    return None;
+                                }
+                                let p = call_path(b, v.child_by_field_name("function")?)?;
+                                (p.last()? != "()").then(|| format!("{}.{mark}", p.join(".")))
                             });
                             match ty {
                                 Some(t) => b.typed_local(b.text(nm), t),
@@ -247,6 +345,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
         }
         // `private conn: Connection;` in a class body types `this.conn`.
         "public_field_definition" => {
+            decorators(b, n);
             let class = b.scope;
             if let (Some(nm), true) = (
                 n.child_by_field_name("name")
@@ -265,8 +364,13 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
                 .child_by_field_name("function")
                 .or_else(|| n.child_by_field_name("constructor"));
             if let Some(f) = f {
-                match path(b, f) {
-                    Some(p) => b.reference(p, f),
+                match call_path(b, f).filter(|p| p.last().is_some_and(|s| s != "()")) {
+                    Some(p) => {
+                        b.reference(p, call_site(f));
+                        if let Some(inner) = receiver_call(f) {
+                            visit(b, inner);
+                        }
+                    }
                     None => visit(b, f),
                 }
             }
@@ -362,6 +466,7 @@ fn params(b: &mut Builder<'_>, ps: Node<'_>, class: u32) {
             visit(b, p);
             return;
         };
+        decorators(b, p);
         let property = p
             .named_children(&mut p.walk())
             .any(|k| k.kind() == "accessibility_modifier" || k.kind() == "readonly");

@@ -13,6 +13,8 @@ mod js;
 mod python;
 mod rust_lang;
 
+pub use java::type_name as java_type_name;
+
 /// Source languages the graph understands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Lang {
@@ -401,6 +403,9 @@ pub struct Builder<'s> {
     local_types: std::collections::HashMap<(u32, String), Option<String>>,
     /// The same for instance attributes, keyed by class definition (`RawFile::typed_attrs`).
     attr_types: std::collections::HashMap<(u32, String), Option<String>>,
+    /// The declared type of each parameter and local, per scope, as written (`char`,
+    /// `Token`, `char[]`): Java's argument types (see `RawRef::path`).
+    pub declared: std::collections::HashMap<(u32, String), String>,
     /// Current nesting of the walk, bounded by [`MAX_NESTING`].
     depth: u32,
     /// Line of the first subtree skipped for being nested too deep.
@@ -433,6 +438,7 @@ impl<'s> Builder<'s> {
             scope: 0,
             local_types: std::collections::HashMap::new(),
             attr_types: std::collections::HashMap::new(),
+            declared: std::collections::HashMap::new(),
             depth: 0,
             too_deep: None,
         }

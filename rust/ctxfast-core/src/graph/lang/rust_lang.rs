@@ -67,7 +67,11 @@ fn use_tree(b: &Builder<'_>, n: Node<'_>, prefix: &[String], out: &mut Vec<(Stri
             |extra: Vec<String>| -> Vec<String> { prefix.iter().cloned().chain(extra).collect() };
         match n.kind() {
             "identifier" | "scoped_identifier" | "self" | "crate" | "super" => {
-                let full = with(split_path(&b.text(n)));
+                let mut full = with(split_path(&b.text(n)));
+                // `use exec::{self, Job}` binds `exec` itself.
+                if full.len() > 1 && full.last().is_some_and(|l| l == "self") {
+                    full.pop();
+                }
                 if let Some(last) = full.last().cloned() {
                     out.push((last, full));
                 }
