@@ -52,15 +52,20 @@ def _shown(ctx):
     return {n for e in ctx.window if e.file == "books/ledger.py" for n in e.shown_lines()}
 
 
-def test_large_class_shows_header_constructor_matching_members_and_first_lines(tmp_path):
-    repo = _ledger(tmp_path)
-    ctx = ctxfast.compose(
+def _compose(repo, **defaults):
+    """The window with the class as the change target (no file outline beside it)."""
+    return ctxfast.compose(
         repo,
         TASK,
         localization=["books.ledger.Ledger"],
         config=CONFIG,
-        defaults=DefaultsConfig(file_outlines=False, class_view_methods=1),
+        defaults=DefaultsConfig(file_outlines=False, **defaults),
     )
+
+
+def test_large_class_shows_header_constructor_and_the_members_the_task_points_at(tmp_path):
+    repo = _ledger(tmp_path)
+    ctx = _compose(repo, class_view_methods=1)
     shown = _shown(ctx)
     assert set(range(1, 6)) <= shown  # header with the docstring
     assert set(range(7, 10)) <= shown  # the constructor in full
@@ -74,22 +79,10 @@ def test_large_class_shows_header_constructor_matching_members_and_first_lines(t
 
 def test_the_view_is_a_setting_and_members_come_with_their_decorators(tmp_path):
     repo = _ledger(tmp_path)
-    two = ctxfast.compose(
-        repo,
-        TASK,
-        localization=["books.ledger.Ledger"],
-        config=CONFIG,
-        defaults=DefaultsConfig(file_outlines=False, class_view_methods=2),
-    )
+    two = _compose(repo, class_view_methods=2)
     # cursor (its decorator included) shares "entry" and "offset" too; the constructor stays
     assert {7, 8, 9, 59, 60, 61, 63, 64, 65, 66} <= _shown(two)
-    off = ctxfast.compose(
-        repo,
-        TASK,
-        localization=["books.ledger.Ledger"],
-        config=CONFIG,
-        defaults=DefaultsConfig(file_outlines=False, class_view=False),
-    )
+    off = _compose(repo, class_view=False)
     shown = _shown(off)
     assert not {7, 8, 9, 63, 64, 65, 66} <= shown  # one 12-line window cannot hold both
     assert not any(e.decision == "class_view" for e in off.admission_log)
@@ -103,13 +96,7 @@ def test_view_defaults_are_pinned():
 
 def test_the_view_stays_within_its_line_cap(tmp_path):
     repo = _ledger(tmp_path)
-    ctx = ctxfast.compose(
-        repo,
-        TASK,
-        localization=["books.ledger.Ledger"],
-        config=CONFIG,
-        defaults=DefaultsConfig(file_outlines=False, class_view_max_lines=14),
-    )
+    ctx = _compose(repo, class_view_max_lines=14)
     shown = _shown(ctx)
     assert set(range(1, 11)) <= shown  # header and constructor fit in 14 lines
     assert 63 in shown and 65 not in shown  # fetch_entry does not: its first line only

@@ -124,11 +124,9 @@ def _marginal(opt: Block, shown: set[tuple[str | None, int]], m: _Measure, base:
     """What showing ``opt`` adds to the window: code blocks of one file are laid out as one
     listing, so only the lines it does not already show cost anything (measured as those
     lines alone); other blocks cost their own size less ``base``, what they replace."""
-    if not opt.shown:
-        return m.sizes([opt.text])[0] - base
     file = opt.item.meta.file
     new = tuple(p for p in opt.shown if (file, p[0]) not in shown)
-    if len(new) == len(opt.shown):
+    if len(new) == len(opt.shown):  # nothing shown yet (or not code): its own size
         return m.sizes([opt.text])[0] - base
     return m.sizes([render_numbered(new)])[0] if new else 0
 

@@ -325,6 +325,7 @@ def compose(
         refresh: ``False`` skips the index refresh (for a caller that just refreshed it or
             knows the files did not change).
     """
+    cfg = config or ConstructConfig()
     inputs = prepare(
         repo,
         task,
@@ -337,8 +338,8 @@ def compose(
         defaults=defaults,
         retrieval_config=retrieval_config,
         refresh=refresh,
-        target_tokens=(config or ConstructConfig()).target_tokens,
-        large_item_lines=(config or ConstructConfig()).large_item_lines,
+        target_tokens=cfg.target_tokens,
+        large_item_lines=cfg.large_item_lines,
     )
     t0 = time.perf_counter()
     ctx = construct(
@@ -354,7 +355,7 @@ def compose(
         test_outputs=test_outputs,
         ceiling=ceiling,
         ranker=ranker,
-        config=config,
+        config=cfg,
     )
     timings = dict(inputs.timings_ms)
     timings["construct"] = round((time.perf_counter() - t0) * 1000, 3)
