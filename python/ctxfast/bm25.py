@@ -98,6 +98,13 @@ class SymbolSet:
         except UnicodeEncodeError:  # a lone surrogate: scrub every name, as queries are
             self._set = _native.SymbolSet([_scrub(s) for s in listed])
 
+    @classmethod
+    def from_native(cls, native: _native.SymbolSet) -> SymbolSet:
+        """A set made on the native side (e.g. a definition table's names), shared as is."""
+        out = cls.__new__(cls)
+        out._set = native
+        return out
+
     def __len__(self) -> int:
         return len(self._set)
 

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from itertools import groupby
-from operator import attrgetter
 
 from ctxfast.bm25 import BM25Index
 from ctxfast.retrieval.config import RetrievalConfig
@@ -58,13 +56,8 @@ class DefinitionBM25:
         if other != self.MAX_LINES:
             key += f"-o{other}"
         self.bm25 = index.stored_bm25(key, build)
-        # Each file's definitions as positions in ``defs``, which come sorted by file.
-        self.by_file: dict[str, range] = {}
-        start = 0
-        for file, group in groupby(map(attrgetter("file"), index.defs)):
-            n = sum(1 for _ in group)
-            self.by_file[file] = range(start, start + n)
-            start += n
+        #: Each file's definitions as positions in ``defs``, which come sorted by file.
+        self.positions = index.defs_by_file.positions
 
     def search(self, terms: list[str], k: int) -> list[tuple[int, float]]:
         if not self.defs:
@@ -90,7 +83,7 @@ def rank_defs_in_files(
     if not top or not def_index.defs:
         return []
     best_file = top[0][1] or 1.0
-    idx = [i for f, _ in top for i in def_index.by_file.get(f, ())]
+    idx = [i for f, _ in top for i in def_index.positions(f)]
     if not idx:
         return []
     all_scores = def_index.bm25.scores(list(tq.task_terms))

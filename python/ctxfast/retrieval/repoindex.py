@@ -12,21 +12,28 @@ import hashlib
 import os
 import re
 import sqlite3
-import sys
 import threading
 from collections.abc import Callable, Iterable
-from functools import partial
-from itertools import groupby
-from operator import itemgetter
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
+from ctxfast import _native
 from ctxfast.bm25 import BM25Index, SymbolSet
 from ctxfast.confine import decode, read_confined
 from ctxfast.errors import IndexError as CtxIndexError
 from ctxfast.recon import graph_db
-from ctxfast.recon.graph import NODE_COLUMNS, Node
-from ctxfast.retrieval.state import StateStore, gc_paused
+from ctxfast.recon.graph import Node
+from ctxfast.retrieval.deftable import (
+    DefByQualname,
+    Definitions,
+    DefsByFile,
+    DefsByName,
+    ModuleOf,
+    NameIndex,
+    Signatures,
+    build_table,
+)
+from ctxfast.retrieval.state import StateStore
 from ctxfast.text import is_test_path
 
 T = TypeVar("T")
@@ -35,31 +42,6 @@ T = TypeVar("T")
 _LANG_FAMILY = {"typescript": "javascript", "tsx": "javascript"}
 
 DEF_KINDS = ("function", "class")
-
-
-#: Positions of the fields the tables are grouped by (``Node`` is a named tuple).
-_NAME, _QUALNAME, _FILE = (Node._fields.index(f) for f in ("name", "qualname", "file"))
-
-
-def _tables(con: sqlite3.Connection) -> tuple[list[Any], list[str], list[str], list[Any]]:
-    """What a repository state's retrieval reads from ``recon.db``: its definitions' node
-    rows, their skeleton signatures (same order), the qualnames of the name index, and each
-    file's module node."""
-    # One string object per distinct kind and file: stored once in the pickle (its memo
-    # works by identity), and hashed once when the rows are grouped.
-    rows, signatures = [], []
-    for i, k, name, q, f, line, col, end, sig in con.execute(
-        f"SELECT {NODE_COLUMNS}, COALESCE(m.signature, '') FROM nodes n "
-        "LEFT JOIN defs_meta m ON m.id = n.id "
-        "WHERE n.kind IN ('function', 'class') ORDER BY n.file, n.line, 1"
-    ):
-        rows.append((i, sys.intern(k), name, q, sys.intern(f), line, col, end))
-        signatures.append(sig)
-    names = [q for (q,) in con.execute("SELECT qualname FROM name_index")]
-    modules = con.execute(
-        "SELECT file, qualname FROM nodes WHERE kind = 'def' ORDER BY qualname || ':' || line"
-    ).fetchall()
-    return rows, signatures, names, modules
 
 
 class RepoIndex:
@@ -77,39 +59,34 @@ class RepoIndex:
             ).fetchall()
             self.key = _key_of((p, s) for p, s, _ in files)
             self.state = StateStore(index_dir, self.key) if index_dir is not None else None
-            rows, signatures, names, modules = self.stored_pickle("tables", lambda: _tables(con))
+            table = (
+                build_table(con)
+                if self.state is None
+                else self.state.get(
+                    "deftable",
+                    lambda: build_table(con),
+                    _native.DefTable.to_bytes,
+                    _native.DefTable.from_bytes,
+                )
+            )
         finally:
             con.close()
-        with gc_paused():  # tens of thousands of tuples, no cycles among them
-            self.files: list[str] = [p for p, _, _ in files]
-            self.languages: dict[str, str] = {p: lang or "" for p, _, lang in files}
-            # A fresh process builds these for tens of thousands of definitions: made and grouped
-            # by C-level calls (rows come sorted by file), not attribute by attribute.
-            self.defs: list[Node] = list(map(partial(tuple.__new__, Node), rows))
-            #: Each definition's skeleton signature (header line, no body), by node id.
-            self.signatures: dict[str, str] = dict(
-                zip(map(itemgetter(0), rows), signatures, strict=True)
-            )
-            self.defs_by_file: dict[str, list[Node]] = {
-                f: list(g) for f, g in groupby(self.defs, key=itemgetter(_FILE))
-            }
-            self.defs_by_name: dict[str, list[Node]] = {}
-            for d in self.defs:
-                self.defs_by_name.setdefault(d[_NAME], []).append(d)
-            first = self.defs[::-1]  # the first definition of a qualname wins
-            self.defs_by_qualname: dict[str, Node] = dict(
-                zip(map(itemgetter(_QUALNAME), first), first, strict=True)
-            )
-            self.qualnames: set[str] = set(names)
-            self.module_of: dict[str, str] = {}
-            for file, qualname in modules:
-                self.module_of.setdefault(file, qualname)
-            self.symbol_names: set[str] = set(self.defs_by_name)
-            # The same names as one native set, shared by every BM25 index of this state (the
-            # per-query candidate index included) instead of being converted per build.
-            self.symbol_set = SymbolSet(self.symbol_names)
-            # Query construction keeps an identifier iff it resolves: by qualname or by name.
-            self.qualnames_and_names: frozenset[str] = frozenset(self.qualnames | self.symbol_names)
+        self.files: list[str] = [p for p, _, _ in files]
+        self.languages: dict[str, str] = {p: lang or "" for p, _, lang in files}
+        # Native tables, looked up per key: a fresh process makes a Node only for the rows
+        # its query reads, not for each of tens of thousands of definitions.
+        self.defs = Definitions(table)
+        #: Each definition's skeleton signature (header line, no body), by node id.
+        self.signatures = Signatures(table)
+        self.defs_by_file = DefsByFile(table)
+        self.defs_by_name = DefsByName(table)
+        self.defs_by_qualname = DefByQualname(table)
+        self.module_of = ModuleOf(table)
+        # The names as one native set, shared by every BM25 index of this state (the
+        # per-query candidate index included) instead of being converted per build.
+        self.symbol_set = SymbolSet.from_native(table.symbol_set())
+        # Query construction keeps an identifier iff it resolves: by qualname or by name.
+        self.qualnames_and_names = NameIndex(table)
         self._texts: dict[str, list[str]] = {}
         self._file_bm25: BM25Index | None = None
         self._path_parts: list[tuple[str, frozenset[str]]] | None = None

@@ -28,7 +28,7 @@ STATE_DIRNAME = "state"
 #: Length of the content-key prefix that names a state file (64 bits of a SHA-256).
 KEY_CHARS = 16
 #: Bump when the layout of a stored piece changes, so old files are never misread.
-FORMAT = 2
+FORMAT = 3
 
 log = logging.getLogger(__name__)
 

@@ -49,6 +49,15 @@ pub struct PySymbolSet {
     inner: Arc<SymbolSet>,
 }
 
+impl PySymbolSet {
+    /// A set built on the Rust side (the definition table's names).
+    pub(crate) fn from_set(set: SymbolSet) -> Self {
+        PySymbolSet {
+            inner: Arc::new(set),
+        }
+    }
+}
+
 #[pymethods]
 impl PySymbolSet {
     #[new]

@@ -9,6 +9,7 @@
 use pyo3::prelude::*;
 
 mod bm25;
+mod deftable;
 mod errors;
 mod gil;
 mod graph;
@@ -63,6 +64,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     window::register(m)?;
     graph::register(m)?;
     bm25::register(m)?;
+    deftable::register(m)?;
     lexical::register(m)?;
     literals::register(m)?;
     identity::register(m)?;

@@ -1,0 +1,184 @@
+//! The definition table binding (see `ctxfast_core::deftable`): built once per index
+//! state, stored as bytes, and looked up by name, qualname, id and file from Python.
+
+use crate::bm25::PySymbolSet;
+use crate::gil::detached;
+use ctxfast_core::deftable::{DefIn, DefRef, DefTable};
+use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
+use pyo3::types::{PyBytes, PyString};
+use std::sync::{Arc, OnceLock};
+
+/// A `nodes` row as Python reads it: `(id, kind, name, qualname, file, line, col, end_line)`.
+type RowOut<'t> = (&'t str, &'t str, &'t str, &'t str, &'t str, i64, i64, i64);
+
+/// A row as the builder takes it from Python.
+type RowIn = (
+    PyBackedStr,
+    PyBackedStr,
+    PyBackedStr,
+    PyBackedStr,
+    PyBackedStr,
+    i64,
+    i64,
+    i64,
+);
+
+fn out(d: DefRef<'_>) -> RowOut<'_> {
+    (
+        d.id, d.kind, d.name, d.qualname, d.file, d.line, d.col, d.end_line,
+    )
+}
+
+/// A key from Python; a string that is not valid UTF-8 (a lone surrogate) matches nothing,
+/// since every stored string is valid UTF-8.
+fn key<'a>(s: &'a Bound<'_, PyString>) -> Option<std::borrow::Cow<'a, str>> {
+    s.to_cow().ok()
+}
+
+#[pyclass(frozen, name = "DefTable", module = "ctxfast._native")]
+pub struct PyDefTable {
+    inner: Arc<DefTable>,
+    symbols: OnceLock<Py<PySymbolSet>>,
+}
+
+impl PyDefTable {
+    fn wrap(inner: DefTable) -> Self {
+        PyDefTable {
+            inner: Arc::new(inner),
+            symbols: OnceLock::new(),
+        }
+    }
+
+    fn rows(&self, positions: impl IntoIterator<Item = usize>) -> Vec<RowOut<'_>> {
+        positions
+            .into_iter()
+            .filter_map(|i| self.inner.get(i).map(out))
+            .collect()
+    }
+}
+
+#[pymethods]
+impl PyDefTable {
+    /// A table over `rows` (kept in order) with one skeleton signature per row, the name
+    /// index's `qualnames` and `(file, module qualname)` pairs (the first of a file wins).
+    #[staticmethod]
+    fn build(
+        py: Python<'_>,
+        rows: Vec<RowIn>,
+        signatures: Vec<PyBackedStr>,
+        qualnames: Vec<PyBackedStr>,
+        modules: Vec<(PyBackedStr, PyBackedStr)>,
+    ) -> PyResult<Self> {
+        if rows.len() != signatures.len() {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "one signature per row is needed",
+            ));
+        }
+        let (rows_ref, sigs_ref, q_ref, m_ref) = (&rows, &signatures, &qualnames, &modules);
+        let inner = detached(py, move || {
+            let defs: Vec<DefIn<'_>> = rows_ref
+                .iter()
+                .zip(sigs_ref)
+                .map(|(r, sig)| DefIn {
+                    id: &r.0,
+                    kind: &r.1,
+                    name: &r.2,
+                    qualname: &r.3,
+                    file: &r.4,
+                    line: r.5,
+                    col: r.6,
+                    end_line: r.7,
+                    signature: sig,
+                })
+                .collect();
+            let q: Vec<&str> = q_ref.iter().map(|s| &**s).collect();
+            let m: Vec<(&str, &str)> = m_ref.iter().map(|(f, q)| (&**f, &**q)).collect();
+            DefTable::build(&defs, &q, &m)
+        })?;
+        drop((rows, signatures, qualnames, modules));
+        Ok(Self::wrap(inner))
+    }
+
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let t = Arc::clone(&self.inner);
+        let bytes = detached(py, move || Ok(t.to_bytes()))?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// A table saved by `to_bytes`; other bytes raise `InvalidArgumentError`.
+    #[staticmethod]
+    fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Self> {
+        let inner = detached(py, move || DefTable::from_bytes(data))?;
+        Ok(Self::wrap(inner))
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// Row `i` (row order); `IndexError` past the end.
+    fn row(&self, i: usize) -> PyResult<RowOut<'_>> {
+        self.inner
+            .get(i)
+            .map(out)
+            .ok_or_else(|| pyo3::exceptions::PyIndexError::new_err("definition index out of range"))
+    }
+
+    /// Rows `start..end` (clipped to the table).
+    fn slice(&self, start: usize, end: usize) -> Vec<RowOut<'_>> {
+        self.rows(start..end.min(self.inner.len()))
+    }
+
+    /// The rows of definitions named `name`, in row order.
+    fn named(&self, name: &Bound<'_, PyString>) -> Vec<RowOut<'_>> {
+        match key(name) {
+            Some(k) => self.rows(self.inner.named(&k)),
+            None => Vec::new(),
+        }
+    }
+
+    fn has_name(&self, name: &Bound<'_, PyString>) -> bool {
+        key(name).is_some_and(|k| self.inner.has_name(&k))
+    }
+
+    /// The first row with this qualname, or `None`.
+    fn by_qualname(&self, qualname: &Bound<'_, PyString>) -> Option<RowOut<'_>> {
+        let i = self.inner.by_qualname(&key(qualname)?)?;
+        self.inner.get(i).map(out)
+    }
+
+    /// The skeleton signature of the (last) row with this id, or `None`.
+    fn signature(&self, id: &Bound<'_, PyString>) -> Option<&str> {
+        self.inner.signature_of_id(&key(id)?)
+    }
+
+    /// `(start, end)` of the file's rows, or `None`.
+    fn file_span(&self, file: &Bound<'_, PyString>) -> Option<(usize, usize)> {
+        self.inner.file_span(&key(file)?)
+    }
+
+    fn has_qualname(&self, qualname: &Bound<'_, PyString>) -> bool {
+        key(qualname).is_some_and(|k| self.inner.has_qualname(&k))
+    }
+
+    fn module_of(&self, file: &Bound<'_, PyString>) -> Option<&str> {
+        self.inner.module_of(&key(file)?)
+    }
+
+    /// Every distinct definition name as one shared `SymbolSet`, made on first use.
+    fn symbol_set(&self, py: Python<'_>) -> PyResult<Py<PySymbolSet>> {
+        if let Some(s) = self.symbols.get() {
+            return Ok(s.clone_ref(py));
+        }
+        let t = Arc::clone(&self.inner);
+        let set = detached(py, move || Ok(t.symbol_set()))?;
+        let made = Py::new(py, PySymbolSet::from_set(set))?;
+        Ok(self.symbols.get_or_init(|| made).clone_ref(py))
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyDefTable>()?;
+    Ok(())
+}
