@@ -115,6 +115,12 @@ class DefsByFile:
     def __contains__(self, path: object) -> bool:
         return isinstance(path, str) and self._t.file_span(path) is not None
 
+    def innermost(self, path: str, line: int) -> Node | None:
+        """The smallest definition of ``path`` containing ``line`` (the first of equal
+        sizes): where a traceback frame or a search hit lands."""
+        row = self._t.innermost(path, line)
+        return None if row is None else _node(row)
+
 
 class DefByQualname:
     """Qualname → its first definition in row order."""

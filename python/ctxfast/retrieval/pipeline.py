@@ -19,7 +19,6 @@ from ctxfast.recon.graph import CodeGraph
 from ctxfast.retrieval.apiindex import API_DB_NAME, ApiIndex, refresh_api_index
 from ctxfast.retrieval.candidates import Candidate, RawCandidate
 from ctxfast.retrieval.config import RetrievalConfig
-from ctxfast.retrieval.lexical import LexicalCorpus
 from ctxfast.retrieval.literals import LiteralIndex
 from ctxfast.retrieval.localize import DefinitionBM25, file_scores, rank_defs_in_files
 from ctxfast.retrieval.merge import merge
@@ -28,9 +27,9 @@ from ctxfast.retrieval.query import Query
 from ctxfast.retrieval.render import render_slice
 from ctxfast.retrieval.repoindex import RepoIndex
 from ctxfast.retrieval.sources import (
+    LexicalRecall,
     api_desc_source,
     callgraph_source,
-    lexical_corpus,
     lexical_source,
     traceback_source,
 )
@@ -106,15 +105,15 @@ class Retriever:
         self.api = ApiIndex(api_db, self.index.symbol_set, self.index)
         self._def_index: DefinitionBM25 | None = None
         self._def_cfg: tuple[float, float] | None = None
-        self._corpus: LexicalCorpus | None = None
+        self._lexical: LexicalRecall | None = None
         self._literals: LiteralIndex | None = None
 
-    def corpus(self) -> LexicalCorpus:
-        """The lexical corpus, walked and read on first use and kept with this state (the
-        Retriever is rebuilt when the index content changes)."""
-        if self._corpus is None:
-            self._corpus = lexical_corpus(self.index)
-        return self._corpus
+    def lexical(self) -> LexicalRecall:
+        """Lexical recall over this state's files (the Retriever is rebuilt when the index
+        content changes)."""
+        if self._lexical is None:
+            self._lexical = LexicalRecall(self.index)
+        return self._lexical
 
     def literal_index(self, cfg: RetrievalConfig) -> LiteralIndex:
         """String-literal fragments of every indexed file, built on first use."""
@@ -169,7 +168,7 @@ class Retriever:
         if cfg.traceback:
             raws += traceback_source(ix, tq)
         if cfg.lexical:
-            raws += lexical_source(self.corpus(), tq, cfg.lexical_max_hits)
+            raws += lexical_source(self.lexical(), tq, cfg.lexical_max_hits)
         lap("lexical")
         if cfg.api_desc:
             raws += api_desc_source(self.api, tq, cfg.api_desc_k)

@@ -181,13 +181,7 @@ class RepoIndex:
 
     def innermost(self, path: str, line: int) -> Node | None:
         """The smallest definition containing ``line`` (traceback and hit mapping)."""
-        best: Node | None = None
-        for d in self.defs_by_file.get(path, ()):
-            if d.line <= line <= d.end_line and (
-                best is None or (d.end_line - d.line) < (best.end_line - best.line)
-            ):
-                best = d
-        return best
+        return self.defs_by_file.innermost(path, line)
 
     def resolve_path(self, printed: str) -> str | None:
         """Maps a path as printed in a traceback or task to a repository file."""

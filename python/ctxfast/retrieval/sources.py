@@ -1,7 +1,6 @@
 """The recall sources (plus traceback anchoring), each a pure function.
 
-1. lexical: ripgrep's crates, fixed strings, ≤40 hits per term (over the repository's
-   in-memory :class:`~ctxfast.retrieval.lexical.LexicalCorpus`);
+1. lexical: ripgrep's crates, fixed strings, ≤40 hits per term (:class:`LexicalRecall`);
 2. api-desc: description↔description BM25 over ``api.db``, ≤20;
 3. callgraph: one hop over invoke/import/contain from resolved identifiers, ≤20;
 4. traceback: every project frame of the error maps to its enclosing definition (first-class:
@@ -13,25 +12,49 @@ from __future__ import annotations
 from ctxfast.recon.graph import CodeGraph, Node
 from ctxfast.retrieval.apiindex import ApiIndex
 from ctxfast.retrieval.candidates import RawCandidate
-from ctxfast.retrieval.lexical import LANGUAGE_GLOBS, LexicalCorpus
+from ctxfast.retrieval.lexical import (
+    LANGUAGE_GLOBS,
+    LexicalCorpus,
+    LexicalResult,
+    lexical_search,
+)
 from ctxfast.retrieval.query import Frame, innermost_depths
 from ctxfast.retrieval.repoindex import RepoIndex
 from ctxfast.retrieval.task import TaskQuery
 
 
-def lexical_corpus(index: RepoIndex) -> LexicalCorpus:
-    """The lexical corpus of an indexed repository: its indexed languages' files (every known
-    language when none of them has globs), loaded once per index state."""
-    langs = sorted({lang for lang in index.languages.values() if lang})
-    langs = [lang for lang in langs if lang in LANGUAGE_GLOBS]
-    return LexicalCorpus(index.root, languages=langs or None)
+class LexicalRecall:
+    """Line-level lexical search over an indexed repository's files (its indexed languages'
+    files; every known language when none of them has globs), for one index state.
+
+    The first search streams the files from disk: a one-shot process (the command line) asks
+    once, and walking and searching in one pass costs about half of first loading every
+    file into memory (0.07 against 0.16 s on sympy). From the second search on, the files
+    are held in a :class:`LexicalCorpus` loaded once, so a long-lived process searches
+    memory. Both answer identically (the corpus is a snapshot of the same files, and the
+    state is rebuilt when any file changes)."""
+
+    def __init__(self, index: RepoIndex) -> None:
+        langs = sorted({lang for lang in index.languages.values() if lang})
+        self.root = index.root
+        self.languages = [lang for lang in langs if lang in LANGUAGE_GLOBS] or None
+        self._corpus: LexicalCorpus | None = None
+        self._searched = False
+
+    def search(self, terms: list[str], max_hits: int) -> LexicalResult:
+        if not self._searched:
+            self._searched = True
+            return lexical_search(self.root, terms, self.languages, max_hits)
+        if self._corpus is None:
+            self._corpus = LexicalCorpus(self.root, languages=self.languages)
+        return self._corpus.search(terms, max_hits=max_hits)
 
 
-def lexical_source(corpus: LexicalCorpus, tq: TaskQuery, max_hits: int) -> list[RawCandidate]:
+def lexical_source(recall: LexicalRecall, tq: TaskQuery, max_hits: int) -> list[RawCandidate]:
     terms = [t for t in tq.query.recall_terms() if len(t.strip()) >= 3]
     if not terms:
         return []
-    res = corpus.search(terms, max_hits=max_hits)
+    res = recall.search(terms, max_hits)
     out = []
     for th in res.by_term.values():
         for h in th.hits:

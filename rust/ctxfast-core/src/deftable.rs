@@ -256,6 +256,23 @@ impl DefTable {
         Some((a as usize, b as usize))
     }
 
+    /// The smallest definition of `file` containing `line` (the first of equal sizes, in
+    /// row order): where a traceback frame or a search hit lands.
+    pub fn innermost(&self, file: &str, line: i64) -> Option<usize> {
+        let (a, b) = self.file_span(file)?;
+        let mut best: Option<(usize, i64)> = None;
+        for i in a..b {
+            let r = &self.rows[i];
+            if r.line <= line && line <= r.end_line {
+                let size = r.end_line - r.line;
+                if best.is_none_or(|(_, s)| size < s) {
+                    best = Some((i, size));
+                }
+            }
+        }
+        best.map(|(i, _)| i)
+    }
+
     /// True when `qualname` is in the name index.
     pub fn has_qualname(&self, qualname: &str) -> bool {
         self.qualnames
@@ -509,6 +526,9 @@ mod tests {
         assert_eq!(t.module_of("c.py"), None);
         assert_eq!(t.symbol_set().len(), 3);
         assert_eq!(t.get(4).unwrap().name, "h");
+        assert_eq!(t.innermost("a.py", 3), Some(1));
+        assert_eq!(t.innermost("b.py", 2), Some(3));
+        assert_eq!(t.innermost("a.py", 7), None);
         assert!(t.get(5).is_none());
     }
 

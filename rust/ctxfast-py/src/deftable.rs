@@ -158,6 +158,12 @@ impl PyDefTable {
         self.inner.file_span(&key(file)?)
     }
 
+    /// The smallest definition of `file` containing `line`, or `None`.
+    fn innermost(&self, file: &Bound<'_, PyString>, line: i64) -> Option<RowOut<'_>> {
+        let i = self.inner.innermost(&key(file)?, line)?;
+        self.inner.get(i).map(out)
+    }
+
     fn has_qualname(&self, qualname: &Bound<'_, PyString>) -> bool {
         key(qualname).is_some_and(|k| self.inner.has_qualname(&k))
     }
