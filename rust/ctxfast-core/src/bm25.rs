@@ -168,7 +168,7 @@ impl SymbolSet {
 }
 
 /// First bytes of [`Bm25Index::to_bytes`]: a format tag with its version.
-const MAGIC: &[u8] = b"ctxfast-bm25\x01";
+const MAGIC: &[u8] = b"ctxfast-bm25\x02";
 
 /// A cursor over serialized bytes; `None` past the end.
 struct Reader<'a> {
@@ -199,10 +199,13 @@ impl<'a> Reader<'a> {
 enum Postings {
     Owned(Vec<Vec<(u32, u32)>>),
     /// `bytes` as stored; per term, the offset of its first `(doc, tf)` pair (8 bytes,
-    /// little-endian `u32`s) and the number of pairs.
+    /// little-endian `u32`s) and the number of pairs, and the byte range of the term itself.
+    /// Terms are stored sorted, so a term's id is found by binary search in place (no
+    /// vocabulary map of a hundred thousand strings is built per load).
     Packed {
         bytes: Vec<u8>,
         spans: Vec<(usize, u32)>,
+        terms: Vec<(usize, usize)>,
     },
 }
 
@@ -227,7 +230,7 @@ impl Postings {
     fn for_each(&self, id: usize, mut f: impl FnMut(u32, u32)) {
         match self {
             Postings::Owned(p) => p[id].iter().for_each(|&(d, tf)| f(d, tf)),
-            Postings::Packed { bytes, spans } => {
+            Postings::Packed { bytes, spans, .. } => {
                 let (start, n) = spans[id];
                 for pair in bytes[start..start + 8 * n as usize].chunks_exact(8) {
                     let d = u32::from_le_bytes(pair[..4].try_into().expect("4 bytes"));
@@ -368,9 +371,21 @@ impl Bm25Index {
     pub fn to_bytes(&self) -> Vec<u8> {
         let n_terms = self.postings.num_terms();
         let mut terms: Vec<&str> = vec![""; n_terms];
-        for (t, &id) in &self.vocab {
-            terms[id as usize] = t;
+        match &self.postings {
+            Postings::Owned(_) => {
+                for (t, &id) in &self.vocab {
+                    terms[id as usize] = t;
+                }
+            }
+            Postings::Packed { .. } => {
+                for (id, t) in terms.iter_mut().enumerate() {
+                    *t = self.stored_term(id);
+                }
+            }
         }
+        // Sorted by term, so a load can find terms by binary search.
+        let mut order: Vec<usize> = (0..n_terms).collect();
+        order.sort_unstable_by(|&a, &b| terms[a].cmp(terms[b]));
         let pairs: usize = (0..n_terms).map(|id| self.postings.doc_count(id)).sum();
         let mut out = Vec::with_capacity(64 + 4 * self.doc_len.len() + 8 * pairs);
         out.extend_from_slice(MAGIC);
@@ -383,7 +398,8 @@ impl Bm25Index {
             u32s(&mut out, l);
         }
         u32s(&mut out, terms.len() as u32);
-        for (id, t) in terms.iter().enumerate() {
+        for id in order {
+            let t = terms[id];
             u32s(&mut out, t.len() as u32);
             out.extend_from_slice(t.as_bytes());
             u32s(&mut out, self.postings.doc_count(id) as u32);
@@ -420,12 +436,19 @@ impl Bm25Index {
             doc_len.push(r.u32().ok_or_else(bad)?);
         }
         let n_terms = r.u32().ok_or_else(bad)? as usize;
-        let mut vocab: FxMap<String, u32> = FxMap::default();
-        vocab.reserve(n_terms.min(bytes.len() / 8));
         let mut spans = Vec::with_capacity(n_terms.min(bytes.len() / 8));
-        for id in 0..n_terms {
+        let mut terms: Vec<(usize, usize)> = Vec::with_capacity(n_terms.min(bytes.len() / 8));
+        let mut prev: Option<&[u8]> = None;
+        for _ in 0..n_terms {
             let len = r.u32().ok_or_else(bad)? as usize;
-            let term = std::str::from_utf8(r.take(len).ok_or_else(bad)?).map_err(|_| bad())?;
+            let term_start = r.pos;
+            let term = r.take(len).ok_or_else(bad)?;
+            std::str::from_utf8(term).map_err(|_| bad())?;
+            // Strictly ascending: sorted (binary search is sound) and without repeats.
+            if prev.is_some_and(|p| p >= term) {
+                return Err(bad());
+            }
+            prev = Some(term);
             let n = r.u32().ok_or_else(bad)?;
             let start = r.pos;
             let pairs = r.take((n as usize).checked_mul(8).ok_or_else(bad)?);
@@ -435,9 +458,7 @@ impl Bm25Index {
                     return Err(bad());
                 }
             }
-            if vocab.insert(term.to_string(), id as u32).is_some() {
-                return Err(bad());
-            }
+            terms.push((term_start, len));
             spans.push((start, n));
         }
         if r.pos != bytes.len() {
@@ -446,8 +467,38 @@ impl Bm25Index {
         let postings = Postings::Packed {
             bytes: bytes.to_vec(),
             spans,
+            terms,
         };
-        Ok(Self::assemble(vocab, postings, doc_len, params, symbols))
+        Ok(Self::assemble(
+            FxMap::default(),
+            postings,
+            doc_len,
+            params,
+            symbols,
+        ))
+    }
+
+    /// Term `id` of a loaded index (checked UTF-8 at load).
+    fn stored_term(&self, id: usize) -> &str {
+        match &self.postings {
+            Postings::Packed { bytes, terms, .. } => {
+                let (a, n) = terms[id];
+                std::str::from_utf8(&bytes[a..a + n]).expect("checked at load")
+            }
+            Postings::Owned(_) => unreachable!("built indexes keep their vocabulary"),
+        }
+    }
+
+    /// The id of `term`, if indexed: a map lookup for a built index, a binary search over
+    /// the sorted stored terms for a loaded one.
+    fn term_id(&self, term: &str) -> Option<u32> {
+        match &self.postings {
+            Postings::Owned(_) => self.vocab.get(term).copied(),
+            Postings::Packed { bytes, terms, .. } => terms
+                .binary_search_by(|&(a, n)| bytes[a..a + n].cmp(term.as_bytes()))
+                .ok()
+                .map(|i| i as u32),
+        }
     }
 
     pub fn num_docs(&self) -> usize {
@@ -459,7 +510,7 @@ impl Bm25Index {
     }
 
     pub fn vocab_size(&self) -> usize {
-        self.vocab.len()
+        self.postings.num_terms()
     }
 
     pub fn doc_len(&self, doc: usize) -> Option<u32> {
@@ -468,7 +519,7 @@ impl Bm25Index {
 
     /// `idf(t)` for an indexed term; `None` if no document contains it.
     pub fn idf(&self, term: &str) -> Option<f64> {
-        self.vocab.get(term).map(|&id| self.idf[id as usize])
+        self.term_id(term).map(|id| self.idf[id as usize])
     }
 
     /// `w(t)` (the symbol weight) for a query term.
@@ -493,7 +544,7 @@ impl Bm25Index {
         let mut seen = HashSet::new();
         let mut out = Vec::new();
         for t in toks {
-            if let Some(&id) = self.vocab.get(t.as_str()) {
+            if let Some(id) = self.term_id(t.as_str()) {
                 if seen.insert(id) {
                     out.push((id, self.term_weight(t)));
                 }
@@ -705,6 +756,36 @@ mod tests {
         let mut longer = bytes.clone();
         longer.push(0);
         assert!(Bm25Index::from_bytes(&longer, Arc::default()).is_err());
+    }
+
+    #[test]
+    fn a_loaded_index_finds_every_term_in_its_sorted_table() {
+        // Terms first seen in non-sorted order, so ids and sorted positions differ.
+        let ix = index(
+            &["zeta alpha", "mid zeta", "alpha beta zeta", "omega"],
+            &["zeta"],
+        );
+        let back = Bm25Index::from_bytes(&ix.to_bytes(), Arc::clone(&ix.symbols)).unwrap();
+        assert_eq!(back.vocab_size(), ix.vocab_size());
+        for t in ["alpha", "beta", "mid", "omega", "zeta", "absent", "", "zz"] {
+            assert_eq!(
+                back.idf(t).map(f64::to_bits),
+                ix.idf(t).map(f64::to_bits),
+                "{t}"
+            );
+        }
+        let q = Query::Tokens(toks("omega zeta alpha"));
+        assert_eq!(back.query(&q, 9), ix.query(&q, 9));
+        // Stored terms out of order are refused: the binary search would be unsound.
+        let one = index(&["b a"], &[]).to_bytes();
+        let (ia, ib) = (
+            one.windows(5).position(|w| w == b"\x01\0\0\0a").unwrap(),
+            one.windows(5).position(|w| w == b"\x01\0\0\0b").unwrap(),
+        );
+        let mut swapped = one.clone();
+        swapped[ia + 4] = b'b';
+        swapped[ib + 4] = b'a';
+        assert!(Bm25Index::from_bytes(&swapped, Arc::default()).is_err());
     }
 
     #[test]
