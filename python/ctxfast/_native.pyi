@@ -8,6 +8,7 @@ __all__ = [
     "GRAPH_SCHEMA_VERSION",
     "GRAPH_TEXT_ID_VIEWS",
     "BM25Index",
+    "DefTable",
     "CtxfastError",
     "EncodingError",
     "IndexError",
