@@ -48,13 +48,17 @@ def build_table(con: sqlite3.Connection) -> _native.DefTable:
     return _native.DefTable.build(rows, signatures, names, modules)
 
 
-class Definitions:
-    """Every definition in row order (by file, line, id), as a sequence of ``Node``."""
+class _View:
+    """A view over one table (the classes below differ only in the lookup they make)."""
 
     __slots__ = ("_t",)
 
     def __init__(self, table: _native.DefTable) -> None:
         self._t = table
+
+
+class Definitions(_View):
+    """Every definition in row order (by file, line, id), as a sequence of ``Node``."""
 
     def __len__(self) -> int:
         return len(self._t)
@@ -79,13 +83,8 @@ class Definitions:
         return iter(_nodes(self._t.slice(0, len(self._t))))
 
 
-class DefsByName:
+class DefsByName(_View):
     """Definition name → its definitions in row order (``get(name, default)``)."""
-
-    __slots__ = ("_t",)
-
-    def __init__(self, table: _native.DefTable) -> None:
-        self._t = table
 
     def get(self, name: str, default: Any = None) -> Any:
         rows = self._t.named(name)
@@ -95,13 +94,8 @@ class DefsByName:
         return isinstance(name, str) and self._t.has_name(name)
 
 
-class DefsByFile:
+class DefsByFile(_View):
     """File → its definitions in row order; :meth:`positions` gives their row span."""
-
-    __slots__ = ("_t",)
-
-    def __init__(self, table: _native.DefTable) -> None:
-        self._t = table
 
     def get(self, path: str, default: Any = None) -> Any:
         span = self._t.file_span(path)
@@ -122,13 +116,8 @@ class DefsByFile:
         return None if row is None else _node(row)
 
 
-class DefByQualname:
+class DefByQualname(_View):
     """Qualname → its first definition in row order."""
-
-    __slots__ = ("_t",)
-
-    def __init__(self, table: _native.DefTable) -> None:
-        self._t = table
 
     def get(self, qualname: str, default: Any = None) -> Any:
         row = self._t.by_qualname(qualname)
@@ -144,13 +133,8 @@ class DefByQualname:
         return isinstance(qualname, str) and self._t.by_qualname(qualname) is not None
 
 
-class Signatures:
+class Signatures(_View):
     """Node id → the definition's skeleton signature (header line, no body)."""
-
-    __slots__ = ("_t",)
-
-    def __init__(self, table: _native.DefTable) -> None:
-        self._t = table
 
     def __getitem__(self, node_id: str) -> str:
         sig = self._t.signature(node_id)
@@ -163,27 +147,17 @@ class Signatures:
         return default if sig is None else sig
 
 
-class ModuleOf:
+class ModuleOf(_View):
     """File → the qualname of its module node."""
-
-    __slots__ = ("_t",)
-
-    def __init__(self, table: _native.DefTable) -> None:
-        self._t = table
 
     def get(self, path: str, default: Any = None) -> Any:
         module = self._t.module_of(path)
         return default if module is None else module
 
 
-class NameIndex:
+class NameIndex(_View):
     """The identifiers query construction keeps: a name-index qualname or a definition's
     name (membership only)."""
-
-    __slots__ = ("_t",)
-
-    def __init__(self, table: _native.DefTable) -> None:
-        self._t = table
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and (self._t.has_qualname(name) or self._t.has_name(name))

@@ -17,6 +17,7 @@
 //! reorder between runs or between the single and the batch query.
 
 use crate::codetok;
+use crate::cursor::Cursor;
 use crate::error::{CoreError, CoreResult};
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
@@ -169,25 +170,6 @@ impl SymbolSet {
 
 /// First bytes of [`Bm25Index::to_bytes`]: a format tag with its version.
 const MAGIC: &[u8] = b"ctxfast-bm25\x02";
-
-/// A cursor over serialized bytes; `None` past the end.
-struct Reader<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        let end = self.pos.checked_add(n)?;
-        let out = self.bytes.get(self.pos..end)?;
-        self.pos = end;
-        Some(out)
-    }
-
-    fn u32(&mut self) -> Option<u32> {
-        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
-    }
-}
 
 /// Per term: (document, term frequency), documents ascending.
 ///
@@ -416,7 +398,7 @@ impl Bm25Index {
     /// bytes are an `InvalidArgument` error, never a panic.
     pub fn from_bytes(bytes: &[u8], symbols: Arc<SymbolSet>) -> CoreResult<Self> {
         let bad = || CoreError::InvalidArgument("not a ctxfast BM25 index (or truncated)".into());
-        let mut r = Reader { bytes, pos: 0 };
+        let mut r = Cursor::new(bytes);
         if r.take(MAGIC.len()).ok_or_else(bad)? != MAGIC {
             return Err(bad());
         }

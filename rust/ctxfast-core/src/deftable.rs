@@ -9,6 +9,7 @@
 //! map. Each lookup binary-searches a sorted order.
 
 use crate::bm25::SymbolSet;
+use crate::cursor::Cursor;
 use crate::error::{CoreError, CoreResult};
 use std::collections::HashMap;
 
@@ -18,14 +19,7 @@ const MAGIC: &[u8] = b"ctxfast-deftable\x01";
 /// One definition as the builder takes it (the `nodes` row and its skeleton signature).
 #[derive(Debug, Clone, Copy)]
 pub struct DefIn<'a> {
-    pub id: &'a str,
-    pub kind: &'a str,
-    pub name: &'a str,
-    pub qualname: &'a str,
-    pub file: &'a str,
-    pub line: i64,
-    pub col: i64,
-    pub end_line: i64,
+    pub def: DefRef<'a>,
     pub signature: &'a str,
 }
 
@@ -116,13 +110,13 @@ impl DefTable {
         p.offsets.push(0);
         let rows: Vec<Row> = defs
             .iter()
-            .map(|d| Row {
+            .map(|&DefIn { def: d, signature }| Row {
                 id: p.add(d.id),
                 kind: p.add(d.kind),
                 name: p.add(d.name),
                 qualname: p.add(d.qualname),
                 file: p.add(d.file),
-                signature: p.add(d.signature),
+                signature: p.add(signature),
                 line: d.line,
                 col: d.col,
                 end_line: d.end_line,
@@ -350,13 +344,13 @@ impl DefTable {
     pub fn from_bytes(bytes: &[u8]) -> CoreResult<Self> {
         let bad =
             || CoreError::InvalidArgument("not a ctxfast definition table (or truncated)".into());
-        let mut r = Cursor { bytes, pos: 0 };
+        let mut r = Cursor::new(bytes);
         if r.take(MAGIC.len()).ok_or_else(bad)? != MAGIC {
             return Err(bad());
         }
         let pool_len = r.u32().ok_or_else(bad)? as usize;
         let pool = std::str::from_utf8(r.take(pool_len).ok_or_else(bad)?).map_err(|_| bad())?;
-        let offsets = r.u32s().ok_or_else(bad)?;
+        let offsets = r.counted_u32s().ok_or_else(bad)?;
         if offsets.first() != Some(&0)
             || offsets.windows(2).any(|w| w[0] > w[1])
             || offsets.iter().any(|&o| !pool.is_char_boundary(o as usize))
@@ -406,7 +400,7 @@ impl DefTable {
             }
             files.push((e[0], e[1], e[2]));
         }
-        let qualnames = r.u32s_of_len().ok_or_else(bad)?;
+        let qualnames = r.counted_u32s().ok_or_else(bad)?;
         if qualnames.iter().any(|&q| q >= n_strings) {
             return Err(bad());
         }
@@ -435,60 +429,22 @@ impl DefTable {
     }
 }
 
-/// A cursor over serialized bytes; `None` past the end.
-struct Cursor<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-}
-
-impl<'a> Cursor<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        let end = self.pos.checked_add(n)?;
-        let out = self.bytes.get(self.pos..end)?;
-        self.pos = end;
-        Some(out)
-    }
-
-    fn u32(&mut self) -> Option<u32> {
-        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
-    }
-
-    /// `n` little-endian `u32`s.
-    fn u32_array(&mut self, n: usize) -> Option<Vec<u32>> {
-        let raw = self.take(n.checked_mul(4)?)?;
-        Some(
-            raw.chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect(),
-        )
-    }
-
-    /// A count, then that many `u32`s; at least one (the offsets table always has one).
-    fn u32s(&mut self) -> Option<Vec<u32>> {
-        let v = self.u32s_of_len()?;
-        (!v.is_empty()).then_some(v)
-    }
-
-    fn u32s_of_len(&mut self) -> Option<Vec<u32>> {
-        let n = self.u32()? as usize;
-        self.u32_array(n)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn d<'a>(id: &'a str, name: &'a str, qualname: &'a str, file: &'a str, line: i64) -> DefIn<'a> {
         DefIn {
-            id,
-            kind: "function",
-            name,
-            qualname,
-            file,
-            line,
-            col: 0,
-            end_line: line + 1,
+            def: DefRef {
+                id,
+                kind: "function",
+                name,
+                qualname,
+                file,
+                line,
+                col: 0,
+                end_line: line + 1,
+            },
             signature: id,
         }
     }

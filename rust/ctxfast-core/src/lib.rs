@@ -6,6 +6,7 @@
 
 pub mod bm25;
 pub mod codetok;
+mod cursor;
 pub mod deftable;
 pub mod error;
 pub mod graph;

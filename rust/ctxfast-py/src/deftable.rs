@@ -81,14 +81,16 @@ impl PyDefTable {
                 .iter()
                 .zip(sigs_ref)
                 .map(|(r, sig)| DefIn {
-                    id: &r.0,
-                    kind: &r.1,
-                    name: &r.2,
-                    qualname: &r.3,
-                    file: &r.4,
-                    line: r.5,
-                    col: r.6,
-                    end_line: r.7,
+                    def: DefRef {
+                        id: &r.0,
+                        kind: &r.1,
+                        name: &r.2,
+                        qualname: &r.3,
+                        file: &r.4,
+                        line: r.5,
+                        col: r.6,
+                        end_line: r.7,
+                    },
                     signature: sig,
                 })
                 .collect();
