@@ -44,6 +44,24 @@ def test_gapped_lines_are_marked_and_only_they_are_claimed():
     assert entry.shown_lines() == (30, 40, 41)
 
 
+def test_a_file_reads_top_to_bottom_when_a_view_skips_shown_lines():
+    """A class view that skips a method another block shows is cut around it: the file's
+    blocks run in line order, and no marker calls the method's lines elided."""
+    view = "class SessionManager(Base):\n    def load(self, key):\n        return key"
+    c = CodeCandidate(
+        TARGET, "class", "app/session.py", 30, 41, 0.9, None, view, "04: t",
+        lines=(30, 40, 41),
+    )  # fmt: skip
+    other = cand("app.session.SessionManager.save", "app/session.py", 34, "def save(self):", 0.8)
+    ctx = _window([c, other])
+    out = ctx.render()
+    heads = re.findall(r"### app/session.py:(\d+)-(\d+)[^\n]*", out)
+    assert [(int(a), int(b)) for a, b in heads] == [(30, 30), (34, 34), (40, 41)]
+    assert "— change target, continued" in out
+    assert "elided: 31-39" not in out
+    assert "⋮ [3 lines elided: 31-33]" not in out  # a block's edge, not a gap inside it
+
+
 def test_a_line_is_shown_once_by_its_strongest_block():
     outline = CodeCandidate(
         None, "outline", "app/session.py", 1, 40, 0.5, None, "import os\ndef load(self, key):",

@@ -125,7 +125,11 @@ class FileGroup:
 
 def group_code(code: Sequence[Block]) -> list[FileGroup]:
     """Code blocks by file (first-seen file order), each line kept by its strongest block,
-    blocks left with no line of their own dropped, the rest in line order."""
+    blocks left with no line of their own dropped, the rest in line order.
+
+    A block whose lines skip over lines another block of the file shows (a class view around
+    a method the fill admitted) is cut there into pieces, so a file reads top to bottom and
+    no marker calls lines elided that the window shows a few lines further down."""
     by_file: dict[str, list[Block]] = {}
     for b in code:
         by_file.setdefault(b.item.meta.file or "", []).append(b)
@@ -138,17 +142,31 @@ def group_code(code: Sequence[Block]) -> list[FileGroup]:
             if own:
                 taken.update(n for n, _ in own)
                 kept.append((b, own))
-        kept.sort(key=lambda bs: (bs[1][0][0], bs[0].item.meta.seq))
-        if kept:
-            groups.append(FileGroup(path, kept))
+        pieces = [(b, piece) for b, own in kept for piece in _pieces(own, taken)]
+        pieces.sort(key=lambda bs: (bs[1][0][0], bs[0].item.meta.seq))
+        if pieces:
+            groups.append(FileGroup(path, pieces))
     return groups
 
 
-def code_block_text(b: Block, shown: Numbered) -> str:
+def _pieces(own: Numbered, shown: set[int]) -> list[Numbered]:
+    """``own`` cut wherever the lines it skips include lines of ``shown`` (the file's shown
+    lines, its own among them)."""
+    out: list[list[tuple[int, str]]] = [[own[0]]]
+    for p in own[1:]:
+        prev = out[-1][-1][0]
+        if p[0] > prev + 1 and any(n in shown for n in range(prev + 1, p[0])):
+            out.append([p])
+        else:
+            out[-1].append(p)
+    return [tuple(x) for x in out]
+
+
+def code_block_text(b: Block, shown: Numbered, continued: bool = False) -> str:
     path = b.item.meta.file or ""
     head = f"### {safe(path)}:{shown[0][0]}-{shown[-1][0]}"
     ent = b.item.meta.entity
-    label = _label(b)
+    label = _label(b) + (", continued" if continued else "")
     named = ent and not ent.startswith(f"{path}:")  # a config line's entity is its address
     head += f" · `{safe(local_name(ent, path))}` — {label}" if named else f" — {label}"
     lang = _LANGUAGES.get("." + path.rsplit(".", 1)[-1] if "." in path else "", "")
@@ -156,7 +174,12 @@ def code_block_text(b: Block, shown: Numbered) -> str:
 
 
 def group_text(g: FileGroup) -> str:
-    return "\n\n".join(code_block_text(b, shown) for b, shown in g.blocks)
+    seen: set[str] = set()
+    parts = []
+    for b, shown in g.blocks:
+        parts.append(code_block_text(b, shown, continued=b.id in seen))
+        seen.add(b.id)
+    return "\n\n".join(parts)
 
 
 def _plain(b: Block) -> str:
@@ -207,7 +230,7 @@ def _group_entry(g: FileGroup, text: str) -> WindowEntry:
     lines = g.lines()
     verbatim = any(b.rendering is Rendering.VERBATIM for b, _ in g.blocks)
     return WindowEntry(
-        "+".join(b.id for b, _ in g.blocks),
+        "+".join(dict.fromkeys(b.id for b, _ in g.blocks)),
         lead.item.kind.value,
         lead.role.value,
         (Rendering.VERBATIM if verbatim else Rendering.SIGNATURE).value,
@@ -272,7 +295,8 @@ def lay_out(task: str, blocks: Sequence[Block], freshest: str | None) -> Layout:
     for b in (b for b in live if b.critical):
         put(_entry(b, lead + _plain(b)))
         lead = ""
-    placed = [*reqs, *words, *(b for g in groups for b, _ in g.blocks), *live]
+    in_groups = {b.id: b for g in groups for b, _ in g.blocks}
+    placed = [*reqs, *words, *in_groups.values(), *live]
     return Layout(tuple(entries), SEPARATOR.join(parts), tuple(placed))
 
 
