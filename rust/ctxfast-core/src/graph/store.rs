@@ -27,6 +27,8 @@ pub const SCHEMA_VERSION: &str = "9";
 /// `files.id` instead of repeating the path on every row (and again in `nodes_file`); the
 /// view joins the path back, so readers still select and filter `nodes.file` by path (a
 /// `file = ?` filter becomes a `files.path` lookup and a `nodes_file` range).
+/// A file keeps its id while it exists, and an id is never handed out twice
+/// (`AUTOINCREMENT`): a row naming a file gone since can never come to name another file.
 ///
 /// `edges` and `file_deps` are views for the same reason: `edge_rows.kind` is an
 /// [`EdgeKind`](super::resolve::EdgeKind) code (0 and 1 take no bytes in a record) where each
@@ -39,7 +41,7 @@ pub const SCHEMA_VERSION: &str = "9";
 /// rows in four.
 pub const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE IF NOT EXISTS files(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, sha256 TEXT, language TEXT, bytes INT, parse_error TEXT);
+CREATE TABLE IF NOT EXISTS files(id INTEGER PRIMARY KEY AUTOINCREMENT, path TEXT NOT NULL UNIQUE, sha256 TEXT, language TEXT, bytes INT, parse_error TEXT);
 CREATE TABLE IF NOT EXISTS node_rows(id INTEGER PRIMARY KEY, kind TEXT, name TEXT, qualname TEXT, file_id INT, line INT, col INT, end_line INT);
 CREATE VIEW IF NOT EXISTS nodes AS SELECT n.id AS id, n.kind AS kind, n.name AS name, n.qualname AS qualname, f.path AS file, n.line AS line, n.col AS col, n.end_line AS end_line FROM node_rows n JOIN files f ON f.id = n.file_id;
 CREATE TABLE IF NOT EXISTS edge_rows(src INTEGER, dst INTEGER, kind INT);
