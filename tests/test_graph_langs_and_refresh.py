@@ -271,17 +271,22 @@ def test_schema_tables_and_wal(tmp_path: Path) -> None:
     con = sqlite3.connect(repo.graph_db)
     cols = {
         t: [r[1] for r in con.execute(f"PRAGMA table_info({t})")]
-        for t in ("nodes", "edges", "name_index", "files")
+        for t in ("nodes", "edges", "name_index", "files", "file_deps")
     }
     mode = con.execute("PRAGMA journal_mode").fetchone()[0]
     names = [r[0] for r in con.execute("SELECT qualname FROM name_index ORDER BY qualname")]
-    con.close()
     assert cols["nodes"] == ["id", "kind", "name", "qualname", "file", "line", "col", "end_line"]
-    assert cols["edges"] == ["src", "dst", "type"]
+    # `nodes`, `edges` and `file_deps` are views over integer-keyed rows (schema 9); `edges`
+    # shows its rows' rowid, which a view would otherwise read as NULL.
+    assert cols["edges"] == ["src", "dst", "type", "rowid"]
     assert cols["name_index"] == ["qualname"]
-    assert cols["files"] == ["path", "sha256", "language", "bytes", "parse_error"]
+    assert cols["files"] == ["id", "path", "sha256", "language", "bytes", "parse_error"]
+    assert cols["file_deps"] == ["src_file", "dst_file"]
+    views = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'view'")}
+    assert views == {"nodes", "edges", "file_deps"}
     assert mode == "wal"
     assert names == ["m", "m.f"]
+    con.close()
     assert repo.graph_db == tmp_path.resolve() / ".ctxfast" / "recon.db"
 
 

@@ -91,7 +91,7 @@ def corrupt(db: Path, how: str) -> None:
         db.write_bytes(bytes(data))
     elif how == "drop-edges":
         con = sqlite3.connect(db)
-        con.execute("DROP TABLE edges")
+        con.execute("DROP TABLE edge_rows")
         con.commit()
         con.close()
     else:

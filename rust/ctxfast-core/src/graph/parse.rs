@@ -173,7 +173,7 @@ pub fn stored_interfaces(
     }
     Ok(blobs
         .into_par_iter()
-        .filter_map(|(p, data)| RawFile::decode(&data).map(|r| (p, r)))
+        .filter_map(|(p, data)| RawFile::decode_compressed(&data).map(|r| (p, r)))
         .collect())
 }
 

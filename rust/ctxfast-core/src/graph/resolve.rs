@@ -110,6 +110,16 @@ impl EdgeKind {
             EdgeKind::Contain => "contain",
         }
     }
+
+    /// The `edge_rows.kind` code, which the `edges` view spells back as [`EdgeKind::as_str`]
+    /// (`store::SCHEMA`; a new kind needs a code there too).
+    pub fn code(self) -> i64 {
+        match self {
+            EdgeKind::Invoke => 0,
+            EdgeKind::Import => 1,
+            EdgeKind::Contain => 2,
+        }
+    }
 }
 
 /// One edge, between node ids.

@@ -8,7 +8,9 @@
 //! Nodes are keyed by an integer, [`node_key`] of their text id (`qualname:line`, which the
 //! row's own columns spell): edges, `defs_meta` and `unresolved` carry the 8-byte key, not the
 //! text, and the full extraction in `raw.data` is deflated. Together they halved the sympy
-//! index (241 MB to 116 MB for 30 MB of source).
+//! index (241 MB to 116 MB for 30 MB of source). Schema 9 stores files by integer id too
+//! (`node_rows.file_id`, `file_dep_rows`), edge types as codes and the interface blob
+//! deflated, behind views that keep the spec's `nodes`/`edges`/`file_deps` columns: 86 MB.
 //!
 //! WAL mode and one transaction per refresh: a reader (or a crash mid-index) always sees the
 //! previous complete index.
@@ -19,27 +21,46 @@ use std::path::Path;
 
 /// Bumped whenever the schema, the raw blob format or what extraction records changes; a
 /// mismatch rebuilds the index.
-pub const SCHEMA_VERSION: &str = "8";
+pub const SCHEMA_VERSION: &str = "9";
 
+/// `nodes` is a view: the rows live in `node_rows`, which names its file by the integer
+/// `files.id` instead of repeating the path on every row (and again in `nodes_file`); the
+/// view joins the path back, so readers still select and filter `nodes.file` by path (a
+/// `file = ?` filter becomes a `files.path` lookup and a `nodes_file` range).
+/// A file keeps its id while it exists, and an id is never handed out twice
+/// (`AUTOINCREMENT`): a row naming a file gone since can never come to name another file.
+///
+/// `edges` and `file_deps` are views for the same reason: `edge_rows.kind` is an
+/// [`EdgeKind`](super::resolve::EdgeKind) code (0 and 1 take no bytes in a record) where each
+/// row spelled `invoke`, and `file_dep_rows` holds two file ids where it held two paths, each
+/// indexed again. A view has no rowid of its own (it reads NULL), so `edges` shows the row's
+/// as a fourth column: readers still order ties by insertion with `e.rowid`.
+///
+/// `nodes_name` holds definitions only: bare-name lookups ask for definitions
+/// (`kind != 'ref'`, which lets SQLite use the partial index), and reference sites are three
+/// rows in four.
 pub const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, sha256 TEXT, language TEXT, bytes INT, parse_error TEXT);
-CREATE TABLE IF NOT EXISTS nodes(id INTEGER PRIMARY KEY, kind TEXT, name TEXT, qualname TEXT, file TEXT, line INT, col INT, end_line INT);
-CREATE TABLE IF NOT EXISTS edges(src INTEGER, dst INTEGER, type TEXT);
+CREATE TABLE IF NOT EXISTS files(id INTEGER PRIMARY KEY AUTOINCREMENT, path TEXT NOT NULL UNIQUE, sha256 TEXT, language TEXT, bytes INT, parse_error TEXT);
+CREATE TABLE IF NOT EXISTS node_rows(id INTEGER PRIMARY KEY, kind TEXT, name TEXT, qualname TEXT, file_id INT, line INT, col INT, end_line INT);
+CREATE VIEW IF NOT EXISTS nodes AS SELECT n.id AS id, n.kind AS kind, n.name AS name, n.qualname AS qualname, f.path AS file, n.line AS line, n.col AS col, n.end_line AS end_line FROM node_rows n JOIN files f ON f.id = n.file_id;
+CREATE TABLE IF NOT EXISTS edge_rows(src INTEGER, dst INTEGER, kind INT);
+CREATE VIEW IF NOT EXISTS edges AS SELECT src, dst, CASE kind WHEN 0 THEN 'invoke' WHEN 1 THEN 'import' WHEN 2 THEN 'contain' END AS type, rowid AS rowid FROM edge_rows;
 CREATE TABLE IF NOT EXISTS name_index(qualname TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS defs_meta(id INTEGER PRIMARY KEY, signature TEXT, doc TEXT);
 CREATE TABLE IF NOT EXISTS unresolved(name TEXT, node_id INTEGER, file TEXT, line INT, col INT);
 CREATE TABLE IF NOT EXISTS raw(path TEXT PRIMARY KEY, data BLOB, iface BLOB);
-CREATE TABLE IF NOT EXISTS file_deps(src_file TEXT, dst_file TEXT);
+CREATE TABLE IF NOT EXISTS file_dep_rows(src INT, dst INT);
+CREATE VIEW IF NOT EXISTS file_deps AS SELECT s.path AS src_file, d.path AS dst_file FROM file_dep_rows x JOIN files s ON s.id = x.src JOIN files d ON d.id = x.dst;
 CREATE TABLE IF NOT EXISTS file_stat(path TEXT PRIMARY KEY, size INT, mtime_ns INT);
-CREATE INDEX IF NOT EXISTS nodes_name ON nodes(name);
-CREATE INDEX IF NOT EXISTS nodes_qualname ON nodes(qualname, kind);
-CREATE INDEX IF NOT EXISTS nodes_file ON nodes(file, line);
-CREATE INDEX IF NOT EXISTS edges_src ON edges(src);
-CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst);
+CREATE INDEX IF NOT EXISTS nodes_name ON node_rows(name) WHERE kind != 'ref';
+CREATE INDEX IF NOT EXISTS nodes_qualname ON node_rows(qualname, kind);
+CREATE INDEX IF NOT EXISTS nodes_file ON node_rows(file_id, line);
+CREATE INDEX IF NOT EXISTS edges_src ON edge_rows(src);
+CREATE INDEX IF NOT EXISTS edges_dst ON edge_rows(dst);
 CREATE INDEX IF NOT EXISTS unresolved_file ON unresolved(file);
-CREATE INDEX IF NOT EXISTS file_deps_dst ON file_deps(dst_file);
-CREATE INDEX IF NOT EXISTS file_deps_src ON file_deps(src_file);
+CREATE INDEX IF NOT EXISTS file_deps_dst ON file_dep_rows(dst);
+CREATE INDEX IF NOT EXISTS file_deps_src ON file_dep_rows(src);
 ";
 
 /// The integer key a node is stored under: the first 63 bits of `sha256(id)`, where `id` is
@@ -72,18 +93,22 @@ DROP INDEX IF EXISTS unresolved_file;
 DROP INDEX IF EXISTS file_deps_dst; DROP INDEX IF EXISTS file_deps_src;
 ";
 
+/// The tables of [`SCHEMA`] (its views aside): one missing is damage.
 const TABLES: &[&str] = &[
     "meta",
     "files",
-    "nodes",
-    "edges",
+    "node_rows",
+    "edge_rows",
     "name_index",
     "defs_meta",
     "unresolved",
     "raw",
-    "file_deps",
+    "file_dep_rows",
     "file_stat",
 ];
+
+/// The views of [`SCHEMA`], which readers query as the spec's tables.
+const VIEWS: &[&str] = &["nodes", "edges", "file_deps"];
 
 /// How long a build waits for another process (or thread) building the same index before
 /// it gives up with an error naming the lock file (default 120 s).
@@ -343,13 +368,42 @@ pub fn open(path: &Path) -> CoreResult<Connection> {
                 )));
             }
         }
-    } else {
-        for t in TABLES {
-            conn.execute_batch(&format!("DROP TABLE IF EXISTS {t};"))?;
+        for v in VIEWS {
+            let n: i64 = conn.query_row(
+                "SELECT COUNT(*) FROM sqlite_master WHERE type='view' AND name=?1",
+                [v],
+                |r| r.get(0),
+            )?;
+            if n == 0 {
+                return Err(CoreError::Corrupt(format!("recon.db: view {v} is missing")));
+            }
         }
+    } else {
+        drop_all(&conn)?;
     }
     create_schema(&conn)?;
     Ok(conn)
+}
+
+/// Drops every table and view of an index of another schema (whatever that schema named
+/// them: `nodes` was a table up to schema 8 and is a view since, and `DROP TABLE` refuses a
+/// view), so [`create_schema`] starts from an empty file.
+fn drop_all(conn: &Connection) -> CoreResult<()> {
+    let objects: Vec<(String, String)> = conn
+        .prepare(
+            "SELECT type, name FROM sqlite_master WHERE type IN ('view', 'table') \
+             AND name NOT LIKE 'sqlite_%' ORDER BY type = 'table'",
+        )?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    for (kind, name) in objects {
+        let kind = if kind == "view" { "VIEW" } else { "TABLE" };
+        conn.execute_batch(&format!(
+            "DROP {kind} IF EXISTS \"{}\";",
+            name.replace('"', "\"\"")
+        ))?;
+    }
+    Ok(())
 }
 
 /// Creates the tables (if absent) and stamps the schema version; shared by the bulk cold

@@ -443,6 +443,8 @@ fn dump(db: &Path) -> Vec<String> {
         "SELECT name || node_id || file || line FROM unresolved",
         "SELECT qualname FROM name_index",
         "SELECT id || signature || doc FROM defs_meta",
+        // File ids must survive a refresh of the file they name (schema 9 stores ids).
+        "SELECT src_file || ' ' || dst_file FROM file_deps",
     ] {
         let mut st = conn.prepare(q).unwrap();
         out.extend(
@@ -494,6 +496,91 @@ fn in_process_refreshes_match_a_cold_build_at_every_step() {
         index(d.path(), &fresh, &opts).unwrap();
         assert_eq!(dump(&db), dump(&fresh), "step {n}");
     }
+}
+
+/// The tables of schema 8, the last whose `nodes` was a table carrying each row's path.
+const SCHEMA_8: &str = "
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE files(path TEXT PRIMARY KEY, sha256 TEXT, language TEXT, bytes INT, parse_error TEXT);
+CREATE TABLE nodes(id INTEGER PRIMARY KEY, kind TEXT, name TEXT, qualname TEXT, file TEXT, line INT, col INT, end_line INT);
+CREATE TABLE edges(src INTEGER, dst INTEGER, type TEXT);
+CREATE TABLE name_index(qualname TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE defs_meta(id INTEGER PRIMARY KEY, signature TEXT, doc TEXT);
+CREATE TABLE unresolved(name TEXT, node_id INTEGER, file TEXT, line INT, col INT);
+CREATE TABLE raw(path TEXT PRIMARY KEY, data BLOB, iface BLOB);
+CREATE TABLE file_deps(src_file TEXT, dst_file TEXT);
+CREATE TABLE file_stat(path TEXT PRIMARY KEY, size INT, mtime_ns INT);
+INSERT INTO meta VALUES('schema_version', '8');
+INSERT INTO nodes VALUES(1, 'function', 'stale', 'a.stale', 'a.py', 1, 0, 1);
+";
+
+#[test]
+fn an_index_of_schema_8_is_rebuilt_into_the_same_rows_as_a_cold_build() {
+    let files = [
+        ("a.py", "def f():\n    return 1\n"),
+        ("b.py", "from a import f\n\ndef g():\n    return f()\n"),
+    ];
+    let (old, cold) = (repo(&files), repo(&files));
+    let old_db = old.path().join(".ctxfast/recon.db");
+    fs::create_dir_all(old_db.parent().unwrap()).unwrap();
+    rusqlite::Connection::open(&old_db)
+        .unwrap()
+        .execute_batch(SCHEMA_8)
+        .unwrap();
+    let cold_db = cold.path().join(".ctxfast/recon.db");
+    index(old.path(), &old_db, &IndexOptions::default()).unwrap();
+    index(cold.path(), &cold_db, &IndexOptions::default()).unwrap();
+    // The old `nodes` table is gone, not left to shadow the view of the new rows.
+    assert_eq!(dump(&old_db), dump(&cold_db));
+    assert_eq!(
+        count(&old_db, "SELECT COUNT(*) FROM nodes WHERE name = 'stale'"),
+        0
+    );
+    // And an index of a later schema, whose `nodes` is a view too, is rebuilt the same way.
+    let conn = rusqlite::Connection::open(&old_db).unwrap();
+    conn.execute(
+        "UPDATE meta SET value = '99' WHERE key = 'schema_version'",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    index(old.path(), &old_db, &IndexOptions::default()).unwrap();
+    assert_eq!(dump(&old_db), dump(&cold_db));
+}
+
+#[test]
+fn node_rows_name_their_file_by_id() {
+    let d = repo(&[
+        ("pkg/a.py", "def f():\n    return 1\n"),
+        ("pkg/b.py", "import pkg.a\n"),
+    ]);
+    let db = d.path().join(".ctxfast/recon.db");
+    index(d.path(), &db, &IndexOptions::default()).unwrap();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let text_columns: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM pragma_table_info('node_rows') WHERE type = 'TEXT' AND name = 'file'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(text_columns, 0);
+    let by_id: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM node_rows n JOIN files f ON f.id = n.file_id",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(by_id > 0);
+    assert_eq!(by_id, count(&db, "SELECT COUNT(*) FROM nodes"));
+    assert_eq!(
+        count(
+            &db,
+            "SELECT COUNT(*) FROM nodes WHERE file = 'pkg/a.py' AND name = 'f'"
+        ),
+        1
+    );
 }
 
 #[test]

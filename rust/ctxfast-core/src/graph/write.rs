@@ -65,7 +65,13 @@ pub fn write_graph(
         n_edges -= deleted.1;
     }
 
-    let mut ins_file = tx.prepare_cached("INSERT OR REPLACE INTO files(path, sha256, language, bytes, parse_error) VALUES(?1, ?2, ?3, ?4, ?5)")?;
+    // A file keeps its id while it exists (other files' `file_dep_rows` name it by id), so a
+    // changed file's row is updated in place.
+    let mut ins_file = tx.prepare_cached(
+        "INSERT INTO files(path, sha256, language, bytes, parse_error) VALUES(?1, ?2, ?3, ?4, ?5) \
+         ON CONFLICT(path) DO UPDATE SET sha256 = excluded.sha256, language = excluded.language, \
+         bytes = excluded.bytes, parse_error = excluded.parse_error RETURNING id",
+    )?;
     let mut ins_raw =
         tx.prepare_cached("INSERT OR REPLACE INTO raw(path, data, iface) VALUES(?1, ?2, ?3)")?;
     let mut ins_stat = tx.prepare_cached(
@@ -76,9 +82,10 @@ pub fn write_graph(
         .par_iter()
         .map(|c| {
             let raw = &files[c.index].raw;
-            (raw.encode_compressed(), raw.interface().encode())
+            (raw.encode_compressed(), raw.interface().encode_compressed())
         })
         .collect();
+    let mut ids = FileIds::new(tx)?;
     for (c, (data, iface)) in delta.changed.iter().zip(&blobs) {
         progress.check()?;
         let f = &files[c.index];
@@ -90,31 +97,39 @@ pub fn write_graph(
                 size: 0,
                 mtime_ns: 0,
             });
-        ins_file.execute(params![f.rel, c.sha, c.language, stat.size, c.parse_error])?;
+        let id: i64 = ins_file.query_row(
+            params![f.rel, c.sha, c.language, stat.size, c.parse_error],
+            |r| r.get(0),
+        )?;
+        ids.known.insert(c.index, id);
         ins_stat.execute(params![f.rel, stat.size, stat.mtime_ns])?;
         ins_raw.execute(params![f.rel, data, iface])?;
     }
-    n_nodes += insert_nodes(tx, delta, progress)?;
+    for (i, _) in delta.resolved {
+        ids.get(files, *i)?;
+    }
+    n_nodes += insert_nodes(tx, delta, &ids.known, progress)?;
 
-    let mut ins_edge = tx.prepare_cached("INSERT INTO edges(src, dst, type) VALUES(?1, ?2, ?3)")?;
+    let mut ins_edge =
+        tx.prepare_cached("INSERT INTO edge_rows(src, dst, kind) VALUES(?1, ?2, ?3)")?;
     let mut ins_unres = tx.prepare_cached(
         "INSERT INTO unresolved(name, node_id, file, line, col) VALUES(?1, ?2, ?3, ?4, ?5)",
     )?;
-    let mut ins_dep =
-        tx.prepare_cached("INSERT INTO file_deps(src_file, dst_file) VALUES(?1, ?2)")?;
+    let mut ins_dep = tx.prepare_cached("INSERT INTO file_dep_rows(src, dst) VALUES(?1, ?2)")?;
     for (i, r) in delta.resolved {
         progress.check()?;
         let rel = files[*i].rel.as_str();
         for e in &r.edges {
             let (src, dst) = (store::node_key(&e.src), store::node_key(&e.dst));
-            n_edges += ins_edge.execute(params![src, dst, e.kind.as_str()])? as i64;
+            n_edges += ins_edge.execute(params![src, dst, e.kind.code()])? as i64;
         }
         for u in &r.unresolved {
             let node = store::node_key(&u.node_id);
             ins_unres.execute(params![u.name, node, rel, u.line, u.col])?;
         }
         for d in &r.deps {
-            ins_dep.execute(params![rel, files[*d as usize].rel])?;
+            let (src, dst) = (ids.get(files, *i)?, ids.get(files, *d as usize)?);
+            ins_dep.execute(params![src, dst])?;
         }
     }
     if !delta.cold {
@@ -131,15 +146,22 @@ fn delete_rows(
     wipe_all: &[&str],
     delta: &GraphDelta<'_, '_>,
 ) -> CoreResult<(i64, i64)> {
-    let mut del_edges =
-        tx.prepare_cached("DELETE FROM edges WHERE src IN (SELECT id FROM nodes WHERE file = ?1)")?;
-    let mut del_nodes = tx.prepare_cached("DELETE FROM nodes WHERE file = ?1")?;
-    let mut del_refs = tx.prepare_cached("DELETE FROM nodes WHERE file = ?1 AND kind = 'ref'")?;
+    let mut del_edges = tx.prepare_cached(
+        "DELETE FROM edge_rows WHERE src IN (SELECT id FROM nodes WHERE file = ?1)",
+    )?;
+    let mut del_nodes = tx.prepare_cached(
+        "DELETE FROM node_rows WHERE file_id = (SELECT id FROM files WHERE path = ?1)",
+    )?;
+    let mut del_refs = tx.prepare_cached(
+        "DELETE FROM node_rows WHERE file_id = (SELECT id FROM files WHERE path = ?1) AND kind = 'ref'",
+    )?;
     let mut del_meta = tx.prepare_cached(
         "DELETE FROM defs_meta WHERE id IN (SELECT id FROM nodes WHERE file = ?1)",
     )?;
     let mut del_unres = tx.prepare_cached("DELETE FROM unresolved WHERE file = ?1")?;
-    let mut del_deps = tx.prepare_cached("DELETE FROM file_deps WHERE src_file = ?1")?;
+    let mut del_deps = tx.prepare_cached(
+        "DELETE FROM file_dep_rows WHERE src = (SELECT id FROM files WHERE path = ?1)",
+    )?;
     let mut del_raw = tx.prepare_cached("DELETE FROM raw WHERE path = ?1")?;
     let mut del_file = tx.prepare_cached("DELETE FROM files WHERE path = ?1")?;
     let mut del_stat = tx.prepare_cached("DELETE FROM file_stat WHERE path = ?1")?;
@@ -154,8 +176,11 @@ fn delete_rows(
         run(&mut del_unres, p)?;
         run(&mut del_deps, p)?;
         run(&mut del_raw, p)?;
-        run(&mut del_file, p)?;
         run(&mut del_stat, p)?;
+    }
+    // Only a file gone gives up its `files` row (and id); a changed one is updated in place.
+    for p in delta.removed {
+        run(&mut del_file, p)?;
     }
     for (i, _) in delta.resolved {
         let p = delta.files[*i].rel.as_str();
@@ -167,6 +192,31 @@ fn delete_rows(
     Ok((nodes, edges))
 }
 
+/// `files.id` of the run's files (indexes into [`GraphDelta::files`]): those written by this
+/// run, then the stored ones as they are asked for.
+struct FileIds<'t> {
+    known: HashMap<usize, i64>,
+    stored: rusqlite::CachedStatement<'t>,
+}
+
+impl<'t> FileIds<'t> {
+    fn new(tx: &'t Transaction<'_>) -> CoreResult<Self> {
+        Ok(FileIds {
+            known: HashMap::new(),
+            stored: tx.prepare_cached("SELECT id FROM files WHERE path = ?1")?,
+        })
+    }
+
+    fn get(&mut self, files: &[FileData], i: usize) -> CoreResult<i64> {
+        if let Some(&id) = self.known.get(&i) {
+            return Ok(id);
+        }
+        let id: i64 = self.stored.query_row([&files[i].rel], |r| r.get(0))?;
+        self.known.insert(i, id);
+        Ok(id)
+    }
+}
+
 /// One `nodes` row (plus its `defs_meta` row for definitions) waiting to be inserted.
 struct NodeRow<'a> {
     /// [`store::node_key`] of `id`.
@@ -175,7 +225,8 @@ struct NodeRow<'a> {
     kind: &'static str,
     name: &'a str,
     qual: &'a str,
-    file: &'a str,
+    /// `files.id` of the node's file.
+    file: i64,
     line: u32,
     col: u32,
     end_line: u32,
@@ -189,10 +240,11 @@ struct NodeRow<'a> {
 fn insert_nodes(
     tx: &Transaction<'_>,
     delta: &GraphDelta<'_, '_>,
+    file_ids: &HashMap<usize, i64>,
     progress: &Progress,
 ) -> CoreResult<i64> {
     let files = delta.files;
-    let mut ins_node = tx.prepare_cached("INSERT OR IGNORE INTO nodes(id, kind, name, qualname, file, line, col, end_line) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")?;
+    let mut ins_node = tx.prepare_cached("INSERT OR IGNORE INTO node_rows(id, kind, name, qualname, file_id, line, col, end_line) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")?;
     let mut ins_meta = tx
         .prepare_cached("INSERT OR IGNORE INTO defs_meta(id, signature, doc) VALUES(?1, ?2, ?3)")?;
     // Nodes go in sorted by key: appending to the primary-key B-tree is several times
@@ -210,7 +262,7 @@ fn insert_nodes(
                 kind: d.kind.as_str(),
                 name: &d.name,
                 qual: &quals[di],
-                file: &f.rel,
+                file: file_ids[&c.index],
                 line: d.line,
                 col: d.col,
                 end_line: d.end_line,
@@ -220,7 +272,7 @@ fn insert_nodes(
     }
     for (i, r) in delta.resolved {
         progress.check()?;
-        let rel = files[*i].rel.as_str();
+        let file = file_ids[i];
         for n in &r.ref_nodes {
             rows.push(NodeRow {
                 key: store::node_key(&n.id),
@@ -228,7 +280,7 @@ fn insert_nodes(
                 kind: "ref",
                 name: &n.name,
                 qual: &n.qualname,
-                file: rel,
+                file,
                 line: n.line,
                 col: n.col,
                 end_line: n.line,
@@ -238,7 +290,7 @@ fn insert_nodes(
     }
     rows.par_sort_by_key(|r| r.key);
     let mut stored_id =
-        tx.prepare_cached("SELECT qualname || ':' || line FROM nodes WHERE id = ?1")?;
+        tx.prepare_cached("SELECT qualname || ':' || line FROM node_rows WHERE id = ?1")?;
     let mut inserted = 0;
     for n in &rows {
         let added = ins_node.execute(params![
@@ -268,7 +320,7 @@ fn update_name_index(
     old_quals: &[String],
     delta: &GraphDelta<'_, '_>,
 ) -> CoreResult<()> {
-    let mut drop_q = tx.prepare_cached("DELETE FROM name_index WHERE qualname = ?1 AND NOT EXISTS (SELECT 1 FROM nodes WHERE qualname = ?1 AND kind != 'ref')")?;
+    let mut drop_q = tx.prepare_cached("DELETE FROM name_index WHERE qualname = ?1 AND NOT EXISTS (SELECT 1 FROM node_rows WHERE qualname = ?1 AND kind != 'ref')")?;
     for q in old_quals {
         drop_q.execute([q])?;
     }
@@ -292,7 +344,7 @@ pub fn build_indexes(
     progress::while_running(progress, interrupt, || {
         tx.execute_batch(store::SCHEMA)?;
         tx.execute_batch(
-            "DELETE FROM name_index; INSERT INTO name_index(qualname) SELECT DISTINCT qualname FROM nodes WHERE kind != 'ref';",
+            "DELETE FROM name_index; INSERT INTO name_index(qualname) SELECT DISTINCT qualname FROM node_rows WHERE kind != 'ref';",
         )
         .map_err(CoreError::from)
     })
