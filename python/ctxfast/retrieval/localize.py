@@ -6,7 +6,8 @@ weighted by rarity), path mentions, definition-level BM25 (top-3 definitions sum
 words in the path and traceback anchoring each add recall, and simply adding them (each
 normalised to [0, 1] per query) reached ≈ .81 — tuning weights jointly did not generalise, so
 the weights stay 1.0. Added since, on the same terms: message literals the task quotes
-(``retrieval.literals``) and test files lending to the modules they test.
+(``retrieval.literals``), the flags and names it gives that a file declares as string
+literals, and test files lending to the modules they test.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ctxfast.bm25 import BM25Index
 from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.literals import LiteralIndex
 from ctxfast.retrieval.literals import file_scores as literal_file_scores
+from ctxfast.retrieval.literals import name_scores as literal_name_scores
 from ctxfast.retrieval.query import innermost_depths
 from ctxfast.retrieval.repoindex import RepoIndex
 from ctxfast.retrieval.task import TaskQuery
@@ -41,7 +43,9 @@ class DefinitionBM25:
 
     def __init__(self, index: RepoIndex, cfg: RetrievalConfig):
         python = sum(f.endswith((".py", ".pyi")) for f in index.files)
-        other = self.MAX_LINES if 2 * python >= len(index.files) else cfg.def_bm25_lines_other
+        mostly_python = 2 * python >= len(index.files)
+        other = self.MAX_LINES if mostly_python else cfg.def_bm25_lines_other
+        b = cfg.b if mostly_python else cfg.def_bm25_b_other
 
         def build() -> BM25Index:
             docs = []
@@ -51,10 +55,10 @@ class DefinitionBM25:
                 body = index.lines(d.file)[d.line - 1 : min(d.end_line, d.line + n)]
                 text = "\n".join(line[:cut] for line in body)
                 docs.append(d.qualname.replace(".", " ") + "\n" + text)
-            return BM25Index(docs or [""], cfg.k1, cfg.b, symbols=index.symbol_set)
+            return BM25Index(docs or [""], cfg.k1, b, symbols=index.symbol_set)
 
         self.defs = index.defs
-        key = f"def_bm25-{cfg.k1}-{cfg.b}-{self.MAX_LINES}"
+        key = f"def_bm25-{cfg.k1}-{b}-{self.MAX_LINES}"
         if other != self.MAX_LINES:
             key += f"-o{other}"
         self.bm25 = index.stored_bm25(key, build)
@@ -164,6 +168,10 @@ def file_scores(
     if cfg.literals and literal_index is not None:
         matches = [m for m in literal_index.match(tq.text) if len(m.files) <= cfg.literal_max_files]
         signals["literals"] = _normalise(literal_file_scores(matches))
+    if cfg.literal_names and literal_index is not None:
+        signals["literal_names"] = _normalise(
+            literal_name_scores(literal_index, tq.literal_names, cfg.literal_max_files)
+        )
     total: dict[str, float] = defaultdict(float)
     for name, scores in signals.items():
         w = cfg.signal_weights.get(name, 1.0)
