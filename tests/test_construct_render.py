@@ -8,7 +8,7 @@ import re
 from construct_fixtures import cand
 
 from ctxfast.construct import CodeCandidate, ConstructConfig, PlanNode, construct
-from ctxfast.construct.render import local_name, safe
+from ctxfast.construct.render import TINY_PIECE_LINES, local_name, safe
 
 TARGET = "app.session.SessionManager.load"
 
@@ -42,6 +42,41 @@ def test_gapped_lines_are_marked_and_only_they_are_claimed():
     assert "⋮ [9 lines elided: 31-39]" in out
     entry = next(e for e in ctx.window if e.file == "app/session.py")
     assert entry.shown_lines() == (30, 40, 41)
+
+
+def test_a_file_reads_top_to_bottom_when_a_view_skips_shown_lines():
+    """A class view that skips a method another block shows is cut around it: the file's
+    blocks run in line order, and no marker calls the method's lines elided."""
+    view = "class SessionManager(Base):\n    def load(self, key):\n        return key"
+    c = CodeCandidate(
+        TARGET, "class", "app/session.py", 30, 41, 0.9, None, view, "04: t",
+        lines=(30, 40, 41),
+    )  # fmt: skip
+    other = cand("app.session.SessionManager.save", "app/session.py", 34, "def save(self):", 0.8)
+    ctx = _window([c, other])
+    out = ctx.render()
+    heads = re.findall(r"### app/session.py:(\d+)-(\d+)[^\n]*", out)
+    assert [(int(a), int(b)) for a, b in heads] == [(30, 30), (34, 34), (40, 41)]
+    assert "— change target, continued" in out
+    assert "elided: 31-39" not in out
+    assert "⋮ [3 lines elided: 31-33]" not in out  # a block's edge, not a gap inside it
+
+
+def test_a_piece_of_a_line_or_two_is_shown_inside_its_neighbour():
+    """A line another block owns just above a definition (its decorator) gets no header of
+    its own: it opens the definition's piece, and the entry still names both blocks."""
+    deco = CodeCandidate(
+        "app.session.SessionManager", "class", "app/session.py", 39, 39, 0.8, None,
+        "    @cached", "04: t", lines=(39,),
+    )  # fmt: skip
+    body = "def load(self, key):\n    return key"
+    ctx = _window([cand(TARGET, "app/session.py", 40, body, 0.9), deco])
+    out = ctx.render()
+    assert re.findall(r"### app/session.py:(\d+-\d+)", out) == ["39-41"]
+    assert "39 |     @cached" in out
+    entry = next(e for e in ctx.window if e.file == "app/session.py")
+    assert len(entry.item_id.split("+")) == 2
+    assert TINY_PIECE_LINES == 3
 
 
 def test_a_line_is_shown_once_by_its_strongest_block():

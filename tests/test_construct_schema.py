@@ -41,9 +41,10 @@ def test_every_spec_default_is_pinned():
     assert c.acceptance_trim_chars == 200
     assert c.encoding == "cl100k_base"
     assert c.target_tokens == 8000
+    assert c.gap_lines == 32
     assert c.evidence_ranker is True
     # Every field is pinned above: a new cap must get a pinned default too.
-    assert len(dataclasses.fields(c)) == 29
+    assert len(dataclasses.fields(c)) == 30
 
 
 @pytest.mark.parametrize(

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from ctxfast.construct.compress import Block, best_line_windows, mask_pointer, with_lines
+from ctxfast.construct.gaps import Source, close_gaps
 from ctxfast.construct.order import middle_third_violations
 from ctxfast.construct.render import Layout, lay_out, task_text
 from ctxfast.construct.represent import Rendering, Role
@@ -76,6 +77,7 @@ def fill(
     target: int,
     freshest: str | None,
     m: _Measure,
+    source: Source | None = None,
 ) -> tuple[list[Block], list[LogEntry]]:
     """Grow the window toward ``target`` tokens with the best evidence first.
 
@@ -84,7 +86,11 @@ def fill(
     body when that fits, else as its signature, else not at all. Candidates are taken in
     retrieval-score order (ties by pool order). Sizes are the blocks' own token counts on
     top of an exact count of the base window, so the target is approached closely; the
-    ceiling is enforced exactly afterwards."""
+    ceiling is enforced exactly afterwards. With ``source``, the room the residue did not
+    take closes short gaps in a file's listing (:mod:`ctxfast.construct.gaps`)."""
+    log: list[LogEntry] = []
+    if target <= 0:
+        return [b for b in blocks if not is_fill(b)], log
     state = [b for b in blocks if not is_fill(b)]
     growable = [b for b in state if b.expansion and b.rendering is Rendering.SIGNATURE]
     extra = [b for b in blocks if is_fill(b)]
@@ -92,9 +98,6 @@ def fill(
         [*growable, *extra],
         key=lambda b: (-(b.item.meta.score or 0.0), -(b.score or 0.0), b.item.meta.seq),
     )
-    log: list[LogEntry] = []
-    if not order or target <= 0:
-        return state, log
     used = m.exact(lay_out(task, state, freshest).text)
     shown = {(b.item.meta.file, n) for b in state for n, _ in b.shown}
     chosen: dict[str, Block] = {}
@@ -117,7 +120,11 @@ def fill(
             if is_fill(b):
                 why = f"beyond the {target}-token target"
                 log.append(LogEntry("fill", b.id, "left_out", why, subject))
-    return [chosen.get(b.id, b) for b in blocks if not is_fill(b) or b.id in chosen], log
+    out = [chosen.get(b.id, b) for b in blocks if not is_fill(b) or b.id in chosen]
+    if source is not None and config.gap_lines > 0:
+        out, _, glog = close_gaps(out, source, target - used, config.gap_lines, m.sizes)
+        log += glog
+    return out, log
 
 
 def _marginal(opt: Block, shown: set[tuple[str | None, int]], m: _Measure, base: int) -> int:
@@ -132,12 +139,18 @@ def _marginal(opt: Block, shown: set[tuple[str | None, int]], m: _Measure, base:
 
 
 def run_budget(
-    task: str, blocks: Sequence[Block], config: ConstructConfig, ceiling: int, freshest: str | None
+    task: str,
+    blocks: Sequence[Block],
+    config: ConstructConfig,
+    ceiling: int,
+    freshest: str | None,
+    source: Source | None = None,
 ) -> BudgetResult:
     """Fill toward the target, then fit under ``ceiling`` by the eviction ladder; never
     exceed it."""
     m = _Measure(config, ceiling)
-    state, fill_log = fill(task, blocks, config, min(config.target_tokens, ceiling), freshest, m)
+    target = min(config.target_tokens, ceiling)
+    state, fill_log = fill(task, blocks, config, target, freshest, m, source)
     log: list[str] = []
     flags: list[str] = []
 

@@ -26,6 +26,7 @@ from ctxfast.construct.defaults import (
     with_context,
     with_margins,
 )
+from ctxfast.construct.gaps import Source
 from ctxfast.construct.pipeline import construct, default_plan
 from ctxfast.construct.ranker import Ranker
 from ctxfast.construct.schema import (
@@ -103,6 +104,9 @@ class ComposeInputs:
     localization: tuple[str, ...]
     log: list[LogEntry] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
+    #: The repository's lines of a file, as these candidates were read (``construct``'s
+    #: ``source``: it may close short gaps between the lines the window shows).
+    source: Source | None = None
 
 
 def prepare(
@@ -230,7 +234,7 @@ def prepare(
     else:
         edges = list(impact)
     lap("defaults")
-    return ComposeInputs(candidates, plan, edges, loc, log, timings)
+    return ComposeInputs(candidates, plan, edges, loc, log, timings, reader.lines)
 
 
 def _retrieval_settings(given: Any, cfg: DefaultsConfig, target_tokens: int = 0) -> Any:
@@ -356,6 +360,7 @@ def compose(
         ceiling=ceiling,
         ranker=ranker,
         config=cfg,
+        source=inputs.source,
     )
     timings = dict(inputs.timings_ms)
     timings["construct"] = round((time.perf_counter() - t0) * 1000, 3)

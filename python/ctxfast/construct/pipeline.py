@@ -15,6 +15,7 @@ from ctxfast.construct.budget import run_budget
 from ctxfast.construct.compress import compress
 from ctxfast.construct.dedup import dedup
 from ctxfast.construct.evidence_ranker import EvidenceRanker, reference_score
+from ctxfast.construct.gaps import Source
 from ctxfast.construct.pool import PoolInputs, build_pool
 from ctxfast.construct.ranker import Ranker, rank_residue
 from ctxfast.construct.relevance_gate import fold_residue, run_gate
@@ -72,8 +73,12 @@ def construct(
     ceiling: int | None = None,
     ranker: Ranker | None = None,
     config: ConstructConfig | None = None,
+    source: Source | None = None,
 ) -> DecisionContext:
-    """Build the single observation for one decision; ``token_count <= ceiling`` always."""
+    """Build the single observation for one decision; ``token_count <= ceiling`` always.
+
+    ``source`` returns the current lines of a repository file; with it the window may close
+    short gaps between the lines it shows (``ConstructConfig.gap_lines``)."""
     config = config or ConstructConfig()
     ceiling = config.ceiling if ceiling is None else ceiling
     if ceiling < 0:
@@ -181,7 +186,7 @@ def construct(
     lap("dedup")
     if freshest is not None and not any(b.id == freshest for b in blocks):
         freshest = None
-    result = run_budget(task, blocks, config, ceiling, freshest)  # (f) + (g)
+    result = run_budget(task, blocks, config, ceiling, freshest, source)  # (f) + (g)
     log.extend(result.fill_log)
     placed = {i for e in result.entries for i in e.item_id.split("+")}
     left_out = {e.item_id for e in result.fill_log if e.decision == "left_out"}

@@ -14,7 +14,7 @@ run they contain.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ctxfast.construct.compress import Block, Numbered
 from ctxfast.construct.dedup import ROLE_RANK
@@ -26,6 +26,8 @@ from ctxfast.fence import DATA_NOTICE, fence_block, safe_label
 from ctxfast.numbered import render_numbered
 
 SEPARATOR = "\n\n"
+#: A piece of a file's listing this short that touches a neighbour is shown inside it.
+TINY_PIECE_LINES = 3
 TASK_ID = "task"
 DATA_NOTE = f"{DATA_NOTICE} Code lines carry their real line numbers; ⋮ marks lines left out."
 _LANGUAGES = {
@@ -114,10 +116,17 @@ class FileGroup:
 
     path: str
     blocks: list[tuple[Block, Numbered]]
+    #: Blocks whose few lines are shown inside a neighbour's piece (see ``TINY_PIECE_LINES``).
+    absorbed: list[Block] = field(default_factory=list)
 
     @property
     def critical(self) -> bool:
-        return any(b.critical for b, _ in self.blocks)
+        return any(b.critical for b, _ in self.blocks) or any(b.critical for b in self.absorbed)
+
+    def ids(self) -> list[str]:
+        """Every block that shows a line here, in reading order."""
+        shown = [b.id for b, _ in self.blocks] + [b.id for b in self.absorbed]
+        return list(dict.fromkeys(shown))
 
     def lines(self) -> tuple[int, ...]:
         return tuple(sorted({n for _, shown in self.blocks for n, _ in shown}))
@@ -125,7 +134,11 @@ class FileGroup:
 
 def group_code(code: Sequence[Block]) -> list[FileGroup]:
     """Code blocks by file (first-seen file order), each line kept by its strongest block,
-    blocks left with no line of their own dropped, the rest in line order."""
+    blocks left with no line of their own dropped, the rest in line order.
+
+    A block whose lines skip over lines another block of the file shows (a class view around
+    a method the fill admitted) is cut there into pieces, so a file reads top to bottom and
+    no marker calls lines elided that the window shows a few lines further down."""
     by_file: dict[str, list[Block]] = {}
     for b in code:
         by_file.setdefault(b.item.meta.file or "", []).append(b)
@@ -138,17 +151,56 @@ def group_code(code: Sequence[Block]) -> list[FileGroup]:
             if own:
                 taken.update(n for n, _ in own)
                 kept.append((b, own))
-        kept.sort(key=lambda bs: (bs[1][0][0], bs[0].item.meta.seq))
-        if kept:
-            groups.append(FileGroup(path, kept))
+        pieces = [(b, piece) for b, own in kept for piece in _pieces(own, taken)]
+        pieces.sort(key=lambda bs: (bs[1][0][0], bs[0].item.meta.seq))
+        if pieces:
+            groups.append(_absorb_tiny(FileGroup(path, pieces)))
     return groups
 
 
-def code_block_text(b: Block, shown: Numbered) -> str:
+def _absorb_tiny(g: FileGroup) -> FileGroup:
+    """Pieces of at most ``TINY_PIECE_LINES`` lines that touch a neighbour (a decorator or a
+    blank line owned by another block, a class line above a method) are shown inside it, the
+    next one by preference (what precedes a definition belongs to it): a header per line
+    of code would cost more than it tells."""
+    out: list[tuple[Block, list[tuple[int, str]]]] = []
+    absorbed: list[Block] = []
+    carry: list[tuple[Block, Numbered]] = []  # tiny pieces waiting for the next one
+    pieces = g.blocks
+    for i, (b, piece) in enumerate(pieces):
+        lines = [p for _, c in carry for p in c] + list(piece)
+        nxt = pieces[i + 1][1] if i + 1 < len(pieces) else None
+        if len(lines) <= TINY_PIECE_LINES and nxt and nxt[0][0] == lines[-1][0] + 1:
+            carry.append((b, piece))
+            continue
+        if len(lines) <= TINY_PIECE_LINES and out and out[-1][1][-1][0] + 1 == lines[0][0]:
+            out[-1][1].extend(lines)
+            absorbed += [b, *(c for c, _ in carry)]
+        else:
+            out.append((b, lines))
+            absorbed += [c for c, _ in carry]
+        carry = []
+    return FileGroup(g.path, [(b, tuple(ls)) for b, ls in out], absorbed)
+
+
+def _pieces(own: Numbered, shown: set[int]) -> list[Numbered]:
+    """``own`` cut wherever the lines it skips include lines of ``shown`` (the file's shown
+    lines, its own among them)."""
+    out: list[list[tuple[int, str]]] = [[own[0]]]
+    for p in own[1:]:
+        prev = out[-1][-1][0]
+        if p[0] > prev + 1 and any(n in shown for n in range(prev + 1, p[0])):
+            out.append([p])
+        else:
+            out[-1].append(p)
+    return [tuple(x) for x in out]
+
+
+def code_block_text(b: Block, shown: Numbered, continued: bool = False) -> str:
     path = b.item.meta.file or ""
     head = f"### {safe(path)}:{shown[0][0]}-{shown[-1][0]}"
     ent = b.item.meta.entity
-    label = _label(b)
+    label = _label(b) + (", continued" if continued else "")
     named = ent and not ent.startswith(f"{path}:")  # a config line's entity is its address
     head += f" · `{safe(local_name(ent, path))}` — {label}" if named else f" — {label}"
     lang = _LANGUAGES.get("." + path.rsplit(".", 1)[-1] if "." in path else "", "")
@@ -156,7 +208,12 @@ def code_block_text(b: Block, shown: Numbered) -> str:
 
 
 def group_text(g: FileGroup) -> str:
-    return "\n\n".join(code_block_text(b, shown) for b, shown in g.blocks)
+    seen: set[str] = set()
+    parts = []
+    for b, shown in g.blocks:
+        parts.append(code_block_text(b, shown, continued=b.id in seen))
+        seen.add(b.id)
+    return "\n\n".join(parts)
 
 
 def _plain(b: Block) -> str:
@@ -207,7 +264,7 @@ def _group_entry(g: FileGroup, text: str) -> WindowEntry:
     lines = g.lines()
     verbatim = any(b.rendering is Rendering.VERBATIM for b, _ in g.blocks)
     return WindowEntry(
-        "+".join(b.id for b, _ in g.blocks),
+        "+".join(g.ids()),
         lead.item.kind.value,
         lead.role.value,
         (Rendering.VERBATIM if verbatim else Rendering.SIGNATURE).value,
@@ -272,7 +329,8 @@ def lay_out(task: str, blocks: Sequence[Block], freshest: str | None) -> Layout:
     for b in (b for b in live if b.critical):
         put(_entry(b, lead + _plain(b)))
         lead = ""
-    placed = [*reqs, *words, *(b for g in groups for b, _ in g.blocks), *live]
+    in_groups = {b.id: b for g in groups for b in [*(b for b, _ in g.blocks), *g.absorbed]}
+    placed = [*reqs, *words, *in_groups.values(), *live]
     return Layout(tuple(entries), SEPARATOR.join(parts), tuple(placed))
 
 
@@ -280,6 +338,7 @@ __all__ = [
     "DATA_NOTE",
     "SEPARATOR",
     "TASK_ID",
+    "TINY_PIECE_LINES",
     "FileGroup",
     "Layout",
     "group_code",

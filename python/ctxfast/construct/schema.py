@@ -233,6 +233,12 @@ class ConstructConfig:
     # next-best evidence and stops there (0 = no filling: the frugal window); the ceiling
     # still bounds everything.
     target_tokens: int = 8000
+    # With the repository's source at hand (``compose``), the room the fill leaves closes
+    # gaps of at most ``gap_lines`` unshown lines next to lines shown in full
+    # (``construct.gaps``). On the 140 exact-tree Lite instances at 8k the same 78 are
+    # covered with it as without; closing the gate's gaps before the fill, or holding back
+    # 5-10% of the target for gaps, covered 76-77 (they took room from ranked bodies).
+    gap_lines: int = 32
     # Without a model ranker, the residue is ranked once, deterministically, from the
     # retrieval evidence (``construct.evidence_ranker``); False keeps the frugal window.
     evidence_ranker: bool = True
@@ -249,6 +255,7 @@ class ConstructConfig:
             "window_lines",
             "large_item_lines",
             "target_tokens",
+            "gap_lines",
         ):
             if getattr(self, name) < 0:
                 raise InvalidArgumentError(f"{name} must be non-negative")
