@@ -183,7 +183,8 @@ def test_long_definitions_outside_python_are_scored_with_a_milder_length_penalty
     """A Rust `main()` of a hundred lines that uses the task's word three times against a
     three-line helper that uses it once: with BM25's usual length normalisation (b = 0.75)
     the helper wins on shortness; with ``def_bm25_b_other`` (0.3) the definition that is
-    about the word does. The Retriever rebuilds its definition index when that changes."""
+    about the word does (for the file signal; candidates keep b). The Retriever rebuilds its
+    definition index when that changes."""
     body = "".join(f"    step_{i}();\n" for i in range(100))
     calls = "    frobnicate();\n" * 3
     (tmp_path / "src").mkdir()
@@ -200,6 +201,9 @@ def test_long_definitions_outside_python_are_scored_with_a_milder_length_penalty
     assert RetrievalConfig().def_bm25_b_other == 0.3
     assert best(RetrievalConfig()) == "crate.main"
     assert best(RetrievalConfig(def_bm25_b_other=0.75)) == "walk.walk"
+    # Candidates are still searched with the usual b: the short definition a fix changes.
+    di = DefinitionBM25(index, RetrievalConfig())
+    assert di.defs[di.search(["frobnicate"], 5, candidates=True)[0][0]].qualname == "walk.walk"
     task = "frobnicate is called too often"
     mild = repo.retrieve(task, config=ONLY_RANKING).signals["def_bm25"]
     usual = repo.retrieve(task, config={**ONLY_RANKING, "def_bm25_b_other": 0.75})

@@ -110,10 +110,12 @@ class RetrievalConfig:
     # TypeScript .30/.60 → .32/.60 (indexes and tasks of one run; Python repositories keep
     # the 60-line texts byte for byte).
     def_bm25_lines_other: int = 400
-    # BM25's length normalisation ``b`` of that index in such a repository: those long
-    # definitions (a `main`, a clap `build_app`, a big `match`) were out-scored by any short
-    # helper sharing one word with the task. Same run, 0.75 → 0.3: Rust .46/.80/.671 →
-    # .52/.82/.722, Java .34/.58 → .34/.60, Go .50/.86 both, TypeScript .32/.60 → .32/.58.
+    # BM25's length normalisation ``b`` of that index in such a repository, for the file
+    # signal (candidates are still searched with ``b``): those long definitions (a `main`, a
+    # clap `build_app`, a big `match`) were out-scored by any short helper sharing one word
+    # with the task. Same run, 0.75 → 0.3, file Acc@1/Acc@5/MRR: Rust .46/.80/.671 →
+    # .52/.82/.722, Java .34/.58 → .34/.60, Go .50/.86 both, TypeScript .32/.60 → .32/.58;
+    # function Acc@10 Go .42 → .40, Java .18 → .20, Rust .52 → .54, TypeScript .28 both.
     # Swept without the other changes of that commit, Rust Acc@1 at b = 0 / .15 / .25 / .3 /
     # .4 / .5 / .6: .40 / .48 / .50 / .50 / .46 / .46 / .46, Go .48 then .50 from .15 up.
     def_bm25_b_other: float = 0.3

@@ -192,7 +192,7 @@ class Retriever:
         literal_index = self.literal_index(cfg) if cfg.literals or cfg.literal_names else None
         files, signals = file_scores(ix, def_index, tq, cfg, literal_index)
         if def_index is not None:
-            for i, s in def_index.search(list(tq.task_terms), k=cfg.def_bm25_k):
+            for i, s in def_index.search(list(tq.task_terms), k=cfg.def_bm25_k, candidates=True):
                 d = def_index.defs[i]
                 raws.append(
                     RawCandidate(
