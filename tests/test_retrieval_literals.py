@@ -7,9 +7,10 @@ from hypothesis import strategies as st
 from recon_fixture import indexed_repo
 
 from ctxfast import _reference as reference
-from ctxfast._native import literal_fragments
+from ctxfast._native import literal_fragments, literal_names
 from ctxfast.retrieval.config import RetrievalConfig
-from ctxfast.retrieval.literals import LiteralIndex, file_scores
+from ctxfast.retrieval.literals import LiteralIndex, file_scores, name_scores
+from ctxfast.retrieval.task import literal_names as task_names
 
 MIN = RetrievalConfig().literal_min_chars
 
@@ -18,6 +19,13 @@ def test_defaults_are_pinned():
     cfg = RetrievalConfig()
     assert (cfg.literals, cfg.literal_min_chars, cfg.literal_max_files) == (True, 12, 5)
     assert cfg.signal_weights["literals"] == 1.0
+    assert (cfg.literal_names, cfg.literal_names_flags, cfg.literal_names_quoted) == (
+        True,
+        False,
+        False,
+    )
+    assert cfg.literal_name_max_chars == 40
+    assert cfg.signal_weights["literal_names"] == 1.0
 
 
 def fragments(body: str) -> list[str]:
@@ -75,6 +83,68 @@ _ALPHABET = st.sampled_from(
 @given(st.lists(st.lists(_ALPHABET, max_size=40).map("".join), max_size=4), st.integers(0, 20))
 def test_native_scan_equals_the_reference(texts, min_chars):
     assert literal_fragments(texts, min_chars) == reference.literal_fragments(texts, min_chars)
+
+
+@settings(max_examples=400)
+@given(st.lists(st.lists(_ALPHABET, max_size=40).map("".join), max_size=4), st.integers(0, 12))
+def test_native_names_equal_the_reference(texts, max_chars):
+    assert literal_names(texts, max_chars) == reference.literal_names(texts, max_chars)
+
+
+def test_names_are_whole_one_token_literals_once_per_file():
+    texts = [
+        'Arg::new("list-details").long("list-details"), case "--glob": x = "a b"',
+        'env::var("NO_COLOR"); y = "x"; n = "1337"; p = "a/b"; f"{v}"',
+    ]
+    assert literal_names(texts, 40) == [
+        (0, "list-details"),
+        (0, "--glob"),
+        (1, "NO_COLOR"),
+    ]
+
+
+def test_the_task_names_flags_environment_variables_and_quoted_names():
+    text = "Fix `--show-all` with NO_COLOR set for files named 'cache' (--glob=*.rs, non--x)"
+    assert task_names(text) == (
+        ("--show-all", "show-all"),
+        ("--glob", "glob"),
+        ("NO_COLOR",),
+        ("cache",),
+    )
+    assert task_names(text, flags=False, quoted=False) == (("NO_COLOR",),)
+
+
+def test_a_name_scores_the_files_holding_it_unless_too_many_do():
+    files = [
+        ("src/cli.rs", ['Arg::new("glob").long("glob")', 'env::var("NO_COLOR")']),
+        ("src/main.rs", ['if m.is_present("glob") {}']),
+        ("src/walk.rs", ['let s = "glob pattern";']),
+    ]
+    ix = LiteralIndex(files, MIN)
+    assert ix.name_files(("--glob", "glob")) == {"src/cli.rs", "src/main.rs"}
+    assert name_scores(ix, [("--glob", "glob"), ("NO_COLOR",)], 5) == {
+        "src/cli.rs": 1.5,
+        "src/main.rs": 0.5,
+    }
+    assert name_scores(ix, [("--glob", "glob"), ("NO_COLOR",)], 1) == {"src/cli.rs": 1.0}
+
+
+def test_the_file_reading_the_named_environment_variable_ranks_first(tmp_path):
+    files = {
+        "src/main.rs": 'fn main() {\n    let color = std::env::var_os("NO_COLOR").is_none();\n}\n',
+        "src/printer.rs": (
+            "/// Whether to display colour for this string.\n"
+            "pub fn color(s: &str) -> bool {\n    s.is_empty()\n}\n"
+        ),
+    }
+    repo = indexed_repo(tmp_path, files)
+    task = "fix: display color when NO_COLOR is an empty string"
+    on = repo.retrieve(task)
+    off = repo.retrieve(task, config={"literal_names": False})
+    assert on.signals["literal_names"] == {"src/main.rs": 1.0}
+    assert on.ranked_files()[0] == "src/main.rs"
+    assert off.ranked_files()[0] == "src/printer.rs"
+    assert "literal_names" not in off.signals
 
 
 def test_index_matches_quoted_messages_with_their_places():

@@ -177,3 +177,54 @@ def test_long_definitions_outside_python_are_searched_past_their_first_lines(tmp
 
     assert "crate.main" in found(RetrievalConfig())
     assert "crate.main" not in found(RetrievalConfig(def_bm25_lines_other=60))
+
+
+def test_long_definitions_outside_python_are_scored_with_a_milder_length_penalty(tmp_path):
+    """A Rust `main()` of a hundred lines that uses the task's word three times against a
+    three-line helper that uses it once: with BM25's usual length normalisation (b = 0.75)
+    the helper wins on shortness; with ``def_bm25_b_other`` (0.3) the definition that is
+    about the word does (for the file signal; candidates keep b). The Retriever rebuilds its
+    definition index when that changes."""
+    body = "".join(f"    step_{i}();\n" for i in range(100))
+    calls = "    frobnicate();\n" * 3
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.rs").write_text("fn main() {\n" + body + calls + "}\n")
+    (tmp_path / "src" / "walk.rs").write_text("pub fn walk() {\n    frobnicate();\n}\n")
+    repo = Repository(tmp_path, index_dir=tmp_path / ".idx")
+    repo.index()
+    index = RepoIndex(Path(repo.root), repo.graph_db)
+
+    def best(cfg: RetrievalConfig) -> str:
+        di = DefinitionBM25(index, cfg)
+        return di.defs[di.search(["frobnicate"], 5)[0][0]].qualname
+
+    assert RetrievalConfig().def_bm25_b_other == 0.3
+    assert best(RetrievalConfig()) == "crate.main"
+    assert best(RetrievalConfig(def_bm25_b_other=0.75)) == "walk.walk"
+    # Candidates are still searched with the usual b: the short definition a fix changes.
+    di = DefinitionBM25(index, RetrievalConfig())
+    assert di.defs[di.search(["frobnicate"], 5, candidates=True)[0][0]].qualname == "walk.walk"
+    task = "frobnicate is called too often"
+    mild = repo.retrieve(task, config=ONLY_RANKING).signals["def_bm25"]
+    usual = repo.retrieve(task, config={**ONLY_RANKING, "def_bm25_b_other": 0.75})
+    assert mild["src/main.rs"] == 1.0
+    assert usual.signals["def_bm25"]["src/walk.rs"] == 1.0
+
+
+def test_a_short_file_ranking_is_completed_with_the_files_no_signal_reached(tmp_path):
+    """A terse task that shares no word with the code: the ranking still lists the files,
+    library code first (most definitions first), tests last, up to ``rank_fill``."""
+    files = {
+        "src/main.rs": "fn main() {}\nfn run() {}\nfn stop() {}\n",
+        "src/util.rs": "pub fn one() {}\n",
+        "tests/cli.rs": "fn t1() {}\nfn t2() {}\nfn t3() {}\nfn t4() {}\n",
+    }
+    repo = indexed_repo(tmp_path, files)
+    task = "Handle broken pipes"
+    assert RetrievalConfig().rank_fill == 10
+    assert repo.retrieve(task).ranked_files() == ["src/main.rs", "src/util.rs", "tests/cli.rs"]
+    assert repo.retrieve(task, config={"rank_fill": 2}).ranked_files() == [
+        "src/main.rs",
+        "src/util.rs",
+    ]
+    assert repo.retrieve(task, config={"rank_fill": 0}).ranked_files() == []

@@ -28,7 +28,7 @@ def test_a_new_repository_object_loads_the_state_and_answers_identically(root, m
     first = ctxfast.compose(ctxfast.Repository(root), TASK)
     names = _state_files(ctxfast.Repository(root))
     pieces = {n.split(".", 2)[2] for n in names}
-    assert pieces >= {"deftable", "file_bm25", "api_where", "api_bm25", "literals-12"}
+    assert pieces >= {"deftable", "file_bm25", "api_where", "api_bm25", "literals-12-n40"}
     assert any(p.startswith("def_bm25") for p in pieces)
     stored = {p: p.stat().st_mtime_ns for p in (root / ".ctxfast" / STATE_DIRNAME).iterdir()}
     get = StateStore.get

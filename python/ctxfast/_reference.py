@@ -290,3 +290,21 @@ def literal_fragments(texts: list[str], min_chars: int = 12) -> list[tuple[int, 
                     if len(piece) >= min_chars and words >= 2 and 2 * words >= len(tokens):
                         out.append((i, n, piece))
     return out
+
+
+_NAME = re.compile(r"[A-Za-z0-9_.-]*[A-Za-z][A-Za-z0-9_.-]*")
+
+
+def literal_names(texts: list[str], max_chars: int = 40) -> list[tuple[int, str]]:
+    """``_native.literal_names``: per text, each distinct one-line literal whose whole body
+    is 2 to ``max_chars`` characters of ``[A-Za-z0-9_.-]`` with a letter, first seen first."""
+    out = []
+    for i, text in enumerate(texts):
+        seen: set[str] = set()
+        for line in text.split("\n"):
+            for m in _LITERAL.finditer(line.removesuffix("\r")):
+                body = m.group(1)[1:-1]
+                if 2 <= len(body) <= max_chars and _NAME.fullmatch(body) and body not in seen:
+                    seen.add(body)
+                    out.append((i, body))
+    return out

@@ -155,6 +155,12 @@ def identifier_tokens(text: str, split: bool = True) -> list[str]:
 
 
 CONFIG_KEY = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
+#: A long command-line flag named in prose (``--list-details``, ``--glob=*.rs``: the name
+#: alone); a dash or word character before it means a hyphenated word, not a flag.
+COMMAND_FLAG = re.compile(r"(?<![\w-])--[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*")
+#: One name-like token in quotes or backticks (``'cache'``, ``"rails"``, `` `PAGER` ``):
+#: group 2 is the name.
+QUOTED_NAME = re.compile(r"(?<!\w)(['\"`])([A-Za-z0-9_.-]*[A-Za-z][A-Za-z0-9_.-]*)\1(?!\w)")
 #: Suffixes of configuration files.
 CONFIG_SUFFIXES = (".env", ".toml", ".yaml", ".yml", ".ini", ".cfg", ".conf", ".json")
 #: A configuration file named in prose (``setup.cfg``, ``conf/app.yaml``, ``.env``).
@@ -235,6 +241,7 @@ __all__ = [
     "CAPITALISED_IDENTIFIER_RE",
     "CODE_SPAN",
     "CODE_TERM_STOPWORDS",
+    "COMMAND_FLAG",
     "CONFIG_FILE",
     "CONFIG_KEY",
     "CONFIG_SUFFIXES",
@@ -246,6 +253,7 @@ __all__ = [
     "LUCENE_ENGLISH_STOPWORDS",
     "PATH_WORD_STOPWORDS",
     "PRUNED_DIRS",
+    "QUOTED_NAME",
     "SKILL_STOPWORDS",
     "SNAKE_CASE",
     "TEST_SUFFIXES",

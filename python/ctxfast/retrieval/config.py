@@ -61,6 +61,22 @@ class RetrievalConfig:
     literals: bool = True
     literal_min_chars: int = 12
     literal_max_files: int = 5
+    # Names the task gives — command-line flags, environment-variable-like constants and,
+    # with ``literal_names_quoted``, one-token quoted names — that a file holds as a whole
+    # string literal of at most ``literal_name_max_chars`` characters (where argument parsers
+    # declare flags: ``Arg::new("glob")``, ``case "--glob":``), as a file signal; names held
+    # by more than ``literal_max_files`` files are ignored. On the 200-task languages dev set
+    # (one run, file Acc@1/Acc@5/MRR), environment-variable names alone: Rust .52/.80/.706 →
+    # .52/.82/.722, Go, Java, TypeScript unchanged. Flags as well: Rust .54/.82/.733 but Go
+    # .50 → .46 Acc@1 (fzf's "fix X with --flag" is fixed in the behaviour, not in the
+    # options file that declares the flag); quoted names as well: Rust Acc@1 .48, TypeScript
+    # Acc@5 .58 → .56. So both stay switches, off. On SWE-bench Lite only this signal of
+    # the three Rust changes can act, on the 30 scorable instances whose task holds such a
+    # name: file Acc@1/5/10 .433/.800/.900 both, MRR .593 → .598, function Acc@10 14/30 both.
+    literal_names: bool = True
+    literal_names_flags: bool = False
+    literal_names_quoted: bool = False
+    literal_name_max_chars: int = 40
     signal_weights: dict[str, float] = field(
         default_factory=lambda: {
             "file_bm25": 1.0,
@@ -70,6 +86,7 @@ class RetrievalConfig:
             "path_words": 1.0,
             "traceback": 1.0,
             "literals": 1.0,
+            "literal_names": 1.0,
         }
     )
     def_bm25_top: int = 3
@@ -93,6 +110,15 @@ class RetrievalConfig:
     # TypeScript .30/.60 → .32/.60 (indexes and tasks of one run; Python repositories keep
     # the 60-line texts byte for byte).
     def_bm25_lines_other: int = 400
+    # BM25's length normalisation ``b`` of that index in such a repository, for the file
+    # signal (candidates are still searched with ``b``): those long definitions (a `main`, a
+    # clap `build_app`, a big `match`) were out-scored by any short helper sharing one word
+    # with the task. Same run, 0.75 → 0.3, file Acc@1/Acc@5/MRR: Rust .46/.80/.671 →
+    # .52/.82/.722, Java .34/.58 → .34/.60, Go .50/.86 both, TypeScript .32/.60 → .32/.58;
+    # function Acc@10 Go .42 → .40, Java .18 → .20, Rust .52 → .54, TypeScript .28 both.
+    # Swept without the other changes of that commit, Rust Acc@1 at b = 0 / .15 / .25 / .3 /
+    # .4 / .5 / .6: .40 / .48 / .50 / .50 / .46 / .46 / .46, Go .48 then .50 from .15 up.
+    def_bm25_b_other: float = 0.3
     # Definitions ranked inside the best ``infile_files`` files (own BM25 + named + file
     # prior); the best ``infile_k`` of them become candidates. Off by default: it lifts the
     # share of gold functions among the candidates, but on two 71-instance samples they then
@@ -131,6 +157,11 @@ class RetrievalConfig:
     module_header: bool = True
     module_header_rank: int = 3
     module_header_lines: int = 80
+    # A file ranking shorter than ``rank_fill`` files is completed with the files no signal
+    # reached (``pipeline._fill``). Same run, 0 → 10: Rust .50/.80 → .52/.82 (a one-file
+    # repository whose task shares no word with it), Go Acc@5 .84 → .86, Java and TypeScript
+    # unchanged.
+    rank_fill: int = 10
     # How files and candidates are ordered: "hand" adds the normalised signals above with
     # their fixed weights and bonuses; "learned" scores the feature rows of
     # ``retrieval.features`` with the linear model of ``retrieval.ranker`` (trained by

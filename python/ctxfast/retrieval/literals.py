@@ -9,6 +9,13 @@ fragments, and the prose-like ones of at least ``min_chars`` characters are kept
 is native, ``ctxfast_core::literals``; ``ctxfast._reference.literal_fragments`` states it as
 regular expressions). A kept fragment that occurs in the task text, whitespace-normalised,
 is a match.
+
+Tasks also *name* what the code declares as a literal: a command-line flag (``--glob``),
+an environment variable (``NO_COLOR``), a subcommand or key in quotes (``'cache'``). Argument
+parsers of every language declare these as whole one-token literals (``Arg::new("glob")``,
+``flag.Bool("glob", …)``, ``case "--glob":``), so each file's name literals (native
+``literal_names``) are kept beside the fragments, and a name the task gives
+(``task.literal_names``) matches the files holding it.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ctxfast._native import literal_fragments
+from ctxfast._native import literal_fragments, literal_names
 
 _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"\w+")
@@ -40,10 +47,17 @@ class LiteralMatch:
 class LiteralIndex:
     """Fragments of every file's string literals, keyed by their first two words (``\\w+``
     runs) so a task is matched by one dictionary probe per pair of adjacent words instead of
-    a scan of all fragments."""
+    a scan of all fragments; and the files holding each name literal of at most
+    ``name_max_chars`` characters."""
 
-    def __init__(self, files: Iterable[tuple[str, list[str]]], min_chars: int = 12):
+    def __init__(
+        self,
+        files: Iterable[tuple[str, list[str]]],
+        min_chars: int = 12,
+        name_max_chars: int = 40,
+    ):
         self.min_chars = min_chars
+        self.name_max_chars = name_max_chars
         paths, texts = [], []
         for path, lines in files:
             paths.append(path)
@@ -53,6 +67,10 @@ class LiteralIndex:
         except UnicodeEncodeError:  # lone surrogates (text decoded with surrogateescape)
             texts = [t.encode("utf-8", "replace").decode("utf-8") for t in texts]
             found = literal_fragments(texts, min_chars)
+        holders: dict[str, set[str]] = defaultdict(set)
+        for i, name in literal_names(texts, name_max_chars):
+            holders[name].add(paths[i])
+        self.names = {n: frozenset(p) for n, p in holders.items()}
         places: dict[str, set[tuple[str, int]]] = defaultdict(set)
         for i, line, frag in found:
             places[frag].add((paths[i], line))
@@ -78,6 +96,25 @@ class LiteralIndex:
                     out.append(LiteralMatch(frag, self.places[frag], self._files[frag]))
         out.sort(key=lambda m: (-len(m.fragment), m.fragment))
         return out
+
+    def name_files(self, spellings: Iterable[str]) -> frozenset[str]:
+        """The files holding a literal spelled one of ``spellings`` (one name's spellings,
+        ``--glob`` and ``glob``)."""
+        return frozenset().union(*(self.names.get(s, ()) for s in spellings))
+
+
+def name_scores(
+    index: LiteralIndex, names: Iterable[tuple[str, ...]], max_files: int
+) -> dict[str, float]:
+    """Per file: each name the task gives adds 1, shared among the files holding it; a name
+    held by more than ``max_files`` files points nowhere and adds nothing."""
+    scores: dict[str, float] = defaultdict(float)
+    for spellings in names:
+        files = index.name_files(spellings)
+        if len(files) <= max_files:
+            for f in files:
+                scores[f] += 1.0 / len(files)
+    return dict(scores)
 
 
 def file_scores(matches: list[LiteralMatch]) -> dict[str, float]:

@@ -104,7 +104,7 @@ class Retriever:
         refresh_api_index(graph.db_path, api_db)
         self.api = ApiIndex(api_db, self.index.symbol_set, self.index)
         self._def_index: DefinitionBM25 | None = None
-        self._def_cfg: tuple[float, float] | None = None
+        self._def_cfg: tuple[float, float, int, float] | None = None
         self._lexical: LexicalRecall | None = None
         self._literals: LiteralIndex | None = None
 
@@ -116,19 +116,28 @@ class Retriever:
         return self._lexical
 
     def literal_index(self, cfg: RetrievalConfig) -> LiteralIndex:
-        """String-literal fragments of every indexed file, built on first use."""
-        if self._literals is None or self._literals.min_chars != cfg.literal_min_chars:
+        """String-literal fragments and names of every indexed file, built on first use."""
+        shape = (cfg.literal_min_chars, cfg.literal_name_max_chars)
+        if (
+            self._literals is None
+            or (
+                self._literals.min_chars,
+                self._literals.name_max_chars,
+            )
+            != shape
+        ):
             ix = self.index
             self._literals = ix.stored_pickle(
-                f"literals-{cfg.literal_min_chars}",
-                lambda: LiteralIndex(((f, ix.lines(f)) for f in ix.files), cfg.literal_min_chars),
+                "literals-{}-n{}".format(*shape),
+                lambda: LiteralIndex(((f, ix.lines(f)) for f in ix.files), *shape),
             )
         return self._literals
 
     def def_index(self, cfg: RetrievalConfig) -> DefinitionBM25:
-        if self._def_index is None or self._def_cfg != (cfg.k1, cfg.b):
+        shape = (cfg.k1, cfg.b, cfg.def_bm25_lines_other, cfg.def_bm25_b_other)
+        if self._def_index is None or self._def_cfg != shape:
             self._def_index = DefinitionBM25(self.index, cfg)
-            self._def_cfg = (cfg.k1, cfg.b)
+            self._def_cfg = shape
         return self._def_index
 
     def retrieve(
@@ -161,6 +170,8 @@ class Retriever:
             cfg.query,
             cfg.query_stopwords,
             name_index=ix.qualnames_and_names,
+            flag_names=cfg.literal_names_flags,
+            quoted_names=cfg.literal_names_quoted,
         )
         query = tq.query
         lap("query")
@@ -177,10 +188,10 @@ class Retriever:
             raws += callgraph_source(self.graph, ix, tq, cfg.callgraph_k)
         lap("callgraph")
         def_index = self.def_index(cfg) if cfg.def_bm25 else None
-        literal_index = self.literal_index(cfg) if cfg.literals else None
+        literal_index = self.literal_index(cfg) if cfg.literals or cfg.literal_names else None
         files, signals = file_scores(ix, def_index, tq, cfg, literal_index)
         if def_index is not None:
-            for i, s in def_index.search(list(tq.task_terms), k=cfg.def_bm25_k):
+            for i, s in def_index.search(list(tq.task_terms), k=cfg.def_bm25_k, candidates=True):
                 d = def_index.defs[i]
                 raws.append(
                     RawCandidate(
@@ -242,6 +253,8 @@ class Retriever:
             if c.file not in in_rank:
                 file_rank.append((c.file, 0.0))
                 in_rank.add(c.file)
+        if len(file_rank) < cfg.rank_fill:
+            file_rank += _fill(ix, in_rank, cfg)[: cfg.rank_fill - len(file_rank)]
         return RetrievalResult(
             query, ranked, file_rank, text, tokens, cap, times, signals, features
         )
@@ -378,6 +391,18 @@ def _rank_files(
     instances: file Acc@5 .740 → .764, Acc@1 .480 → .497). The scores stay the evidence."""
 
     return sorted(files.items(), key=lambda kv: (-(kv[1] - _demotion(ix, kv[0], cfg)), kv[0]))
+
+
+def _fill(ix: RepoIndex, ranked: set[str], cfg: RetrievalConfig) -> list[tuple[str, float]]:
+    """The files no evidence reached, to complete a short ranking: a terse task ("Handle
+    broken pipes") can share no word with the code, and a small repository's answer is then
+    still among its few files. Files that are not demoted come first, then by how many
+    definitions they hold (the program's main modules before its helpers), then by path;
+    each scores 0."""
+    held = ix.defs_by_file.positions
+    rest = [f for f in ix.files if f not in ranked]
+    rest.sort(key=lambda f: (_demotion(ix, f, cfg), -len(held(f)), f))
+    return [(f, 0.0) for f in rest]
 
 
 def _demotion(ix: RepoIndex, path: str, cfg: RetrievalConfig) -> float:

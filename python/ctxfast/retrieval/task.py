@@ -20,9 +20,12 @@ from ctxfast.text import (
     CALL,
     CAMEL_CASE,
     CODE_SPAN,
+    COMMAND_FLAG,
+    CONFIG_KEY,
     DOTTED_NAME,
     IDENTIFIER,
     PATH_WORD_STOPWORDS,
+    QUOTED_NAME,
     SNAKE_CASE,
     long_words,
 )
@@ -49,6 +52,27 @@ def code_identifiers(text: str) -> list[str]:
     return list(found)
 
 
+def literal_names(
+    text: str, flags: bool = True, quoted: bool = True
+) -> tuple[tuple[str, ...], ...]:
+    """What the task names that code declares as a whole string literal, each name with the
+    spellings a literal may hold: command-line flags (``--list-details`` as itself and as
+    ``list-details``, the way argument parsers of every language declare them),
+    environment-variable-like constants (``NO_COLOR``) and, when ``quoted``, one-token
+    quoted names (``'cache'``). In order of first mention, each name once."""
+    found: dict[str, tuple[str, ...]] = {}
+    for m in COMMAND_FLAG.finditer(text) if flags else ():
+        flag = m.group(0)
+        found.setdefault(flag[2:], (flag, flag[2:]))
+    for m in CONFIG_KEY.finditer(text):
+        found.setdefault(m.group(0), (m.group(0),))
+    if quoted:
+        for m in QUOTED_NAME.finditer(text):
+            if not COMMAND_FLAG.fullmatch(m.group(2)):  # a quoted flag is a flag, above
+                found.setdefault(m.group(2), (m.group(2),))
+    return tuple(found.values())
+
+
 @dataclass(frozen=True)
 class TaskQuery:
     """Everything retrieval reads from one task, derived once.
@@ -57,7 +81,8 @@ class TaskQuery:
     identifiers of the task alone in order of first mention (what a definition is "named"
     by), ``terms`` / ``task_terms`` the BM25 query terms of ``text`` / the task alone,
     ``rerank_terms`` the task's terms plus the resolved identifiers, ``api_terms`` the goal
-    sentence and the task, ``path_words`` the prose words a path component may equal."""
+    sentence and the task, ``path_words`` the prose words a path component may equal,
+    ``literal_names`` the names a file may declare as string literals (see there)."""
 
     task_text: str
     error: str | None
@@ -71,6 +96,7 @@ class TaskQuery:
     text_identifiers: tuple[str, ...]
     path_words: frozenset[str]
     goal_tokens: frozenset[str]
+    literal_names: tuple[tuple[str, ...], ...]
 
     @property
     def named_set(self) -> frozenset[str]:
@@ -85,6 +111,8 @@ def parse_task(
     stopwords: frozenset[str],
     *,
     name_index: Container[str] | None = None,
+    flag_names: bool = True,
+    quoted_names: bool = True,
 ) -> TaskQuery:
     """Parse the task once (pure, deterministic); ``stopwords`` are dropped from every BM25
     query built here (documents keep them, see ``query.query_terms``)."""
@@ -104,4 +132,5 @@ def parse_task(
         text_identifiers=tuple(code_identifiers(text)),
         path_words=frozenset(w for w in long_words(task_text) if w not in PATH_WORD_STOPWORDS),
         goal_tokens=frozenset(tokenize_code(query.goal_hint)),
+        literal_names=literal_names(text, flag_names, quoted_names),
     )

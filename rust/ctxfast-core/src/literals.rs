@@ -9,6 +9,12 @@
 //! prose: two plain words or more (`[A-Za-z]+` with one optional trailing `,.:;!?`) making up
 //! at least half of its whitespace-separated tokens. `ctxfast._reference.literal_fragments`
 //! is the executable specification the tests hold this scanner to.
+//!
+//! The same literals also give *names*: a literal whose whole body is one name-like token
+//! (`"glob"`, `"--list-details"`, `"NO_COLOR"`) — how command-line flags, environment
+//! variables, subcommands and option keys are declared in every language — which a task
+//! names far more often than it quotes a message (`literal_names`,
+//! `ctxfast._reference.literal_names`).
 
 use rayon::prelude::*;
 
@@ -33,6 +39,37 @@ pub fn literal_fragments(texts: &[String], min_chars: usize) -> Vec<Fragment> {
         })
         .collect();
     per_text.into_iter().flatten().collect()
+}
+
+/// `(text index, name)` for every distinct name literal of every text (see the module
+/// docs), in text order and, within a text, in order of first occurrence. A name is 2 to
+/// `max_chars` bytes of `[A-Za-z0-9_.-]` holding at least one letter.
+pub fn literal_names(texts: &[String], max_chars: usize) -> Vec<(usize, String)> {
+    let per_text: Vec<Vec<(usize, String)>> = texts
+        .par_iter()
+        .enumerate()
+        .map(|(i, text)| {
+            let mut seen = std::collections::HashSet::new();
+            let mut out = Vec::new();
+            for line in text.lines() {
+                for body in line_literals(line) {
+                    if is_name(body, max_chars) && seen.insert(body) {
+                        out.push((i, body.to_string()));
+                    }
+                }
+            }
+            out
+        })
+        .collect();
+    per_text.into_iter().flatten().collect()
+}
+
+fn is_name(body: &str, max_chars: usize) -> bool {
+    let b = body.as_bytes();
+    (2..=max_chars).contains(&b.len())
+        && b.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))
+        && b.iter().any(|c| c.is_ascii_alphabetic())
 }
 
 fn is_ident_byte(b: u8) -> bool {
@@ -217,6 +254,24 @@ mod tests {
             frags(r#"p = rb'raw bytes message here'"#),
             ["raw bytes message here"]
         );
+    }
+
+    #[test]
+    fn names_are_whole_one_token_literals() {
+        let texts = [
+            r#"Arg::new("list-details").long("list-details"), x("--glob"), 'a b'"#.to_string(),
+            r#"env::var("NO_COLOR"); s = "x"; n = "1337"; p = "a/b"; q = "é1"; t = f"{x}""#
+                .to_string(),
+        ];
+        assert_eq!(
+            literal_names(&texts, 40),
+            [
+                (0, "list-details".to_string()),
+                (0, "--glob".to_string()),
+                (1, "NO_COLOR".to_string())
+            ]
+        );
+        assert_eq!(literal_names(&texts, 6), [(0, "--glob".to_string())]);
     }
 
     #[test]
