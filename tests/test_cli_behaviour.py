@@ -146,7 +146,7 @@ def test_a_cancelled_index_run_leaves_the_index_as_it_was(tmp_path):
     assert repo.index().files_parsed == 1  # and the next one does it
 
 
-def _big_repo(root, n_files=1200):
+def _big_repo(root, n_files=2400):
     for d in range(25):
         pkg = root / f"p{d}"
         pkg.mkdir(parents=True)
