@@ -108,7 +108,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(index_graph, m)?)?;
     m.add_function(wrap_pyfunction!(node_key, m)?)?;
     // The version `recon.db` is stamped with; Python readers refuse any other.
-    m.add("GRAPH_SCHEMA_VERSION", graph::store::SCHEMA_VERSION)?;
+    m.add("GRAPH_SCHEMA_VERSION", graph::store::index_version())?;
     m.add("GRAPH_TEXT_ID_VIEWS", graph::store::TEXT_ID_VIEWS)?;
     Ok(())
 }

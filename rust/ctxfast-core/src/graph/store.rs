@@ -16,12 +16,21 @@
 //! previous complete index.
 
 use crate::error::{CoreError, CoreResult, IoContext};
+use crate::graph::parse_cache::EXTRACTOR_VERSION;
 use rusqlite::Connection;
 use std::path::Path;
 
-/// Bumped whenever the schema, the raw blob format or what extraction records changes; a
-/// mismatch rebuilds the index.
+/// Bumped whenever the schema or the raw blob format changes (what extraction records has
+/// its own [`EXTRACTOR_VERSION`]); see [`index_version`].
 pub const SCHEMA_VERSION: &str = "9";
+
+/// What `meta.schema_version` holds: the schema and the extractor that filled it, as
+/// `schema.extractor`. An index written by another extractor holds another graph (a fixed
+/// visitor, a new kind of edge) even when its tables look the same, so a mismatch of either
+/// rebuilds it, and readers refuse it until then.
+pub fn index_version() -> String {
+    format!("{SCHEMA_VERSION}.{EXTRACTOR_VERSION}")
+}
 
 /// `nodes` is a view: the rows live in `node_rows`, which names its file by the integer
 /// `files.id` instead of repeating the path on every row (and again in `nodes_file`); the
@@ -353,7 +362,7 @@ pub fn open(path: &Path) -> CoreResult<Connection> {
         Err(e) if e.to_string().contains("no such table") => None,
         Err(e) => return Err(e.into()),
     };
-    if version.as_deref() == Some(SCHEMA_VERSION) {
+    if version.as_deref() == Some(index_version().as_str()) {
         // A table of the current schema gone (dropped, or its root page lost) would be
         // recreated empty below while `meta` still counts its rows: damage, not a fresh start.
         for t in TABLES {
@@ -412,7 +421,7 @@ fn create_schema(conn: &Connection) -> CoreResult<()> {
     conn.execute_batch(SCHEMA)?;
     conn.execute(
         "INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', ?1)",
-        [SCHEMA_VERSION],
+        [index_version()],
     )?;
     Ok(())
 }

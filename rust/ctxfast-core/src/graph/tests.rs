@@ -549,6 +549,46 @@ fn an_index_of_schema_8_is_rebuilt_into_the_same_rows_as_a_cold_build() {
 }
 
 #[test]
+fn an_index_written_by_another_extractor_is_rebuilt() {
+    // Same tables, other extractor: the stamp names both, and a graph the current extractor
+    // would not write (the stale name below) is not kept.
+    let files = [("a.py", "def f():\n    return 1\n")];
+    let (d, cold) = (repo(&files), repo(&files));
+    let (db, cold_db) = (d.path().join(".ctxfast/recon.db"), cold.path().join("c.db"));
+    index(d.path(), &db, &IndexOptions::default()).unwrap();
+    index(cold.path(), &cold_db, &IndexOptions::default()).unwrap();
+    let stamp = |db: &Path| -> String {
+        rusqlite::Connection::open(db)
+            .unwrap()
+            .query_row(
+                "SELECT value FROM meta WHERE key='schema_version'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    assert_eq!(stamp(&db), store::index_version());
+    assert!(store::index_version().starts_with(&format!("{}.", store::SCHEMA_VERSION)));
+    for other in [
+        store::SCHEMA_VERSION.to_string(),
+        format!("{}.0", store::SCHEMA_VERSION),
+    ] {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute(
+            "UPDATE meta SET value = ?1 WHERE key = 'schema_version'",
+            [&other],
+        )
+        .unwrap();
+        conn.execute("INSERT INTO name_index VALUES('a.stale')", [])
+            .unwrap();
+        drop(conn);
+        index(d.path(), &db, &IndexOptions::default()).unwrap();
+        assert_eq!(dump(&db), dump(&cold_db), "stamp {other}");
+        assert_eq!(stamp(&db), store::index_version());
+    }
+}
+
+#[test]
 fn node_rows_name_their_file_by_id() {
     let d = repo(&[
         ("pkg/a.py", "def f():\n    return 1\n"),
