@@ -89,9 +89,9 @@ def fill(
     ceiling is enforced exactly afterwards. With ``source``, the room the residue did not
     take closes short gaps in a file's listing (:mod:`ctxfast.construct.gaps`)."""
     log: list[LogEntry] = []
-    if target <= 0:
-        return [b for b in blocks if not is_fill(b)], log
     state = [b for b in blocks if not is_fill(b)]
+    if target <= 0:
+        return state, log
     growable = [b for b in state if b.expansion and b.rendering is Rendering.SIGNATURE]
     extra = [b for b in blocks if is_fill(b)]
     order = sorted(

@@ -13,6 +13,7 @@ run they contain.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -119,14 +120,15 @@ class FileGroup:
     #: Blocks whose few lines are shown inside a neighbour's piece (see ``TINY_PIECE_LINES``).
     absorbed: list[Block] = field(default_factory=list)
 
+    def members(self) -> list[Block]:
+        """Every block that shows a line here, once each, in reading order."""
+        found = {b.id: b for b, _ in self.blocks}
+        found.update((b.id, b) for b in self.absorbed)
+        return list(found.values())
+
     @property
     def critical(self) -> bool:
-        return any(b.critical for b, _ in self.blocks) or any(b.critical for b in self.absorbed)
-
-    def ids(self) -> list[str]:
-        """Every block that shows a line here, in reading order."""
-        shown = [b.id for b, _ in self.blocks] + [b.id for b in self.absorbed]
-        return list(dict.fromkeys(shown))
+        return any(b.critical for b in self.members())
 
     def lines(self) -> tuple[int, ...]:
         return tuple(sorted({n for _, shown in self.blocks for n, _ in shown}))
@@ -151,7 +153,8 @@ def group_code(code: Sequence[Block]) -> list[FileGroup]:
             if own:
                 taken.update(n for n, _ in own)
                 kept.append((b, own))
-        pieces = [(b, piece) for b, own in kept for piece in _pieces(own, taken)]
+        ordered = sorted(taken)
+        pieces = [(b, piece) for b, own in kept for piece in _pieces(own, ordered)]
         pieces.sort(key=lambda bs: (bs[1][0][0], bs[0].item.meta.seq))
         if pieces:
             groups.append(_absorb_tiny(FileGroup(path, pieces)))
@@ -183,13 +186,13 @@ def _absorb_tiny(g: FileGroup) -> FileGroup:
     return FileGroup(g.path, [(b, tuple(ls)) for b, ls in out], absorbed)
 
 
-def _pieces(own: Numbered, shown: set[int]) -> list[Numbered]:
-    """``own`` cut wherever the lines it skips include lines of ``shown`` (the file's shown
-    lines, its own among them)."""
+def _pieces(own: Numbered, shown: Sequence[int]) -> list[Numbered]:
+    """``own`` cut wherever the lines it skips include one of ``shown`` (the file's shown
+    line numbers in order, its own among them)."""
     out: list[list[tuple[int, str]]] = [[own[0]]]
     for p in own[1:]:
         prev = out[-1][-1][0]
-        if p[0] > prev + 1 and any(n in shown for n in range(prev + 1, p[0])):
+        if p[0] > prev + 1 and shown[bisect_right(shown, prev)] < p[0]:
             out.append([p])
         else:
             out[-1].append(p)
@@ -260,11 +263,12 @@ def _entry(b: Block, text: str) -> WindowEntry:
 
 
 def _group_entry(g: FileGroup, text: str) -> WindowEntry:
-    lead = min((b for b, _ in g.blocks), key=lambda b: (ROLE_RANK[b.role], b.item.meta.seq))
+    members = g.members()
+    lead = min(members, key=lambda b: (ROLE_RANK[b.role], b.item.meta.seq))
     lines = g.lines()
     verbatim = any(b.rendering is Rendering.VERBATIM for b, _ in g.blocks)
     return WindowEntry(
-        "+".join(g.ids()),
+        "+".join(b.id for b in members),
         lead.item.kind.value,
         lead.role.value,
         (Rendering.VERBATIM if verbatim else Rendering.SIGNATURE).value,
@@ -296,7 +300,7 @@ def lay_out(task: str, blocks: Sequence[Block], freshest: str | None) -> Layout:
 
     # Supporting files first, then the files holding critical code, the strongest last.
     def strength(g: FileGroup) -> tuple[int, int]:
-        best = min((ROLE_RANK[b.role], b.item.meta.seq) for b, _ in g.blocks)
+        best = min((ROLE_RANK[b.role], b.item.meta.seq) for b in g.members())
         return (-best[0], -best[1])
 
     support = [g for g in groups if not g.critical]
@@ -329,8 +333,7 @@ def lay_out(task: str, blocks: Sequence[Block], freshest: str | None) -> Layout:
     for b in (b for b in live if b.critical):
         put(_entry(b, lead + _plain(b)))
         lead = ""
-    in_groups = {b.id: b for g in groups for b in [*(b for b, _ in g.blocks), *g.absorbed]}
-    placed = [*reqs, *words, *in_groups.values(), *live]
+    placed = [*reqs, *words, *(b for g in groups for b in g.members()), *live]
     return Layout(tuple(entries), SEPARATOR.join(parts), tuple(placed))
 
 
