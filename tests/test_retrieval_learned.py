@@ -13,7 +13,17 @@ from test_eval_mine import mirrors  # noqa: F401  (the fixture: a bare mirror wi
 
 from ctxfast.cli import main
 from ctxfast.errors import ConfigError
-from ctxfast.eval.train_ranker import DEFAULT_L2, DEFAULT_STEPS, fit_listwise
+from ctxfast.eval.train_ranker import (
+    ADDED_COLUMNS,
+    DEFAULT_L2,
+    DEFAULT_STEPS,
+    FILE_TIED,
+    ZEROED,
+    fit_listwise,
+    hand_prior,
+    load_rows,
+    ties_of,
+)
 from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.features import CANDIDATE_FEATURES, FILE_FEATURES
 from ctxfast.retrieval.ranker import LinearStage, RankerModel, load_model, parse_model
@@ -281,3 +291,47 @@ def test_candidate_rows_place_each_definition_inside_its_file(tmp_path):
     assert cart["total_price"]["class_named"] == 0.0
     # "cart", "total", "discount" of the task's terms appear in total_price's body.
     assert cart["total_price"]["body_coverage"] > cart["discount_rate"]["body_coverage"] > 0
+
+
+def test_literal_names_is_a_file_column_tied_to_literals(tmp_path):
+    files = {**FILES, "shop/env.py": 'import os\nLIMIT = os.environ.get("SHOP_TAX_LIMIT")\n'}
+    repo = indexed_repo(tmp_path / "repo", files)
+    task = "The cart total ignores SHOP_TAX_LIMIT when the discount applies."
+    f = repo.retrieve(task, config={"keep_features": True}, refresh=False).features
+    assert f is not None
+    rows = {
+        p: dict(zip(FILE_FEATURES, r, strict=True))
+        for p, r in zip(f.files, f.file_rows, strict=True)
+    }
+    assert rows["shop/env.py"]["literal_names"] == 1.0
+    assert rows["shop/cart.py"]["literal_names"] == 0.0
+    fprior, _ = hand_prior()
+    ties = ties_of(FILE_FEATURES, fprior, FILE_TIED, ZEROED["files"])
+    col = FILE_FEATURES.index("literal_names")
+    assert ties[col] == (FILE_FEATURES.index("literals"), 1.0)
+
+
+def test_rows_cached_before_a_column_existed_read_it_as_zero(tmp_path):
+    """Rows stored without column names hold this version's columns minus the ones
+    inserted since (``ADDED_COLUMNS``), and candidate columns appended since are cut off."""
+    legacy_files = tuple(c for c in FILE_FEATURES if c not in ADDED_COLUMNS["files"])
+    frows = np.arange(2 * len(legacy_files), dtype=float).reshape(2, len(legacy_files)) + 1
+    crows = np.ones((3, 19))
+    path = tmp_path / "t.npz"
+    np.savez_compressed(
+        path,
+        repo=np.array("acme/shop"),
+        files=np.array(["a.py", "b.py"], dtype=object),
+        file_rows=frows,
+        file_gold=np.array([True, False]),
+        cand_rows=crows,
+        cand_gold=np.array([True, False, False]),
+        cand_file=np.array([0, 0, 1]),
+    )
+    t = load_rows(path)
+    assert t.file_rows.shape == (2, len(FILE_FEATURES))
+    assert t.cand_rows.shape == (3, len(CANDIDATE_FEATURES))
+    for j, name in enumerate(FILE_FEATURES):
+        want = frows[:, legacy_files.index(name)] if name in legacy_files else 0.0
+        assert np.array_equal(t.file_rows[:, j], np.broadcast_to(want, (2,)))
+    assert t.cand_rows[:, :19].sum() == 57 and t.cand_rows[:, 19:].sum() == 0

@@ -52,6 +52,9 @@ FILE_TIED = {
     "path_mentions": "file_bm25",
     "traceback": "file_bm25",
     "definition_match": "file_bm25",
+    # Environment-variable names and flags: commit messages rarely give them, and rows cached
+    # before the column existed hold none (``load_rows``), so it keeps ``literals``' ratio.
+    "literal_names": "literals",
 }
 DEFINITION_TIED = {"named": "bm25", "anchor": "bm25", "named_callee": "bm25"}
 #: Columns that repeat a tied signal in another form: held at zero. (``file_named``, the
@@ -125,6 +128,7 @@ def extract_task(
 
     from ctxfast.recon.parse_cache import ParseCache
     from ctxfast.repository import Repository
+    from ctxfast.retrieval.features import CANDIDATE_FEATURES, FILE_FEATURES
 
     out = work / "features" / f"{task['instance_id']}.npz"
     if out.exists():
@@ -155,6 +159,8 @@ def extract_task(
     np.savez_compressed(
         part,
         repo=np.array(task["repo"]),
+        file_columns=np.array(FILE_FEATURES),
+        cand_columns=np.array(CANDIDATE_FEATURES),
         files=np.array(feats.files, dtype=object),
         file_rows=feats.file_rows,
         file_gold=np.array([f in gold_files for f in feats.files], dtype=bool),
@@ -166,16 +172,51 @@ def extract_task(
     return out
 
 
-def load_rows(path: Path) -> TaskRows:
+#: Columns inserted after the first corpus was cached. Rows stored without column names
+#: (``file_columns`` / ``cand_columns``) hold this version's columns without these, cut to
+#: their width (later columns were appended at the end); what they lack reads as zeros.
+ADDED_COLUMNS = {"files": ("literal_names",), "definitions": ()}
+
+
+def _aligned(rows: np.ndarray, stored: tuple[str, ...], names: tuple[str, ...]) -> np.ndarray:
+    """``rows`` (columns ``stored``) as this version's columns ``names``; a column the rows
+    lack is zero."""
     import numpy as np
 
+    if stored == names:
+        return rows
+    out = np.zeros((len(rows), len(names)))
+    where = {c: i for i, c in enumerate(stored)}
+    for j, c in enumerate(names):
+        if c in where:
+            out[:, j] = rows[:, where[c]]
+    return out
+
+
+def load_rows(path: Path) -> TaskRows:
+    """The stored rows of one task, in this version's columns (see ``ADDED_COLUMNS``)."""
+    import numpy as np
+
+    from ctxfast.retrieval.features import CANDIDATE_FEATURES, FILE_FEATURES
+
     z = np.load(path, allow_pickle=True)
+
+    def stored(
+        key: str, width: int, names: tuple[str, ...], added: tuple[str, ...]
+    ) -> tuple[str, ...]:
+        if key in z.files:
+            return tuple(str(c) for c in z[key])
+        return tuple(c for c in names if c not in added)[:width]
+
+    frows, crows = z["file_rows"], z["cand_rows"]
+    fcols = stored("file_columns", frows.shape[1], FILE_FEATURES, ADDED_COLUMNS["files"])
+    ccols = stored("cand_columns", crows.shape[1], CANDIDATE_FEATURES, ADDED_COLUMNS["definitions"])
     return TaskRows(
         str(z["repo"]),
         [str(f) for f in z["files"]],
-        z["file_rows"],
+        _aligned(frows, fcols, FILE_FEATURES),
         z["file_gold"],
-        z["cand_rows"],
+        _aligned(crows, ccols, CANDIDATE_FEATURES),
         z["cand_gold"],
         z["cand_file"],
     )

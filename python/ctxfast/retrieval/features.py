@@ -35,6 +35,7 @@ SIGNALS = (
     "traceback",
     "literals",
     "tested_modules",
+    "literal_names",
 )
 FILE_FEATURES = (
     *SIGNALS,
