@@ -228,3 +228,16 @@ def test_a_short_file_ranking_is_completed_with_the_files_no_signal_reached(tmp_
         "src/util.rs",
     ]
     assert repo.retrieve(task, config={"rank_fill": 0}).ranked_files() == []
+
+
+def test_same_file_decay_lets_the_next_file_s_best_definition_up(repo):
+    task = "Cart price of an item with a large quantity is wrong after add_item; format the price"
+    flat = {"module_header": False, "same_file_decay": 0.0}
+    off = [c.symbol for c in repo.retrieve(task, config=flat).candidates]
+    assert off.index("format_price") > off.index("Cart.describe")  # under every Cart method
+    on_res = repo.retrieve(task, config={**flat, "same_file_decay": 1.0})
+    on = [c.symbol for c in on_res.candidates]
+    assert on.index("format_price") < on.index("Cart.total_price")
+    plain = repo.retrieve(task, config=flat).candidates
+    # A file's best candidate keeps its score; the n-th loses decay × ln(1 + n).
+    assert on_res.candidates[0].score == plain[0].score

@@ -127,6 +127,10 @@ class RetrievalConfig:
     infile_defs: bool = False
     infile_files: int = 5
     infile_k: int = 30
+    # The n-th best candidate of a file (n from 0, by its hand-set score) loses
+    # ``same_file_decay`` × ln(1 + n) in the re-rank, so the best few definitions of the second
+    # and third files are not buried under the tenth of the first. 0 switches it off.
+    same_file_decay: float = 0.0
     # A fix lives in library code, not in the tests an issue quotes: candidates in test files
     # lose ``test_penalty`` in the re-rank.
     demote_tests: bool = True

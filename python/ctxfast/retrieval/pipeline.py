@@ -8,6 +8,7 @@ and the configuration. Every stage is switchable in :class:`RetrievalConfig`.
 from __future__ import annotations
 
 import json
+import math
 import re
 import time
 from dataclasses import dataclass, field
@@ -333,6 +334,8 @@ class Retriever:
         if cfg.named_callee_bonus:
             for i in lifted:
                 cands[i].score += cfg.named_callee_bonus
+        if cfg.same_file_decay:
+            _decay_within_files(cands, cfg.same_file_decay)
         if features is not None:
             from ctxfast.retrieval.features import candidate_features
 
@@ -380,6 +383,19 @@ def _named_callees(cands: list[Candidate], named: set[str]) -> set[int]:
             if name in called and name not in named:
                 out.add(i)
     return out
+
+
+def _decay_within_files(cands: list[Candidate], decay: float) -> None:
+    """Each candidate loses ``decay`` × ln(1 + n), n its place among its file's candidates
+    by score (ties by line). The file's evidence is added to every candidate of the file,
+    so without this the best file's tenth definition outranks the second file's best."""
+    by_file: dict[str, list[Candidate]] = {}
+    for c in cands:
+        by_file.setdefault(c.file, []).append(c)
+    for group in by_file.values():
+        group.sort(key=lambda c: (-c.score, c.start_line))
+        for n, c in enumerate(group):
+            c.score -= decay * math.log1p(n)
 
 
 def _rank_files(
