@@ -66,6 +66,7 @@ def repo(tmp_path_factory):
 def test_ranking_defaults_are_pinned():
     c = RetrievalConfig()
     assert (c.infile_defs, c.infile_files, c.infile_k) == (False, 5, 30)
+    assert c.same_file_decay == 0.0
     assert (c.demote_tests, c.test_penalty) == (True, 1.0)
     assert (c.demote_minor_languages, c.minor_language_share, c.minor_language_penalty) == (
         True,
