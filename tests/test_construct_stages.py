@@ -4,7 +4,14 @@ import pytest
 from construct_fixtures import TARGET, cand, load_body, scenario
 
 from ctxfast.construct import ConstructConfig, Kind, PlanNode, construct, stuff_everything
-from ctxfast.construct.compress import ast_slice, best_line_windows, derive_signature, mask_pointer
+from ctxfast.construct.compress import (
+    ast_slice,
+    best_line_windows,
+    best_window,
+    code_rows,
+    derive_signature,
+    mask_pointer,
+)
 from ctxfast.construct.pool import PoolInputs, build_pool
 from ctxfast.construct.relevance_gate import fold_residue, run_gate
 from ctxfast.construct.represent import (
@@ -198,6 +205,24 @@ def test_best_line_windows_picks_the_contiguous_lines_with_most_overlap():
     two = best_line_windows(lines, {"timeout"}, 2, k=2)
     assert len(two) == 2 and two[0][1] <= two[1][0]
     assert best_line_windows([], {"x"}, 3) == []
+
+
+def test_a_cut_body_is_windowed_on_its_code_not_its_docstring():
+    doc = [
+        '    """Solve the equation for syms with permute set.',
+        *["    permute syms"] * 8,
+        '    """',
+    ]
+    body = ["    x = 1"] * 30 + ["    return solve(eq, syms, permute=permute)"] + ["    y = 2"] * 30
+    pairs = tuple(enumerate(["def solve(eq, syms, permute):", *doc, *body], start=100))
+    cfg = ConstructConfig(large_item_lines=20, window_lines=10)
+    shown, cut = best_window(pairs, {"permute", "syms"}, cfg)
+    assert cut and "    return solve(eq, syms, permute=permute)" in [t for _, t in shown]
+    every = ConstructConfig(large_item_lines=20, window_lines=10, window_code_only=False)
+    prose, _ = best_window(pairs, {"permute", "syms"}, every)
+    assert prose[0][0] <= 102  # scored on every line, the docstring wins
+    rows = ['"""One line."""', "x = 1", "# note", "// note", "'''", "prose", "'''", "y = 2"]
+    assert code_rows(rows) == [False, True, False, False, False, False, False, True]
 
 
 def test_ast_slice_and_signature():
