@@ -113,6 +113,33 @@ def test_gate_drivers_residue_and_rejection():
         assert e.driver
 
 
+def test_a_bare_name_many_candidates_share_is_residue_unless_qualified():
+    cands = [
+        cand("p.target.fix", "p/target.py", 10, "def fix(order, permute):\n    return order"),
+        *(
+            cand(f"p.m{i}.Shape{i}.permute", f"p/m{i}.py", 5, "def permute(self, order):\n    pass")
+            for i in range(3)
+        ),
+        cand("p.perm.Cycle.rotate", "p/perm.py", 5, "def rotate(self, order):\n    pass"),
+    ]
+    plan = PlanNode("N", "fix gives the wrong order with permute and rotate", "p.target.fix")
+    pool = build_pool(PoolInputs("t", plan, candidates=cands), CFG)
+    by_entity = {it.meta.entity: it.id for it in pool.items if it.kind is Kind.RETRIEVED_HIT}
+    g = run_gate(pool, plan, CFG)
+    assert all(by_entity[f"p.m{i}.Shape{i}.permute"] in g.residue for i in range(3))
+    assert g.drivers[by_entity["p.perm.Cycle.rotate"]] == "obligation:dependency"  # one of it
+    every = ConstructConfig(named_ambiguity=0)
+    g0 = run_gate(build_pool(PoolInputs("t", plan, candidates=cands), every), plan, every)
+    assert all(
+        g0.drivers[by_entity[f"p.m{i}.Shape{i}.permute"]] == "obligation:dependency"
+        for i in range(3)
+    )
+    named = PlanNode("N", "Shape1.permute gives the wrong order", "p.target.fix")
+    g1 = run_gate(build_pool(PoolInputs("t", named, candidates=cands), CFG), named, CFG)
+    assert g1.drivers[by_entity["p.m1.Shape1.permute"]] == "obligation:dependency"
+    assert by_entity["p.m0.Shape0.permute"] in g1.residue
+
+
 def test_gate_caps_admitted_set_by_source_priority():
     cfg = ConstructConfig(admitted_cap=3)
     cands = [cand(f"m.f{i}", "m.py", 100 * (i + 1), f"def f{i}(): pass") for i in range(5)]
