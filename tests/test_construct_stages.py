@@ -138,6 +138,9 @@ def test_a_bare_name_many_candidates_share_is_residue_unless_qualified():
     g1 = run_gate(build_pool(PoolInputs("t", named, candidates=cands), CFG), named, CFG)
     assert g1.drivers[by_entity["p.m1.Shape1.permute"]] == "obligation:dependency"
     assert by_entity["p.m0.Shape0.permute"] in g1.residue
+    layers = PlanNode("N", "permute gives the wrong order", "p.m0.Shape0.permute")
+    g2 = run_gate(build_pool(PoolInputs("t", layers, candidates=cands), CFG), layers, CFG)
+    assert g2.drivers[by_entity["p.m1.Shape1.permute"]] == "obligation:dependency"  # its name
 
 
 def test_gate_caps_admitted_set_by_source_priority():

@@ -68,10 +68,15 @@ def _ambiguous(
 ) -> bool:
     """A bare name the task uses that many candidates share (``permute``, ``MatrixSymbol``
     as a handler method) does not say which of them matters: unless the task qualifies it
-    (``Class.method``, the full qualname), such a definition competes as residue."""
+    (``Class.method``, the full qualname), such a definition competes as residue. The change
+    target's own name is not ambiguous: its namesakes are its other layers (a wrapper, a
+    binding, a stub)."""
     if not config.named_ambiguity or namesakes is None:
         return False
-    if namesakes[short_name(entity)] < config.named_ambiguity:
+    name = short_name(entity)
+    if namesakes[name] < config.named_ambiguity:
+        return False
+    if plan.target_entity and short_name(plan.target_entity) == name:
         return False
     parts = entity.split(".")
     qualified = ".".join(parts[-2:]) if len(parts) > 1 else entity
