@@ -62,9 +62,8 @@ use parse::Assembled;
 pub use plan::RACY_NS;
 use plan::{FileStat, Inventory, Previous};
 use progress::{Progress, Stage};
-use raw::RawFile;
 use rayon::prelude::*;
-use resolve::{Resolved, Resolver};
+use resolve::{Resolved, Resolver, Symbols};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::time::Instant;
@@ -277,7 +276,9 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
 
     // ---- resolve ----
     progress.set_stage(Stage::Resolve);
-    let resolver = Resolver::new(&files, &go_module(root)).with_cargo_crates(root);
+    let cached = cache::take_symbols(db_path, previous.run_start_ns);
+    let symbols = Symbols::refreshed(cached, &files, &changed_ix);
+    let resolver = Resolver::new(&files, &symbols, &go_module(root)).with_cargo_crates(root);
     trace("symbol table", t0);
     let resolved: Vec<(usize, Resolved)> = to_resolve
         .par_iter()
@@ -289,8 +290,14 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
 
     // ---- write: one transaction ----
     progress.set_stage(Stage::Write);
+    // Only parsed files have their stat written with their rows.
+    let parsed_rels: rustc_hash::FxHashSet<&str> = changed
+        .iter()
+        .map(|c| files[c.index].rel.as_str())
+        .collect();
     let stats: HashMap<&str, FileStat> = found
         .iter()
+        .filter(|f| parsed_rels.contains(f.rel.as_str()))
         .map(|f| (f.rel.as_str(), FileStat::of(f)))
         .collect();
     let cold = previous.is_cold();
@@ -334,7 +341,7 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         store::install(&build_path, db_path)?;
     }
     if stats.is_ok() {
-        cache::put(db_path, run_start, ifaces);
+        cache::put(db_path, run_start, ifaces, symbols);
     }
     stats
 }
@@ -345,7 +352,7 @@ fn interfaces_left(
     files: Vec<resolve::FileData>,
     changed: &HashSet<usize>,
     resolved: &[usize],
-) -> HashMap<String, RawFile> {
+) -> cache::Ifaces {
     let full: HashSet<usize> = changed.iter().chain(resolved).copied().collect();
     files
         .into_iter()

@@ -13,8 +13,9 @@ use super::resolve::FileData;
 use super::{cache, IndexOptions};
 use crate::error::CoreResult;
 use rayon::prelude::*;
+use rustc_hash::FxHashSet;
 use sha2::{Digest, Sha256};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::Path;
 
 /// What the parse stage did with one discovered file.
@@ -151,10 +152,10 @@ pub fn stored_interfaces(
     conn: &rusqlite::Connection,
     db_path: &Path,
     previous: &Previous,
-    present: &HashSet<&str>,
-) -> CoreResult<HashMap<String, RawFile>> {
+    present: &FxHashSet<&str>,
+) -> CoreResult<cache::Ifaces> {
     if previous.is_empty() {
-        return Ok(HashMap::new());
+        return Ok(cache::Ifaces::default());
     }
     if let Some(mut c) = cache::take(db_path, previous.run_start_ns) {
         c.retain(|p, _| present.contains(p.as_str()));
@@ -201,7 +202,7 @@ pub struct Assembled {
 pub fn assemble(
     found: &[Found],
     outcomes: Vec<Outcome>,
-    mut stored: HashMap<String, RawFile>,
+    mut stored: cache::Ifaces,
     namer: &ModuleNamer,
     opts: &IndexOptions,
     errors: &mut Vec<(String, String)>,

@@ -2,6 +2,7 @@
 
 use super::lang::{module_qualname, Lang};
 use super::*;
+use crate::graph::raw::RawFile;
 use std::fs;
 
 /// `(src, dst)` rows of a two-column query on the index at `db`.
