@@ -214,7 +214,15 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     let namer = ModuleNamer::new(found.iter().map(|f| f.rel.as_str()));
     progress.set_total(found.len());
     trace("discover", t0);
-    let previous = Previous::read(&conn)?;
+    let cached = if fresh {
+        None
+    } else {
+        cache::take_previous(db_path, plan::stored_run_start(&conn))
+    };
+    let previous = match cached {
+        Some(p) => p,
+        None => Previous::read(&conn)?,
+    };
     let run_start = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as i64);
@@ -246,8 +254,10 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             let tx = store::begin_write(&mut conn)?;
             write::write_run_record(&tx, &record)?;
             tx.commit()?;
-            cache::retag(db_path, previous.run_start_ns, run_start);
             plan::record_clashes(&found, &inventory.present, &namer, &mut errors);
+            let from = previous.run_start_ns;
+            let left = previous.after_run(&found, &inventory.skipped, [], run_start);
+            cache::retag(db_path, from, run_start, left);
             trace("no-op commit", t0);
             return finish(&conn, &found, RunCounts::default(), errors, t0);
         }
@@ -332,6 +342,10 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         resolved: to_resolve.len(),
     };
     drop(resolver);
+    let parsed_keys = changed
+        .iter()
+        .map(|c| (files[c.index].rel.as_str(), c.sha.as_str()));
+    let left = previous.after_run(&found, &inventory.skipped, parsed_keys, run_start);
     let ifaces = interfaces_left(files, &changed_set, &to_resolve);
     let stats = finish(&conn, &found, counts, errors, t0).map(|s| IndexStats { cache_hits, ..s });
     if fresh {
@@ -341,7 +355,7 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         store::install(&build_path, db_path)?;
     }
     if stats.is_ok() {
-        cache::put(db_path, run_start, ifaces, symbols);
+        cache::put(db_path, run_start, left, ifaces, symbols);
     }
     stats
 }

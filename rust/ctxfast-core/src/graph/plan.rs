@@ -40,6 +40,19 @@ pub struct Previous {
     pub run_start_ns: i64,
 }
 
+/// `meta.run_start_ns` of the index behind `conn` (0 if never recorded): the tag of what
+/// the run that wrote it left in this process ([`super::cache`]).
+pub fn stored_run_start(conn: &rusqlite::Connection) -> i64 {
+    conn.query_row(
+        "SELECT value FROM meta WHERE key = 'run_start_ns'",
+        [],
+        |r| r.get::<_, String>(0),
+    )
+    .ok()
+    .and_then(|v| v.parse().ok())
+    .unwrap_or(0)
+}
+
 impl Previous {
     pub fn read(conn: &rusqlite::Connection) -> CoreResult<Previous> {
         let mut shas = FxHashMap::default();
@@ -51,15 +64,7 @@ impl Previous {
             let (p, s) = row?;
             shas.insert(p, s);
         }
-        let run_start_ns = conn
-            .query_row(
-                "SELECT value FROM meta WHERE key = 'run_start_ns'",
-                [],
-                |r| r.get::<_, String>(0),
-            )
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0);
+        let run_start_ns = stored_run_start(conn);
         let mut stats = FxHashMap::default();
         if !shas.is_empty() {
             let mut st = conn.prepare("SELECT path, size, mtime_ns FROM file_stat")?;
@@ -77,6 +82,43 @@ impl Previous {
             stats,
             run_start_ns,
         })
+    }
+
+    /// What `files` and `file_stat` hold once this run (started at `run_start_ns`) commits —
+    /// what [`Previous::read`] would read back — so the next run in this process need not
+    /// read them: every skipped file without a key, every other one with its key (`parsed`
+    /// gives those of files parsed in this run, by path) and the stat it was found with.
+    pub fn after_run<'p>(
+        mut self,
+        found: &[Found],
+        skipped: &[SkippedFile],
+        parsed: impl IntoIterator<Item = (&'p str, &'p str)>,
+        run_start_ns: i64,
+    ) -> Previous {
+        let parsed: FxHashMap<&str, &str> = parsed.into_iter().collect();
+        let skipped: FxHashSet<&str> = skipped.iter().map(|s| s.rel.as_str()).collect();
+        let mut shas = FxHashMap::default();
+        let mut stats = FxHashMap::default();
+        shas.reserve(found.len());
+        stats.reserve(found.len());
+        for f in found {
+            let sha = if skipped.contains(f.rel.as_str()) {
+                None
+            } else if let Some(s) = parsed.get(f.rel.as_str()) {
+                Some(s.to_string())
+            } else {
+                self.shas.remove(&f.rel).flatten()
+            };
+            if sha.is_some() {
+                stats.insert(f.rel.clone(), FileStat::of(f));
+            }
+            shas.insert(f.rel.clone(), sha);
+        }
+        Previous {
+            shas,
+            stats,
+            run_start_ns,
+        }
     }
 
     /// Nothing recorded: a new (or reset) index.

@@ -468,7 +468,7 @@ fn in_process_refreshes_match_a_cold_build_at_every_step() {
     let db = d.path().join(".ctxfast/recon.db");
     let opts = IndexOptions::default();
     index(d.path(), &db, &opts).unwrap();
-    let steps: [&dyn Fn(&Path); 5] = [
+    let steps: [&dyn Fn(&Path); 6] = [
         &|r| {
             fs::write(
                 r.join("a.py"),
@@ -487,6 +487,14 @@ fn in_process_refreshes_match_a_cold_build_at_every_step() {
             .unwrap()
         },
         &|r| fs::remove_file(r.join("b.py")).unwrap(),
+        // Back to the first content: seen only if the last run recorded the new key.
+        &|r| {
+            fs::write(
+                r.join("a.py"),
+                "class A:\n    def f(self):\n        return 1\n",
+            )
+            .unwrap()
+        },
         &|_| {},
     ];
     for (n, step) in steps.iter().enumerate() {
@@ -496,6 +504,34 @@ fn in_process_refreshes_match_a_cold_build_at_every_step() {
         let fresh = d.path().join(format!("fresh{n}.db"));
         index(d.path(), &fresh, &opts).unwrap();
         assert_eq!(dump(&db), dump(&fresh), "step {n}");
+    }
+}
+
+#[test]
+fn what_a_run_leaves_in_the_process_is_what_the_next_would_read() {
+    let d = repo(&[
+        ("a.py", "def f():\n    return 1\n"),
+        ("b.py", "from a import f\n"),
+    ]);
+    let db = d.path().join(".ctxfast/recon.db");
+    let opts = IndexOptions::default();
+    let steps: [&dyn Fn(&Path); 5] = [
+        &|_| {},
+        &|r| fs::write(r.join("a.py"), "def f():\n    return 2\n").unwrap(),
+        &|r| fs::write(r.join("c.py"), "import a\n").unwrap(),
+        &|r| fs::write(r.join("b.py"), b"x = 1\0\n").unwrap(),
+        &|r| fs::remove_file(r.join("c.py")).unwrap(),
+    ];
+    for (n, step) in steps.iter().enumerate() {
+        step(d.path());
+        index(d.path(), &db, &opts).unwrap();
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let tag = plan::stored_run_start(&conn);
+        let left = cache::take_previous(&db, tag).expect("the run left its record");
+        let read = Previous::read(&conn).unwrap();
+        assert_eq!(left.shas, read.shas, "step {n}");
+        assert_eq!(left.stats, read.stats, "step {n}");
+        assert_eq!(left.run_start_ns, read.run_start_ns, "step {n}");
     }
 }
 
