@@ -47,9 +47,20 @@ pub struct Parsed {
     pub cache_errors: Vec<(String, String)>,
 }
 
+/// Sees each chunk of parsed files with their outcomes (see [`parse_files`]).
+pub type Sink<'s> = &'s mut dyn FnMut(&[Found], &[Outcome]);
+
+/// Files parsed between two calls of a [`parse_files`] sink: small enough that a chunk's
+/// rows are a few megabytes, large enough that the workers rarely wait at its end.
+pub const SINK_CHUNK: usize = 512;
+
 /// Reads, hashes and parses the files of `found`. With `reparse_all` (the package layout moved
 /// module names) nothing is trusted from `previous`. A cancel stops the parse and is
 /// reported by the caller's `progress.check()`.
+///
+/// With a `sink`, the files are parsed [`SINK_CHUNK`] at a time, in order, and the sink sees
+/// each chunk's files and outcomes as soon as they are done (the cold build writes them
+/// while the next chunk parses).
 pub fn parse_files(
     found: &[Found],
     previous: &Previous,
@@ -57,6 +68,7 @@ pub fn parse_files(
     namer: &ModuleNamer,
     opts: &IndexOptions,
     progress: &Progress,
+    mut sink: Option<Sink<'_>>,
 ) -> CoreResult<Parsed> {
     let mut cache_errors: Vec<(String, String)> = vec![];
     let cache_error = |o: &parse_cache::ParseCacheOptions, e: crate::CoreError| {
@@ -72,16 +84,28 @@ pub fn parse_files(
                 None
             }
         });
-    let outcomes: Vec<Outcome> = found
-        .par_iter()
-        .map(|f| {
+    let chunk = if sink.is_some() {
+        SINK_CHUNK
+    } else {
+        found.len().max(1)
+    };
+    let mut outcomes: Vec<Outcome> = Vec::with_capacity(found.len());
+    for part in found.chunks(chunk) {
+        let start = outcomes.len();
+        outcomes.par_extend(part.par_iter().map(|f| {
             let _tick = Tick(progress);
             if progress.is_cancelled() {
                 return Outcome::Unchanged; // discarded: the run stops after the loop
             }
             parse_one(f, previous, reparse_all, namer, opts, pcache.as_ref())
-        })
-        .collect();
+        }));
+        if progress.is_cancelled() {
+            break;
+        }
+        if let Some(s) = sink.as_mut() {
+            s(part, &outcomes[start..]);
+        }
+    }
     progress.check()?;
     if let (Some(c), Some(o)) = (&pcache, &opts.parse_cache) {
         if let Err(e) = c.flush() {

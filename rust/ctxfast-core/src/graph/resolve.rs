@@ -49,32 +49,42 @@ impl FileData {
 
     /// The prefix that qualifies this file's definitions (module, Go package dir, Java package).
     pub fn prefix(&self) -> String {
-        match self.lang {
-            Lang::Go => match self.rel.rsplit_once('/') {
-                Some((dir, _)) => dir.replace('/', "."),
-                None => "root".into(),
-            },
-            Lang::Java if !self.raw.package.is_empty() => self.raw.package.clone(),
-            _ => self.module.clone(),
-        }
+        prefix_of(&self.rel, self.lang, &self.module, &self.raw)
     }
 
     /// Qualnames of every definition (index 0 = the module itself).
     pub fn qualnames(&self) -> Vec<String> {
-        let prefix = self.prefix();
-        self.raw
-            .defs
-            .iter()
-            .enumerate()
-            .map(|(i, d)| {
-                if i == 0 {
-                    self.module.clone()
-                } else {
-                    format!("{prefix}.{}", d.local)
-                }
-            })
-            .collect()
+        qualnames_of(&self.rel, self.lang, &self.module, &self.raw)
     }
+}
+
+/// [`FileData::prefix`] of a file not (yet) moved into a [`FileData`].
+fn prefix_of(rel: &str, lang: Lang, module: &str, raw: &RawFile) -> String {
+    match lang {
+        Lang::Go => match rel.rsplit_once('/') {
+            Some((dir, _)) => dir.replace('/', "."),
+            None => "root".into(),
+        },
+        Lang::Java if !raw.package.is_empty() => raw.package.clone(),
+        _ => module.to_string(),
+    }
+}
+
+/// [`FileData::qualnames`] of a file not (yet) moved into a [`FileData`]: the cold build
+/// writes definitions while parsing, before the run's file list exists.
+pub fn qualnames_of(rel: &str, lang: Lang, module: &str, raw: &RawFile) -> Vec<String> {
+    let prefix = prefix_of(rel, lang, module, raw);
+    raw.defs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            if i == 0 {
+                module.to_string()
+            } else {
+                format!("{prefix}.{}", d.local)
+            }
+        })
+        .collect()
 }
 
 /// A reference-site node: one per enclosing scope and line (see the `ref` kind in
