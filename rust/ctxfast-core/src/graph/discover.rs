@@ -77,12 +77,19 @@ fn found(root: &Path, entry: &ignore::DirEntry, max_file_bytes: u64) -> Option<F
         return None;
     }
     let rel_os = entry.path().strip_prefix(root).ok()?;
-    let undecodable = rel_os.to_str().is_none();
-    let rel = rel_os
-        .components()
-        .map(|c| escaped_name(c.as_os_str()))
-        .collect::<Vec<_>>()
-        .join("/");
+    // A UTF-8 path is already its POSIX spelling (the walk yields no `.` or `//`); only an
+    // undecodable one is rebuilt component by component.
+    let (rel, undecodable) = match rel_os.to_str() {
+        Some(s) => (s.to_string(), false),
+        None => (
+            rel_os
+                .components()
+                .map(|c| escaped_name(c.as_os_str()))
+                .collect::<Vec<_>>()
+                .join("/"),
+            true,
+        ),
+    };
     let lang = Lang::from_path(&rel);
     let odd_link =
         ft.is_symlink() && (entry.path().is_dir() || std::fs::canonicalize(entry.path()).is_err());

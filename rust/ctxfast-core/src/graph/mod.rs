@@ -44,6 +44,7 @@
 //! `meta` are updated incrementally; a refresh with nothing changed writes only `meta`.
 //! Files sharing a module qualname are reported in `errors` (module name clash).
 
+pub mod bulk;
 pub mod cache;
 pub mod discover;
 pub mod lang;
@@ -62,9 +63,8 @@ use parse::Assembled;
 pub use plan::RACY_NS;
 use plan::{FileStat, Inventory, Previous};
 use progress::{Progress, Stage};
-use raw::RawFile;
 use rayon::prelude::*;
-use resolve::{Resolved, Resolver};
+use resolve::{Resolved, Resolver, Symbols};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::time::Instant;
@@ -215,7 +215,15 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     let namer = ModuleNamer::new(found.iter().map(|f| f.rel.as_str()));
     progress.set_total(found.len());
     trace("discover", t0);
-    let previous = Previous::read(&conn)?;
+    let cached = if fresh {
+        None
+    } else {
+        cache::take_previous(db_path, plan::stored_run_start(&conn))
+    };
+    let previous = match cached {
+        Some(p) => p,
+        None => Previous::read(&conn)?,
+    };
     let run_start = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as i64);
@@ -224,9 +232,34 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     let layout = namer.signature();
     let reparse_all = !previous.is_empty() && plan::modules_moved(&conn, &found, &namer, &layout)?;
 
+    let planned = Planned {
+        root,
+        db_path,
+        opts,
+        found: &found,
+        namer: &namer,
+        reparse_all,
+        run_start,
+        layout: &layout,
+        fresh,
+        build_path: &build_path,
+        t0,
+    };
+    if previous.is_cold() {
+        return cold_run(&planned, previous, conn, &progress);
+    }
+
     // ---- parse ----
     progress.set_stage(Stage::Parse);
-    let parsed = parse::parse_files(&found, &previous, reparse_all, &namer, opts, &progress)?;
+    let parsed = parse::parse_files(
+        &found,
+        &previous,
+        reparse_all,
+        &namer,
+        opts,
+        &progress,
+        None,
+    )?;
     trace("parse", t0);
     let cache_hits = parsed.cache_hits;
     let mut errors = parsed.cache_errors;
@@ -247,8 +280,10 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             let tx = store::begin_write(&mut conn)?;
             write::write_run_record(&tx, &record)?;
             tx.commit()?;
-            cache::retag(db_path, previous.run_start_ns, run_start);
             plan::record_clashes(&found, &inventory.present, &namer, &mut errors);
+            let from = previous.run_start_ns;
+            let left = previous.after_run(&found, &inventory.skipped, [], run_start);
+            cache::retag(db_path, from, run_start, left);
             trace("no-op commit", t0);
             return finish(&conn, &found, RunCounts::default(), errors, t0);
         }
@@ -277,7 +312,9 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
 
     // ---- resolve ----
     progress.set_stage(Stage::Resolve);
-    let resolver = Resolver::new(&files, &go_module(root)).with_cargo_crates(root);
+    let cached = cache::take_symbols(db_path, previous.run_start_ns);
+    let symbols = Symbols::refreshed(cached, &files, &changed_ix);
+    let resolver = Resolver::new(&files, &symbols, &go_module(root)).with_cargo_crates(root);
     trace("symbol table", t0);
     let resolved: Vec<(usize, Resolved)> = to_resolve
         .par_iter()
@@ -289,12 +326,16 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
 
     // ---- write: one transaction ----
     progress.set_stage(Stage::Write);
+    // Only parsed files have their stat written with their rows.
+    let parsed_rels: rustc_hash::FxHashSet<&str> = changed
+        .iter()
+        .map(|c| files[c.index].rel.as_str())
+        .collect();
     let stats: HashMap<&str, FileStat> = found
         .iter()
+        .filter(|f| parsed_rels.contains(f.rel.as_str()))
         .map(|f| (f.rel.as_str(), FileStat::of(f)))
         .collect();
-    let cold = previous.is_cold();
-    let interrupt = conn.get_interrupt_handle();
     let tx = store::begin_write(&mut conn)?;
     let delta = GraphDelta {
         files: &files,
@@ -303,16 +344,11 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         resolved: &resolved,
         removed: &inventory.removed,
         stats: &stats,
-        cold,
     };
     let (n_nodes, n_edges) = write::write_graph(&tx, &delta, &progress)?;
     write::write_run_record(&tx, &record)?;
     write::write_counts(&tx, n_nodes, n_edges)?;
     trace("insert", t0);
-    progress.check()?;
-    if cold {
-        write::build_indexes(&tx, &progress, &interrupt)?;
-    }
     progress.check()?;
     tx.commit()?;
     if !fresh {
@@ -325,18 +361,213 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         resolved: to_resolve.len(),
     };
     drop(resolver);
-    let ifaces = interfaces_left(files, &changed_set, &to_resolve);
-    let stats = finish(&conn, &found, counts, errors, t0).map(|s| IndexStats { cache_hits, ..s });
-    if fresh {
+    let parsed_keys = changed
+        .iter()
+        .map(|c| (files[c.index].rel.as_str(), c.sha.as_str()));
+    let left = ForNextRun {
+        previous: previous.after_run(&found, &inventory.skipped, parsed_keys, run_start),
+        ifaces: interfaces_left(files, &changed_set, &to_resolve),
+        symbols,
+    };
+    close_run(&planned, conn, counts, errors, cache_hits, left)
+}
+
+/// What the plan stage settled, for the rest of the run.
+struct Planned<'a> {
+    root: &'a Path,
+    db_path: &'a Path,
+    opts: &'a IndexOptions,
+    found: &'a [discover::Found],
+    namer: &'a ModuleNamer,
+    reparse_all: bool,
+    run_start: i64,
+    layout: &'a str,
+    /// A first build into a private side file ([`store::open_bulk`]), renamed into place.
+    fresh: bool,
+    build_path: &'a Path,
+    t0: Instant,
+}
+
+/// What a run leaves for the next run in this process ([`cache`]): the record of every
+/// file's key and stat as committed, each file's interface and the symbol table.
+struct ForNextRun {
+    previous: Previous,
+    ifaces: cache::Ifaces,
+    symbols: Symbols,
+}
+
+/// The committed run's statistics; a first build's side file is renamed into place and
+/// what the run leaves ([`ForNextRun`]) is kept for the next run in this process.
+fn close_run(
+    p: &Planned<'_>,
+    conn: rusqlite::Connection,
+    counts: RunCounts,
+    errors: Vec<(String, String)>,
+    cache_hits: usize,
+    left: ForNextRun,
+) -> CoreResult<IndexStats> {
+    let stats =
+        finish(&conn, p.found, counts, errors, p.t0).map(|s| IndexStats { cache_hits, ..s });
+    if p.fresh {
         // Readers and later refreshes expect WAL (persistent in the file header).
         conn.pragma_update(None, "journal_mode", "WAL")?;
         drop(conn);
-        store::install(&build_path, db_path)?;
+        store::install(p.build_path, p.db_path)?;
     }
     if stats.is_ok() {
-        cache::put(db_path, run_start, ifaces);
+        cache::put(
+            p.db_path,
+            p.run_start,
+            left.previous,
+            left.ifaces,
+            left.symbols,
+        );
     }
     stats
+}
+
+/// A cold build (no file of the index has a graph yet: every file is parsed and resolved),
+/// as a pipeline: the parse and resolve workers hand each finished chunk of files to this
+/// thread, which writes it ([`bulk`]) while they work on the next; at most
+/// [`bulk::BATCHES_IN_FLIGHT`] chunks wait, so rows never pile up in memory. The rows are
+/// the ones the refresh path's single write would produce.
+fn cold_run(
+    p: &Planned<'_>,
+    previous: Previous,
+    mut conn: rusqlite::Connection,
+    progress: &Progress,
+) -> CoreResult<IndexStats> {
+    progress.set_stage(Stage::Parse);
+    let interrupt = conn.get_interrupt_handle();
+    let tx = store::begin_write(&mut conn)?;
+    let (made, (n_nodes, n_edges)) = std::thread::scope(|s| -> CoreResult<_> {
+        let (send, batches) = std::sync::mpsc::sync_channel(bulk::BATCHES_IN_FLIGHT);
+        let workers = s.spawn(|| produce(p, previous, progress, send));
+        let mut writer = bulk::BulkWriter::new(&tx)?;
+        for batch in batches.iter() {
+            progress.check()?;
+            writer.write(batch)?;
+        }
+        let made = workers
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        if writer.files_written() != made.left.ifaces.len() {
+            return Err(CoreError::InvalidArgument(format!(
+                "cold build wrote {} of {} files; please report this",
+                writer.files_written(),
+                made.left.ifaces.len()
+            )));
+        }
+        trace("insert", p.t0);
+        Ok((made, writer.finish()?))
+    })?;
+    trace("nodes", p.t0);
+    progress.set_stage(Stage::Write);
+    let record = RunRecord {
+        skipped: &made.inventory.skipped,
+        restat: &made.inventory.restat,
+        run_start_ns: p.run_start,
+        layout: p.layout,
+    };
+    write::write_run_record(&tx, &record)?;
+    write::write_counts(&tx, n_nodes, n_edges)?;
+    progress.check()?;
+    write::build_indexes(&tx, progress, &interrupt)?;
+    progress.check()?;
+    tx.commit()?;
+    trace("commit", p.t0);
+    let n = made.left.ifaces.len();
+    let counts = RunCounts {
+        parsed: n,
+        removed: made.inventory.removed.len(),
+        resolved: n,
+    };
+    close_run(p, conn, counts, made.errors, made.cache_hits, made.left)
+}
+
+/// What the workers of a cold build leave once every batch is sent.
+struct Produced<'a> {
+    /// What the run leaves, with every file's interface (the full extractions are dropped
+    /// as soon as resolution is done, before the writer sorts the nodes and builds the
+    /// indexes).
+    left: ForNextRun,
+    inventory: Inventory<'a>,
+    errors: Vec<(String, String)>,
+    cache_hits: usize,
+}
+
+/// The worker side of [`cold_run`]: parses (sending each chunk's file rows), assembles the
+/// file list, builds the symbol table and resolves chunk by chunk (sending each chunk's
+/// resolution). Stops early when the writer has gone (it failed: its error is the run's).
+fn produce<'a>(
+    p: &Planned<'a>,
+    previous: Previous,
+    progress: &Progress,
+    send: std::sync::mpsc::SyncSender<bulk::Batch>,
+) -> CoreResult<Produced<'a>> {
+    let mut writer_gone = false;
+    let mut sink = |part: &[discover::Found], outcomes: &[parse::Outcome]| {
+        let rows = bulk::file_rows(part, outcomes, p.namer);
+        writer_gone = writer_gone || send.send(bulk::Batch::Files(rows)).is_err();
+    };
+    let parsed = parse::parse_files(
+        p.found,
+        &previous,
+        p.reparse_all,
+        p.namer,
+        p.opts,
+        progress,
+        Some(&mut sink),
+    )?;
+    trace("parse", p.t0);
+    if writer_gone {
+        return Err(CoreError::Cancelled);
+    }
+    let mut errors = parsed.cache_errors;
+    let inventory = Inventory::take(p.found, &parsed.outcomes, &previous, &mut errors);
+    let Assembled { files, changed, .. } = parse::assemble(
+        p.found,
+        parsed.outcomes,
+        cache::Ifaces::default(),
+        p.namer,
+        p.opts,
+        &mut errors,
+    );
+    plan::record_clashes(p.found, &inventory.present, p.namer, &mut errors);
+
+    progress.set_stage(Stage::Resolve);
+    let symbols = Symbols::build(&files);
+    let resolver = Resolver::new(&files, &symbols, &go_module(p.root)).with_cargo_crates(p.root);
+    trace("symbol table", p.t0);
+    let all: Vec<usize> = (0..files.len()).collect();
+    for part in all.chunks(parse::SINK_CHUNK) {
+        let done: Vec<(usize, Resolved)> = part
+            .par_iter()
+            .filter(|_| !progress.is_cancelled())
+            .map(|&i| (i, resolver.resolve_file(i as u32)))
+            .collect();
+        progress.check()?;
+        if send.send(bulk::Batch::Resolved(done)).is_err() {
+            return Err(CoreError::Cancelled);
+        }
+    }
+    trace("resolve", p.t0);
+    drop(resolver);
+    let parsed_keys = changed
+        .iter()
+        .map(|c| (files[c.index].rel.as_str(), c.sha.as_str()));
+    let previous = previous.after_run(p.found, &inventory.skipped, parsed_keys, p.run_start);
+    let everything: HashSet<usize> = all.into_iter().collect();
+    Ok(Produced {
+        left: ForNextRun {
+            previous,
+            ifaces: interfaces_left(files, &everything, &[]),
+            symbols,
+        },
+        inventory,
+        errors,
+        cache_hits: parsed.cache_hits,
+    })
 }
 
 /// What the next run in this process would otherwise read back from the `raw` table: each
@@ -345,7 +576,7 @@ fn interfaces_left(
     files: Vec<resolve::FileData>,
     changed: &HashSet<usize>,
     resolved: &[usize],
-) -> HashMap<String, RawFile> {
+) -> cache::Ifaces {
     let full: HashSet<usize> = changed.iter().chain(resolved).copied().collect();
     files
         .into_iter()

@@ -13,8 +13,9 @@ use super::resolve::FileData;
 use super::{cache, IndexOptions};
 use crate::error::CoreResult;
 use rayon::prelude::*;
+use rustc_hash::FxHashSet;
 use sha2::{Digest, Sha256};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::Path;
 
 /// What the parse stage did with one discovered file.
@@ -46,9 +47,20 @@ pub struct Parsed {
     pub cache_errors: Vec<(String, String)>,
 }
 
+/// Sees each chunk of parsed files with their outcomes (see [`parse_files`]).
+pub type Sink<'s> = &'s mut dyn FnMut(&[Found], &[Outcome]);
+
+/// Files parsed between two calls of a [`parse_files`] sink: small enough that a chunk's
+/// rows are a few megabytes, large enough that the workers rarely wait at its end.
+pub const SINK_CHUNK: usize = 512;
+
 /// Reads, hashes and parses the files of `found`. With `reparse_all` (the package layout moved
 /// module names) nothing is trusted from `previous`. A cancel stops the parse and is
 /// reported by the caller's `progress.check()`.
+///
+/// With a `sink`, the files are parsed [`SINK_CHUNK`] at a time, in order, and the sink sees
+/// each chunk's files and outcomes as soon as they are done (the cold build writes them
+/// while the next chunk parses).
 pub fn parse_files(
     found: &[Found],
     previous: &Previous,
@@ -56,6 +68,7 @@ pub fn parse_files(
     namer: &ModuleNamer,
     opts: &IndexOptions,
     progress: &Progress,
+    mut sink: Option<Sink<'_>>,
 ) -> CoreResult<Parsed> {
     let mut cache_errors: Vec<(String, String)> = vec![];
     let cache_error = |o: &parse_cache::ParseCacheOptions, e: crate::CoreError| {
@@ -71,16 +84,28 @@ pub fn parse_files(
                 None
             }
         });
-    let outcomes: Vec<Outcome> = found
-        .par_iter()
-        .map(|f| {
+    let chunk = if sink.is_some() {
+        SINK_CHUNK
+    } else {
+        found.len().max(1)
+    };
+    let mut outcomes: Vec<Outcome> = Vec::with_capacity(found.len());
+    for part in found.chunks(chunk) {
+        let start = outcomes.len();
+        outcomes.par_extend(part.par_iter().map(|f| {
             let _tick = Tick(progress);
             if progress.is_cancelled() {
                 return Outcome::Unchanged; // discarded: the run stops after the loop
             }
             parse_one(f, previous, reparse_all, namer, opts, pcache.as_ref())
-        })
-        .collect();
+        }));
+        if progress.is_cancelled() {
+            break;
+        }
+        if let Some(s) = sink.as_mut() {
+            s(part, &outcomes[start..]);
+        }
+    }
     progress.check()?;
     if let (Some(c), Some(o)) = (&pcache, &opts.parse_cache) {
         if let Err(e) = c.flush() {
@@ -151,10 +176,10 @@ pub fn stored_interfaces(
     conn: &rusqlite::Connection,
     db_path: &Path,
     previous: &Previous,
-    present: &HashSet<&str>,
-) -> CoreResult<HashMap<String, RawFile>> {
+    present: &FxHashSet<&str>,
+) -> CoreResult<cache::Ifaces> {
     if previous.is_empty() {
-        return Ok(HashMap::new());
+        return Ok(cache::Ifaces::default());
     }
     if let Some(mut c) = cache::take(db_path, previous.run_start_ns) {
         c.retain(|p, _| present.contains(p.as_str()));
@@ -201,7 +226,7 @@ pub struct Assembled {
 pub fn assemble(
     found: &[Found],
     outcomes: Vec<Outcome>,
-    mut stored: HashMap<String, RawFile>,
+    mut stored: cache::Ifaces,
     namer: &ModuleNamer,
     opts: &IndexOptions,
     errors: &mut Vec<(String, String)>,

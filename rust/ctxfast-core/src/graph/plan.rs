@@ -8,7 +8,7 @@ use super::parse::Outcome;
 use super::raw::{self, RawFile};
 use super::resolve::FileData;
 use crate::error::CoreResult;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Files modified less than this before the previous run started are re-hashed (1 s: far
 /// above any filesystem's timestamp granularity).
@@ -34,15 +34,28 @@ impl FileStat {
 #[derive(Default)]
 pub struct Previous {
     /// Path → content key; `None` for a file that was recorded as skipped.
-    pub shas: HashMap<String, Option<String>>,
-    pub stats: HashMap<String, FileStat>,
+    pub shas: FxHashMap<String, Option<String>>,
+    pub stats: FxHashMap<String, FileStat>,
     /// When the previous run started (`meta.run_start_ns`; 0 if never recorded).
     pub run_start_ns: i64,
 }
 
+/// `meta.run_start_ns` of the index behind `conn` (0 if never recorded): the tag of what
+/// the run that wrote it left in this process ([`super::cache`]).
+pub fn stored_run_start(conn: &rusqlite::Connection) -> i64 {
+    conn.query_row(
+        "SELECT value FROM meta WHERE key = 'run_start_ns'",
+        [],
+        |r| r.get::<_, String>(0),
+    )
+    .ok()
+    .and_then(|v| v.parse().ok())
+    .unwrap_or(0)
+}
+
 impl Previous {
     pub fn read(conn: &rusqlite::Connection) -> CoreResult<Previous> {
-        let mut shas = HashMap::new();
+        let mut shas = FxHashMap::default();
         let mut st = conn.prepare("SELECT path, sha256 FROM files")?;
         let rows = st.query_map([], |r| {
             Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?))
@@ -51,16 +64,8 @@ impl Previous {
             let (p, s) = row?;
             shas.insert(p, s);
         }
-        let run_start_ns = conn
-            .query_row(
-                "SELECT value FROM meta WHERE key = 'run_start_ns'",
-                [],
-                |r| r.get::<_, String>(0),
-            )
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0);
-        let mut stats = HashMap::new();
+        let run_start_ns = stored_run_start(conn);
+        let mut stats = FxHashMap::default();
         if !shas.is_empty() {
             let mut st = conn.prepare("SELECT path, size, mtime_ns FROM file_stat")?;
             let rows = st.query_map([], |r| {
@@ -77,6 +82,43 @@ impl Previous {
             stats,
             run_start_ns,
         })
+    }
+
+    /// What `files` and `file_stat` hold once this run (started at `run_start_ns`) commits —
+    /// what [`Previous::read`] would read back — so the next run in this process need not
+    /// read them: every skipped file without a key, every other one with its key (`parsed`
+    /// gives those of files parsed in this run, by path) and the stat it was found with.
+    pub fn after_run<'p>(
+        mut self,
+        found: &[Found],
+        skipped: &[SkippedFile],
+        parsed: impl IntoIterator<Item = (&'p str, &'p str)>,
+        run_start_ns: i64,
+    ) -> Previous {
+        let parsed: FxHashMap<&str, &str> = parsed.into_iter().collect();
+        let skipped: FxHashSet<&str> = skipped.iter().map(|s| s.rel.as_str()).collect();
+        let mut shas = FxHashMap::default();
+        let mut stats = FxHashMap::default();
+        shas.reserve(found.len());
+        stats.reserve(found.len());
+        for f in found {
+            let sha = if skipped.contains(f.rel.as_str()) {
+                None
+            } else if let Some(s) = parsed.get(f.rel.as_str()) {
+                Some(s.to_string())
+            } else {
+                self.shas.remove(&f.rel).flatten()
+            };
+            if sha.is_some() {
+                stats.insert(f.rel.clone(), FileStat::of(f));
+            }
+            shas.insert(f.rel.clone(), sha);
+        }
+        Previous {
+            shas,
+            stats,
+            run_start_ns,
+        }
     }
 
     /// Nothing recorded: a new (or reset) index.
@@ -122,7 +164,7 @@ pub struct SkippedFile {
 /// The files of this run sorted by what happened to them.
 pub struct Inventory<'a> {
     /// Files with a graph after this run (unchanged or parsed).
-    pub present: HashSet<&'a str>,
+    pub present: FxHashSet<&'a str>,
     /// Files the previous run indexed that are gone (or skipped now).
     pub removed: Vec<String>,
     pub n_unchanged: usize,
@@ -140,7 +182,7 @@ impl<'a> Inventory<'a> {
         previous: &Previous,
         errors: &mut Vec<(String, String)>,
     ) -> Inventory<'a> {
-        let present: HashSet<&str> = found
+        let present: FxHashSet<&str> = found
             .iter()
             .zip(outcomes)
             .filter(|(_, o)| !matches!(o, Outcome::Skipped(_)))
@@ -209,7 +251,7 @@ pub fn modules_moved(
     let mut st =
         conn.prepare("SELECT file, qualname FROM nodes WHERE kind = 'def' AND line = 1")?;
     let rows = st.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
-    let old: HashMap<String, String> = rows.flatten().collect();
+    let old: FxHashMap<String, String> = rows.flatten().collect();
     Ok(found.iter().any(|f| {
         f.lang == Some(Lang::Python)
             && old
@@ -223,11 +265,11 @@ pub fn modules_moved(
 /// id are stored once, so the clash must not pass silently.
 pub fn record_clashes(
     found: &[Found],
-    present: &HashSet<&str>,
+    present: &FxHashSet<&str>,
     namer: &ModuleNamer,
     errors: &mut Vec<(String, String)>,
 ) {
-    let mut first: HashMap<String, &str> = HashMap::new();
+    let mut first: FxHashMap<String, &str> = FxHashMap::default();
     for f in found {
         let (Some(lang), true) = (f.lang, present.contains(f.rel.as_str())) else {
             continue;
@@ -267,16 +309,16 @@ pub fn to_resolve(
     if previous.is_cold() {
         return Ok((0..files.len()).collect());
     }
-    let mut affected: HashSet<usize> = changed.iter().copied().collect();
+    let mut affected: FxHashSet<usize> = changed.iter().copied().collect();
     if !iface_changed.is_empty() || !removed.is_empty() {
-        let index_of: HashMap<&str, usize> = files
+        let index_of: FxHashMap<&str, usize> = files
             .iter()
             .enumerate()
             .map(|(i, f)| (f.rel.as_str(), i))
             .collect();
         // Files whose import resolution may flip (see below), and whether a module appeared
         // or disappeared (only then can an import of an unchanged name flip).
-        let mut flips: HashSet<usize> = HashSet::new();
+        let mut flips: FxHashSet<usize> = FxHashSet::default();
         let appeared_or_gone =
             !removed.is_empty() || changed.iter().any(|&i| !previous.indexed(&files[i].rel));
         let mut touched: Vec<String> = iface_changed
@@ -284,7 +326,7 @@ pub fn to_resolve(
             .map(|&i| files[i].rel.clone())
             .collect();
         touched.extend(removed.iter().cloned());
-        let mut stems: HashSet<String> = HashSet::new();
+        let mut stems: FxHashSet<String> = FxHashSet::default();
         for t in &touched {
             if let Some(l) = Lang::from_path(t) {
                 let m = namer.name(t, l);
@@ -302,7 +344,7 @@ pub fn to_resolve(
         }
         // A file with unresolved names is re-resolved only if one of those names mentions
         // a name defined by a file whose interface moved.
-        let mut defined: HashSet<&str> = stems.iter().map(String::as_str).collect();
+        let mut defined: FxHashSet<&str> = stems.iter().map(String::as_str).collect();
         for &i in iface_changed {
             defined.extend(files[i].raw.defs.iter().map(|d| d.name.as_str()));
         }
@@ -345,7 +387,7 @@ pub fn to_resolve(
 
 /// `raw` imports a module (or a name) whose last segment is one of `stems`, or has a binding
 /// whose module is empty (a relative import of the package itself).
-fn imports_a_stem(raw: &RawFile, stems: &HashSet<String>) -> bool {
+fn imports_a_stem(raw: &RawFile, stems: &FxHashSet<String>) -> bool {
     raw.bindings.iter().any(|b| {
         let (m, n) = match &b.target {
             raw::Target::Symbol { module, name, .. } => (module.as_str(), name.as_str()),

@@ -18,14 +18,15 @@
 //!   local scoping is not modelled well enough to make that signal trustworthy).
 
 mod builtins;
+mod symbols;
 #[cfg(test)]
 mod tests;
 
 use super::lang::{module_qualname, Lang};
 use super::raw::{DefKind, RawFile, Target, ARG_TYPES_OPEN, NO_ARITY};
-use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::HashSet;
+pub use symbols::Symbols;
 
 /// One parsed file as resolution sees it.
 pub struct FileData {
@@ -48,32 +49,42 @@ impl FileData {
 
     /// The prefix that qualifies this file's definitions (module, Go package dir, Java package).
     pub fn prefix(&self) -> String {
-        match self.lang {
-            Lang::Go => match self.rel.rsplit_once('/') {
-                Some((dir, _)) => dir.replace('/', "."),
-                None => "root".into(),
-            },
-            Lang::Java if !self.raw.package.is_empty() => self.raw.package.clone(),
-            _ => self.module.clone(),
-        }
+        prefix_of(&self.rel, self.lang, &self.module, &self.raw)
     }
 
     /// Qualnames of every definition (index 0 = the module itself).
     pub fn qualnames(&self) -> Vec<String> {
-        let prefix = self.prefix();
-        self.raw
-            .defs
-            .iter()
-            .enumerate()
-            .map(|(i, d)| {
-                if i == 0 {
-                    self.module.clone()
-                } else {
-                    format!("{prefix}.{}", d.local)
-                }
-            })
-            .collect()
+        qualnames_of(&self.rel, self.lang, &self.module, &self.raw)
     }
+}
+
+/// [`FileData::prefix`] of a file not (yet) moved into a [`FileData`].
+fn prefix_of(rel: &str, lang: Lang, module: &str, raw: &RawFile) -> String {
+    match lang {
+        Lang::Go => match rel.rsplit_once('/') {
+            Some((dir, _)) => dir.replace('/', "."),
+            None => "root".into(),
+        },
+        Lang::Java if !raw.package.is_empty() => raw.package.clone(),
+        _ => module.to_string(),
+    }
+}
+
+/// [`FileData::qualnames`] of a file not (yet) moved into a [`FileData`]: the cold build
+/// writes definitions while parsing, before the run's file list exists.
+pub fn qualnames_of(rel: &str, lang: Lang, module: &str, raw: &RawFile) -> Vec<String> {
+    let prefix = prefix_of(rel, lang, module, raw);
+    raw.defs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            if i == 0 {
+                module.to_string()
+            } else {
+                format!("{prefix}.{}", d.local)
+            }
+        })
+        .collect()
 }
 
 /// A reference-site node: one per enclosing scope and line (see the `ref` kind in
@@ -200,34 +211,15 @@ enum Res {
 /// (scope, name) → (binding index, "bound by the first segment of a dotted import").
 type BindingMap<'a> = FxHashMap<(u32, &'a str), Vec<(u32, bool)>>;
 
-/// The cross-file symbol tables over every parsed file.
-///
-/// Built on every run (a refresh too) over the whole repository. Only the qualnames and the
-/// global maps are built up front (in parallel, Fx hashing); each file's own tables are built
-/// the first time resolution looks into that file, so a refresh that re-resolves a few files
-/// builds tables for those and the files they reach, not for the whole repository.
+/// Resolution over one run's files: the repository-wide [`Symbols`] and each file's own
+/// tables, built the first time resolution looks into that file, so a refresh that
+/// re-resolves a few files builds tables for those and the files they reach, not for the
+/// whole repository.
 pub struct Resolver<'a> {
     files: &'a [FileData],
-    quals: Vec<Vec<String>>,
+    sym: &'a Symbols,
     tables: Vec<std::sync::OnceLock<FileTables<'a>>>,
-    def_by_qual: FxHashMap<String, (u32, u32)>,
-    module_by_qual: FxHashMap<String, u32>,
-    packages: FxHashSet<String>,
-    py_suffix: FxHashMap<String, Vec<u32>>,
-    js_by_path: FxHashMap<String, u32>,
     go_module: String,
-    /// C/C++ files by path and by file name (for `#include` resolution).
-    c_by_path: FxHashMap<&'a str, u32>,
-    c_by_file_name: FxHashMap<&'a str, Vec<u32>>,
-    /// C/C++ functions with external linkage (and function-like macros) by name: a call that
-    /// no scope or included header defines resolves to the definition when it is the only one.
-    c_funcs: FxHashMap<&'a str, Vec<(u32, u32)>>,
-    /// C++ methods by `Class.method`, wherever they are defined: the class body is usually in
-    /// a header and the method bodies in a source file.
-    c_methods: FxHashMap<&'a str, Vec<(u32, u32)>>,
-    /// Directories (`""`, `crates/core/`, `x/src/`) holding a Rust crate root (`lib.rs` or
-    /// `main.rs`): `crate::` in a file below one means that root.
-    rust_roots: FxHashSet<String>,
     /// Cargo package (and `[lib]`) names, `-` as `_`, → the crate root's module.
     cargo_crates: FxHashMap<String, String>,
 }
@@ -553,100 +545,21 @@ fn parent_module(q: &str) -> &str {
 }
 
 impl<'a> Resolver<'a> {
-    pub fn new(files: &'a [FileData], go_module: &str) -> Resolver<'a> {
-        let quals: Vec<Vec<String>> = files.par_iter().map(FileData::qualnames).collect();
-        let mut r = Resolver {
+    /// `sym` must be the table over `files` ([`Symbols::build`] or [`Symbols::refreshed`]).
+    pub fn new(files: &'a [FileData], sym: &'a Symbols, go_module: &str) -> Resolver<'a> {
+        Resolver {
             files,
+            sym,
             tables: files.iter().map(|_| std::sync::OnceLock::new()).collect(),
-            def_by_qual: FxHashMap::default(),
-            module_by_qual: FxHashMap::default(),
-            packages: FxHashSet::default(),
-            py_suffix: FxHashMap::default(),
-            js_by_path: FxHashMap::default(),
             go_module: go_module.to_string(),
-            c_by_path: FxHashMap::default(),
-            c_by_file_name: FxHashMap::default(),
-            c_funcs: FxHashMap::default(),
-            c_methods: FxHashMap::default(),
-            quals: vec![],
-            rust_roots: FxHashSet::default(),
             cargo_crates: FxHashMap::default(),
-        };
-        for ((fi, f), fq) in files.iter().enumerate().zip(&quals) {
-            let fi = fi as u32;
-            for (di, q) in fq.iter().enumerate().skip(1) {
-                if !r.def_by_qual.contains_key(q.as_str()) {
-                    r.def_by_qual.insert(q.clone(), (fi, di as u32));
-                }
-            }
-            r.module_by_qual.entry(f.module.clone()).or_insert(fi);
-            let pkg_base = match f.lang {
-                Lang::Go => f.prefix(),
-                _ => f.module.clone(),
-            };
-            let mut p = pkg_base.as_str();
-            if f.lang == Lang::Go {
-                r.packages.insert(p.to_string());
-            }
-            loop {
-                p = parent_module(p);
-                if p.is_empty() || !r.packages.insert(p.to_string()) {
-                    break;
-                }
-            }
-            if f.lang == Lang::Python {
-                let segs: Vec<&str> = f.module.split('.').collect();
-                for i in 1..segs.len() {
-                    r.py_suffix.entry(segs[i..].join(".")).or_default().push(fi);
-                }
-            }
-            if f.lang.is_js() {
-                let no_ext = f.rel.rsplit_once('.').map_or(f.rel.as_str(), |(s, _)| s);
-                r.js_by_path.entry(no_ext.to_string()).or_insert(fi);
-            }
-            if f.lang.is_c_family() {
-                r.c_by_path.insert(f.rel.as_str(), fi);
-                let base = f.rel.rsplit('/').next().unwrap_or(&f.rel);
-                r.c_by_file_name.entry(base).or_default().push(fi);
-                for (di, d) in f.raw.defs.iter().enumerate().skip(1) {
-                    if d.kind != DefKind::Function {
-                        continue;
-                    }
-                    if d.local != d.name {
-                        r.c_methods
-                            .entry(d.local.as_str())
-                            .or_default()
-                            .push((fi, di as u32));
-                    } else if d.parent == 0 && !d.signature.starts_with("static ") {
-                        r.c_funcs
-                            .entry(d.name.as_str())
-                            .or_default()
-                            .push((fi, di as u32));
-                    }
-                }
-            }
-            if f.lang == Lang::Rust {
-                let (dir, name) = f
-                    .rel
-                    .rsplit_once('/')
-                    .map_or(("", f.rel.as_str()), |(d, n)| (d, n));
-                if name == "lib.rs" || name == "main.rs" {
-                    r.rust_roots.insert(if dir.is_empty() {
-                        String::new()
-                    } else {
-                        format!("{dir}/")
-                    });
-                }
-            }
         }
-        r.quals = quals;
-        r
     }
 
     /// Reads the `Cargo.toml` next to each Rust crate root under `root`, so `use pkg_name::x`
     /// (the package name, `-` as `_`) reaches the crate's folder whatever it is called.
     pub fn with_cargo_crates(mut self, root: &std::path::Path) -> Self {
-        let mut roots: Vec<&String> = self.rust_roots.iter().collect();
+        let mut roots: Vec<&String> = self.sym.rust_roots.iter().collect();
         roots.sort();
         for dir in roots {
             let krate = dir.strip_suffix("src/").unwrap_or(dir);
@@ -669,12 +582,12 @@ impl<'a> Resolver<'a> {
     }
 
     pub fn qualnames(&self, f: u32) -> &[String] {
-        &self.quals[f as usize]
+        &self.sym.quals[f as usize]
     }
 
     fn def_id(&self, f: u32, d: u32) -> String {
         let def = &self.files[f as usize].raw.defs[d as usize];
-        format!("{}:{}", self.quals[f as usize][d as usize], def.line)
+        format!("{}:{}", self.sym.quals[f as usize][d as usize], def.line)
     }
 
     fn target_id(&self, r: &Res) -> Option<(String, u32)> {
@@ -693,7 +606,7 @@ impl<'a> Resolver<'a> {
                 return Res::Def(f, i);
             }
             let q = format!("{}.{}", fd.prefix(), d.self_class);
-            if let Some(&(df, dd)) = self.def_by_qual.get(&q) {
+            if let Some(&(df, dd)) = self.sym.def_by_qual.get(&q) {
                 return Res::Def(df, dd);
             }
             return Res::Dynamic;
@@ -1000,7 +913,10 @@ impl<'a> Resolver<'a> {
         }
         match fd.lang {
             Lang::Go | Lang::Java => {
-                if let Some(&(df, dd)) = self.def_by_qual.get(&format!("{}.{}", fd.prefix(), name))
+                if let Some(&(df, dd)) =
+                    self.sym
+                        .def_by_qual
+                        .get(&format!("{}.{}", fd.prefix(), name))
                 {
                     return Res::Def(df, dd);
                 }
@@ -1027,7 +943,7 @@ impl<'a> Resolver<'a> {
             if let Some(r) = self.c_enclosing_method(defs, scope, name) {
                 return r;
             }
-            if let Some([(df, dd)]) = self.c_funcs.get(name).map(Vec::as_slice) {
+            if let Some([(df, dd)]) = self.sym.c_funcs.get(name).map(Vec::as_slice) {
                 return Res::Def(*df, *dd);
             }
         }
@@ -1068,13 +984,13 @@ impl<'a> Resolver<'a> {
     }
 
     fn py_module(&self, full: &str, from: u32) -> Res {
-        if let Some(&m) = self.module_by_qual.get(full) {
+        if let Some(&m) = self.sym.module_by_qual.get(full) {
             return Res::Module(m);
         }
-        if self.packages.contains(full) {
+        if self.sym.packages.contains(full) {
             return Res::Package(full.to_string());
         }
-        if let Some(c) = self.py_suffix.get(full) {
+        if let Some(c) = self.sym.py_suffix.get(full) {
             // Script-style imports (`tests/` on sys.path): only a candidate below a directory
             // that is *not* a package and that also holds the importer counts, so `import json`
             // inside a package never maps to a project `json.py`.
@@ -1083,7 +999,7 @@ impl<'a> Resolver<'a> {
                 let other = &self.files[i as usize].module;
                 let root = other[..other.len() - full.len()].trim_end_matches('.');
                 !root.is_empty()
-                    && !self.module_by_qual.contains_key(root)
+                    && !self.sym.module_by_qual.contains_key(root)
                     && me.starts_with(&format!("{root}."))
             });
             if let Some(&b) = hit {
@@ -1114,9 +1030,9 @@ impl<'a> Resolver<'a> {
                     (false, true) => base.to_string(),
                     (false, false) => format!("{base}.{module}"),
                 };
-                match self.module_by_qual.get(&full) {
+                match self.sym.module_by_qual.get(&full) {
                     Some(&m) => Res::Module(m),
-                    None if self.packages.contains(&full) => Res::Package(full),
+                    None if self.sym.packages.contains(&full) => Res::Package(full),
                     None => Res::NotFound,
                 }
             }
@@ -1146,9 +1062,10 @@ impl<'a> Resolver<'a> {
                     }
                 }
                 if let Some(&m) = self
+                    .sym
                     .js_by_path
                     .get(&p)
-                    .or_else(|| self.js_by_path.get(&format!("{p}/index")))
+                    .or_else(|| self.sym.js_by_path.get(&format!("{p}/index")))
                 {
                     return Res::Module(m);
                 }
@@ -1166,7 +1083,7 @@ impl<'a> Resolver<'a> {
                 } else {
                     rest
                 };
-                if self.packages.contains(&pkg) {
+                if self.sym.packages.contains(&pkg) {
                     Res::Package(pkg)
                 } else {
                     Res::External
@@ -1215,7 +1132,7 @@ impl<'a> Resolver<'a> {
                 (false, 0) => base.to_string(),
                 (false, _) => format!("{base}.{}", rest[..k].join(".")),
             };
-            if let Some(&m) = self.module_by_qual.get(&cand) {
+            if let Some(&m) = self.sym.module_by_qual.get(&cand) {
                 let mut r = Res::Module(m);
                 for s in &rest[k..] {
                     r = self.attr(&r, s, depth + 1);
@@ -1232,6 +1149,7 @@ impl<'a> Resolver<'a> {
     /// The one C++ method `owner.name` in the project, if exactly one is defined.
     fn c_method(&self, owner: &str, name: &str) -> Option<Res> {
         match self
+            .sym
             .c_methods
             .get(format!("{owner}.{name}").as_str())?
             .as_slice()
@@ -1287,13 +1205,14 @@ impl<'a> Resolver<'a> {
         }
         candidates.push(path.trim_start_matches("./").to_string());
         for c in &candidates {
-            if let Some(&m) = self.c_by_path.get(c.as_str()) {
+            if let Some(&m) = self.sym.c_by_path.get(c.as_str()) {
                 return Res::Module(m);
             }
         }
         let base = path.rsplit('/').next().unwrap_or(path);
         let suffix = format!("/{path}");
         let hits: Vec<u32> = self
+            .sym
             .c_by_file_name
             .get(base)
             .into_iter()
@@ -1315,7 +1234,7 @@ impl<'a> Resolver<'a> {
         // root file.
         let mut dir = fd.rel.as_str();
         while let Some((d, _)) = dir.rsplit_once('/') {
-            if self.rust_roots.contains(&format!("{d}/")) {
+            if self.sym.rust_roots.contains(&format!("{d}/")) {
                 return module_qualname(&format!("{d}/lib.rs"), Lang::Rust);
             }
             dir = d;
@@ -1413,9 +1332,9 @@ impl<'a> Resolver<'a> {
                 if let Some(&i) = self.t(*f as usize).local_index.get(q.as_str()) {
                     return Res::Def(*f, i);
                 }
-                if let Some(&(df, dd)) = self.def_by_qual.get(&format!(
+                if let Some(&(df, dd)) = self.sym.def_by_qual.get(&format!(
                     "{}.{}",
-                    self.quals[*f as usize][*d as usize], name
+                    self.sym.quals[*f as usize][*d as usize], name
                 )) {
                     return Res::Def(df, dd);
                 }
@@ -1458,10 +1377,10 @@ impl<'a> Resolver<'a> {
                 } else {
                     format!("{base}.{name}")
                 };
-                if let Some(&s) = self.module_by_qual.get(&sub) {
+                if let Some(&s) = self.sym.module_by_qual.get(&sub) {
                     return Res::Module(s);
                 }
-                if self.packages.contains(&sub) {
+                if self.sym.packages.contains(&sub) {
                     return Res::Package(sub);
                 }
                 if self.t(mi).locals.contains(&(0, name)) {
@@ -1495,13 +1414,13 @@ impl<'a> Resolver<'a> {
             }
             Res::Package(p) => {
                 let q = format!("{p}.{name}");
-                if let Some(&(df, dd)) = self.def_by_qual.get(&q) {
+                if let Some(&(df, dd)) = self.sym.def_by_qual.get(&q) {
                     return Res::Def(df, dd);
                 }
-                if let Some(&m) = self.module_by_qual.get(&q) {
+                if let Some(&m) = self.sym.module_by_qual.get(&q) {
                     return Res::Module(m);
                 }
-                if self.packages.contains(&q) {
+                if self.sym.packages.contains(&q) {
                     return Res::Package(q);
                 }
                 Res::NotFound
@@ -1513,7 +1432,7 @@ impl<'a> Resolver<'a> {
     /// Resolves every reference and binding of file `f`, plus its contain edges.
     pub fn resolve_file(&self, f: u32) -> Resolved {
         let fd = &self.files[f as usize];
-        let quals = &self.quals[f as usize];
+        let quals = &self.sym.quals[f as usize];
         let mut out = Resolved::default();
         CONSULTED.with(|c| {
             let mut c = c.borrow_mut();

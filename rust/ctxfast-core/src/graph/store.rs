@@ -268,6 +268,9 @@ pub fn shrink_wal(conn: &Connection, db_path: &Path, limit: u64) {
 /// Opens a brand-new database file for a first (cold) build: no journal, no fsync, a large
 /// page cache. Safe only because the file is private to this run until it is renamed into
 /// place — an interrupted build leaves the side file behind, never a half-written `recon.db`.
+/// Temporary tables and sorts (the node stage of [`super::bulk`], index builds) keep SQLite's
+/// default of spilling to temporary files past the cache size, so memory stays bounded on a
+/// large tree (with `temp_store=MEMORY` a 100k-file build held them all in RAM).
 pub fn open_bulk(path: &Path) -> CoreResult<Connection> {
     for p in [path.to_path_buf(), side(path, "-journal")] {
         if p.exists() {
@@ -276,8 +279,7 @@ pub fn open_bulk(path: &Path) -> CoreResult<Connection> {
     }
     let conn = Connection::open(path)?;
     conn.execute_batch(
-        "PRAGMA page_size=16384; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536; \
-         PRAGMA temp_store=MEMORY;",
+        "PRAGMA page_size=16384; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536;",
     )?;
     create_schema(&conn)?;
     Ok(conn)

@@ -2,6 +2,7 @@
 
 use super::lang::{module_qualname, Lang};
 use super::*;
+use crate::graph::raw::RawFile;
 use std::fs;
 
 /// `(src, dst)` rows of a two-column query on the index at `db`.
@@ -467,7 +468,7 @@ fn in_process_refreshes_match_a_cold_build_at_every_step() {
     let db = d.path().join(".ctxfast/recon.db");
     let opts = IndexOptions::default();
     index(d.path(), &db, &opts).unwrap();
-    let steps: [&dyn Fn(&Path); 5] = [
+    let steps: [&dyn Fn(&Path); 6] = [
         &|r| {
             fs::write(
                 r.join("a.py"),
@@ -486,6 +487,14 @@ fn in_process_refreshes_match_a_cold_build_at_every_step() {
             .unwrap()
         },
         &|r| fs::remove_file(r.join("b.py")).unwrap(),
+        // Back to the first content: seen only if the last run recorded the new key.
+        &|r| {
+            fs::write(
+                r.join("a.py"),
+                "class A:\n    def f(self):\n        return 1\n",
+            )
+            .unwrap()
+        },
         &|_| {},
     ];
     for (n, step) in steps.iter().enumerate() {
@@ -495,6 +504,36 @@ fn in_process_refreshes_match_a_cold_build_at_every_step() {
         let fresh = d.path().join(format!("fresh{n}.db"));
         index(d.path(), &fresh, &opts).unwrap();
         assert_eq!(dump(&db), dump(&fresh), "step {n}");
+    }
+}
+
+#[test]
+fn what_a_run_leaves_in_the_process_is_what_the_next_would_read() {
+    let d = repo(&[
+        ("a.py", "def f():\n    return 1\n"),
+        ("b.py", "from a import f\n"),
+    ]);
+    let db = d.path().join(".ctxfast/recon.db");
+    let opts = IndexOptions::default();
+    let steps: [&dyn Fn(&Path); 5] = [
+        &|_| {},
+        &|r| fs::write(r.join("a.py"), "def f():\n    return 2\n").unwrap(),
+        &|r| fs::write(r.join("c.py"), "import a\n").unwrap(),
+        &|r| fs::write(r.join("b.py"), b"x = 1\0\n").unwrap(),
+        &|r| fs::remove_file(r.join("c.py")).unwrap(),
+    ];
+    for (n, step) in steps.iter().enumerate() {
+        step(d.path());
+        index(d.path(), &db, &opts).unwrap();
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let tag = plan::stored_run_start(&conn);
+        let left = cache::take_previous(&db, tag).expect("the run left its record");
+        // The cold build of step 0 hands over its symbol table too.
+        assert!(cache::take_symbols(&db, tag).is_some(), "step {n}");
+        let read = Previous::read(&conn).unwrap();
+        assert_eq!(left.shas, read.shas, "step {n}");
+        assert_eq!(left.stats, read.stats, "step {n}");
+        assert_eq!(left.run_start_ns, read.run_start_ns, "step {n}");
     }
 }
 
@@ -758,4 +797,105 @@ fn not_a_directory_is_an_error() {
         &IndexOptions::default(),
     );
     assert!(matches!(err, Err(CoreError::InvalidArgument(_))));
+}
+
+/// Every row of every table of the index at `db`, with the rowids readers order by (edges,
+/// unresolved names), sorted; the run's two timestamps left out.
+fn every_row(db: &Path) -> Vec<String> {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let tables: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let mut out = vec![];
+    for t in tables {
+        let rowid = if t == "edge_rows" || t == "unresolved" {
+            "rowid, "
+        } else {
+            ""
+        };
+        let mut st = conn.prepare(&format!("SELECT {rowid}* FROM {t}")).unwrap();
+        let n = st.column_count();
+        let rows = st
+            .query_map([], |r| {
+                let mut cells = vec![t.clone()];
+                for i in 0..n {
+                    cells.push(match r.get_ref(i)? {
+                        rusqlite::types::ValueRef::Text(s) => String::from_utf8_lossy(s).into(),
+                        rusqlite::types::ValueRef::Blob(b) => format!("{b:02x?}"),
+                        v => format!("{v:?}"),
+                    });
+                }
+                Ok(cells.join("|"))
+            })
+            .unwrap()
+            .map(Result::unwrap);
+        out.extend(rows.filter(|row| {
+            !row.starts_with("meta|run_start_ns|") && !row.starts_with("meta|last_refresh|")
+        }));
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_streamed_cold_build_writes_the_rows_a_full_refresh_writes() {
+    // More files than two parse chunks, so rows cross batch boundaries; references into
+    // earlier and later chunks, calls on definition lines (the definition's row stands for
+    // the site), unresolved names, a module clash (two files defining the same ids) and a
+    // parse error.
+    let n = 2 * parse::SINK_CHUNK + 77;
+    let text = |i: usize| {
+        let j = (i * 7 + 1) % n;
+        format!(
+            "from pkg.m{j} import f{j} as g\n\ndef f{i}(): return g()\n\n\
+             class C{i}:\n    def m(self):\n        return self.k() + undefined_{}()\n\n    \
+             def k(self): return f{i}()\n",
+            i % 3
+        )
+    };
+    let mut files: Vec<(String, String)> =
+        (0..n).map(|i| (format!("pkg/m{i}.py"), text(i))).collect();
+    files.push(("pkg/__init__.py".into(), "from .m0 import f0\n".into()));
+    files.push(("pkg/clash.py".into(), "def same(): return f0()\n".into()));
+    files.push((
+        "pkg/clash/__init__.py".into(),
+        "def same(): return f0()\n".into(),
+    ));
+    files.push((
+        "pkg/broken.py".into(),
+        "def oops(:\n    return f1()\n".into(),
+    ));
+    let d = tempfile::tempdir().unwrap();
+    for (p, _) in &files {
+        let path = d.path().join(p);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, "").unwrap();
+    }
+    // A refresh that re-parses every file writes them all through the row-by-row path
+    // ([`write`]), files keeping the ids the cold build of the empty files gave them.
+    let refreshed = d.path().join("refreshed/recon.db");
+    let opts = IndexOptions::default();
+    index(d.path(), &refreshed, &opts).unwrap();
+    for (p, t) in &files {
+        fs::write(d.path().join(p), t).unwrap();
+    }
+    let s = index(d.path(), &refreshed, &opts).unwrap();
+    assert_eq!(s.files_parsed, files.len());
+    let streamed = d.path().join("streamed/recon.db");
+    let c = index(d.path(), &streamed, &opts).unwrap();
+    assert_eq!((c.nodes, c.edges), (s.nodes, s.edges));
+    assert!(c.edges > 4 * n, "{}", c.edges);
+    // The refresh's upserts each consume an AUTOINCREMENT number even when they update a row
+    // in place, so only `sqlite_sequence` may differ: it is past every id either way.
+    let graph = |db: &Path| -> Vec<String> {
+        every_row(db)
+            .into_iter()
+            .filter(|r| !r.starts_with("sqlite_sequence|"))
+            .collect()
+    };
+    assert_eq!(graph(&streamed), graph(&refreshed));
 }

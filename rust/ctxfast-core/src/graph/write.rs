@@ -1,6 +1,6 @@
-//! The write stage: one transaction that replaces the rows of changed, removed and
-//! re-resolved files, then brings `name_index`, the secondary indexes (after a cold bulk
-//! load) and `meta` up to date.
+//! The write stage of a refresh: one transaction that replaces the rows of changed, removed
+//! and re-resolved files, then brings `name_index` and `meta` up to date. A cold build
+//! streams its rows through [`super::bulk`] instead and ends with [`build_indexes`].
 
 use super::parse::ChangedFile;
 use super::plan::{FileStat, SkippedFile};
@@ -24,10 +24,8 @@ pub struct GraphDelta<'a, 'r> {
     pub resolved: &'a [(usize, Resolved)],
     /// Files gone since the previous run: every row of theirs is deleted.
     pub removed: &'a [String],
-    /// Size and mtime of every discovered file.
+    /// Size and mtime of every file parsed in this run.
     pub stats: &'a HashMap<&'a str, FileStat>,
-    /// A first build into an empty database: nothing to delete, indexes built at the end.
-    pub cold: bool,
 }
 
 /// Writes `delta` inside `tx` and returns the graph's (node, edge) counts after it. Checks
@@ -38,13 +36,7 @@ pub fn write_graph(
     progress: &Progress,
 ) -> CoreResult<(i64, i64)> {
     let files = delta.files;
-    let (mut n_nodes, mut n_edges) = if delta.cold {
-        // Bulk load: maintaining secondary indexes row by row is slower than rebuilding them.
-        tx.execute_batch(store::DROP_INDEXES)?;
-        (0, 0)
-    } else {
-        graph_counts(tx)?
-    };
+    let (mut n_nodes, mut n_edges) = graph_counts(tx)?;
     let wipe_all: Vec<&str> = delta
         .removed
         .iter()
@@ -53,17 +45,15 @@ pub fn write_graph(
         .collect();
     // Definition qualnames leaving the graph: candidates for removal from name_index.
     let mut old_quals: Vec<String> = vec![];
-    if !delta.cold {
-        let mut st =
-            tx.prepare_cached("SELECT qualname FROM nodes WHERE file = ?1 AND kind != 'ref'")?;
-        for p in &wipe_all {
-            let rows = st.query_map([p], |r| r.get::<_, String>(0))?;
-            old_quals.extend(rows.flatten());
-        }
-        let deleted = delete_rows(tx, &wipe_all, delta)?;
-        n_nodes -= deleted.0;
-        n_edges -= deleted.1;
+    let mut st =
+        tx.prepare_cached("SELECT qualname FROM nodes WHERE file = ?1 AND kind != 'ref'")?;
+    for p in &wipe_all {
+        let rows = st.query_map([p], |r| r.get::<_, String>(0))?;
+        old_quals.extend(rows.flatten());
     }
+    let deleted = delete_rows(tx, &wipe_all, delta)?;
+    n_nodes -= deleted.0;
+    n_edges -= deleted.1;
 
     // A file keeps its id while it exists (other files' `file_dep_rows` name it by id), so a
     // changed file's row is updated in place.
@@ -132,9 +122,7 @@ pub fn write_graph(
             ins_dep.execute(params![src, dst])?;
         }
     }
-    if !delta.cold {
-        update_name_index(tx, &old_quals, delta)?;
-    }
+    update_name_index(tx, &old_quals, delta)?;
     Ok((n_nodes, n_edges))
 }
 

@@ -176,7 +176,7 @@ fn agreed(
 /// every other language, follow [`module_qualname`].
 #[derive(Clone, Debug, Default)]
 pub struct ModuleNamer {
-    py_packages: std::collections::HashSet<String>,
+    py_packages: rustc_hash::FxHashSet<String>,
 }
 
 impl ModuleNamer {

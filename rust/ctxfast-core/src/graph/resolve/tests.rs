@@ -20,7 +20,8 @@ fn files(srcs: &[(&str, &str)]) -> Vec<FileData> {
 /// The resolution of file `f` of `srcs`.
 fn resolve(srcs: &[(&str, &str)], f: u32) -> Resolved {
     let fs = files(srcs);
-    let r = Resolver::new(&fs, "");
+    let sym = Symbols::build(&fs);
+    let r = Resolver::new(&fs, &sym, "");
     r.resolve_file(f)
 }
 

@@ -1,0 +1,273 @@
+//! The write side of a cold build, streamed: the rows of each chunk of parsed files and of
+//! each chunk of resolved files are written while the next chunk is parsed or resolved,
+//! instead of holding every extraction's rows and every resolution until a final write.
+//!
+//! Rows go in exactly as the one-transaction write of a refresh ([`super::write`]) would
+//! put them: files in order (so `files.id` is the same), edges and unresolved names in
+//! resolution order. Only `node_rows` and `defs_meta` need another order — by node key,
+//! first row winning among equal keys (definitions before reference sites, files in order)
+//! — and appending to their primary-key B-trees in key order is several times cheaper than
+//! inserting at random positions. So nodes are appended to a staging table as they come and
+//! moved into `node_rows` in one sorted `INSERT ... SELECT` at the end: SQLite's external
+//! sort keeps that bounded in memory however large the tree.
+
+use super::discover::Found;
+use super::lang::ModuleNamer;
+use super::parse::Outcome;
+use super::plan::FileStat;
+use super::resolve::{qualnames_of, Resolved};
+use super::store;
+use crate::error::{CoreError, CoreResult};
+use rayon::prelude::*;
+use rusqlite::{params, Connection};
+
+/// Batches that may wait for the writer: the parse and resolve workers run at most this far
+/// ahead of it, which bounds the rows held in memory.
+pub const BATCHES_IN_FLIGHT: usize = 2;
+
+/// One definition of a parsed file: its `nodes` row and its `defs_meta` row.
+pub struct DefRow {
+    key: i64,
+    kind: &'static str,
+    name: String,
+    qual: String,
+    line: u32,
+    col: u32,
+    end_line: u32,
+    signature: String,
+    doc: String,
+}
+
+/// The rows of one parsed file: `files`, `file_stat`, `raw` and its definitions.
+pub struct FileRows {
+    rel: String,
+    sha: String,
+    language: &'static str,
+    stat: FileStat,
+    parse_error: Option<String>,
+    data: Vec<u8>,
+    iface: Vec<u8>,
+    defs: Vec<DefRow>,
+}
+
+/// What the workers hand the writer, in the order it is written: every file's rows come
+/// before any resolution (reference sites and edges name files by id).
+pub enum Batch {
+    Files(Vec<FileRows>),
+    /// (index into the run's file list, its resolution), in file order.
+    Resolved(Vec<(usize, Resolved)>),
+}
+
+/// The rows of the parsed files of one chunk (`outcomes` is `part`'s), built in parallel:
+/// blobs deflated and node keys hashed on the workers, not on the writer.
+pub fn file_rows(part: &[Found], outcomes: &[Outcome], namer: &ModuleNamer) -> Vec<FileRows> {
+    part.par_iter()
+        .zip(outcomes.par_iter())
+        .filter_map(|(f, o)| {
+            let Outcome::Parsed {
+                sha,
+                raw,
+                parse_error,
+            } = o
+            else {
+                return None;
+            };
+            let lang = f.lang?;
+            let module = namer.name(&f.rel, lang);
+            let quals = qualnames_of(&f.rel, lang, &module, raw);
+            let defs = raw
+                .defs
+                .iter()
+                .zip(quals)
+                .map(|(d, qual)| DefRow {
+                    key: store::node_key(&format!("{qual}:{}", d.line)),
+                    kind: d.kind.as_str(),
+                    name: d.name.clone(),
+                    qual,
+                    line: d.line,
+                    col: d.col,
+                    end_line: d.end_line,
+                    signature: d.signature.clone(),
+                    doc: d.doc.clone(),
+                })
+                .collect();
+            Some(FileRows {
+                rel: f.rel.clone(),
+                sha: sha.clone(),
+                language: lang.as_str(),
+                stat: FileStat::of(f),
+                parse_error: parse_error.clone(),
+                data: raw.encode_compressed(),
+                iface: raw.interface().encode_compressed(),
+                defs,
+            })
+        })
+        .collect()
+}
+
+/// Nodes in arrival order (`seq`), moved into `node_rows` and `defs_meta` by
+/// [`BulkWriter::finish`]. A definition carries its signature (a reference site NULL).
+const STAGE: &str = "CREATE TEMP TABLE node_stage(seq INTEGER PRIMARY KEY, id INT, kind TEXT, \
+    name TEXT, qualname TEXT, file_id INT, line INT, col INT, end_line INT, signature TEXT, doc TEXT);";
+
+/// Writes a cold build's [`Batch`]es into an empty index inside the caller's transaction.
+pub struct BulkWriter<'t> {
+    tx: &'t Connection,
+    /// `files.id` and path of the run's files, by index into its file list.
+    ids: Vec<i64>,
+    paths: Vec<String>,
+    edges: i64,
+}
+
+impl<'t> BulkWriter<'t> {
+    /// Drops the secondary indexes (rebuilt once after the load) and creates the stage.
+    pub fn new(tx: &'t Connection) -> CoreResult<Self> {
+        tx.execute_batch(store::DROP_INDEXES)?;
+        tx.execute_batch(STAGE)?;
+        Ok(BulkWriter {
+            tx,
+            ids: vec![],
+            paths: vec![],
+            edges: 0,
+        })
+    }
+
+    /// How many files have their rows written.
+    pub fn files_written(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn write(&mut self, batch: Batch) -> CoreResult<()> {
+        match batch {
+            Batch::Files(rows) => self.files(rows),
+            Batch::Resolved(done) => self.resolved(&done),
+        }
+    }
+
+    fn files(&mut self, rows: Vec<FileRows>) -> CoreResult<()> {
+        let tx = self.tx;
+        let mut ins_file = tx.prepare_cached(
+            "INSERT INTO files(path, sha256, language, bytes, parse_error) VALUES(?1, ?2, ?3, ?4, ?5) \
+             ON CONFLICT(path) DO UPDATE SET sha256 = excluded.sha256, language = excluded.language, \
+             bytes = excluded.bytes, parse_error = excluded.parse_error RETURNING id",
+        )?;
+        let mut ins_raw =
+            tx.prepare_cached("INSERT OR REPLACE INTO raw(path, data, iface) VALUES(?1, ?2, ?3)")?;
+        let mut ins_stat = tx.prepare_cached(
+            "INSERT OR REPLACE INTO file_stat(path, size, mtime_ns) VALUES(?1, ?2, ?3)",
+        )?;
+        let mut stage = tx.prepare_cached(
+            "INSERT INTO node_stage(id, kind, name, qualname, file_id, line, col, end_line, signature, doc) \
+             VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        )?;
+        for f in rows {
+            let id: i64 = ins_file.query_row(
+                params![f.rel, f.sha, f.language, f.stat.size, f.parse_error],
+                |r| r.get(0),
+            )?;
+            ins_stat.execute(params![f.rel, f.stat.size, f.stat.mtime_ns])?;
+            ins_raw.execute(params![f.rel, f.data, f.iface])?;
+            for d in &f.defs {
+                stage.execute(params![
+                    d.key,
+                    d.kind,
+                    d.name,
+                    d.qual,
+                    id,
+                    d.line,
+                    d.col,
+                    d.end_line,
+                    d.signature,
+                    d.doc
+                ])?;
+            }
+            self.ids.push(id);
+            self.paths.push(f.rel);
+        }
+        Ok(())
+    }
+
+    fn resolved(&mut self, done: &[(usize, Resolved)]) -> CoreResult<()> {
+        let tx = self.tx;
+        let mut stage = tx.prepare_cached(
+            "INSERT INTO node_stage(id, kind, name, qualname, file_id, line, col, end_line) \
+             VALUES(?1, 'ref', ?2, ?3, ?4, ?5, ?6, ?5)",
+        )?;
+        let mut ins_edge =
+            tx.prepare_cached("INSERT INTO edge_rows(src, dst, kind) VALUES(?1, ?2, ?3)")?;
+        let mut ins_unres = tx.prepare_cached(
+            "INSERT INTO unresolved(name, node_id, file, line, col) VALUES(?1, ?2, ?3, ?4, ?5)",
+        )?;
+        let mut ins_dep =
+            tx.prepare_cached("INSERT INTO file_dep_rows(src, dst) VALUES(?1, ?2)")?;
+        let id_of = |i: usize| -> CoreResult<i64> {
+            self.ids.get(i).copied().ok_or_else(|| {
+                CoreError::InvalidArgument(format!(
+                    "cold build: file {i} resolved before its row was written; please report this"
+                ))
+            })
+        };
+        for (i, r) in done {
+            let file = id_of(*i)?;
+            for n in &r.ref_nodes {
+                stage.execute(params![
+                    store::node_key(&n.id),
+                    n.name,
+                    n.qualname,
+                    file,
+                    n.line,
+                    n.col
+                ])?;
+            }
+            for e in &r.edges {
+                let (src, dst) = (store::node_key(&e.src), store::node_key(&e.dst));
+                self.edges += ins_edge.execute(params![src, dst, e.kind.code()])? as i64;
+            }
+            let rel = self.paths[*i].as_str();
+            for u in &r.unresolved {
+                let node = store::node_key(&u.node_id);
+                ins_unres.execute(params![u.name, node, rel, u.line, u.col])?;
+            }
+            for d in &r.deps {
+                ins_dep.execute(params![file, id_of(*d as usize)?])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Moves the staged nodes into `node_rows` and `defs_meta` in key order (the first row
+    /// of a key wins, as [`super::write`] inserts them) and returns the (node, edge) counts.
+    /// A key held by two different ids is a key collision, an error.
+    pub fn finish(self) -> CoreResult<(i64, i64)> {
+        let tx = self.tx;
+        let nodes = tx.execute(
+            "INSERT OR IGNORE INTO node_rows(id, kind, name, qualname, file_id, line, col, end_line) \
+             SELECT id, kind, name, qualname, file_id, line, col, end_line FROM node_stage ORDER BY id, seq",
+            [],
+        )? as i64;
+        let clash: Option<(String, String)> = tx
+            .query_row(
+                "SELECT n.qualname || ':' || n.line, s.qualname || ':' || s.line \
+                 FROM node_stage s JOIN node_rows n ON n.id = s.id \
+                 WHERE n.qualname || ':' || n.line != s.qualname || ':' || s.line LIMIT 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .map(Some)
+            .or_else(|e| match e {
+                rusqlite::Error::QueryReturnedNoRows => Ok(None),
+                e => Err(e),
+            })?;
+        if let Some((stored, other)) = clash {
+            return Err(CoreError::InvalidArgument(format!(
+                "node ids {stored:?} and {other:?} share a key; please report this"
+            )));
+        }
+        tx.execute_batch(
+            "INSERT OR IGNORE INTO defs_meta(id, signature, doc) \
+             SELECT id, signature, doc FROM node_stage WHERE signature IS NOT NULL ORDER BY id, seq; \
+             DROP TABLE node_stage;",
+        )?;
+        Ok((nodes, self.edges))
+    }
+}
