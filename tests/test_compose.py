@@ -146,6 +146,7 @@ def test_callers_are_capped_and_the_cap_is_logged(project):
     assert (d.margin_lines, d.attached_lines) == (2, 10)
     assert (d.max_test_callers, d.max_caller_sites) == (2, 400)
     assert d.candidates_per_1k_tokens == 5
+    assert (d.whole_file_share, d.whole_files) == (0.25, 1)
 
 
 def test_larger_windows_draw_on_more_retrieved_candidates():
@@ -257,6 +258,59 @@ def test_definitions_come_with_decorators_comments_and_blank_margins(tmp_path):
     )
     shown = {n for e in bare.window if e.file == "shapes/square.py" for n in e.shown_lines()}
     assert 6 not in shown and 9 not in shown
+
+
+def _printer_project(tmp_path, extra_lines=0):
+    root = tmp_path / "printer"
+    (root / "fmt").mkdir(parents=True)
+    (root / "fmt/__init__.py").write_text("", encoding="utf-8")
+    filler = "".join(f"\n\ndef helper_{i}():\n    return {i}\n" for i in range(extra_lines))
+    (root / "fmt/names.py").write_text(
+        "KNOWN = {\n"
+        '    "exp": "Exp",\n'
+        '    "log": "Log",\n'
+        "}\n\n\n"
+        "def render_name(fn):\n"
+        '    """Render a function name in the target syntax."""\n'
+        "    return KNOWN.get(fn, fn)\n" + filler,
+        encoding="utf-8",
+    )
+    return ctxfast.Repository(root)
+
+
+def test_a_small_target_file_is_shown_whole(tmp_path):
+    repo = _printer_project(tmp_path)
+    task = "render_name gives the wrong name for max"
+    ctx = ctxfast.compose(repo, task, localization=["fmt.names.render_name"])
+    text = ctx.render()
+    assert '2 |     "exp": "Exp",' in text  # the table above the target
+    assert "### fmt/names.py:1-9 · `render_name` (5-9) — change target" in text
+    whole = _decisions(ctx, "defaults")["whole_file"]
+    assert whole.subject == "fmt/names.py" and "9 lines" in whole.driver
+    off = ctxfast.compose(
+        repo,
+        task,
+        localization=["fmt.names.render_name"],
+        defaults=DefaultsConfig(whole_file_share=0.0),
+    )
+    assert "whole_file" not in _decisions(off, "defaults")
+    shown = {n for e in off.window if e.file == "fmt/names.py" for n in e.shown_lines()}
+    assert 2 not in shown
+
+
+def test_a_target_file_over_the_line_or_token_limit_is_not_whole(tmp_path):
+    repo = _printer_project(tmp_path, extra_lines=60)  # 249 lines > large_item_lines
+    task = "render_name gives the wrong name for max"
+    ctx = ctxfast.compose(repo, task, localization=["fmt.names.render_name"])
+    assert "whole_file" not in _decisions(ctx, "defaults")
+    small = _printer_project(tmp_path / "again")
+    tight = ctxfast.compose(
+        small,
+        task,
+        localization=["fmt.names.render_name"],
+        config=ConstructConfig(target_tokens=100),  # a quarter of it: 25 tokens
+    )
+    assert "whole_file" not in _decisions(tight, "defaults")
 
 
 def test_config_consumers_from_code_and_config_files(project):

@@ -31,6 +31,8 @@ def test_every_spec_default_is_pinned():
     assert c.compression_floor_bytes == 1024
     assert c.large_item_lines == 200
     assert c.window_lines == 40
+    assert c.window_code_only is True
+    assert c.named_ambiguity == 3
     assert c.insertion_gap_lines == 3
     assert c.pointer_preview_chars == 60
     assert c.min_term_len == 3
@@ -44,7 +46,7 @@ def test_every_spec_default_is_pinned():
     assert c.gap_lines == 32
     assert c.evidence_ranker is True
     # Every field is pinned above: a new cap must get a pinned default too.
-    assert len(dataclasses.fields(c)) == 30
+    assert len(dataclasses.fields(c)) == 32
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,14 @@ import pytest
 from construct_fixtures import TARGET, cand, load_body, scenario
 
 from ctxfast.construct import ConstructConfig, Kind, PlanNode, construct, stuff_everything
-from ctxfast.construct.compress import ast_slice, best_line_windows, derive_signature, mask_pointer
+from ctxfast.construct.compress import (
+    ast_slice,
+    best_line_windows,
+    best_window,
+    code_rows,
+    derive_signature,
+    mask_pointer,
+)
 from ctxfast.construct.pool import PoolInputs, build_pool
 from ctxfast.construct.relevance_gate import fold_residue, run_gate
 from ctxfast.construct.represent import (
@@ -106,6 +113,36 @@ def test_gate_drivers_residue_and_rejection():
         assert e.driver
 
 
+def test_a_bare_name_many_candidates_share_is_residue_unless_qualified():
+    cands = [
+        cand("p.target.fix", "p/target.py", 10, "def fix(order, permute):\n    return order"),
+        *(
+            cand(f"p.m{i}.Shape{i}.permute", f"p/m{i}.py", 5, "def permute(self, order):\n    pass")
+            for i in range(3)
+        ),
+        cand("p.perm.Cycle.rotate", "p/perm.py", 5, "def rotate(self, order):\n    pass"),
+    ]
+    plan = PlanNode("N", "fix gives the wrong order with permute and rotate", "p.target.fix")
+    pool = build_pool(PoolInputs("t", plan, candidates=cands), CFG)
+    by_entity = {it.meta.entity: it.id for it in pool.items if it.kind is Kind.RETRIEVED_HIT}
+    g = run_gate(pool, plan, CFG)
+    assert all(by_entity[f"p.m{i}.Shape{i}.permute"] in g.residue for i in range(3))
+    assert g.drivers[by_entity["p.perm.Cycle.rotate"]] == "obligation:dependency"  # one of it
+    every = ConstructConfig(named_ambiguity=0)
+    g0 = run_gate(build_pool(PoolInputs("t", plan, candidates=cands), every), plan, every)
+    assert all(
+        g0.drivers[by_entity[f"p.m{i}.Shape{i}.permute"]] == "obligation:dependency"
+        for i in range(3)
+    )
+    named = PlanNode("N", "Shape1.permute gives the wrong order", "p.target.fix")
+    g1 = run_gate(build_pool(PoolInputs("t", named, candidates=cands), CFG), named, CFG)
+    assert g1.drivers[by_entity["p.m1.Shape1.permute"]] == "obligation:dependency"
+    assert by_entity["p.m0.Shape0.permute"] in g1.residue
+    layers = PlanNode("N", "permute gives the wrong order", "p.m0.Shape0.permute")
+    g2 = run_gate(build_pool(PoolInputs("t", layers, candidates=cands), CFG), layers, CFG)
+    assert g2.drivers[by_entity["p.m1.Shape1.permute"]] == "obligation:dependency"  # its name
+
+
 def test_gate_caps_admitted_set_by_source_priority():
     cfg = ConstructConfig(admitted_cap=3)
     cands = [cand(f"m.f{i}", "m.py", 100 * (i + 1), f"def f{i}(): pass") for i in range(5)]
@@ -198,6 +235,24 @@ def test_best_line_windows_picks_the_contiguous_lines_with_most_overlap():
     two = best_line_windows(lines, {"timeout"}, 2, k=2)
     assert len(two) == 2 and two[0][1] <= two[1][0]
     assert best_line_windows([], {"x"}, 3) == []
+
+
+def test_a_cut_body_is_windowed_on_its_code_not_its_docstring():
+    doc = [
+        '    """Solve the equation for syms with permute set.',
+        *["    permute syms"] * 8,
+        '    """',
+    ]
+    body = ["    x = 1"] * 30 + ["    return solve(eq, syms, permute=permute)"] + ["    y = 2"] * 30
+    pairs = tuple(enumerate(["def solve(eq, syms, permute):", *doc, *body], start=100))
+    cfg = ConstructConfig(large_item_lines=20, window_lines=10)
+    shown, cut = best_window(pairs, {"permute", "syms"}, cfg)
+    assert cut and "    return solve(eq, syms, permute=permute)" in [t for _, t in shown]
+    every = ConstructConfig(large_item_lines=20, window_lines=10, window_code_only=False)
+    prose, _ = best_window(pairs, {"permute", "syms"}, every)
+    assert prose[0][0] <= 102  # scored on every line, the docstring wins
+    rows = ['"""One line."""', "x = 1", "# note", "// note", "'''", "prose", "'''", "y = 2"]
+    assert code_rows(rows) == [False, True, False, False, False, False, False, True]
 
 
 def test_ast_slice_and_signature():

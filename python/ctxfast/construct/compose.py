@@ -25,6 +25,7 @@ from ctxfast.construct.defaults import (
     window_candidates,
     with_context,
     with_margins,
+    with_whole_files,
 )
 from ctxfast.construct.gaps import Source
 from ctxfast.construct.pipeline import construct, default_plan
@@ -42,6 +43,7 @@ from ctxfast.construct.schema import (
 from ctxfast.errors import InvalidArgumentError
 from ctxfast.repository import Repository
 from ctxfast.text import is_test_path
+from ctxfast.tokens import count_tokens
 
 RETRIEVAL_TOKENS = 4000  # the retrieval design's cap on the slice handed to construction
 
@@ -124,6 +126,7 @@ def prepare(
     refresh: bool = True,
     target_tokens: int = 0,
     large_item_lines: int = ConstructConfig.large_item_lines,
+    encoding: str = ConstructConfig.encoding,
 ) -> ComposeInputs:
     """Refresh the index (unless ``refresh=False``), retrieve, and derive the defaults the
     caller did not supply. ``target_tokens`` is the size the window will fill toward: a
@@ -214,8 +217,19 @@ def prepare(
     candidates = [
         with_context(graph, reader, c, dcfg) if c.qualname in change else c for c in candidates
     ]
+    candidates, whole_log = with_whole_files(
+        reader,
+        candidates,
+        heads,
+        dcfg,
+        target_tokens,
+        large_item_lines,
+        lambda text: count_tokens(text, encoding),
+    )
+    log += whole_log
     if dcfg.file_outlines:
-        candidates += _outlines(graph, reader, result, candidates, change, dcfg)
+        whole = {e.subject for e in whole_log}
+        candidates += _outlines(graph, reader, result, candidates, change, dcfg, whole)
     if impact is None:
         derived = derive_impact(graph, repo.manifest(), repo.root, heads, known, dcfg)
         edges = derived.edges
@@ -256,9 +270,11 @@ def _outlines(
     candidates: Sequence[CodeCandidate],
     change: set[str],
     cfg: DefaultsConfig,
+    whole: set[str],
 ) -> list[CodeCandidate]:
     """Skeletons of the files holding a change target and of the best-ranked files, each
-    scored like the best candidate of its file so the residue ranking can weigh it."""
+    scored like the best candidate of its file so the residue ranking can weigh it (a file
+    already shown whole needs none)."""
     best: dict[str, float] = {}
     for c in candidates:
         if c.origin == Origin.RETRIEVAL:
@@ -268,6 +284,8 @@ def _outlines(
     ranked = ranked[: cfg.outline_files]
     out = []
     for path in dict.fromkeys([*target_files, *ranked]):
+        if path in whole:
+            continue
         cand = file_outline(graph, reader, path, best.get(path, 0.0), cfg)
         if cand is not None:
             out.append(cand)
@@ -344,6 +362,7 @@ def compose(
         refresh=refresh,
         target_tokens=cfg.target_tokens,
         large_item_lines=cfg.large_item_lines,
+        encoding=cfg.encoding,
     )
     t0 = time.perf_counter()
     ctx = construct(

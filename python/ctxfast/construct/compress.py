@@ -162,22 +162,30 @@ def call_site_lines(item: EvidenceItem, head: str | None) -> Numbered:
     if not head or item.kind not in CODE_KINDS:
         return ()
     call = re.compile(_CALL_OF.format(name=re.escape(short_name(head))))
+    code = code_rows([ln for _, ln in pairs])
+    return tuple(
+        (n, ln)
+        for (n, ln), is_code in zip(pairs, code, strict=True)
+        if is_code and not _DEF_LINE.match(ln) and call.search(ln.strip().split(" #", 1)[0])
+    )
+
+
+def code_rows(lines: Sequence[str]) -> list[bool]:
+    """Which lines are code: not a docstring line (triple-quoted prose) nor a comment."""
     out = []
     in_doc: str | None = None
-    for n, ln in pairs:
+    for ln in lines:
         code = ln.strip()
         if in_doc is not None:
             if in_doc in code:
                 in_doc = None
+            out.append(False)
             continue
         for quote in ('"""', "'''"):
             if code.startswith(quote) and code.count(quote) == 1:
                 in_doc = quote
-        if in_doc is not None or code.startswith(("#", '"""', "'''")) or _DEF_LINE.match(ln):
-            continue
-        if call.search(code.split(" #", 1)[0]):
-            out.append((n, ln))
-    return tuple(out)
+        out.append(in_doc is None and not code.startswith(("#", "//", '"""', "'''")))
+    return out
 
 
 def signature_lines(item: EvidenceItem) -> Numbered:
@@ -226,9 +234,11 @@ def best_window(
         return pairs, False
     if keep_tail:
         return pairs[-config.window_lines :], True
-    st, en, _ = best_line_windows(
-        [t for _, t in pairs], terms, config.window_lines, min_len=config.min_term_len
-    )[0]
+    texts = [t for _, t in pairs]
+    if config.window_code_only:
+        # A docstring repeats the task's words without being what changes: score code.
+        texts = [t if c else "" for t, c in zip(texts, code_rows(texts), strict=True)]
+    st, en, _ = best_line_windows(texts, terms, config.window_lines, min_len=config.min_term_len)[0]
     return pairs[st:en], True
 
 

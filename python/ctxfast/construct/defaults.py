@@ -16,7 +16,7 @@ repository (thousands of callers) costs a fixed amount, and each cap that bites 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -59,6 +59,15 @@ class DefaultsConfig:
     # A change target is shown with its context: the enclosing class's header for a
     # method, the module's imports for module-level code.
     target_context: bool = True
+    # A change target whose whole file is small is shown as that file, whole: at most
+    # ``whole_file_share`` of the window's target size in tokens and at most construction's
+    # ``large_item_lines`` lines, for the first ``whole_files`` such files in target order
+    # (an edit often lands a few lines from the definition retrieval chose: a table entry at
+    # the top of the module, the method beside it). On 107 exact-tree Lite instances at 8k
+    # it covered one more (a 131-line printer whose fix is a dict entry and a method the
+    # outline left out) and lost none; two files and 40% of the target covered the same.
+    whole_file_share: float = 0.25
+    whole_files: int = 1
     # A skeleton (definition lines with real line numbers) of each file holding a change
     # target and of the best ``outline_files`` other files, so the model sees where else to
     # look. Skeletons cost room the fill would give to bodies: on the 140 exact-tree Lite
@@ -537,6 +546,59 @@ def with_context(
     return replace(cand, lines=tuple(shown), text=text)
 
 
+def with_whole_files(
+    reader: SourceReader,
+    candidates: Sequence[CodeCandidate],
+    heads: Sequence[str],
+    cfg: DefaultsConfig,
+    target_tokens: int,
+    max_lines: int,
+    count: Callable[[str], int],
+) -> tuple[list[CodeCandidate], list[LogEntry]]:
+    """The first change target of a small file carries the whole file as its lines (its
+    span stays the definition's, so the window can say where in the file it is).
+
+    The edit lands somewhere in that file, often a few lines from the definition retrieval
+    chose (a table entry above it, the method next to it): a module small enough costs less
+    than the guesses the fill would spend on other files, and the model sees it as it is.
+    """
+    room = int(target_tokens * cfg.whole_file_share)
+    if room <= 0 or cfg.whole_files <= 0:
+        return list(candidates), []
+    order = {h: i for i, h in enumerate(dict.fromkeys(heads))}
+    firsts: dict[str, int] = {}
+    for i, c in sorted(
+        ((i, c) for i, c in enumerate(candidates) if c.qualname in order),
+        key=lambda ic: order[ic[1].qualname or ""],
+    ):
+        firsts.setdefault(c.file, i)
+    out = list(candidates)
+    log: list[LogEntry] = []
+    for path, i in list(firsts.items()):
+        if len(log) >= cfg.whole_files:
+            break
+        lines = reader.lines(path)
+        if not lines or len(lines) > max_lines:
+            continue
+        text = "\n".join(lines)
+        tokens = count(text)
+        if tokens > room:
+            continue
+        room -= tokens
+        c = out[i]
+        out[i] = replace(c, lines=tuple(range(1, len(lines) + 1)), text=text)
+        log.append(
+            LogEntry(
+                "defaults",
+                c.qualname or path,
+                "whole_file",
+                f"{len(lines)} lines, {tokens} tokens: the change target's file shown whole",
+                path,
+            )
+        )
+    return out, log
+
+
 # Lines that belong to the definition below them: decorators and annotations (``@``),
 # attributes (``#[``), and comments of every graph language.
 _ATTACHED = ("@", "#", "//", "/*", "*")
@@ -649,4 +711,5 @@ __all__ = [
     "window_candidates",
     "with_context",
     "with_margins",
+    "with_whole_files",
 ]

@@ -8,6 +8,7 @@ obligation (07), or it is a direct consequence of the change in the impact DAG (
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -62,6 +63,27 @@ def _names(entity: str, text: str) -> bool:
     return len(name) >= 4 and mentions(text, name)
 
 
+def _ambiguous(
+    entity: str, plan: PlanNode, namesakes: Counter[str] | None, config: ConstructConfig
+) -> bool:
+    """A bare name the task uses that many candidates share (``permute``, ``MatrixSymbol``
+    as a handler method) does not say which of them matters: unless the task qualifies it
+    (``Class.method``, the full qualname), such a definition competes as residue. The change
+    target's own name is not ambiguous: its namesakes are its other layers (a wrapper, a
+    binding, a stub)."""
+    if not config.named_ambiguity or namesakes is None:
+        return False
+    name = short_name(entity)
+    if namesakes[name] < config.named_ambiguity:
+        return False
+    if plan.target_entity and short_name(plan.target_entity) == name:
+        return False
+    parts = entity.split(".")
+    qualified = ".".join(parts[-2:]) if len(parts) > 1 else entity
+    texts = (plan.obligation, *plan.preconditions)
+    return not any(entity in t or qualified in t for t in texts)
+
+
 def _target_span(pool: Pool) -> tuple[str, int] | None:
     for it in pool.items:
         if it.kind in CODE_KINDS and it.meta.entity in pool.change_set and it.meta.file:
@@ -87,6 +109,7 @@ def _driver(
     freshest: set[str],
     target: tuple[str, int] | None,
     target_files: frozenset[str] = frozenset(),
+    namesakes: Counter[str] | None = None,
 ) -> str | None:
     changes = pool.change_set
     if item.kind is Kind.PLAN_NODE:
@@ -105,7 +128,9 @@ def _driver(
             return "obligation:change_target"
         if any(_names(ent, v) for v in plan.required_validation):
             return "obligation:validation_target"
-        if _names(ent, plan.obligation) or any(_names(ent, p) for p in plan.preconditions):
+        if (_names(ent, plan.obligation) or any(_names(ent, p) for p in plan.preconditions)) and (
+            not _ambiguous(ent, plan, namesakes, config)
+        ):
             return "obligation:dependency"
         if any(_names(ent, c) for c in plan.acceptance_criteria):
             return "obligation:acceptance_predicate"
@@ -164,8 +189,11 @@ def run_gate(
     residue: list[str] = []
     rejected: list[str] = []
     log: list[LogEntry] = []
+    namesakes = Counter(
+        short_name(it.meta.entity) for it in pool.items if it.kind in CODE_KINDS and it.meta.entity
+    )
     for item in pool.items:
-        drv = _driver(item, plan, pool, config, freshest, target, target_files)
+        drv = _driver(item, plan, pool, config, freshest, target, target_files, namesakes)
         if drv is not None:
             admitted.append(item)
             drivers[item.id] = drv

@@ -199,13 +199,28 @@ def _pieces(own: Numbered, shown: Sequence[int]) -> list[Numbered]:
     return [tuple(x) for x in out]
 
 
+def _span_inside(b: Block, shown: Numbered) -> str:
+    """`` (a-b)`` when a change target is shown with more of its file than its own lines (its
+    class header, or the whole small file): the header's range is then not the definition's."""
+    meta = b.item.meta
+    start, end = meta.start_line, meta.end_line
+    if b.role is not Role.CHANGE_TARGET or start is None or end is None:
+        return ""
+    if start <= shown[0][0] and shown[-1][0] <= end:
+        return ""
+    return f" ({start}-{end})" if shown[0][0] <= start and end <= shown[-1][0] else ""
+
+
 def code_block_text(b: Block, shown: Numbered, continued: bool = False) -> str:
     path = b.item.meta.file or ""
     head = f"### {safe(path)}:{shown[0][0]}-{shown[-1][0]}"
     ent = b.item.meta.entity
     label = _label(b) + (", continued" if continued else "")
     named = ent and not ent.startswith(f"{path}:")  # a config line's entity is its address
-    head += f" · `{safe(local_name(ent, path))}` — {label}" if named else f" — {label}"
+    if named:
+        head += f" · `{safe(local_name(ent, path))}`{_span_inside(b, shown)} — {label}"
+    else:
+        head += f" — {label}"
     lang = _LANGUAGES.get("." + path.rsplit(".", 1)[-1] if "." in path else "", "")
     return f"{head}\n{fence_block(render_numbered(shown), lang)}"
 
