@@ -30,7 +30,9 @@
 //!
 //! Cold build: a missing `recon.db` is built in a private side file (no journal, no fsync,
 //! nodes inserted in key order, secondary indexes created after the load) and renamed into
-//! place, so an interrupted build never leaves a half-written index.
+//! place, so an interrupted build never leaves a half-written index. Its rows are streamed:
+//! a writer thread writes each chunk of parsed and then resolved files while the workers
+//! go on with the next ([`bulk`]), so memory holds the extractions, not every row as well.
 //!
 //! Incremental refresh (one WAL transaction; readers see the previous index until commit):
 //! each file is keyed by `sha256(bytes + path)`, read only when its size/mtime differ from
