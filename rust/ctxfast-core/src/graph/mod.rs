@@ -30,13 +30,18 @@
 //!
 //! Cold build: a missing `recon.db` is built in a private side file (no journal, no fsync,
 //! nodes inserted in key order, secondary indexes created after the load) and renamed into
-//! place, so an interrupted build never leaves a half-written index.
+//! place, so an interrupted build never leaves a half-written index. Its rows are streamed:
+//! a writer thread writes each chunk of parsed and then resolved files while the workers
+//! go on with the next ([`bulk`]), so memory holds the extractions, not every row as well.
 //!
 //! Incremental refresh (one WAL transaction; readers see the previous index until commit):
 //! each file is keyed by `sha256(bytes + path)`, read only when its size/mtime differ from
 //! `file_stat` or its mtime is within [`RACY_NS`] of the previous run's start. Unchanged files
 //! contribute only their stored *interface* blob (definitions, bindings, non-function
 //! locals) to the symbol table; changed files are re-parsed; removed files' rows are deleted.
+//! A process keeps what its last run left ([`cache`]: the recorded keys and stats, the
+//! interfaces, the symbol table), so its next refresh reads none of it back and replaces in
+//! the table only what the parsed files contribute ([`resolve::Symbols::refreshed`]).
 //! Resolution re-runs for the changed files, and — only when a changed file's interface
 //! moved (see [`raw::RawFile::same_interface`]) or a file was removed — for every file that
 //! had an edge into it, had unresolved names it may now define, or imports a module (or a
