@@ -176,6 +176,9 @@ def test_ctrl_c_during_index_exits_130_without_a_traceback(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
+        # A suite started as a background job (`cmd &` in a script) inherits SIGINT ignored,
+        # and so would the child: give it the default a terminal's Ctrl-C meets.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     # The native run has started once it has written anything beside the .gitignore.
     deadline = time.monotonic() + 60
