@@ -16,7 +16,7 @@ use super::lang::ModuleNamer;
 use super::parse::Outcome;
 use super::plan::FileStat;
 use super::resolve::{qualnames_of, Resolved};
-use super::store;
+use super::{store, write};
 use crate::error::{CoreError, CoreResult};
 use rayon::prelude::*;
 use rusqlite::{params, Connection};
@@ -146,16 +146,9 @@ impl<'t> BulkWriter<'t> {
 
     fn files(&mut self, rows: Vec<FileRows>) -> CoreResult<()> {
         let tx = self.tx;
-        let mut ins_file = tx.prepare_cached(
-            "INSERT INTO files(path, sha256, language, bytes, parse_error) VALUES(?1, ?2, ?3, ?4, ?5) \
-             ON CONFLICT(path) DO UPDATE SET sha256 = excluded.sha256, language = excluded.language, \
-             bytes = excluded.bytes, parse_error = excluded.parse_error RETURNING id",
-        )?;
-        let mut ins_raw =
-            tx.prepare_cached("INSERT OR REPLACE INTO raw(path, data, iface) VALUES(?1, ?2, ?3)")?;
-        let mut ins_stat = tx.prepare_cached(
-            "INSERT OR REPLACE INTO file_stat(path, size, mtime_ns) VALUES(?1, ?2, ?3)",
-        )?;
+        let mut ins_file = tx.prepare_cached(write::INSERT_FILE)?;
+        let mut ins_raw = tx.prepare_cached(write::INSERT_RAW)?;
+        let mut ins_stat = tx.prepare_cached(write::INSERT_STAT)?;
         let mut stage = tx.prepare_cached(
             "INSERT INTO node_stage(id, kind, name, qualname, file_id, line, col, end_line, signature, doc) \
              VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",

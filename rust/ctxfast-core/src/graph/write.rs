@@ -28,6 +28,20 @@ pub struct GraphDelta<'a, 'r> {
     pub stats: &'a HashMap<&'a str, FileStat>,
 }
 
+/// A file's row, updated in place when it exists: a file keeps its id while it exists
+/// (other files' `file_dep_rows` name it by id). Shared by the refresh write and the
+/// streamed cold build.
+pub(crate) const INSERT_FILE: &str =
+    "INSERT INTO files(path, sha256, language, bytes, parse_error) VALUES(?1, ?2, ?3, ?4, ?5) \
+     ON CONFLICT(path) DO UPDATE SET sha256 = excluded.sha256, language = excluded.language, \
+     bytes = excluded.bytes, parse_error = excluded.parse_error RETURNING id";
+/// A file's stored extraction and interface.
+pub(crate) const INSERT_RAW: &str =
+    "INSERT OR REPLACE INTO raw(path, data, iface) VALUES(?1, ?2, ?3)";
+/// A file's stat record, read by the next refresh's plan.
+pub(crate) const INSERT_STAT: &str =
+    "INSERT OR REPLACE INTO file_stat(path, size, mtime_ns) VALUES(?1, ?2, ?3)";
+
 /// Writes `delta` inside `tx` and returns the graph's (node, edge) counts after it. Checks
 /// `progress` between batches: dropping `tx` on a cancel rolls the run back.
 pub fn write_graph(
@@ -55,18 +69,9 @@ pub fn write_graph(
     n_nodes -= deleted.0;
     n_edges -= deleted.1;
 
-    // A file keeps its id while it exists (other files' `file_dep_rows` name it by id), so a
-    // changed file's row is updated in place.
-    let mut ins_file = tx.prepare_cached(
-        "INSERT INTO files(path, sha256, language, bytes, parse_error) VALUES(?1, ?2, ?3, ?4, ?5) \
-         ON CONFLICT(path) DO UPDATE SET sha256 = excluded.sha256, language = excluded.language, \
-         bytes = excluded.bytes, parse_error = excluded.parse_error RETURNING id",
-    )?;
-    let mut ins_raw =
-        tx.prepare_cached("INSERT OR REPLACE INTO raw(path, data, iface) VALUES(?1, ?2, ?3)")?;
-    let mut ins_stat = tx.prepare_cached(
-        "INSERT OR REPLACE INTO file_stat(path, size, mtime_ns) VALUES(?1, ?2, ?3)",
-    )?;
+    let mut ins_file = tx.prepare_cached(INSERT_FILE)?;
+    let mut ins_raw = tx.prepare_cached(INSERT_RAW)?;
+    let mut ins_stat = tx.prepare_cached(INSERT_STAT)?;
     let blobs: Vec<(Vec<u8>, Vec<u8>)> = delta
         .changed
         .par_iter()
