@@ -272,7 +272,6 @@ pub fn payload_bytes(dir: &Path) -> CoreResult<u64> {
 mod tests {
     use super::*;
     use crate::graph::{index, IndexOptions};
-    use rusqlite::types::ValueRef;
     use std::fs;
 
     /// A small tree touching every extractor.
@@ -312,43 +311,9 @@ mod tests {
         }
     }
 
-    /// Every row of every table of the index, sorted — all but the two run timestamps, which
-    /// differ between any two builds.
+    /// Every row of every table of the index, sorted, the run timestamps left out.
     fn dump(db: &Path) -> Vec<String> {
-        let conn = Connection::open(db).unwrap();
-        let tables: Vec<String> = conn
-            .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-            .unwrap()
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
-        let mut out = vec![];
-        for t in tables {
-            let mut st = conn.prepare(&format!("SELECT * FROM {t}")).unwrap();
-            let n = st.column_count();
-            let rows = st
-                .query_map([], |r| {
-                    let mut cells = vec![t.clone()];
-                    for i in 0..n {
-                        cells.push(match r.get_ref(i)? {
-                            ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
-                            ValueRef::Blob(b) => b.iter().map(|x| format!("{x:02x}")).collect(),
-                            v => format!("{v:?}"),
-                        });
-                    }
-                    Ok(cells.join("|"))
-                })
-                .unwrap()
-                .map(Result::unwrap)
-                .filter(|row| {
-                    !row.starts_with("meta|run_start_ns|") && !row.starts_with("meta|last_refresh|")
-                })
-                .collect::<Vec<_>>();
-            out.extend(rows);
-        }
-        out.sort();
-        out
+        crate::graph::tests::every_row(db, &[])
     }
 
     fn cached(dir: &Path) -> IndexOptions {

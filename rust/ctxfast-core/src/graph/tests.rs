@@ -799,9 +799,10 @@ fn not_a_directory_is_an_error() {
     assert!(matches!(err, Err(CoreError::InvalidArgument(_))));
 }
 
-/// Every row of every table of the index at `db`, with the rowids readers order by (edges,
-/// unresolved names), sorted; the run's two timestamps left out.
-fn every_row(db: &Path) -> Vec<String> {
+/// Every row of every table of the index at `db`, sorted, the run's two timestamps left out
+/// (they differ between any two builds); rows of `rowid_tables` carry their rowid (the order
+/// readers see edges and unresolved names in).
+pub(crate) fn every_row(db: &Path, rowid_tables: &[&str]) -> Vec<String> {
     let conn = rusqlite::Connection::open(db).unwrap();
     let tables: Vec<String> = conn
         .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
@@ -812,7 +813,7 @@ fn every_row(db: &Path) -> Vec<String> {
         .collect();
     let mut out = vec![];
     for t in tables {
-        let rowid = if t == "edge_rows" || t == "unresolved" {
+        let rowid = if rowid_tables.contains(&t.as_str()) {
             "rowid, "
         } else {
             ""
@@ -892,7 +893,7 @@ fn a_streamed_cold_build_writes_the_rows_a_full_refresh_writes() {
     // The refresh's upserts each consume an AUTOINCREMENT number even when they update a row
     // in place, so only `sqlite_sequence` may differ: it is past every id either way.
     let graph = |db: &Path| -> Vec<String> {
-        every_row(db)
+        every_row(db, &["edge_rows", "unresolved"])
             .into_iter()
             .filter(|r| !r.starts_with("sqlite_sequence|"))
             .collect()
