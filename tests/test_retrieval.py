@@ -46,6 +46,7 @@ def test_defaults_are_the_spec_numbers():
         "path_mentions",
         "def_bm25",
         "path_words",
+        "path_compounds",
         "literals",
         "literal_names",
         "literal_names_flags",
