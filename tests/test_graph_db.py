@@ -103,8 +103,11 @@ def test_no_module_but_graph_db_opens_recon_db() -> None:
     ]
 
 
-def test_the_reader_waits_five_seconds_on_a_busy_index_by_default() -> None:
+def test_the_reader_waits_five_seconds_on_a_busy_index_by_default(tmp_path: Path) -> None:
     assert graph_db.BUSY_TIMEOUT_S == 5.0
+    repo = indexed_repo(tmp_path / "r", FILES)
+    with pytest.raises(ValueError, match="busy_timeout"):
+        graph_db.connect(repo.graph_db, busy_timeout=-1.0)
 
 
 def test_the_reader_binds_and_returns_every_sqlite_type(tmp_path: Path) -> None:

@@ -207,7 +207,8 @@ class IndexWatch:
     exactly when another connection commits, and the file's identity (device, inode) catches
     a database deleted and rebuilt — so an unchanged stamp proves the content unchanged, and
     only a changed one needs the full key. A stamp change does not imply a content change
-    (a refresh that re-parsed nothing still commits); callers compare keys then.
+    (a refresh that re-parsed nothing commits the new stats of touched files); callers
+    compare keys then.
     """
 
     def __init__(self, db_path: Path):

@@ -11,7 +11,7 @@
 
 use crate::gil::detached;
 use ctxfast_core::CoreError;
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 use rusqlite::types::{Value, ValueRef};
@@ -82,13 +82,16 @@ impl GraphReader {
         &self,
         py: Python<'_>,
         sql: &str,
-        params: &Bound<'_, PyAny>,
+        params: Option<&Bound<'_, PyAny>>,
         limit: usize,
     ) -> PyResult<Vec<Vec<Value>>> {
-        let values = params
-            .try_iter()?
-            .map(|p| to_value(&p?))
-            .collect::<PyResult<Vec<Value>>>()?;
+        let values = match params {
+            None => vec![],
+            Some(ps) => ps
+                .try_iter()?
+                .map(|p| to_value(&p?))
+                .collect::<PyResult<Vec<Value>>>()?,
+        };
         self.with_conn(py, |conn| {
             let mut st = conn.prepare_cached(sql)?;
             let n = st.column_count();
@@ -135,7 +138,7 @@ impl GraphReader {
     #[new]
     fn new(py: Python<'_>, path: PathBuf, busy_timeout: f64) -> PyResult<Self> {
         if !busy_timeout.is_finite() || busy_timeout < 0.0 {
-            return Err(PyErr::new::<pyo3::exceptions::PyValueError, _>(
+            return Err(PyValueError::new_err(
                 "busy_timeout must be a non-negative number of seconds",
             ));
         }
@@ -159,8 +162,7 @@ impl GraphReader {
         sql: &str,
         params: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Vec<Bound<'py, PyTuple>>> {
-        let empty = PyTuple::empty(py).into_any();
-        let rows = self.query(py, sql, params.unwrap_or(&empty), usize::MAX)?;
+        let rows = self.query(py, sql, params, usize::MAX)?;
         rows.into_iter().map(|r| row_tuple(py, r)).collect()
     }
 
@@ -172,8 +174,7 @@ impl GraphReader {
         sql: &str,
         params: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Option<Bound<'py, PyTuple>>> {
-        let empty = PyTuple::empty(py).into_any();
-        let rows = self.query(py, sql, params.unwrap_or(&empty), 1)?;
+        let rows = self.query(py, sql, params, 1)?;
         rows.into_iter()
             .next()
             .map(|r| row_tuple(py, r))
