@@ -10,7 +10,7 @@ from recon_fixture import indexed_repo
 import ctxfast.retrieval.task as task_module
 from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.query import build_query, query_terms
-from ctxfast.retrieval.task import code_identifiers, parse_task
+from ctxfast.retrieval.task import code_identifiers, parse_task, without_listings
 from ctxfast.text import compound_words
 
 TASK = (
@@ -100,3 +100,35 @@ def test_a_compound_ranks_the_file_it_names(tmp_path):
     assert ranking["docs/builders/manpage.py"] > ranking["docs/builders/html.py"]
     off = dict(repo.retrieve(task, config={"path_compounds": False}).file_ranking)
     assert off["docs/builders/manpage.py"] == off["docs/builders/html.py"]  # nothing tells
+
+
+LISTING = (
+    "Rendering fails for empty tables.\n"
+    "Versions:\n"
+    "numpy 1.19.2\n"
+    "- pytest 6.0.0rc1\n"
+    "h5netcdf: None\n"
+    "python: 3.7.3 (default, Mar 27 2019, 22:11:17)\n"
+    "Django 3.1\n"
+    "scipy 1.5.2\n"
+    "The table module is to blame."
+)
+
+
+def test_an_environment_listing_is_left_out_of_the_query():
+    kept = without_listings(LISTING, 3)
+    assert kept.split("\n") == [
+        "Rendering fails for empty tables.",
+        "Versions:",
+        "python: 3.7.3 (default, Mar 27 2019, 22:11:17)",  # not a listing line
+        "Django 3.1",  # a run of two is prose's business
+        "scipy 1.5.2",
+        "The table module is to blame.",
+    ]
+    assert without_listings(LISTING, 2).count("\n") == 3
+    cfg = RetrievalConfig()
+    assert cfg.listing_min_lines == 3
+    tq = parse_task(LISTING, None, None, cfg.query, cfg.query_stopwords)
+    assert "numpy" not in tq.terms and "h5netcdf" not in tq.terms and "table" in tq.terms
+    kept_all = parse_task(LISTING, None, None, cfg.query, cfg.query_stopwords, listing_min_lines=0)
+    assert "numpy" in kept_all.terms

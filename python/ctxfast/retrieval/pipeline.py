@@ -174,6 +174,7 @@ class Retriever:
             flag_names=cfg.literal_names_flags,
             quoted_names=cfg.literal_names_quoted,
             compounds=cfg.path_compounds,
+            listing_min_lines=cfg.listing_min_lines,
         )
         query = tq.query
         lap("query")

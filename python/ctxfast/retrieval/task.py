@@ -11,6 +11,7 @@ names, the words a path may hold — are computed once by :func:`parse_task`; th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Container
 from dataclasses import dataclass
 
@@ -105,6 +106,34 @@ class TaskQuery:
         return frozenset(self.named)
 
 
+#: One line of an environment listing: a package or setting name, then a version
+#: (``numpy 1.19.2``, ``- pytest 6.0.0rc1``, ``python: 3.7.3 (default, ...)`` is not one: only
+#: one word may follow the version) or ``None`` (``xr.show_versions()``'s absent packages).
+_LISTING_LINE = re.compile(
+    r"^\s*[-*]?\s*[A-Za-z][A-Za-z0-9_.\-\[\]]*\s*[:=]?\s+"
+    r"(?:v?\d+(?:\.\d+)+\S*(?:\s+\S+)?|None)\s*$"
+)
+
+
+def without_listings(text: str, min_lines: int) -> str:
+    """``text`` without its environment listings: runs of at least ``min_lines`` consecutive
+    listing lines (``pip list``, ``conda list``, ``show_versions()`` output). A task pastes
+    them as evidence of its setup; their package names would send the query to every file
+    that imports numpy or pytest."""
+    lines = text.split("\n")
+    kept: list[str] = []
+    run: list[str] = []
+    for line in [*lines, ""]:
+        if _LISTING_LINE.match(line):
+            run.append(line)
+            continue
+        if len(run) < min_lines:
+            kept += run
+        run = []
+        kept.append(line)
+    return "\n".join(kept[:-1])
+
+
 def parse_task(
     task_text: str,
     error: str | None,
@@ -116,9 +145,14 @@ def parse_task(
     flag_names: bool = True,
     quoted_names: bool = True,
     compounds: bool = True,
+    listing_min_lines: int = 3,
 ) -> TaskQuery:
     """Parse the task once (pure, deterministic); ``stopwords`` are dropped from every BM25
-    query built here (documents keep them, see ``query.query_terms``)."""
+    query built here (documents keep them, see ``query.query_terms``), and so is any
+    environment listing of at least ``listing_min_lines`` lines (see
+    :func:`without_listings`)."""
+    if listing_min_lines > 0:
+        task_text = without_listings(task_text, listing_min_lines)
     query = build_query(task_text, error, test, config, name_index=name_index)
     text = task_text if not error else f"{task_text}\n{error}"
     rerank = f"{task_text}\n" + " ".join(query.identifiers)
