@@ -588,7 +588,7 @@ fn interfaces_left(
         .enumerate()
         .map(|(i, f)| {
             let raw = if full.contains(&i) {
-                f.raw.interface()
+                f.raw.interface(f.lang.signatures_resolve())
             } else {
                 f.raw
             };

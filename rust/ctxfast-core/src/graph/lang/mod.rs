@@ -112,6 +112,15 @@ impl Lang {
         matches!(self, Lang::JavaScript | Lang::TypeScript | Lang::Tsx)
     }
 
+    /// True when the resolver reads this language's function signatures — return types
+    /// (Java, JavaScript/TypeScript, Rust), parameter types picking an overload (Java),
+    /// `static` linkage (C, C++) — so they are part of a file's interface
+    /// ([`super::raw::RawFile::interface`]): a refresh resolving against an unchanged file
+    /// must see what a cold build sees.
+    pub fn signatures_resolve(self) -> bool {
+        matches!(self, Lang::Java | Lang::Rust) || self.is_js() || self.is_c_family()
+    }
+
     /// True for C and C++, which share one extractor and one include resolver.
     pub fn is_c_family(self) -> bool {
         matches!(self, Lang::C | Lang::Cpp)
