@@ -300,6 +300,7 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         mut files,
         changed,
         iface_changed,
+        c_linkage_moved,
     } = parse::assemble(&found, outcomes, stored, &namer, opts, &mut errors);
     plan::record_clashes(&found, &inventory.present, &namer, &mut errors);
     let changed_ix: Vec<usize> = changed.iter().map(|c| c.index).collect();
@@ -307,7 +308,10 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         &conn,
         &files,
         &changed_ix,
-        &iface_changed,
+        plan::Moved {
+            interfaces: &iface_changed,
+            c_linkage: c_linkage_moved,
+        },
         &inventory.removed,
         &previous,
         &namer,

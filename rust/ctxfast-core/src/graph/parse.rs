@@ -9,7 +9,7 @@ use super::parse_cache::{self, ParseCache};
 use super::plan::Previous;
 use super::progress::Progress;
 use super::raw::RawFile;
-use super::resolve::FileData;
+use super::resolve::{c_linkage, FileData};
 use super::{cache, IndexOptions};
 use crate::error::CoreResult;
 use rayon::prelude::*;
@@ -239,6 +239,16 @@ pub struct Assembled {
     pub changed: Vec<ChangedFile>,
     /// Of those, the ones whose interface moved (indexes into `files`).
     pub iface_changed: Vec<usize>,
+    /// Some parsed C/C++ file changed what it puts in the repository-wide function maps
+    /// ([`c_linkage`]): a call in any C/C++ file may now resolve differently.
+    pub c_linkage_moved: bool,
+}
+
+/// The keys of [`c_linkage`], sorted: what other files' C calls can see of `raw`.
+fn c_keys(raw: &RawFile) -> Vec<(&str, bool)> {
+    let mut k: Vec<(&str, bool)> = c_linkage(raw).map(|(_, key, m)| (key, m)).collect();
+    k.sort_unstable();
+    k
 }
 
 /// Puts the fresh extractions of parsed files and the stored interfaces of unchanged ones
@@ -256,6 +266,7 @@ pub fn assemble(
         files: vec![],
         changed: vec![],
         iface_changed: vec![],
+        c_linkage_moved: false,
     };
     for (f, o) in found.iter().zip(outcomes) {
         let (Some(lang), false) = (f.lang, matches!(o, Outcome::Skipped(_))) else {
@@ -270,6 +281,7 @@ pub fn assemble(
                 None => {
                     // Stored row without a usable blob: re-parse it.
                     let (bytes, ex) = parse_again(&f.abs, lang, &module, opts);
+                    out.c_linkage_moved |= lang.is_c_family();
                     out.iface_changed.push(out.files.len());
                     out.changed.push(ChangedFile {
                         index: out.files.len(),
@@ -289,9 +301,13 @@ pub fn assemble(
                 if let Some(e) = &parse_error {
                     errors.push((f.rel.clone(), e.clone()));
                 }
-                let same = stored
-                    .remove(&f.rel)
-                    .is_some_and(|old| old.same_interface(&raw, lang.signatures_resolve()));
+                let old = stored.remove(&f.rel);
+                if lang.is_c_family() {
+                    let before = old.as_ref().map(c_keys).unwrap_or_default();
+                    out.c_linkage_moved |= before != c_keys(&raw);
+                }
+                let same =
+                    old.is_some_and(|old| old.same_interface(&raw, lang.signatures_resolve()));
                 if !same {
                     out.iface_changed.push(out.files.len());
                 }

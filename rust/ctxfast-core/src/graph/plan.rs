@@ -290,18 +290,30 @@ pub fn record_clashes(
     }
 }
 
+/// What the files parsed in this run moved of what other files' resolution sees.
+#[derive(Clone, Copy)]
+pub struct Moved<'a> {
+    /// The files whose interface moved (indexes into the run's files).
+    pub interfaces: &'a [usize],
+    /// Whether some C/C++ file changed what it puts in the repository-wide function maps.
+    pub c_linkage: bool,
+}
+
 /// The files of this run (indexes into `files`) whose references must be resolved again:
 /// all of them on a cold build; otherwise every changed file, plus — when some file's
 /// interface moved (`iface_changed`) or a file was removed — the files whose resolution could
 /// see that: those with an edge or a dependency into a touched file, those whose unresolved
 /// names mention a name a touched file defines, those importing a module (or a name) whose
 /// last segment is a touched module's name, and one step further the files reading through
-/// a file whose imports may flip.
+/// a file whose imports may flip. A C/C++ call no scope or header defines resolves through
+/// the repository-wide function maps, and a miss there is no unresolved name: when a parsed
+/// C/C++ file changed what it puts in those maps (`c_linkage_moved`) or a C/C++ file was
+/// removed, every C/C++ file is resolved again.
 pub fn to_resolve(
     conn: &rusqlite::Connection,
     files: &[FileData],
     changed: &[usize],
-    iface_changed: &[usize],
+    moved: Moved<'_>,
     removed: &[String],
     previous: &Previous,
     namer: &ModuleNamer,
@@ -309,7 +321,18 @@ pub fn to_resolve(
     if previous.is_cold() {
         return Ok((0..files.len()).collect());
     }
+    let Moved {
+        interfaces: iface_changed,
+        c_linkage: c_linkage_moved,
+    } = moved;
     let mut affected: FxHashSet<usize> = changed.iter().copied().collect();
+    let c_removed = removed
+        .iter()
+        .any(|p| Lang::from_path(p).is_some_and(Lang::is_c_family));
+    if c_linkage_moved || c_removed {
+        affected.extend((0..files.len()).filter(|&i| files[i].lang.is_c_family()));
+    }
+    affected.extend(same_package_readers(files, iface_changed));
     if !iface_changed.is_empty() || !removed.is_empty() {
         let index_of: FxHashMap<&str, usize> = files
             .iter()
@@ -383,6 +406,34 @@ pub fn to_resolve(
     let mut affected: Vec<usize> = affected.into_iter().collect();
     affected.sort_unstable();
     Ok(affected)
+}
+
+/// Java and Go name a definition of their own package without importing it, and a miss is no
+/// unresolved name: when a Java or Go file's interface moved, the files of its package (and
+/// the Java files importing all of it, `import p.*`) are resolved again.
+fn same_package_readers(files: &[FileData], iface_changed: &[usize]) -> Vec<usize> {
+    let packages: FxHashSet<(Lang, String)> = iface_changed
+        .iter()
+        .map(|&i| &files[i])
+        .filter(|f| matches!(f.lang, Lang::Java | Lang::Go))
+        .map(|f| (f.lang, f.prefix()))
+        .collect();
+    if packages.is_empty() {
+        return vec![];
+    }
+    (0..files.len())
+        .filter(|&i| {
+            let f = &files[i];
+            matches!(f.lang, Lang::Java | Lang::Go)
+                && (packages.contains(&(f.lang, f.prefix()))
+                    || f.raw.bindings.iter().any(|b| match &b.target {
+                        raw::Target::Star { module, .. } => {
+                            packages.contains(&(f.lang, module.clone()))
+                        }
+                        _ => false,
+                    }))
+        })
+        .collect()
 }
 
 /// `raw` imports a module (or a name) whose last segment is one of `stems`, or has a binding

@@ -26,7 +26,7 @@ use super::lang::{module_qualname, Lang};
 use super::raw::{DefKind, RawFile, Target, ARG_TYPES_OPEN, NO_ARITY};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::HashSet;
-pub use symbols::Symbols;
+pub use symbols::{c_linkage, Symbols};
 
 /// One parsed file as resolution sees it.
 pub struct FileData {

@@ -1068,6 +1068,33 @@ const SIGNATURE_EDITS: &[SignatureCase] = &[
         "a.c",
         "static int helper(void) { return 1; }\n",
     ),
+    // A call no header declares resolves through the repository-wide function names: a new
+    // file defining it gains the caller an edge, a second definition makes it ambiguous.
+    // Java names a class of its own package without an import: a new one is seen.
+    (
+        "java (a class of the package appears)",
+        &[(
+            "p/User.java",
+            "package p;\nclass User {\n    void use() { Widget.build(); }\n}\n",
+        )],
+        "p/Widget.java",
+        "package p;\npublic class Widget {\n    public static void build() {}\n}\n",
+    ),
+    (
+        "c (defined in a new file)",
+        &[("b.c", "int user(void) { return helper(); }\nint other(void) { return 0; }\n")],
+        "a.c",
+        "int helper(void) { return 1; }\n",
+    ),
+    (
+        "c (defined a second time)",
+        &[
+            ("a.c", "int helper(void) { return 1; }\n"),
+            ("b.c", "int user(void) { return helper(); }\n"),
+        ],
+        "x.c",
+        "int helper(void) { return 2; }\n",
+    ),
 ];
 
 /// The cases of `cases` whose refresh (after the case's edit, in this process and in a new
