@@ -17,6 +17,7 @@ from test_construct_ranker import _reply, server  # noqa: F401  (the real 127.0.
 
 import ctxfast
 from ctxfast.construct import (
+    CodeCandidate,
     ConstructConfig,
     DefaultsConfig,
     ImpactEdge,
@@ -24,6 +25,7 @@ from ctxfast.construct import (
     PlanNode,
     to_code_candidates,
 )
+from ctxfast.construct.defaults import SourceReader, with_whole_files
 from ctxfast.errors import InvalidArgumentError
 
 TASK = "connect should reject an empty database uri"
@@ -146,7 +148,7 @@ def test_callers_are_capped_and_the_cap_is_logged(project):
     assert (d.margin_lines, d.attached_lines) == (2, 10)
     assert (d.max_test_callers, d.max_caller_sites) == (2, 400)
     assert d.candidates_per_1k_tokens == 5
-    assert (d.whole_file_share, d.whole_files) == (0.25, 1)
+    assert (d.whole_file_share, d.whole_files) == (0.65, 1)
 
 
 def test_larger_windows_draw_on_more_retrieved_candidates():
@@ -298,19 +300,53 @@ def test_a_small_target_file_is_shown_whole(tmp_path):
     assert 2 not in shown
 
 
-def test_a_target_file_over_the_line_or_token_limit_is_not_whole(tmp_path):
-    repo = _printer_project(tmp_path, extra_lines=60)  # 249 lines > large_item_lines
+def test_a_target_file_over_its_share_of_the_target_is_not_whole(tmp_path):
+    repo = _printer_project(tmp_path)
     task = "render_name gives the wrong name for max"
-    ctx = ctxfast.compose(repo, task, localization=["fmt.names.render_name"])
-    assert "whole_file" not in _decisions(ctx, "defaults")
-    small = _printer_project(tmp_path / "again")
     tight = ctxfast.compose(
-        small,
+        repo,
         task,
         localization=["fmt.names.render_name"],
-        config=ConstructConfig(target_tokens=100),  # a quarter of it: 25 tokens
+        config=ConstructConfig(target_tokens=60),  # 65% of it: 39 tokens, under the file's
     )
     assert "whole_file" not in _decisions(tight, "defaults")
+
+
+def test_a_whole_file_is_not_cut_to_a_line_window_or_the_item_byte_cap(tmp_path):
+    # 249 lines: over large_item_lines (200), where any other body is cut to a window.
+    repo = _printer_project(tmp_path, extra_lines=60)
+    task = "render_name gives the wrong name for max"
+    ctx = ctxfast.compose(
+        repo,
+        task,
+        localization=["fmt.names.render_name"],
+        config=ConstructConfig(content_cap_bytes=1024),  # the file is about 2.6 KB
+    )
+    assert "249 lines" in _decisions(ctx, "defaults")["whole_file"].driver
+    shown = {n for e in ctx.window if e.file == "fmt/names.py" for n in e.shown_lines()}
+    assert shown == set(range(1, 250))
+
+
+def test_the_whole_file_is_the_best_ranked_target_file(tmp_path):
+    (tmp_path / "a.py").write_text("def first():\n    return 1\n", encoding="utf-8")
+    (tmp_path / "b.py").write_text("def second():\n    return 2\n", encoding="utf-8")
+    cands = [
+        CodeCandidate("a.first", "function", "a.py", 1, 2, 2.0, None, "def first():", "r"),
+        CodeCandidate("b.second", "function", "b.py", 1, 2, 1.0, None, "def second():", "r"),
+    ]
+    heads = ["a.first", "b.second"]
+
+    def whole(ranked, cfg=None):
+        out, log = with_whole_files(
+            SourceReader(tmp_path), cands, heads, ranked, cfg or DefaultsConfig(), 8000, len
+        )
+        return [c.file for c in out if c.whole_file], [e.subject for e in log]
+
+    assert whole(["b.py", "a.py"]) == (["b.py"], ["b.py"])  # retrieval's order, not targets'
+    assert whole(["a.py", "b.py"]) == (["a.py"], ["a.py"])
+    assert whole([]) == (["a.py"], ["a.py"])  # unranked files: the targets' order
+    assert whole(["b.py"], DefaultsConfig(whole_files=2))[0] == ["a.py", "b.py"]
+    assert whole(["b.py"], DefaultsConfig(whole_file_share=0.0)) == ([], [])
 
 
 def test_config_consumers_from_code_and_config_files(project):

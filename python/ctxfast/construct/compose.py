@@ -221,9 +221,9 @@ def prepare(
         reader,
         candidates,
         heads,
+        result.ranked_files(),
         dcfg,
         target_tokens,
-        large_item_lines,
         lambda text: count_tokens(text, encoding),
     )
     log += whole_log

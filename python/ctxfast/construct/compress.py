@@ -305,7 +305,7 @@ def compress(
                         "compress", item.id, "ast_slice", f"definition of {name}", _subject(item)
                     )
                 )
-            elif role is not Role.FILE_OUTLINE:
+            elif role is not Role.FILE_OUTLINE and not item.meta.whole_file:
                 shown, cut = best_window(
                     full, terms, config, keep_tail=role is Role.INSERTION_POINT
                 )

@@ -218,6 +218,7 @@ def build_pool(inputs: PoolInputs, config: ConstructConfig) -> Pool:
                 lines=c.lines,
                 sites=c.sites,
                 site_of=c.site_of,
+                whole_file=c.whole_file,
             ),
         )
 
@@ -237,7 +238,10 @@ def build_pool(inputs: PoolInputs, config: ConstructConfig) -> Pool:
     log: list[LogEntry] = []
     seen_ids: dict[str, int] = {}
     for source, kind, content, prov, meta in raw:
-        content, cut = _cap_bytes(content, config.content_cap_bytes)
+        # A whole file is bounded by its share of the window's target instead.
+        content, cut = (
+            (content, False) if meta.whole_file else _cap_bytes(content, config.content_cap_bytes)
+        )
         if cut and meta.start_line is not None:
             meta = _shown_after_cap(meta, content)
         prov = prov[: config.provenance_cap_chars]

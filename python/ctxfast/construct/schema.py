@@ -86,6 +86,9 @@ class ItemMeta:
     lines: tuple[int, ...] | None = None
     sites: tuple[int, ...] = ()
     site_of: str | None = None
+    #: The item is its file, whole, chosen for the window (``defaults.with_whole_files``):
+    #: its size is bounded by the window's target, so no per-item cap or line window cuts it.
+    whole_file: bool = False
 
 
 @dataclass(frozen=True)
@@ -175,6 +178,8 @@ class CodeCandidate:
     sites: tuple[int, ...] = ()
     #: The entity ``sites`` call (the change entity this candidate is a caller of).
     site_of: str | None = None
+    #: ``lines`` are the whole file (see :attr:`ItemMeta.whole_file`).
+    whole_file: bool = False
 
 
 @dataclass(frozen=True)
