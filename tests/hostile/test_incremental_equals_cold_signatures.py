@@ -26,6 +26,33 @@ MODULES = [0, 1, 2, 3]
 METHODS = ["run", "size"]
 LANGS = ["java", "typescript", "rust", "c"]
 
+#: Per language with classes: a method named ``{x}``, a call of method ``{x}`` on what
+#: module ``{o}``'s factory returns, and module ``{m}``: its class with ``{body}``, its
+#: factory returning module ``{returns}``'s class, and a function making the ``{uses}``.
+CLASSES = {
+    "java": (
+        "    public void {x}() {{}}\n",
+        "M{o}.make().{x}();",
+        "package p;\npublic class M{m} {{\n{body}"
+        "    public static M{returns} make() {{ return null; }}\n"
+        "    static void use() {{ {uses} }}\n}}\n",
+    ),
+    "typescript": (
+        "  {x}(): void {{}}\n",
+        "make{o}().{x}();",
+        "{imports}export class M{m} {{\n{body}}}\n"
+        "export function make{m}(): M{returns} {{\n  return null;\n}}\n"
+        "export function use{m}() {{\n  {uses}\n}}\n",
+    ),
+    "rust": (
+        "    pub fn {x}(&self) {{}}\n",
+        "crate::m{o}::make().{x}();",
+        "pub struct M{m};\nimpl M{m} {{\n{body}}}\n"
+        "pub fn make() -> crate::m{returns}::M{returns} {{\n    todo!()\n}}\n"
+        "pub fn user() {{\n    {uses}\n}}\n",
+    ),
+}
+
 
 def path_of(lang: str, m: int) -> str:
     return {
@@ -48,33 +75,18 @@ def module_source(draw: st.DrawFn, lang: str, m: int) -> str:
         (o, draw(st.sampled_from(METHODS)))
         for o in draw(st.lists(st.sampled_from(others), max_size=3, unique=True))
     ]
-    if lang == "java":
-        body = "".join(f"    public void {x}() {{}}\n" for x in methods)
-        uses = " ".join(f"M{o}.make().{x}();" for o, x in calls)
-        return (
-            f"package p;\npublic class M{m} {{\n{body}"
-            f"    public static M{returns} make() {{ return null; }}\n"
-            f"    static void use() {{ {uses} }}\n}}\n"
-        )
-    if lang == "typescript":
+    if lang in CLASSES:
+        method, call, module = CLASSES[lang]
         names = {f"M{returns}"} | {f"make{o}" for o, _ in calls}
         imports = "".join(
             f"import {{ {n} }} from './m{n[-1]}';\n" for n in sorted(names) if n[-1] != str(m)
         )
-        body = "".join(f"  {x}(): void {{}}\n" for x in methods)
-        uses = " ".join(f"make{o}().{x}();" for o, x in calls)
-        return (
-            f"{imports}export class M{m} {{\n{body}}}\n"
-            f"export function make{m}(): M{returns} {{\n  return null;\n}}\n"
-            f"export function use{m}() {{\n  {uses}\n}}\n"
-        )
-    if lang == "rust":
-        body = "".join(f"    pub fn {x}(&self) {{}}\n" for x in methods)
-        uses = " ".join(f"crate::m{o}::make().{x}();" for o, x in calls)
-        return (
-            f"pub struct M{m};\nimpl M{m} {{\n{body}}}\n"
-            f"pub fn make() -> crate::m{returns}::M{returns} {{\n    todo!()\n}}\n"
-            f"pub fn user() {{\n    {uses}\n}}\n"
+        return module.format(
+            m=m,
+            returns=returns,
+            body="".join(method.format(x=x) for x in methods),
+            uses=" ".join(call.format(o=o, x=x) for o, x in calls),
+            imports=imports if lang == "typescript" else "",
         )
     lines = []
     for f in draw(st.lists(st.sampled_from(["f", "g"]), min_size=1, max_size=2, unique=True)):
