@@ -1080,6 +1080,16 @@ const SIGNATURE_EDITS: &[SignatureCase] = &[
         "p/Widget.java",
         "package p;\npublic class Widget {\n    public static void build() {}\n}\n",
     ),
+    // So does Go, for a function of its own package.
+    (
+        "go (a function of the package appears)",
+        &[
+            ("go.mod", "module example.com/m\n"),
+            ("p/a.go", "package p\n\nfunc Use() {\n\tHelper()\n}\n\nfunc Other() {}\n"),
+        ],
+        "p/b.go",
+        "package p\n\nfunc Helper() {}\n",
+    ),
     (
         "c (defined in a new file)",
         &[("b.c", "int user(void) { return helper(); }\nint other(void) { return 0; }\n")],
