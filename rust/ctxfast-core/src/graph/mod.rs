@@ -285,7 +285,8 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
             let tx = store::begin_write(&mut conn)?;
             write::write_run_record(&tx, &record)?;
             tx.commit()?;
-            plan::record_clashes(&found, &inventory.present, &namer, &mut errors);
+            let modules = plan::found_modules(&found, &inventory.present, &namer);
+            plan::record_clashes(modules, &mut errors);
             let from = previous.run_start_ns;
             let left = previous.after_run(&found, &inventory.skipped, [], run_start);
             cache::retag(db_path, from, run_start, left);
@@ -302,7 +303,7 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         iface_changed,
         c_linkage_moved,
     } = parse::assemble(&found, outcomes, stored, &namer, opts, &mut errors);
-    plan::record_clashes(&found, &inventory.present, &namer, &mut errors);
+    plan::record_clashes(plan::file_modules(&files), &mut errors);
     let changed_ix: Vec<usize> = changed.iter().map(|c| c.index).collect();
     let to_resolve = plan::to_resolve(
         &conn,
@@ -542,7 +543,7 @@ fn produce<'a>(
         p.opts,
         &mut errors,
     );
-    plan::record_clashes(p.found, &inventory.present, p.namer, &mut errors);
+    plan::record_clashes(plan::file_modules(&files), &mut errors);
 
     progress.set_stage(Stage::Resolve);
     let symbols = Symbols::build(&files);
