@@ -153,17 +153,17 @@ def test_a_real_index_table_equals_the_reference_built_from_its_rows(tmp_path):
     try:
         table = build_table(con)
         rows, sigs = [], []
-        for *row, sig in con.execute(
+        for *row, sig in con.rows(
             f"SELECT {NODE_COLUMNS}, COALESCE(m.signature, '') FROM nodes n "
             "LEFT JOIN defs_meta m ON m.id = n.id WHERE n.kind IN ('function', 'class') "
             "ORDER BY n.file, n.line, 1"
         ):
             rows.append(tuple(row))
             sigs.append(sig)
-        names = [q for (q,) in con.execute("SELECT qualname FROM name_index")]
-        modules = con.execute(
+        names = [q for (q,) in con.rows("SELECT qualname FROM name_index")]
+        modules = con.rows(
             "SELECT file, qualname FROM nodes WHERE kind = 'def' ORDER BY qualname || ':' || line"
-        ).fetchall()
+        )
     finally:
         con.close()
     assert len(rows) >= 6

@@ -11,6 +11,7 @@ import ctxfast.retrieval.task as task_module
 from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.query import build_query, query_terms
 from ctxfast.retrieval.task import code_identifiers, parse_task
+from ctxfast.text import compound_words
 
 TASK = (
     "Fix `Cart.total_price` so the discount applies when parse_args() gets an empty list.\n"
@@ -67,3 +68,35 @@ def test_signal_modules_never_parse_the_text_themselves():
             for a in node.names
         }
         assert not (imported & parsers), (name, imported & parsers)
+
+
+def test_two_prose_words_also_match_a_path_as_one():
+    text = "Generate man page section dirs.\nThe type hints, of a tool."
+    assert compound_words(text) == {
+        "generateman",
+        "manpage",
+        "pagesection",
+        "sectiondirs",
+        "thetype",
+        "typehints",
+    }
+    # "dirs. The": punctuation ends a phrase; "of a": parts under three letters.
+    cfg = RetrievalConfig()
+    tq = parse_task(text, None, None, cfg.query, cfg.query_stopwords)
+    assert {"manpage", "typehints"} <= tq.path_words
+    off = parse_task(text, None, None, cfg.query, cfg.query_stopwords, compounds=False)
+    assert "manpage" not in off.path_words
+
+
+def test_a_compound_ranks_the_file_it_names(tmp_path):
+    files = {
+        "docs/builders/manpage.py": "def write(doc):\n    return doc\n",
+        "docs/builders/latex.py": "def write(doc):\n    return doc\n",
+        "docs/builders/html.py": "def write(doc):\n    return doc\n",
+    }
+    repo = indexed_repo(tmp_path, files)
+    task = "Generated man page output goes to one directory"
+    ranking = dict(repo.retrieve(task).file_ranking)
+    assert ranking["docs/builders/manpage.py"] > ranking["docs/builders/html.py"]
+    off = dict(repo.retrieve(task, config={"path_compounds": False}).file_ranking)
+    assert off["docs/builders/manpage.py"] == off["docs/builders/html.py"]  # nothing tells

@@ -1,6 +1,8 @@
 """Type stub for the private native module (checked by mypy.stubtest)."""
 
-from typing import final
+from collections.abc import Iterable
+from os import PathLike
+from typing import Any, final
 
 __version__: str
 # PyO3 fills the module's __all__ at import time; stubtest compares it with this list.
@@ -11,6 +13,7 @@ __all__ = [
     "CtxfastError",
     "DefTable",
     "EncodingError",
+    "GraphReader",
     "IndexError",
     "IndexNotFoundError",
     "IndexOSError",
@@ -91,6 +94,14 @@ class IndexProgress:
 
 GRAPH_SCHEMA_VERSION: str
 GRAPH_TEXT_ID_VIEWS: str
+
+@final
+class GraphReader:
+    def __new__(cls, path: str | PathLike[str], busy_timeout: float) -> GraphReader: ...
+    def rows(self, sql: str, params: Iterable[Any] | None = None) -> list[tuple[Any, ...]]: ...
+    def row(self, sql: str, params: Iterable[Any] | None = None) -> tuple[Any, ...] | None: ...
+    def executescript(self, sql: str) -> None: ...
+    def close(self) -> None: ...
 
 def node_key(id: str) -> int: ...
 def index_graph(

@@ -14,6 +14,7 @@ cannot disagree.
 
 from __future__ import annotations
 
+import itertools
 import re
 from enum import StrEnum
 
@@ -65,6 +66,21 @@ def split_identifier(word: str) -> list[str]:
 def long_words(text: str) -> list[str]:
     """Lower-cased runs of four or more letters: the words of a task a path is matched on."""
     return re.findall(r"[a-z]{4,}", text.lower())
+
+
+def compound_words(text: str, min_part: int = 3, min_len: int = 7) -> set[str]:
+    """Two adjacent prose words written as one, lower-cased (``man page`` → ``manpage``,
+    ``type hints`` → ``typehints``): a module is often named by the compound its users
+    write as two words. Words are runs of letters between spaces; punctuation, digits and
+    line breaks end a phrase. Each part has at least ``min_part`` letters, the compound at
+    least ``min_len``."""
+    out: set[str] = set()
+    for phrase in re.split(r"[^A-Za-z ]+", text):
+        words = phrase.lower().split()
+        for a, b in itertools.pairwise(words):
+            if len(a) >= min_part and len(b) >= min_part and len(a) + len(b) >= min_len:
+                out.add(a + b)
+    return out
 
 
 def alnum_words(text: str) -> list[str]:

@@ -112,7 +112,7 @@ def dump(db: Path) -> list[str]:
             "SELECT qualname FROM name_index",
             "SELECT id, signature, doc FROM defs_meta",
         ):
-            rows.extend(repr(r) for r in con.execute(q))
+            rows.extend(repr(r) for r in con.rows(q))
         return sorted(rows)
     finally:
         con.close()

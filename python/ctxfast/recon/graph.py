@@ -1,8 +1,8 @@
 """Read API over the line-level code graph (``recon.db``).
 
 The graph is written by the Rust core (``ctxfast._native.index_graph``); reading is plain
-SQL through the stdlib ``sqlite3`` module on connections from :mod:`ctxfast.recon.graph_db`
-(which checks the schema version), one short query per call, so callers never hold
+SQL on connections from :mod:`ctxfast.recon.graph_db` (the core's SQLite; it checks the
+schema version), one short query per call, so callers never hold
 per-node Python objects for the whole repository. Node kinds: ``function``, ``class``,
 ``var`` and ``def`` (a file's module node) are definitions; ``ref`` rows are reference sites
 (see ``rust/ctxfast-core/src/graph/mod.rs`` for the exact conventions). All paths are POSIX
@@ -11,7 +11,6 @@ paths relative to the repository root.
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -115,8 +114,8 @@ class CodeGraph:
         # ~0.05 ms) when retrieval and compose issue thousands of point lookups.
         self._local = threading.local()
 
-    def _con(self) -> sqlite3.Connection:
-        con: sqlite3.Connection | None = getattr(self._local, "con", None)
+    def _con(self) -> graph_db.Connection:
+        con: graph_db.Connection | None = getattr(self._local, "con", None)
         if con is None:
             con = graph_db.connect(self.db_path)
             self._local.con = con
@@ -125,8 +124,8 @@ class CodeGraph:
     def _q(self, sql: str, args: tuple = ()) -> list[tuple]:  # type: ignore[type-arg]
         con = self._con()
         try:
-            return con.execute(sql, args).fetchall()
-        except sqlite3.Error as exc:
+            return con.rows(sql, args)
+        except CtxIndexError as exc:
             raise CtxIndexError(f"query on {self.db_path} failed: {exc}") from exc
 
     def close(self) -> None:

@@ -7,11 +7,16 @@ refresh (``refresh=False``, a second process, an index copied from elsewhere) wo
 tables whose columns mean something else, or fail with a bare ``no such column``. Every
 reader opens the database here, read-only, and gets :class:`~ctxfast.errors.IndexSchemaError`
 naming both versions and the way out instead.
+
+The connection is the core's (:class:`ctxfast._native.GraphReader`), not the stdlib
+``sqlite3``'s: SQLite's POSIX locks do not survive two copies of SQLite in one process (the
+core's close of its own connection drops the locks the other copy holds), and another process
+then re-initialised the WAL index under a reader's mapping, killing it with SIGBUS. With one
+copy, readers and the core's refreshes share descriptors and locks as SQLite intends.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,13 +28,18 @@ from ctxfast.errors import IndexSchemaError
 # The core's version, exposed by the binding (never copied here).
 SCHEMA_VERSION: str = _native.GRAPH_SCHEMA_VERSION
 
+#: How long a reader waits on a busy database (seconds; the stdlib ``sqlite3`` default).
+BUSY_TIMEOUT_S = 5.0
 
-def check_schema(con: sqlite3.Connection, db_path: Path) -> None:
+Connection = _native.GraphReader
+
+
+def check_schema(con: Connection, db_path: Path) -> None:
     """Raises :class:`IndexSchemaError` unless the database behind ``con`` carries this
     core's schema version."""
     try:
-        row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    except sqlite3.Error as exc:
+        row = con.row("SELECT value FROM meta WHERE key = 'schema_version'")
+    except CtxIndexError as exc:
         if "no such table" not in str(exc):
             raise CtxIndexError(f"cannot read {db_path}: {exc}") from exc
         row = None
@@ -42,12 +52,13 @@ def check_schema(con: sqlite3.Connection, db_path: Path) -> None:
         )
 
 
-def connect(db_path: str | Path, *, check_same_thread: bool = True) -> sqlite3.Connection:
-    """A read-only connection to the graph at ``db_path``, its schema version checked."""
+def connect(db_path: str | Path, *, busy_timeout: float = BUSY_TIMEOUT_S) -> Connection:
+    """A read-only connection to the graph at ``db_path``, its schema version checked.
+    Any thread may use it, one query at a time."""
     path = Path(db_path)
     try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=check_same_thread)
-    except sqlite3.Error as exc:
+        con = Connection(path, busy_timeout)
+    except CtxIndexError as exc:
         raise CtxIndexError(f"cannot open {path}: {exc}") from exc
     try:
         check_schema(con, path)
@@ -57,7 +68,7 @@ def connect(db_path: str | Path, *, check_same_thread: bool = True) -> sqlite3.C
     return con
 
 
-def with_text_ids(con: sqlite3.Connection) -> sqlite3.Connection:
+def with_text_ids(con: Connection) -> Connection:
     """Shadows ``nodes``, ``edges``, ``defs_meta`` and ``unresolved`` on ``con`` with TEMP
     views that show text ids (``qualname:line``) where the tables hold integer keys: for
     people and tests comparing graphs by id, not for the readers' hot queries (a lookup by
@@ -67,7 +78,7 @@ def with_text_ids(con: sqlite3.Connection) -> sqlite3.Connection:
 
 
 @contextmanager
-def reading(db_path: str | Path) -> Iterator[sqlite3.Connection]:
+def reading(db_path: str | Path) -> Iterator[Connection]:
     """:func:`connect` for one block of queries, closed after it."""
     con = connect(db_path)
     try:

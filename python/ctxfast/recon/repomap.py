@@ -33,22 +33,22 @@ _PATHLIKE = re.compile(r"[\w\-./]+\.(?:py|js|jsx|ts|tsx|go|rs|java)\b")
 
 def _file_edges(db: Path) -> list[tuple[str, str, int]]:
     with graph_db.reading(db) as con:
-        return con.execute(
+        return con.rows(
             "SELECT s.file, d.file, COUNT(*) FROM edges e JOIN nodes s ON s.id = e.src "
             "JOIN nodes d ON d.id = e.dst WHERE e.type IN ('invoke', 'import') "
             "AND s.file != d.file GROUP BY s.file, d.file ORDER BY s.file, d.file"
-        ).fetchall()
+        )
 
 
 def _signatures(db: Path) -> dict[str, list[tuple[int, str, str]]]:
     """Top-level and class-level definitions per file: (line, qualname, signature)."""
     with graph_db.reading(db) as con:
-        rows = con.execute(
+        rows = con.rows(
             "SELECT n.file, n.line, n.qualname, n.kind, COALESCE(m.signature, n.name) "
             "FROM nodes n LEFT JOIN defs_meta m ON m.id = n.id "
             "WHERE n.kind IN ('function', 'class') "
             "ORDER BY n.file, n.line, n.qualname || ':' || n.line"
-        ).fetchall()
+        )
     out: dict[str, list[tuple[int, str, str]]] = {}
     for file, line, qualname, _kind, sig in rows:
         out.setdefault(file, []).append((line, qualname, (sig or "").splitlines()[0].strip()))

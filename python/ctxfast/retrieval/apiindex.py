@@ -54,8 +54,8 @@ def refresh_api_index(recon_db: Path, api_db: Path) -> int:
     """Brings ``api.db`` in line with ``recon.db``; returns how many files were re-indexed."""
     src = graph_db.connect(recon_db)
     try:
-        files = dict(src.execute("SELECT path, sha256 FROM files WHERE sha256 IS NOT NULL"))
-    except sqlite3.Error as exc:
+        files = dict(src.rows("SELECT path, sha256 FROM files WHERE sha256 IS NOT NULL"))
+    except CtxIndexError as exc:
         src.close()
         raise CtxIndexError(f"cannot read {recon_db}: {exc}") from exc
     api_db.parent.mkdir(parents=True, exist_ok=True)
@@ -67,19 +67,19 @@ def refresh_api_index(recon_db: Path, api_db: Path) -> int:
         removed = sorted(set(known) - set(files))
         if not changed and not removed:
             return 0
-        classes = {q for (q,) in src.execute("SELECT qualname FROM nodes WHERE kind = 'class'")}
+        classes = {q for (q,) in src.rows("SELECT qualname FROM nodes WHERE kind = 'class'")}
         with dst:
             for path in [*removed, *changed]:
                 dst.execute("DELETE FROM api_index WHERE file = ?", (path,))
                 dst.execute("DELETE FROM api_files WHERE path = ?", (path,))
             for path in changed:
-                rows = src.execute(
+                rows = src.rows(
                     "SELECT n.qualname, n.kind, n.line, COALESCE(m.signature, n.name), "
                     "COALESCE(m.doc, '') FROM nodes n LEFT JOIN defs_meta m ON m.id = n.id "
                     "WHERE n.file = ? AND n.kind IN ('function', 'class') "
                     "ORDER BY n.line, n.qualname || ':' || n.line",
                     (path,),
-                ).fetchall()
+                )
                 out = []
                 for qualname, kind, line, sig, doc in rows:
                     if kind == "function" and qualname.rsplit(".", 1)[0] in classes:

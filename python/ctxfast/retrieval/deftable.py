@@ -12,12 +12,12 @@ definition), making a :class:`~ctxfast.recon.graph.Node` only for the rows a loo
 
 from __future__ import annotations
 
-import sqlite3
 import sys
 from collections.abc import Iterator
 from typing import Any, overload
 
 from ctxfast import _native
+from ctxfast.recon import graph_db
 from ctxfast.recon.graph import NODE_COLUMNS, Node
 
 
@@ -29,22 +29,22 @@ def _nodes(rows: list[tuple[Any, ...]]) -> list[Node]:
     return [tuple.__new__(Node, r) for r in rows]
 
 
-def build_table(con: sqlite3.Connection) -> _native.DefTable:
+def build_table(con: graph_db.Connection) -> _native.DefTable:
     """The table of one repository state from ``recon.db``: its definitions' node rows
     (functions and classes, by file, line and id) with their skeleton signatures, the
     qualnames of the name index, and each file's module node."""
     rows, signatures = [], []
-    for i, k, name, q, f, line, col, end, sig in con.execute(
+    for i, k, name, q, f, line, col, end, sig in con.rows(
         f"SELECT {NODE_COLUMNS}, COALESCE(m.signature, '') FROM nodes n "
         "LEFT JOIN defs_meta m ON m.id = n.id "
         "WHERE n.kind IN ('function', 'class') ORDER BY n.file, n.line, 1"
     ):
         rows.append((i, sys.intern(k), name, q, sys.intern(f), line, col, end))
         signatures.append(sig)
-    names = [q for (q,) in con.execute("SELECT qualname FROM name_index")]
-    modules = con.execute(
+    names = [q for (q,) in con.rows("SELECT qualname FROM name_index")]
+    modules = con.rows(
         "SELECT file, qualname FROM nodes WHERE kind = 'def' ORDER BY qualname || ':' || line"
-    ).fetchall()
+    )
     return _native.DefTable.build(rows, signatures, names, modules)
 
 

@@ -173,6 +173,7 @@ class Retriever:
             name_index=ix.qualnames_and_names,
             flag_names=cfg.literal_names_flags,
             quoted_names=cfg.literal_names_quoted,
+            compounds=cfg.path_compounds,
         )
         query = tq.query
         lap("query")

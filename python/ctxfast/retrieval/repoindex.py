@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import sqlite3
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -54,9 +53,9 @@ class RepoIndex:
         self.root = root
         con = graph_db.connect(db_path)
         try:
-            files = con.execute(
+            files = con.rows(
                 "SELECT path, sha256, language FROM files WHERE sha256 IS NOT NULL ORDER BY path"
-            ).fetchall()
+            )
             self.key = _key_of((p, s) for p, s, _ in files)
             self.state = StateStore(index_dir, self.key) if index_dir is not None else None
             table = (
@@ -208,12 +207,13 @@ class IndexWatch:
     exactly when another connection commits, and the file's identity (device, inode) catches
     a database deleted and rebuilt — so an unchanged stamp proves the content unchanged, and
     only a changed one needs the full key. A stamp change does not imply a content change
-    (a refresh that re-parsed nothing still commits); callers compare keys then.
+    (a refresh that re-parsed nothing commits the new stats of touched files); callers
+    compare keys then.
     """
 
     def __init__(self, db_path: Path):
         self.db_path = db_path
-        self._con: sqlite3.Connection | None = None
+        self._con: graph_db.Connection | None = None
         self._ident: tuple[int, int] | None = None
         self._stamp: tuple[tuple[int, int], int] | None = None
         self._lock = threading.Lock()
@@ -227,11 +227,10 @@ class IndexWatch:
                 ident = (st.st_dev, st.st_ino)
                 if self._con is None or ident != self._ident:
                     self.close()
-                    # Not bound to a thread: every use is under the lock.
-                    self._con = graph_db.connect(self.db_path, check_same_thread=False)
+                    self._con = graph_db.connect(self.db_path)
                     self._ident = ident
-                version = self._con.execute("PRAGMA data_version").fetchone()[0]
-            except (OSError, sqlite3.Error, CtxIndexError):
+                (version,) = self._con.rows("PRAGMA data_version")[0]
+            except (OSError, CtxIndexError):
                 self.close()
                 self._stamp = None
                 return True
@@ -250,7 +249,5 @@ def content_key(db_path: Path) -> str:
     """Identity of an index's content: the hash of every (path, sha256) pair. The in-memory
     retrieval state is reused exactly as long as this key is unchanged."""
     with graph_db.reading(db_path) as con:
-        rows = con.execute(
-            "SELECT path, sha256 FROM files WHERE sha256 IS NOT NULL ORDER BY path"
-        ).fetchall()
+        rows = con.rows("SELECT path, sha256 FROM files WHERE sha256 IS NOT NULL ORDER BY path")
     return _key_of(rows)

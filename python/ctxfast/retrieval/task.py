@@ -27,6 +27,7 @@ from ctxfast.text import (
     PATH_WORD_STOPWORDS,
     QUOTED_NAME,
     SNAKE_CASE,
+    compound_words,
     long_words,
 )
 
@@ -81,8 +82,9 @@ class TaskQuery:
     identifiers of the task alone in order of first mention (what a definition is "named"
     by), ``terms`` / ``task_terms`` the BM25 query terms of ``text`` / the task alone,
     ``rerank_terms`` the task's terms plus the resolved identifiers, ``api_terms`` the goal
-    sentence and the task, ``path_words`` the prose words a path component may equal,
-    ``literal_names`` the names a file may declare as string literals (see there)."""
+    sentence and the task, ``path_words`` the prose words (and two-word compounds) a path
+    component may equal, ``literal_names`` the names a file may declare as string literals
+    (see there)."""
 
     task_text: str
     error: str | None
@@ -113,6 +115,7 @@ def parse_task(
     name_index: Container[str] | None = None,
     flag_names: bool = True,
     quoted_names: bool = True,
+    compounds: bool = True,
 ) -> TaskQuery:
     """Parse the task once (pure, deterministic); ``stopwords`` are dropped from every BM25
     query built here (documents keep them, see ``query.query_terms``)."""
@@ -130,7 +133,11 @@ def parse_task(
         api_terms=tuple(query_terms(f"{query.goal_hint}\n{task_text}", stopwords)),
         named=tuple(code_identifiers(task_text)),
         text_identifiers=tuple(code_identifiers(text)),
-        path_words=frozenset(w for w in long_words(task_text) if w not in PATH_WORD_STOPWORDS),
+        path_words=frozenset(
+            w
+            for w in (*long_words(task_text), *(compound_words(task_text) if compounds else ()))
+            if w not in PATH_WORD_STOPWORDS
+        ),
         goal_tokens=frozenset(tokenize_code(query.goal_hint)),
         literal_names=literal_names(text, flag_names, quoted_names),
     )

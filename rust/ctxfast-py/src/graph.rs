@@ -1,5 +1,5 @@
 //! Code-graph bindings: building/refreshing `recon.db` runs entirely in Rust with the GIL
-//! released; Python reads the database with the stdlib `sqlite3` module.
+//! released; Python reads the database through [`crate::graph_read`], on the same SQLite.
 
 use crate::gil::detached;
 use ctxfast_core::graph::{self, parse_cache::ParseCacheOptions, progress::Progress, IndexOptions};

@@ -13,6 +13,7 @@ mod deftable;
 mod errors;
 mod gil;
 mod graph;
+mod graph_read;
 mod identity;
 mod lexical;
 mod literals;
@@ -63,6 +64,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     tokens::register(m)?;
     window::register(m)?;
     graph::register(m)?;
+    graph_read::register(m)?;
     bm25::register(m)?;
     deftable::register(m)?;
     lexical::register(m)?;

@@ -46,7 +46,8 @@
 //! moved (see [`raw::RawFile::same_interface`]) or a file was removed — for every file that
 //! had an edge into it, had unresolved names it may now define, or imports a module (or a
 //! name) whose last segment equals its module name. `name_index` and the node/edge counts in
-//! `meta` are updated incrementally; a refresh with nothing changed writes only `meta`.
+//! `meta` are updated incrementally; a refresh with nothing changed writes only `meta` (the
+//! run record), and nothing when that would not change.
 //! Files sharing a module qualname are reported in `errors` (module name clash).
 
 pub mod bulk;
@@ -278,18 +279,26 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     };
 
     // No-op refresh: nothing parsed or removed and every unchanged file has its blob — the
-    // graph is current; only the skipped-file rows and the refresh time are rewritten.
+    // graph is current; only the skipped-file rows and the refresh time are rewritten, and
+    // nothing at all when the run record would not change ([`plan::record_is_current`]).
     if !fresh && inventory.n_unchanged == inventory.present.len() && inventory.removed.is_empty() {
         let blobs: i64 = conn.query_row("SELECT COUNT(*) FROM raw", [], |r| r.get(0))?;
         if blobs as usize == inventory.n_unchanged {
-            let tx = store::begin_write(&mut conn)?;
-            write::write_run_record(&tx, &record)?;
-            tx.commit()?;
+            let from = previous.run_start_ns;
+            let to = if plan::record_is_current(
+                &conn, &previous, &found, &inventory, &layout, run_start,
+            )? {
+                from
+            } else {
+                let tx = store::begin_write(&mut conn)?;
+                write::write_run_record(&tx, &record)?;
+                tx.commit()?;
+                run_start
+            };
             let modules = plan::found_modules(&found, &inventory.present, &namer);
             plan::record_clashes(modules, &mut errors);
-            let from = previous.run_start_ns;
-            let left = previous.after_run(&found, &inventory.skipped, [], run_start);
-            cache::retag(db_path, from, run_start, left);
+            let left = previous.after_run(&found, &inventory.skipped, [], to);
+            cache::retag(db_path, from, to, left);
             trace("no-op commit", t0);
             return finish(&conn, &found, RunCounts::default(), errors, t0);
         }

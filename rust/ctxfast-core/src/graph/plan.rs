@@ -256,6 +256,71 @@ impl<'a> Inventory<'a> {
     }
 }
 
+/// `meta.package_layout` of the index behind `conn`, if recorded.
+fn stored_layout(conn: &rusqlite::Connection) -> Option<String> {
+    conn.query_row(
+        "SELECT value FROM meta WHERE key = 'package_layout'",
+        [],
+        |r| r.get(0),
+    )
+    .ok()
+}
+
+/// True when a refresh that changed no graph row would not change the run record either, so
+/// it writes nothing (an open of an unchanged index must not write: the write cost more than
+/// the check, and every reader of the index saw a commit): no recorded stat is out of date,
+/// the package layout and the skipped files' rows are as stored, and no file the previous
+/// run start kept from the stat shortcut ([`Previous::trusts_unread`]) would be trusted
+/// under `run_start`. Keeping the older run start is safe: it only makes more files racy.
+pub fn record_is_current(
+    conn: &rusqlite::Connection,
+    previous: &Previous,
+    found: &[Found],
+    inventory: &Inventory<'_>,
+    layout: &str,
+    run_start: i64,
+) -> CoreResult<bool> {
+    let newly_trusted = |f: &Found| {
+        previous.stats.get(&f.rel) == Some(&FileStat::of(f))
+            && f.mtime_ns != 0
+            && f.mtime_ns >= previous.run_start_ns - RACY_NS
+            && f.mtime_ns < run_start - RACY_NS
+    };
+    if !inventory.restat.is_empty()
+        || stored_layout(conn).as_deref() != Some(layout)
+        || found.iter().any(newly_trusted)
+    {
+        return Ok(false);
+    }
+    let mut st = conn.prepare(
+        "SELECT path, language, bytes, parse_error FROM files WHERE sha256 IS NULL ORDER BY path",
+    )?;
+    let stored = st
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, Option<String>>(1)?,
+                r.get::<_, i64>(2)?,
+                r.get::<_, Option<String>>(3)?,
+            ))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut now: Vec<_> = inventory
+        .skipped
+        .iter()
+        .map(|s| {
+            (
+                s.rel.clone(),
+                s.lang.map(|l| l.as_str().to_string()),
+                s.bytes as i64,
+                Some(s.reason.clone()),
+            )
+        })
+        .collect();
+    now.sort();
+    Ok(stored == now)
+}
+
 /// True when the package layout differs from the stored one *and* some indexed Python file's
 /// module name (its `def` node) is not what `namer` now gives it. The layout check keeps the
 /// common refresh free of the node scan.
@@ -265,14 +330,7 @@ pub fn modules_moved(
     namer: &ModuleNamer,
     layout: &str,
 ) -> CoreResult<bool> {
-    let stored_layout: Option<String> = conn
-        .query_row(
-            "SELECT value FROM meta WHERE key = 'package_layout'",
-            [],
-            |r| r.get(0),
-        )
-        .ok();
-    if stored_layout.as_deref() == Some(layout) {
+    if stored_layout(conn).as_deref() == Some(layout) {
         return Ok(false);
     }
     let mut st =

@@ -17,7 +17,7 @@
 
 use crate::error::{CoreError, CoreResult, IoContext};
 use crate::graph::parse_cache::EXTRACTOR_VERSION;
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 use std::path::Path;
 
 /// Bumped whenever the schema or the raw blob format changes (what extraction records has
@@ -215,10 +215,15 @@ fn file_stamp(db_path: &Path) -> Option<String> {
     Some(format!("{} {mtime}\n", m.len()))
 }
 
-/// Records `db_path` as sound as it is now (this process just wrote or checked it).
+/// Records `db_path` as sound as it is now (this process just wrote or checked it); a stamp
+/// already recorded is not rewritten (an unchanged index is opened without a write).
 pub fn trust(db_path: &Path) {
-    if let Some(stamp) = file_stamp(db_path) {
-        let _ = std::fs::write(side(db_path, ".checked"), stamp);
+    let Some(stamp) = file_stamp(db_path) else {
+        return;
+    };
+    let checked = side(db_path, ".checked");
+    if std::fs::read_to_string(&checked).ok() != Some(stamp.clone()) {
+        let _ = std::fs::write(checked, stamp);
     }
 }
 
@@ -418,13 +423,24 @@ fn drop_all(conn: &Connection) -> CoreResult<()> {
 }
 
 /// Creates the tables (if absent) and stamps the schema version; shared by the bulk cold
-/// build and the incremental open.
+/// build and the incremental open. An index already stamped is not written to: every open
+/// of an unchanged index used to commit this one row.
 fn create_schema(conn: &Connection) -> CoreResult<()> {
     conn.execute_batch(SCHEMA)?;
-    conn.execute(
-        "INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', ?1)",
-        [index_version()],
-    )?;
+    let version = index_version();
+    let stamped: Option<String> = conn
+        .query_row(
+            "SELECT value FROM meta WHERE key = 'schema_version'",
+            [],
+            |r| r.get(0),
+        )
+        .optional()?;
+    if stamped.as_deref() != Some(version.as_str()) {
+        conn.execute(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', ?1)",
+            [version],
+        )?;
+    }
     Ok(())
 }
 
