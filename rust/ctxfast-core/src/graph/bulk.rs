@@ -98,7 +98,7 @@ pub fn file_rows(part: &[Found], outcomes: &[Outcome], namer: &ModuleNamer) -> V
                 stat: FileStat::of(f),
                 parse_error: parse_error.clone(),
                 data: raw.encode_compressed(),
-                iface: raw.interface().encode_compressed(),
+                iface: raw.interface_blob(lang.signatures_resolve()),
                 defs,
             })
         })

@@ -295,7 +295,8 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
                 tx.commit()?;
                 run_start
             };
-            plan::record_clashes(&found, &inventory.present, &namer, &mut errors);
+            let modules = plan::found_modules(&found, &inventory.present, &namer);
+            plan::record_clashes(modules, &mut errors);
             let left = previous.after_run(&found, &inventory.skipped, [], to);
             cache::retag(db_path, from, to, left);
             trace("no-op commit", t0);
@@ -309,14 +310,18 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         mut files,
         changed,
         iface_changed,
+        c_linkage_moved,
     } = parse::assemble(&found, outcomes, stored, &namer, opts, &mut errors);
-    plan::record_clashes(&found, &inventory.present, &namer, &mut errors);
+    plan::record_clashes(plan::file_modules(&files), &mut errors);
     let changed_ix: Vec<usize> = changed.iter().map(|c| c.index).collect();
     let to_resolve = plan::to_resolve(
         &conn,
         &files,
         &changed_ix,
-        &iface_changed,
+        plan::Moved {
+            interfaces: &iface_changed,
+            c_linkage: c_linkage_moved,
+        },
         &inventory.removed,
         &previous,
         &namer,
@@ -547,7 +552,7 @@ fn produce<'a>(
         p.opts,
         &mut errors,
     );
-    plan::record_clashes(p.found, &inventory.present, p.namer, &mut errors);
+    plan::record_clashes(plan::file_modules(&files), &mut errors);
 
     progress.set_stage(Stage::Resolve);
     let symbols = Symbols::build(&files);
@@ -597,7 +602,7 @@ fn interfaces_left(
         .enumerate()
         .map(|(i, f)| {
             let raw = if full.contains(&i) {
-                f.raw.interface()
+                f.raw.interface(f.lang.signatures_resolve())
             } else {
                 f.raw
             };

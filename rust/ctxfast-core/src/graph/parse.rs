@@ -4,12 +4,12 @@
 //! the stored ones of unchanged files.
 
 use super::discover::{self, Found};
-use super::lang::{self, ModuleNamer};
+use super::lang::{self, Lang, ModuleNamer};
 use super::parse_cache::{self, ParseCache};
 use super::plan::Previous;
 use super::progress::Progress;
 use super::raw::RawFile;
-use super::resolve::FileData;
+use super::resolve::{c_linkage, FileData};
 use super::{cache, IndexOptions};
 use crate::error::CoreResult;
 use rayon::prelude::*;
@@ -145,7 +145,7 @@ fn parse_one(
         return Outcome::Unchanged;
     }
     let module = namer.name(&f.rel, lang);
-    let lines = memchr::memchr_iter(b'\n', &bytes).count() as u32 + 1;
+    let lines = line_count(&bytes);
     let (raw, parse_error) = match pcache {
         Some(c) => c.extract(lang, &bytes, &module, lines),
         None => {
@@ -158,6 +158,24 @@ fn parse_one(
         raw,
         parse_error,
     }
+}
+
+/// The line count a file's module definition ends at.
+fn line_count(bytes: &[u8]) -> u32 {
+    memchr::memchr_iter(b'\n', bytes).count() as u32 + 1
+}
+
+/// Parses again a file whose stored blob is unusable, as [`parse_one`] parses it: its bytes
+/// and what they yield.
+fn parse_again(
+    abs: &Path,
+    lang: Lang,
+    module: &str,
+    opts: &IndexOptions,
+) -> (Vec<u8>, lang::Extracted) {
+    let bytes = discover::read_regular(abs, opts.max_file_bytes).unwrap_or_default();
+    let ex = lang::extract(lang, &bytes, module, line_count(&bytes));
+    (bytes, ex)
 }
 
 /// Counts one file as done when the parse closure returns, whichever way it returns.
@@ -198,7 +216,10 @@ pub fn stored_interfaces(
     }
     Ok(blobs
         .into_par_iter()
-        .filter_map(|(p, data)| RawFile::decode_compressed(&data).map(|r| (p, r)))
+        .filter_map(|(p, data)| {
+            let signatures = Lang::from_path(&p).is_some_and(Lang::signatures_resolve);
+            RawFile::decode_interface_blob(&data, signatures).map(|r| (p, r))
+        })
         .collect())
 }
 
@@ -218,6 +239,16 @@ pub struct Assembled {
     pub changed: Vec<ChangedFile>,
     /// Of those, the ones whose interface moved (indexes into `files`).
     pub iface_changed: Vec<usize>,
+    /// Some parsed C/C++ file changed what it puts in the repository-wide function maps
+    /// ([`c_linkage`]): a call in any C/C++ file may now resolve differently.
+    pub c_linkage_moved: bool,
+}
+
+/// The keys of [`c_linkage`], sorted: what other files' C calls can see of `raw`.
+fn c_keys(raw: &RawFile) -> Vec<(&str, bool)> {
+    let mut k: Vec<(&str, bool)> = c_linkage(raw).map(|(_, key, m)| (key, m)).collect();
+    k.sort_unstable();
+    k
 }
 
 /// Puts the fresh extractions of parsed files and the stored interfaces of unchanged ones
@@ -235,6 +266,7 @@ pub fn assemble(
         files: vec![],
         changed: vec![],
         iface_changed: vec![],
+        c_linkage_moved: false,
     };
     for (f, o) in found.iter().zip(outcomes) {
         let (Some(lang), false) = (f.lang, matches!(o, Outcome::Skipped(_))) else {
@@ -248,9 +280,8 @@ pub fn assemble(
                     .push(FileData::new(f.rel.clone(), lang, module, raw)),
                 None => {
                     // Stored row without a usable blob: re-parse it.
-                    let bytes =
-                        discover::read_regular(&f.abs, opts.max_file_bytes).unwrap_or_default();
-                    let ex = lang::extract(lang, &bytes, &module, 1);
+                    let (bytes, ex) = parse_again(&f.abs, lang, &module, opts);
+                    out.c_linkage_moved |= lang.is_c_family();
                     out.iface_changed.push(out.files.len());
                     out.changed.push(ChangedFile {
                         index: out.files.len(),
@@ -270,9 +301,13 @@ pub fn assemble(
                 if let Some(e) = &parse_error {
                     errors.push((f.rel.clone(), e.clone()));
                 }
-                let same = stored
-                    .remove(&f.rel)
-                    .is_some_and(|old| old.same_interface(&raw));
+                let old = stored.remove(&f.rel);
+                if lang.is_c_family() {
+                    let before = old.as_ref().map(c_keys).unwrap_or_default();
+                    out.c_linkage_moved |= before != c_keys(&raw);
+                }
+                let same =
+                    old.is_some_and(|old| old.same_interface(&raw, lang.signatures_resolve()));
                 if !same {
                     out.iface_changed.push(out.files.len());
                 }
@@ -317,9 +352,8 @@ pub fn load_full_extractions(
         match raw {
             Some(raw) => files[i].raw = raw,
             None => {
-                let bytes = discover::read_regular(&root.join(&files[i].rel), opts.max_file_bytes)
-                    .unwrap_or_default();
-                let ex = lang::extract(files[i].lang, &bytes, &files[i].module, 1);
+                let f = &files[i];
+                let (_, ex) = parse_again(&root.join(&f.rel), f.lang, &f.module, opts);
                 files[i].raw = ex.raw;
             }
         }

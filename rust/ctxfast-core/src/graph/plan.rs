@@ -9,6 +9,7 @@ use super::raw::{self, RawFile};
 use super::resolve::FileData;
 use crate::error::CoreResult;
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::borrow::Cow;
 
 /// Files modified less than this before the previous run started are re-hashed (1 s: far
 /// above any filesystem's timestamp granularity).
@@ -95,28 +96,54 @@ impl Previous {
         parsed: impl IntoIterator<Item = (&'p str, &'p str)>,
         run_start_ns: i64,
     ) -> Previous {
+        // Updated in place: a one-file refresh of a large tree changes a few entries, and
+        // rebuilding both maps cloned every path twice (a fifth of such a refresh's CPU at
+        // 30k files went to the allocator).
         let parsed: FxHashMap<&str, &str> = parsed.into_iter().collect();
         let skipped: FxHashSet<&str> = skipped.iter().map(|s| s.rel.as_str()).collect();
-        let mut shas = FxHashMap::default();
-        let mut stats = FxHashMap::default();
-        shas.reserve(found.len());
-        stats.reserve(found.len());
+        let mut with_sha = 0;
         for f in found {
-            let sha = if skipped.contains(f.rel.as_str()) {
-                None
-            } else if let Some(s) = parsed.get(f.rel.as_str()) {
-                Some(s.to_string())
+            let rel = f.rel.as_str();
+            let now = if skipped.contains(rel) {
+                Some(None)
             } else {
-                self.shas.remove(&f.rel).flatten()
+                parsed.get(rel).map(|s| Some(s.to_string()))
             };
-            if sha.is_some() {
-                stats.insert(f.rel.clone(), FileStat::of(f));
+            let has_sha = match (now, self.shas.get_mut(rel)) {
+                (Some(sha), Some(slot)) => {
+                    *slot = sha;
+                    slot.is_some()
+                }
+                (None, Some(slot)) => slot.is_some(),
+                (sha, None) => {
+                    let sha = sha.flatten();
+                    let has = sha.is_some();
+                    self.shas.insert(f.rel.clone(), sha);
+                    has
+                }
+            };
+            if has_sha {
+                with_sha += 1;
+                match self.stats.get_mut(rel) {
+                    Some(st) => *st = FileStat::of(f),
+                    None => {
+                        self.stats.insert(f.rel.clone(), FileStat::of(f));
+                    }
+                }
+            } else {
+                self.stats.remove(rel);
             }
-            shas.insert(f.rel.clone(), sha);
+        }
+        // Every found path is in both maps now (the stats of those with a key); anything
+        // more is a file gone since the previous run.
+        if self.shas.len() != found.len() || self.stats.len() != with_sha {
+            let here: FxHashSet<&str> = found.iter().map(|f| f.rel.as_str()).collect();
+            self.shas.retain(|p, _| here.contains(p.as_str()));
+            self.stats.retain(|p, _| here.contains(p.as_str()));
         }
         Previous {
-            shas,
-            stats,
+            shas: self.shas,
+            stats: self.stats,
             run_start_ns,
         }
     }
@@ -320,32 +347,58 @@ pub fn modules_moved(
 
 /// Records every file whose module qualname another (earlier-sorted) file already has: the
 /// resolver maps the name to the first file, and definitions with the same `qualname:line`
-/// id are stored once, so the clash must not pass silently.
-pub fn record_clashes(
-    found: &[Found],
-    present: &FxHashSet<&str>,
-    namer: &ModuleNamer,
+/// id are stored once, so the clash must not pass silently. `modules` gives each file with
+/// a graph, in the run's order, with its module name.
+pub fn record_clashes<'a>(
+    modules: impl IntoIterator<Item = (&'a str, Cow<'a, str>)>,
     errors: &mut Vec<(String, String)>,
 ) {
-    let mut first: FxHashMap<String, &str> = FxHashMap::default();
-    for f in found {
-        let (Some(lang), true) = (f.lang, present.contains(f.rel.as_str())) else {
-            continue;
-        };
-        let m = namer.name(&f.rel, lang);
+    let mut first: FxHashMap<Cow<'a, str>, &str> = FxHashMap::default();
+    for (rel, m) in modules {
         match first.get(&m) {
             Some(other) => errors.push((
-                f.rel.clone(),
+                rel.to_string(),
                 format!(
                     "module name clash: `{m}` is also the module of {other}; names resolve to \
                      {other} and this file's definitions with the same id are dropped"
                 ),
             )),
             None => {
-                first.insert(m, f.rel.as_str());
+                first.insert(m, rel);
             }
         }
     }
+}
+
+/// [`record_clashes`] input for the files of `found` with a graph (`present`), their
+/// module names from `namer`: for a run that assembled no file list.
+pub fn found_modules<'a>(
+    found: &'a [Found],
+    present: &'a FxHashSet<&str>,
+    namer: &'a ModuleNamer,
+) -> impl Iterator<Item = (&'a str, Cow<'a, str>)> {
+    found.iter().filter_map(move |f| match f.lang {
+        Some(lang) if present.contains(f.rel.as_str()) => {
+            Some((f.rel.as_str(), Cow::Owned(namer.name(&f.rel, lang))))
+        }
+        _ => None,
+    })
+}
+
+/// [`record_clashes`] input for an assembled file list.
+pub fn file_modules(files: &[FileData]) -> impl Iterator<Item = (&str, Cow<'_, str>)> {
+    files
+        .iter()
+        .map(|f| (f.rel.as_str(), Cow::Borrowed(f.module.as_str())))
+}
+
+/// What the files parsed in this run moved of what other files' resolution sees.
+#[derive(Clone, Copy)]
+pub struct Moved<'a> {
+    /// The files whose interface moved (indexes into the run's files).
+    pub interfaces: &'a [usize],
+    /// Whether some C/C++ file changed what it puts in the repository-wide function maps.
+    pub c_linkage: bool,
 }
 
 /// The files of this run (indexes into `files`) whose references must be resolved again:
@@ -354,12 +407,15 @@ pub fn record_clashes(
 /// see that: those with an edge or a dependency into a touched file, those whose unresolved
 /// names mention a name a touched file defines, those importing a module (or a name) whose
 /// last segment is a touched module's name, and one step further the files reading through
-/// a file whose imports may flip.
+/// a file whose imports may flip. A C/C++ call no scope or header defines resolves through
+/// the repository-wide function maps, and a miss there is no unresolved name: when a parsed
+/// C/C++ file changed what it puts in those maps (`c_linkage_moved`) or a C/C++ file was
+/// removed, every C/C++ file is resolved again.
 pub fn to_resolve(
     conn: &rusqlite::Connection,
     files: &[FileData],
     changed: &[usize],
-    iface_changed: &[usize],
+    moved: Moved<'_>,
     removed: &[String],
     previous: &Previous,
     namer: &ModuleNamer,
@@ -367,7 +423,18 @@ pub fn to_resolve(
     if previous.is_cold() {
         return Ok((0..files.len()).collect());
     }
+    let Moved {
+        interfaces: iface_changed,
+        c_linkage: c_linkage_moved,
+    } = moved;
     let mut affected: FxHashSet<usize> = changed.iter().copied().collect();
+    let c_removed = removed
+        .iter()
+        .any(|p| Lang::from_path(p).is_some_and(Lang::is_c_family));
+    if c_linkage_moved || c_removed {
+        affected.extend((0..files.len()).filter(|&i| files[i].lang.is_c_family()));
+    }
+    affected.extend(same_package_readers(files, iface_changed));
     if !iface_changed.is_empty() || !removed.is_empty() {
         let index_of: FxHashMap<&str, usize> = files
             .iter()
@@ -441,6 +508,34 @@ pub fn to_resolve(
     let mut affected: Vec<usize> = affected.into_iter().collect();
     affected.sort_unstable();
     Ok(affected)
+}
+
+/// Java and Go name a definition of their own package without importing it, and a miss is no
+/// unresolved name: when a Java or Go file's interface moved, the files of its package (and
+/// the Java files importing all of it, `import p.*`) are resolved again.
+fn same_package_readers(files: &[FileData], iface_changed: &[usize]) -> Vec<usize> {
+    let packages: FxHashSet<(Lang, String)> = iface_changed
+        .iter()
+        .map(|&i| &files[i])
+        .filter(|f| matches!(f.lang, Lang::Java | Lang::Go))
+        .map(|f| (f.lang, f.prefix()))
+        .collect();
+    if packages.is_empty() {
+        return vec![];
+    }
+    (0..files.len())
+        .filter(|&i| {
+            let f = &files[i];
+            matches!(f.lang, Lang::Java | Lang::Go)
+                && (packages.contains(&(f.lang, f.prefix()))
+                    || f.raw.bindings.iter().any(|b| match &b.target {
+                        raw::Target::Star { module, .. } => {
+                            packages.contains(&(f.lang, module.clone()))
+                        }
+                        _ => false,
+                    }))
+        })
+        .collect()
 }
 
 /// `raw` imports a module (or a name) whose last segment is one of `stems`, or has a binding

@@ -133,7 +133,44 @@ pub struct RawFile {
     pub package: String,
 }
 
+impl RawDef {
+    /// The signature as the interface keeps it: a function's, when its language's
+    /// signatures are read by the resolver (`signatures`); empty otherwise.
+    fn interface_signature(&self, signatures: bool) -> &str {
+        if signatures && self.kind == DefKind::Function {
+            &self.signature
+        } else {
+            ""
+        }
+    }
+}
+
 // ---- compact binary encoding -------------------------------------------------------------
+
+/// The first field of an interface blob since it may carry signatures: a definition count
+/// no extraction has (each holds its module), so the blobs written before it, which start
+/// with their definition count, are told apart ([`RawFile::decode_interface_blob`]).
+pub const IFACE_MARK: u32 = 0;
+/// The interface blob layout after [`IFACE_MARK`] (1 was the unmarked one).
+pub const IFACE_VERSION: u32 = 2;
+
+/// Deflates `b` at the fast level. Writing into a Vec cannot fail.
+fn deflate(b: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut z = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+    let _ = z.write_all(b);
+    z.finish().unwrap_or_default()
+}
+
+/// Inflates what [`deflate`] wrote; `None` for anything else.
+fn inflate(b: &[u8]) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    flate2::read::DeflateDecoder::new(b)
+        .read_to_end(&mut out)
+        .ok()?;
+    Some(out)
+}
 
 struct W(Vec<u8>);
 impl W {
@@ -226,10 +263,12 @@ fn dec_target(r: &mut R<'_>) -> Option<Target> {
 impl RawFile {
     /// True when `self` and `other` look the same to *other* files' resolution: same
     /// definitions (kind, name, scope, line — node ids are `qualname:line`), bases, self
-    /// bindings, import bindings, locals and package. Only the reference list, columns, end
-    /// lines, signatures and docstrings may differ. A refresh whose changed files all keep
-    /// their interface re-resolves just those files, not their dependents.
-    pub fn same_interface(&self, other: &RawFile) -> bool {
+    /// bindings, import bindings, locals and package, and — where the resolver reads them
+    /// (`signatures`, see [`RawFile::interface`]) — the same function signatures. Only the
+    /// reference list, columns, end lines, docstrings and signatures nobody reads may
+    /// differ. A refresh whose changed files all keep their interface re-resolves just
+    /// those files, not their dependents.
+    pub fn same_interface(&self, other: &RawFile, signatures: bool) -> bool {
         self.defs.len() == other.defs.len()
             && self.defs.iter().zip(&other.defs).all(|(a, b)| {
                 a.kind == b.kind
@@ -240,6 +279,7 @@ impl RawFile {
                     && a.bases == b.bases
                     && a.self_names == b.self_names
                     && a.self_class == b.self_class
+                    && a.interface_signature(signatures) == b.interface_signature(signatures)
             })
             && self.bindings == other.bindings
             && self.outer_locals().eq(other.outer_locals())
@@ -306,16 +346,18 @@ impl RawFile {
     }
 
     /// The part of `self` other files' resolution reads ([`RawFile::same_interface`]): no
-    /// references, signatures, docstrings or function-scope locals. Stored as its own blob so
-    /// a refresh reads and decodes only this for every unchanged file (most of a full blob is
-    /// call sites) and the full blob only for the few files it re-resolves.
-    pub fn interface(&self) -> RawFile {
+    /// references, docstrings or function-scope locals, and function signatures only when
+    /// `signatures` (the file's language has its return types, parameter types or `static`
+    /// read by the resolver: [`super::lang::Lang::signatures_resolve`]). Stored as its own
+    /// blob so a refresh reads and decodes only this for every unchanged file (most of a
+    /// full blob is call sites) and the full blob only for the few files it re-resolves.
+    pub fn interface(&self, signatures: bool) -> RawFile {
         RawFile {
             defs: self
                 .defs
                 .iter()
                 .map(|d| RawDef {
-                    signature: String::new(),
+                    signature: d.interface_signature(signatures).to_string(),
                     doc: String::new(),
                     ..d.clone()
                 })
@@ -329,27 +371,48 @@ impl RawFile {
         }
     }
 
+    /// The stored interface blob of `self` ([`RawFile::interface`], deflated): the
+    /// [`IFACE_MARK`] and [`IFACE_VERSION`] first, then the [`RawFile::encode`] layout.
+    pub fn interface_blob(&self, signatures: bool) -> Vec<u8> {
+        let mut w = W(Vec::with_capacity(256));
+        w.u32(IFACE_MARK);
+        w.u32(IFACE_VERSION);
+        w.0.extend_from_slice(&self.interface(signatures).encode());
+        deflate(&w.0)
+    }
+
+    /// Reads an interface blob back. One written before signatures were part of the
+    /// interface (no [`IFACE_MARK`]: it starts with the definition count) is complete only
+    /// for a language whose signatures nobody reads; for the others (`signatures`) it is
+    /// `None`, so the caller parses the file again, as for any unusable blob.
+    pub fn decode_interface_blob(b: &[u8], signatures: bool) -> Option<RawFile> {
+        let out = inflate(b)?;
+        let mut r = R(&out, 0);
+        if r.u32()? != IFACE_MARK {
+            return if signatures {
+                None
+            } else {
+                RawFile::decode(&out)
+            };
+        }
+        match r.u32()? {
+            IFACE_VERSION => RawFile::decode(&out[r.1..]),
+            _ => None,
+        }
+    }
+
     /// [`RawFile::encode`] deflated (fast level), as both blobs of a file are stored in
-    /// `raw`: the full extraction (`data`, read back only for files resolved again) compresses
+    /// `raw` (the interface behind a header: [`RawFile::interface_blob`]): the full extraction (`data`, read back only for files resolved again) compresses
     /// about 4.6× (sympy: 34 MB to 7.4 MB), the interface (`iface`, read for every file by a
     /// refresh in a new process) about 4.4× (sympy: 7.7 MB to 1.8 MB), for an inflate that
     /// costs less than decoding the blob.
     pub fn encode_compressed(&self) -> Vec<u8> {
-        use std::io::Write;
-        let mut z = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
-        // Writing into a Vec cannot fail.
-        let _ = z.write_all(&self.encode());
-        z.finish().unwrap_or_default()
+        deflate(&self.encode())
     }
 
     /// Reads what [`RawFile::encode_compressed`] wrote; `None` for anything else.
     pub fn decode_compressed(b: &[u8]) -> Option<RawFile> {
-        use std::io::Read;
-        let mut out = Vec::new();
-        flate2::read::DeflateDecoder::new(b)
-            .read_to_end(&mut out)
-            .ok()?;
-        RawFile::decode(&out)
+        RawFile::decode(&inflate(b)?)
     }
 
     /// Decodes a blob written by [`RawFile::encode`]; `None` on a truncated or foreign blob

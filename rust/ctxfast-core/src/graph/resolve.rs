@@ -25,8 +25,7 @@ mod tests;
 use super::lang::{module_qualname, Lang};
 use super::raw::{DefKind, RawFile, Target, ARG_TYPES_OPEN, NO_ARITY};
 use rustc_hash::{FxHashMap, FxHashSet};
-use std::collections::HashSet;
-pub use symbols::Symbols;
+pub use symbols::{c_linkage, Symbols};
 
 /// One parsed file as resolution sees it.
 pub struct FileData {
@@ -164,13 +163,13 @@ pub struct Resolved {
     /// import goes through). A change there can move an edge here — `x.diff()` resolves to
     /// `Expr.diff` through `class Function(Expr)` in a third file — so a refresh re-resolves
     /// this file when any of them changes, exactly as a cold build would.
-    pub deps: HashSet<u32>,
+    pub deps: FxHashSet<u32>,
 }
 
 impl Resolved {
     /// Adds `e` unless `seen` has it; `into` is the file a new edge points into (recorded as a
     /// dependency).
-    fn add_edge(&mut self, seen: &mut HashSet<Edge>, e: Edge, into: Option<u32>) {
+    fn add_edge(&mut self, seen: &mut FxHashSet<Edge>, e: Edge, into: Option<u32>) {
         if seen.insert(e.clone()) {
             self.edges.push(e);
             if let Some(f) = into {
@@ -1439,8 +1438,8 @@ impl<'a> Resolver<'a> {
             c.0 = f;
             c.1.clear();
         });
-        let mut seen_nodes: HashSet<String> = HashSet::new();
-        let mut seen_edges: HashSet<Edge> = HashSet::new();
+        let mut seen_nodes: FxHashSet<String> = FxHashSet::default();
+        let mut seen_edges: FxHashSet<Edge> = FxHashSet::default();
         let python = fd.lang == Lang::Python;
         for (di, d) in fd.raw.defs.iter().enumerate().skip(1) {
             let parent = d.parent.min(di as u32 - 1);

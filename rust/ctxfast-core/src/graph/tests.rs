@@ -41,23 +41,59 @@ fn raw_blob_round_trips() {
     assert_eq!(RawFile::decode_compressed(&packed).as_ref(), Some(&ex.raw));
     assert_eq!(RawFile::decode_compressed(&blob), None);
     // The interface blob is much smaller and still compares equal to the full extraction.
-    let iface = ex.raw.interface();
-    assert!(iface.refs.is_empty() && iface.same_interface(&ex.raw));
+    let iface = ex.raw.interface(false);
+    assert!(iface.refs.is_empty() && iface.same_interface(&ex.raw, false));
     assert!(iface.encode().len() < blob.len());
+    let stored = ex.raw.interface_blob(false);
+    assert_eq!(
+        RawFile::decode_interface_blob(&stored, false).as_ref(),
+        Some(&iface)
+    );
+    // An interface blob as written before it had a header still reads where signatures
+    // are not part of the interface, and is unusable where they are.
+    let unmarked = iface.encode_compressed();
+    assert_eq!(
+        RawFile::decode_interface_blob(&unmarked, false),
+        Some(iface)
+    );
+    assert_eq!(RawFile::decode_interface_blob(&unmarked, true), None);
     let body_edit = lang::extract(
         Lang::Python,
         &[src.as_slice(), b"    # c\n"].concat(),
         "pkg.mod",
         7,
     );
-    assert!(body_edit.raw.same_interface(&ex.raw));
+    assert!(body_edit.raw.same_interface(&ex.raw, false));
     let moved = lang::extract(
         Lang::Python,
         &[b"\n".as_slice(), src].concat(),
         "pkg.mod",
         7,
     );
-    assert!(!moved.raw.same_interface(&ex.raw));
+    assert!(!moved.raw.same_interface(&ex.raw, false));
+}
+
+#[test]
+fn an_interface_keeps_the_signatures_its_language_resolves_through() {
+    let java = |ret: &str| {
+        let src =
+            format!("package p;\nclass M {{\n    static {ret} make() {{ return null; }}\n}}\n");
+        lang::extract(Lang::Java, src.as_bytes(), "p.M", 4).raw
+    };
+    let (widget, gadget) = (java("Widget"), java("Gadget"));
+    assert!(Lang::Java.signatures_resolve() && !Lang::Python.signatures_resolve());
+    let iface = widget.interface(true);
+    assert_eq!(iface.defs[2].signature, "static Widget make()");
+    assert!(iface.defs.iter().all(|d| d.doc.is_empty()));
+    let stored = widget.interface_blob(true);
+    assert_eq!(
+        RawFile::decode_interface_blob(&stored, true).as_ref(),
+        Some(&iface)
+    );
+    // A new return type moves the interface only where signatures are part of it.
+    assert!(!gadget.same_interface(&iface, true));
+    assert!(gadget.same_interface(&widget.interface(false), false));
+    assert!(widget.same_interface(&iface, true));
 }
 
 #[test]
@@ -899,4 +935,281 @@ fn a_streamed_cold_build_writes_the_rows_a_full_refresh_writes() {
             .collect()
     };
     assert_eq!(graph(&streamed), graph(&refreshed));
+}
+
+/// Fixtures where an unchanged file's function signatures decide how a changed file
+/// resolves: a call on what a function of another file returns (Java, TypeScript, Rust
+/// return types), a Java overload picked by parameter types, a C `static` function another
+/// file must not bind to. `(name, files, file edited, its new text)`; the edit keeps the
+/// edited file's interface, so only it is re-resolved against the others' interfaces.
+type SignatureCase = (
+    &'static str,
+    &'static [(&'static str, &'static str)],
+    &'static str,
+    &'static str,
+);
+
+const SIGNATURE_CASES: &[SignatureCase] = &[
+    (
+        "java",
+        &[
+            ("p/Widget.java", "package p;\npublic class Widget {\n    public void spin() {}\n}\n"),
+            (
+                "p/Maker.java",
+                "package p;\npublic class Maker {\n    public static Widget make() { return new Widget(); }\n    \
+                 public static void pick(int n) {}\n    public static void pick(String s) {}\n}\n",
+            ),
+            (
+                "p/User.java",
+                "package p;\nclass User {\n    void use() { Maker.make().spin(); Maker.pick(\"s\"); }\n}\n",
+            ),
+        ],
+        "p/User.java",
+        "package p;\nclass User {\n    void use() { Maker.make().spin(); Maker.pick(\"s\"); }\n}\n// x\n",
+    ),
+    (
+        "typescript",
+        &[
+            ("w.ts", "export class Widget {\n  spin(): void {}\n}\n"),
+            (
+                "a.ts",
+                "import { Widget } from './w';\nexport function make(): Widget {\n  return new Widget();\n}\n\
+                 export async function later(): Promise<Widget> {\n  return new Widget();\n}\n",
+            ),
+            (
+                "b.ts",
+                "import { make, later } from './a';\nexport async function use() {\n  make().spin();\n  \
+                 (await later()).spin();\n}\n",
+            ),
+        ],
+        "b.ts",
+        "import { make, later } from './a';\nexport async function use() {\n  make().spin();\n  \
+         (await later()).spin();\n}\n// x\n",
+    ),
+    (
+        "rust",
+        &[
+            ("src/lib.rs", "pub mod w;\npub mod a;\npub mod b;\n"),
+            ("src/w.rs", "pub struct Widget;\nimpl Widget {\n    pub fn spin(&self) {}\n}\n"),
+            ("src/a.rs", "use crate::w::Widget;\npub fn make() -> Widget {\n    Widget\n}\n"),
+            ("src/b.rs", "use crate::a::make;\npub fn user() {\n    make().spin();\n}\n"),
+        ],
+        "src/b.rs",
+        "use crate::a::make;\npub fn user() {\n    make().spin();\n}\n// x\n",
+    ),
+    (
+        "c",
+        &[
+            ("a.c", "static int helper(void) { return 1; }\nint shared(void) { return helper(); }\n"),
+            ("b.c", "int user(void) { return helper() + shared(); }\n"),
+        ],
+        "b.c",
+        "int user(void) { return helper() + shared(); }\n/* x */\n",
+    ),
+];
+
+/// The refreshed index at `db` holds the rows a cold build of the same tree writes.
+fn matches_cold(root: &Path, db: &Path) -> bool {
+    let fresh = root.join("cold.db");
+    index(root, &fresh, &IndexOptions::default()).unwrap();
+    let same = dump(db) == dump(&fresh);
+    fs::remove_file(fresh).unwrap();
+    same
+}
+
+/// The same trees with the signatures edited and their callers unchanged: the edit moves the
+/// edited file's interface, so the callers are resolved again.
+const SIGNATURE_EDITS: &[SignatureCase] = &[
+    (
+        "java",
+        &[
+            ("p/Widget.java", "package p;\npublic class Widget {\n    public void spin() {}\n}\n"),
+            ("p/Gadget.java", "package p;\npublic class Gadget {\n    public void spin() {}\n}\n"),
+            (
+                "p/Maker.java",
+                "package p;\npublic class Maker {\n    public static Widget make() { return null; }\n}\n",
+            ),
+            ("p/User.java", "package p;\nclass User {\n    void use() { Maker.make().spin(); }\n}\n"),
+        ],
+        "p/Maker.java",
+        "package p;\npublic class Maker {\n    public static Gadget make() { return null; }\n}\n",
+    ),
+    (
+        "typescript",
+        &[
+            ("w.ts", "export class Widget {\n  spin(): void {}\n}\nexport class Gadget {\n  spin(): void {}\n}\n"),
+            ("a.ts", "import { Widget, Gadget } from './w';\nexport function make(): Widget {\n  return null;\n}\n"),
+            ("b.ts", "import { make } from './a';\nexport function use() {\n  make().spin();\n}\n"),
+        ],
+        "a.ts",
+        "import { Widget, Gadget } from './w';\nexport function make(): Gadget {\n  return null;\n}\n",
+    ),
+    (
+        "rust",
+        &[
+            ("src/lib.rs", "pub mod w;\npub mod a;\npub mod b;\n"),
+            (
+                "src/w.rs",
+                "pub struct Widget;\nimpl Widget {\n    pub fn spin(&self) {}\n}\n\
+                 pub struct Gadget;\nimpl Gadget {\n    pub fn spin(&self) {}\n}\n",
+            ),
+            ("src/a.rs", "use crate::w::{Gadget, Widget};\npub fn make() -> Widget {\n    Widget\n}\n"),
+            ("src/b.rs", "use crate::a::make;\npub fn user() {\n    make().spin();\n}\n"),
+        ],
+        "src/a.rs",
+        "use crate::w::{Gadget, Widget};\npub fn make() -> Gadget {\n    Gadget\n}\n",
+    ),
+    (
+        "c",
+        &[
+            ("a.c", "int helper(void) { return 1; }\n"),
+            ("b.c", "int user(void) { return helper(); }\n"),
+        ],
+        "a.c",
+        "static int helper(void) { return 1; }\n",
+    ),
+    // A call no header declares resolves through the repository-wide function names: a new
+    // file defining it gains the caller an edge, a second definition makes it ambiguous.
+    // Java names a class of its own package without an import: a new one is seen.
+    (
+        "java (a class of the package appears)",
+        &[(
+            "p/User.java",
+            "package p;\nclass User {\n    void use() { Widget.build(); }\n}\n",
+        )],
+        "p/Widget.java",
+        "package p;\npublic class Widget {\n    public static void build() {}\n}\n",
+    ),
+    // So does Go, for a function of its own package.
+    (
+        "go (a function of the package appears)",
+        &[
+            ("go.mod", "module example.com/m\n"),
+            ("p/a.go", "package p\n\nfunc Use() {\n\tHelper()\n}\n\nfunc Other() {}\n"),
+        ],
+        "p/b.go",
+        "package p\n\nfunc Helper() {}\n",
+    ),
+    (
+        "c (defined in a new file)",
+        &[("b.c", "int user(void) { return helper(); }\nint other(void) { return 0; }\n")],
+        "a.c",
+        "int helper(void) { return 1; }\n",
+    ),
+    (
+        "c (defined a second time)",
+        &[
+            ("a.c", "int helper(void) { return 1; }\n"),
+            ("b.c", "int user(void) { return helper(); }\n"),
+        ],
+        "x.c",
+        "int helper(void) { return 2; }\n",
+    ),
+];
+
+/// The cases of `cases` whose refresh (after the case's edit, in this process and in a new
+/// one) differs from a cold build. With `one_file`, each refresh must also resolve just the
+/// edited file.
+fn refreshes_unlike_cold(cases: &[SignatureCase], one_file: bool) -> Vec<String> {
+    let mut differ = vec![];
+    for (name, files, edited, text) in cases {
+        // Refreshed in this process (the interfaces the build left) and in a new one (the
+        // interfaces read back from `raw`).
+        for in_process in [true, false] {
+            let d = repo(files);
+            let db = d.path().join(".ctxfast/recon.db");
+            let cold = index(d.path(), &db, &IndexOptions::default()).unwrap();
+            assert!(cold.edges > cold.files_seen, "{name}: the fixture resolves");
+            if !in_process {
+                forget_process_cache(&db);
+            }
+            fs::write(d.path().join(edited), text).unwrap();
+            let s = index(d.path(), &db, &IndexOptions::default()).unwrap();
+            let resolved_as_expected = !one_file || (s.files_parsed, s.files_resolved) == (1, 1);
+            if !resolved_as_expected || !matches_cold(d.path(), &db) {
+                differ.push(format!("{name} (in process: {in_process})"));
+            }
+        }
+    }
+    differ
+}
+
+#[test]
+fn a_refresh_resolves_through_unchanged_files_signatures_as_a_cold_build_does() {
+    let differ = refreshes_unlike_cold(SIGNATURE_CASES, true);
+    assert!(differ.is_empty(), "refresh differs from cold: {differ:?}");
+}
+
+#[test]
+fn a_signature_edit_re_resolves_the_callers_as_a_cold_build_does() {
+    let differ = refreshes_unlike_cold(SIGNATURE_EDITS, false);
+    assert!(differ.is_empty(), "refresh differs from cold: {differ:?}");
+}
+
+/// Rewrites every interface blob of `db` as the build before signatures were part of the
+/// interface wrote it: unmarked, with no signature.
+fn write_unmarked_interfaces(db: &Path) {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let rows: Vec<(String, Vec<u8>)> = conn
+        .prepare("SELECT path, data FROM raw")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    for (path, data) in rows {
+        let full = RawFile::decode_compressed(&data).unwrap();
+        let old = full.interface(false).encode_compressed();
+        conn.execute(
+            "UPDATE raw SET iface = ?1 WHERE path = ?2",
+            rusqlite::params![old, path],
+        )
+        .unwrap();
+    }
+}
+
+#[test]
+fn an_index_with_unmarked_interfaces_refreshes_as_a_cold_build_does() {
+    let python: SignatureCase = (
+        "python",
+        &[
+            ("a.py", "class A:\n    def f(self):\n        return 1\n"),
+            ("b.py", "from a import A\n\ndef g():\n    return A().f()\n"),
+        ],
+        "b.py",
+        "from a import A\n\ndef g():\n    return A().f()\n# x\n",
+    );
+    for (name, files, edited, text) in SIGNATURE_CASES.iter().chain([&python]) {
+        let d = repo(files);
+        let db = d.path().join(".ctxfast/recon.db");
+        index(d.path(), &db, &IndexOptions::default()).unwrap();
+        write_unmarked_interfaces(&db);
+        forget_process_cache(&db);
+        fs::write(d.path().join(edited), text).unwrap();
+        let s = index(d.path(), &db, &IndexOptions::default()).unwrap();
+        assert!(matches_cold(d.path(), &db), "{name}");
+        // Where the old blob lacks what the interface needs, its file was parsed again
+        // (and its blob rewritten); a Python blob was complete and is used as it is.
+        let parsed = if *name == "python" { 1 } else { files.len() };
+        assert_eq!(s.files_parsed, parsed, "{name}");
+        forget_process_cache(&db);
+        fs::write(
+            d.path().join(edited),
+            files.iter().find(|f| f.0 == *edited).unwrap().1,
+        )
+        .unwrap();
+        let s = index(d.path(), &db, &IndexOptions::default()).unwrap();
+        assert_eq!(s.files_parsed, 1, "{name}: the blobs were rewritten");
+        assert!(matches_cold(d.path(), &db), "{name}");
+    }
+}
+
+/// Drops what the last run left in this process for `db`: the next run reads the index back
+/// as a new process would.
+fn forget_process_cache(db: &Path) {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let tag = plan::stored_run_start(&conn);
+    cache::take_previous(db, tag);
+    cache::take(db, tag);
+    cache::take_symbols(db, tag);
 }

@@ -76,8 +76,9 @@ pub fn write_graph(
         .changed
         .par_iter()
         .map(|c| {
-            let raw = &files[c.index].raw;
-            (raw.encode_compressed(), raw.interface().encode_compressed())
+            let f = &files[c.index];
+            let iface = f.raw.interface_blob(f.lang.signatures_resolve());
+            (f.raw.encode_compressed(), iface)
         })
         .collect();
     let mut ids = FileIds::new(tx)?;

@@ -112,6 +112,15 @@ impl Lang {
         matches!(self, Lang::JavaScript | Lang::TypeScript | Lang::Tsx)
     }
 
+    /// True when the resolver reads this language's function signatures — return types
+    /// (Java, JavaScript/TypeScript, Rust), parameter types picking an overload (Java),
+    /// `static` linkage (C, C++) — so they are part of a file's interface
+    /// ([`super::raw::RawFile::interface`]): a refresh resolving against an unchanged file
+    /// must see what a cold build sees.
+    pub fn signatures_resolve(self) -> bool {
+        matches!(self, Lang::Java | Lang::Rust) || self.is_js() || self.is_c_family()
+    }
+
     /// True for C and C++, which share one extractor and one include resolver.
     pub fn is_c_family(self) -> bool {
         matches!(self, Lang::C | Lang::Cpp)
@@ -140,7 +149,7 @@ fn arity(at: Node<'_>) -> u32 {
 
 /// Records one binding of `key` to `class`; a disagreeing binding makes the key untyped.
 fn note(
-    types: &mut std::collections::HashMap<(u32, String), Option<String>>,
+    types: &mut rustc_hash::FxHashMap<(u32, String), Option<String>>,
     key: (u32, String),
     class: Option<String>,
 ) {
@@ -159,7 +168,7 @@ fn note(
 
 /// The keys every binding agreed on, sorted.
 fn agreed(
-    types: std::collections::HashMap<(u32, String), Option<String>>,
+    types: rustc_hash::FxHashMap<(u32, String), Option<String>>,
 ) -> Vec<(u32, String, String)> {
     let mut out: Vec<(u32, String, String)> = types
         .into_iter()
@@ -400,12 +409,12 @@ pub struct Builder<'s> {
     pub scope: u32,
     /// The class each local is bound to in its scope; `None` once some binding gives it no
     /// class or a different one (becomes `RawFile::typed_locals`).
-    local_types: std::collections::HashMap<(u32, String), Option<String>>,
+    local_types: rustc_hash::FxHashMap<(u32, String), Option<String>>,
     /// The same for instance attributes, keyed by class definition (`RawFile::typed_attrs`).
-    attr_types: std::collections::HashMap<(u32, String), Option<String>>,
+    attr_types: rustc_hash::FxHashMap<(u32, String), Option<String>>,
     /// The declared type of each parameter and local, per scope, as written (`char`,
     /// `Token`, `char[]`): Java's argument types (see `RawRef::path`).
-    pub declared: std::collections::HashMap<(u32, String), String>,
+    pub declared: rustc_hash::FxHashMap<(u32, String), String>,
     /// Current nesting of the walk, bounded by [`MAX_NESTING`].
     depth: u32,
     /// Line of the first subtree skipped for being nested too deep.
@@ -436,9 +445,9 @@ impl<'s> Builder<'s> {
             src,
             out,
             scope: 0,
-            local_types: std::collections::HashMap::new(),
-            attr_types: std::collections::HashMap::new(),
-            declared: std::collections::HashMap::new(),
+            local_types: rustc_hash::FxHashMap::default(),
+            attr_types: rustc_hash::FxHashMap::default(),
+            declared: rustc_hash::FxHashMap::default(),
             depth: 0,
             too_deep: None,
         }

@@ -4,14 +4,14 @@
 
 use super::{dotted, first_paragraph, Builder};
 use crate::graph::raw::{DefKind, Target};
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 use tree_sitter::Node;
 
 const MEMBER: &[&str] = &["attribute"];
 const IDENT: &[&str] = &["identifier"];
 
 pub fn walk(b: &mut Builder<'_>, root: Node<'_>) {
-    let mut seen = HashSet::new();
+    let mut seen = FxHashSet::default();
     visit(b, root, &mut seen);
 }
 
@@ -126,7 +126,7 @@ fn bind_targets(
     b: &mut Builder<'_>,
     stmt: Node<'_>,
     left: Node<'_>,
-    seen: &mut HashSet<(u32, String)>,
+    seen: &mut FxHashSet<(u32, String)>,
 ) {
     let mut names = vec![];
     target_names(b, left, &mut names);
@@ -198,11 +198,11 @@ fn note_attr_assignment(b: &mut Builder<'_>, stmt: Node<'_>, left: Node<'_>) {
     }
 }
 
-fn visit(b: &mut Builder<'_>, n: Node<'_>, seen: &mut HashSet<(u32, String)>) {
+fn visit(b: &mut Builder<'_>, n: Node<'_>, seen: &mut FxHashSet<(u32, String)>) {
     b.nested(n, |b| visit_node(b, n, seen));
 }
 
-fn visit_node(b: &mut Builder<'_>, n: Node<'_>, seen: &mut HashSet<(u32, String)>) {
+fn visit_node(b: &mut Builder<'_>, n: Node<'_>, seen: &mut FxHashSet<(u32, String)>) {
     match n.kind() {
         "function_definition" => {
             let Some(name) = b.field_text(n, "name") else {

@@ -11,7 +11,7 @@
 
 use super::{parent_module, FileData};
 use crate::graph::lang::Lang;
-use crate::graph::raw::DefKind;
+use crate::graph::raw::{DefKind, RawFile};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -228,24 +228,36 @@ impl Symbols {
         if !f.lang.is_c_family() {
             return;
         }
-        for (di, d) in f.raw.defs.iter().enumerate().skip(1) {
-            if d.kind != DefKind::Function {
-                continue;
-            }
-            let map = if d.local != d.name {
+        for (di, key, method) in c_linkage(&f.raw) {
+            let map = if method {
                 &mut self.c_methods
-            } else if d.parent == 0 && !d.signature.starts_with("static ") {
-                &mut self.c_funcs
             } else {
-                continue;
+                &mut self.c_funcs
             };
-            let key = if d.local != d.name { &d.local } else { &d.name };
-            let v = map.entry(key.clone()).or_default();
+            let v = map.entry(key.to_string()).or_default();
             let at = (fi, di as u32);
             let pos = v.partition_point(|x| *x < at);
             v.insert(pos, at);
         }
     }
+}
+
+/// What a C/C++ extraction puts in the repository-wide maps any C file's call may resolve
+/// through: `(definition index, key, is a method)` — each method by `Class.method`
+/// (`Symbols::c_methods`), each top-level function with external linkage (not `static`)
+/// by name (`Symbols::c_funcs`).
+pub fn c_linkage(raw: &RawFile) -> impl Iterator<Item = (usize, &str, bool)> {
+    raw.defs.iter().enumerate().skip(1).filter_map(|(di, d)| {
+        if d.kind != DefKind::Function {
+            None
+        } else if d.local != d.name {
+            Some((di, d.local.as_str(), true))
+        } else if d.parent == 0 && !d.signature.starts_with("static ") {
+            Some((di, d.name.as_str(), false))
+        } else {
+            None
+        }
+    })
 }
 
 #[cfg(test)]

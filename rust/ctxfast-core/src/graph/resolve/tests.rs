@@ -49,7 +49,7 @@ fn an_imported_function_call_is_an_invoke_edge_and_a_dependency() {
     let r = resolve(&srcs, 1);
     assert_eq!(edges(&r, EdgeKind::Invoke), vec![pair("b.g:5", "a.f:1")]);
     assert_eq!(edges(&r, EdgeKind::Import), vec![pair("b:1", "a.f:1")]);
-    assert_eq!(r.deps, HashSet::from([0]));
+    assert_eq!(r.deps, FxHashSet::from_iter([0]));
     assert!(r.unresolved.is_empty());
     // One reference-site node per scope and line, named after what it references.
     let site = r.ref_nodes.iter().find(|n| n.id == "b.g:5").unwrap();
