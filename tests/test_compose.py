@@ -338,7 +338,13 @@ def test_the_whole_file_is_the_best_ranked_target_file(tmp_path):
 
     def whole(ranked, cfg=None):
         out, log = with_whole_files(
-            SourceReader(tmp_path), cands, heads, ranked, cfg or DefaultsConfig(), 8000, len
+            SourceReader(tmp_path),
+            cands,
+            heads,
+            ranked,
+            cfg or DefaultsConfig(),
+            8000,
+            lambda text, limit: len(text) if len(text) <= limit else None,
         )
         return [c.file for c in out if c.whole_file], [e.subject for e in log]
 

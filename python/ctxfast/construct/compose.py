@@ -43,7 +43,7 @@ from ctxfast.construct.schema import (
 from ctxfast.errors import InvalidArgumentError
 from ctxfast.repository import Repository
 from ctxfast.text import is_test_path
-from ctxfast.tokens import count_tokens
+from ctxfast.tokens import count_tokens, fits
 
 RETRIEVAL_TOKENS = 4000  # the retrieval design's cap on the slice handed to construction
 
@@ -224,7 +224,7 @@ def prepare(
         result.ranked_files(),
         dcfg,
         target_tokens,
-        lambda text: count_tokens(text, encoding),
+        lambda text, limit: count_tokens(text, encoding) if fits(text, limit, encoding) else None,
     )
     log += whole_log
     if dcfg.file_outlines:

@@ -555,7 +555,7 @@ def with_whole_files(
     ranked_files: Sequence[str],
     cfg: DefaultsConfig,
     target_tokens: int,
-    count: Callable[[str], int],
+    count_within: Callable[[str, int], int | None],
 ) -> tuple[list[CodeCandidate], list[LogEntry]]:
     """The best-ranked files holding a change target carry the whole file as the target's
     lines, each when it fits its share (the target's span stays the definition's, so the
@@ -566,6 +566,8 @@ def with_whole_files(
     than the guesses the fill would spend on other files, and the model sees it as it is.
     Only the best-ranked target files are tried: a later target's file shown whole took the
     room of the better one's neighbours and lost as many instances as it won.
+    ``count_within(text, limit)`` is the token count of ``text`` when it is at most
+    ``limit``, else ``None`` (it stops counting there: a huge file costs no full count).
     """
     room = int(target_tokens * cfg.whole_file_share)
     if room <= 0 or cfg.whole_files <= 0:
@@ -586,8 +588,8 @@ def with_whole_files(
         if not lines:
             continue
         text = "\n".join(lines)
-        tokens = count(text)
-        if tokens > room:
+        tokens = count_within(text, room)
+        if tokens is None:
             continue
         room -= tokens
         i = firsts[path]
