@@ -53,6 +53,7 @@ def test_defaults_are_the_spec_numbers():
         "literal_names",
         "literal_names_flags",
         "literal_names_quoted",
+        "drop_html_comments",
         "tested_modules",
         "infile_defs",
         "demote_tests",

@@ -132,3 +132,13 @@ def test_an_environment_listing_is_left_out_of_the_query():
     assert "numpy" not in tq.terms and "h5netcdf" not in tq.terms and "table" in tq.terms
     kept_all = parse_task(LISTING, None, None, cfg.query, cfg.query_stopwords, listing_min_lines=0)
     assert "numpy" in kept_all.terms
+
+
+def test_an_issue_template_comment_is_left_out_of_the_query():
+    text = "<!--\nThanks for submitting an issue! Provide a minimal example.\n-->\nCart drifts"
+    cfg = RetrievalConfig()
+    assert cfg.drop_html_comments is True
+    tq = parse_task(text, None, None, cfg.query, cfg.query_stopwords)
+    assert "cart" in tq.terms and "submitting" not in tq.terms and "minimal" not in tq.terms
+    kept = parse_task(text, None, None, cfg.query, cfg.query_stopwords, drop_html_comments=False)
+    assert "submitting" in kept.terms

@@ -175,6 +175,7 @@ class Retriever:
             quoted_names=cfg.literal_names_quoted,
             compounds=cfg.path_compounds,
             listing_min_lines=cfg.listing_min_lines,
+            drop_html_comments=cfg.drop_html_comments,
         )
         query = tq.query
         lap("query")

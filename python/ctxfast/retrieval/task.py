@@ -115,6 +115,10 @@ _LISTING_LINE = re.compile(
 )
 
 
+#: An HTML comment: in an issue, the tracker's template text the reporter left in place.
+_HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
+
+
 def without_listings(text: str, min_lines: int) -> str:
     """``text`` without its environment listings: runs of at least ``min_lines`` consecutive
     listing lines (``pip list``, ``conda list``, ``show_versions()`` output). A task pastes
@@ -146,13 +150,16 @@ def parse_task(
     quoted_names: bool = True,
     compounds: bool = True,
     listing_min_lines: int = 3,
+    drop_html_comments: bool = True,
 ) -> TaskQuery:
     """Parse the task once (pure, deterministic); ``stopwords`` are dropped from every BM25
     query built here (documents keep them, see ``query.query_terms``), and so is any
     environment listing of at least ``listing_min_lines`` lines (see
-    :func:`without_listings`)."""
+    :func:`without_listings`) and, with ``drop_html_comments``, every ``<!-- ... -->``."""
     if listing_min_lines > 0:
         task_text = without_listings(task_text, listing_min_lines)
+    if drop_html_comments:
+        task_text = _HTML_COMMENT.sub(" ", task_text)
     query = build_query(task_text, error, test, config, name_index=name_index)
     text = task_text if not error else f"{task_text}\n{error}"
     rerank = f"{task_text}\n" + " ".join(query.identifiers)
