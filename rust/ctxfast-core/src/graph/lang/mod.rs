@@ -128,21 +128,15 @@ impl Lang {
 }
 
 thread_local! {
-    /// The field ids of the grammar this thread is extracting (set by [`extract`]), by the
-    /// address and length of the field name: see [`Fields::field`].
-    static FIELD_IDS: std::cell::RefCell<(Option<Lang>, rustc_hash::FxHashMap<(usize, usize), u16>)> =
-        std::cell::RefCell::new((None, rustc_hash::FxHashMap::default()));
+    /// The field ids of the grammar this thread last looked a field up in, by the address
+    /// and length of the field name: see [`Fields::field`].
+    static FIELD_IDS: std::cell::RefCell<Option<FieldIds>> = const { std::cell::RefCell::new(None) };
 }
 
-/// Makes `lang` the grammar whose field ids [`Fields::field`] remembers on this thread.
-fn fields_of(lang: Lang) {
-    FIELD_IDS.with(|cell| {
-        let mut ids = cell.borrow_mut();
-        if ids.0 != Some(lang) {
-            *ids = (Some(lang), rustc_hash::FxHashMap::default());
-        }
-    });
-}
+type FieldIds = (
+    tree_sitter::Language,
+    rustc_hash::FxHashMap<(usize, usize), u16>,
+);
 
 /// Field access by name with the field's id remembered. `child_by_field_name` finds the id
 /// by comparing the name with the grammar's field names one by one (`strncmp`), on every
@@ -154,24 +148,19 @@ pub trait Fields<'t> {
 
 impl<'t> Fields<'t> for Node<'t> {
     fn field(&self, name: &'static str) -> Option<Node<'t>> {
-        let key = (name.as_ptr() as usize, name.len());
+        let lang = self.language();
         let id = FIELD_IDS.with(|cell| {
-            let mut ids = cell.borrow_mut();
-            if ids.0.is_none() {
-                return None; // outside an extraction: no grammar to remember ids for
+            let mut cached = cell.borrow_mut();
+            // A grammar is compared by its address: one thread extracts many languages.
+            if cached.as_ref().is_none_or(|(l, _)| *l != *lang) {
+                *cached = Some(((*lang).clone(), rustc_hash::FxHashMap::default()));
             }
-            let id = *ids.1.entry(key).or_insert_with(|| {
-                self.language()
-                    .field_id_for_name(name)
-                    .map_or(0, |id| id.get())
-            });
-            Some(id)
+            let ids = &mut cached.as_mut().expect("just set").1;
+            *ids.entry((name.as_ptr() as usize, name.len()))
+                .or_insert_with(|| lang.field_id_for_name(name).map_or(0, |id| id.get()))
         });
-        match id {
-            Some(0) => None, // the grammar has no such field
-            Some(id) => self.child_by_field_id(id),
-            None => self.child_by_field_name(name),
-        }
+        // Id 0 is no field of the grammar, for which `child_by_field_name` gives no child.
+        (id != 0).then(|| self.child_by_field_id(id)).flatten()
     }
 }
 
@@ -380,7 +369,6 @@ pub fn extract(lang: Lang, src: &[u8], module: &str, end_line: u32) -> Extracted
             const { std::cell::RefCell::new(Vec::new()) };
     }
     let mut b = Builder::new(src, module, end_line);
-    fields_of(lang);
     let tree = PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
         let pos = match parsers.iter().position(|(l, _)| *l == lang) {
