@@ -344,22 +344,19 @@ mod tests {
         )
         .unwrap();
         assert_eq!(nodes, 2);
-        let rows: Vec<(i64, String)> = conn
-            .prepare("SELECT id, kind FROM node_rows ORDER BY id")
-            .unwrap()
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
-        assert_eq!(rows, vec![(2, "ref".into()), (7, "function".into())]);
-        let meta: Vec<(i64, String)> = conn
-            .prepare("SELECT id, signature FROM defs_meta ORDER BY id")
-            .unwrap()
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
-        assert_eq!(meta, vec![(2, "def g()".into()), (7, "def f()".into())]);
+        let rows = |sql: &str| -> Vec<(i64, String)> {
+            let mut st = conn.prepare(sql).unwrap();
+            let out = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)));
+            out.unwrap().map(Result::unwrap).collect()
+        };
+        assert_eq!(
+            rows("SELECT id, kind FROM node_rows ORDER BY id"),
+            vec![(2, "ref".into()), (7, "function".into())]
+        );
+        assert_eq!(
+            rows("SELECT id, signature FROM defs_meta ORDER BY id"),
+            vec![(2, "def g()".into()), (7, "def f()".into())]
+        );
     }
 
     #[test]
