@@ -48,6 +48,7 @@ def test_defaults_are_the_spec_numbers():
         "path_mentions",
         "def_bm25",
         "path_words",
+        "goal_signals",
         "path_compounds",
         "literals",
         "literal_names",

@@ -211,8 +211,9 @@ TASK = (
 
 def test_the_file_holding_the_quoted_message_ranks_first(tmp_path):
     repo = indexed_repo(tmp_path, FILES)
-    on = repo.retrieve(TASK)
-    off = repo.retrieve(TASK, config={"literals": False})
+    # The decoy shares the title's words too: the goal signals are held off to show this one.
+    on = repo.retrieve(TASK, config={"goal_signals": False})
+    off = repo.retrieve(TASK, config={"literals": False, "goal_signals": False})
     assert on.ranked_files()[0] == "pkg/registry.py"
     assert off.ranked_files()[0] == "pkg/base.py"
     assert on.signals["literals"] == {"pkg/registry.py": 1.0}

@@ -165,6 +165,17 @@ def file_scores(
         signals["def_bm25"] = _normalise(
             {f: sum(sorted(v, reverse=True)[: cfg.def_bm25_top]) for f, v in per_file.items()}
         )
+    if cfg.goal_signals and tq.goal_terms:
+        goal = list(tq.goal_terms)
+        hits = index.file_bm25().query(goal, k=min(len(index.files), 200)) if index.files else []
+        signals["goal_bm25"] = _normalise({index.files[i]: s for i, s in hits})
+        if def_index is not None:
+            per_goal: dict[str, list[float]] = defaultdict(list)
+            for i, s in def_index.search(goal, k=100):
+                per_goal[def_index.defs[i].file].append(s)
+            signals["goal_def_bm25"] = _normalise(
+                {f: sum(sorted(v, reverse=True)[: cfg.def_bm25_top]) for f, v in per_goal.items()}
+            )
     if cfg.path_words:
         # A plain count of query words among the path's components. (Weighting each word by
         # its rarity across paths measured no better on the benchmark sample: kept simple.)

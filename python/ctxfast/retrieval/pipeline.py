@@ -322,7 +322,13 @@ class Retriever:
         top = max(scores) or 1.0
         top_file = max(files.values(), default=0.0) or 1.0
         named = set(tq.named)
-        for c, s in zip(cands, scores, strict=True):
+        if cfg.goal_signals and cfg.goal_candidate_weight and tq.goal_terms:
+            goal_scores = bm.scores(list(tq.goal_terms))
+            top_goal = max(goal_scores) or 1.0
+            scores_goal = [cfg.goal_candidate_weight * g / top_goal for g in goal_scores]
+        else:
+            scores_goal = [0.0] * len(cands)
+        for c, s, g in zip(cands, scores, scores_goal, strict=True):
             c.bm25_score = s
             bonus = 0.0
             if c.anchor > 0:
@@ -330,7 +336,7 @@ class Retriever:
             if c.qualname and c.qualname.rsplit(".", 1)[-1] in named:
                 bonus += NAMED_BONUS
             bonus -= _demotion(ix, c.file, cfg)
-            c.score = s / top + files.get(c.file, 0.0) / top_file + bonus
+            c.score = s / top + files.get(c.file, 0.0) / top_file + bonus + g
         for c in cands:
             c.symbol = ix.local_symbol(c.file, c.qualname)
         lifted = _named_callees(cands, named)

@@ -99,6 +99,7 @@ class TaskQuery:
     text_identifiers: tuple[str, ...]
     path_words: frozenset[str]
     goal_tokens: frozenset[str]
+    goal_terms: tuple[str, ...]
     literal_names: tuple[tuple[str, ...], ...]
 
     @property
@@ -163,13 +164,15 @@ def parse_task(
     query = build_query(task_text, error, test, config, name_index=name_index)
     text = task_text if not error else f"{task_text}\n{error}"
     rerank = f"{task_text}\n" + " ".join(query.identifiers)
+    task_terms = tuple(query_terms(task_text, stopwords))
+    goal = tuple(query_terms(query.goal_hint, stopwords))
     return TaskQuery(
         task_text=task_text,
         error=error,
         query=query,
         text=text,
         terms=tuple(query_terms(text, stopwords)),
-        task_terms=tuple(query_terms(task_text, stopwords)),
+        task_terms=task_terms,
         rerank_terms=tuple(query_terms(rerank, stopwords)),
         api_terms=tuple(query_terms(f"{query.goal_hint}\n{task_text}", stopwords)),
         named=tuple(code_identifiers(task_text)),
@@ -180,5 +183,6 @@ def parse_task(
             if w not in PATH_WORD_STOPWORDS
         ),
         goal_tokens=frozenset(tokenize_code(query.goal_hint)),
+        goal_terms=goal if len(goal) < len(task_terms) else (),
         literal_names=literal_names(text, flag_names, quoted_names),
     )
