@@ -54,7 +54,13 @@ TASK = (
     "(see test_total_price_discount_large_quantities)"
 )
 # Only the mechanism under test may produce candidates.
-ONLY_RANKING = {"lexical": False, "api_desc": False, "callgraph": False, "def_bm25_k": 0}
+ONLY_RANKING = {
+    "lexical": False,
+    "api_desc": False,
+    "callgraph": False,
+    "def_bm25_k": 0,
+    "infile_defs": False,
+}
 INFILE = {**ONLY_RANKING, "infile_defs": True}
 
 
@@ -65,9 +71,9 @@ def repo(tmp_path_factory):
 
 def test_ranking_defaults_are_pinned():
     c = RetrievalConfig()
-    assert (c.infile_defs, c.infile_files, c.infile_k) == (False, 5, 30)
+    assert (c.infile_defs, c.infile_files, c.infile_k) == (True, 1, 30)
     assert c.same_file_decay == 0.0
-    assert (c.demote_tests, c.test_penalty) == (True, 1.0)
+    assert (c.demote_tests, c.test_penalty) == (True, 2.0)
     assert (c.demote_minor_languages, c.minor_language_share, c.minor_language_penalty) == (
         True,
         0.25,
