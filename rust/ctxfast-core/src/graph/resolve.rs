@@ -167,6 +167,16 @@ pub struct Resolved {
 }
 
 impl Resolved {
+    /// [`Resolved::deps`] in file order, the order their `file_dep_rows` are written in: a
+    /// hash set's iteration order depends on its capacity history, which for the per-thread
+    /// set the resolver drains differs from run to run (which files that worker resolved
+    /// before), so writing in set order gave the same index different row orders.
+    pub fn deps_in_order(&self) -> Vec<u32> {
+        let mut deps: Vec<u32> = self.deps.iter().copied().collect();
+        deps.sort_unstable();
+        deps
+    }
+
     /// Adds `e` unless `seen` has it; `into` is the file a new edge points into (recorded as a
     /// dependency).
     fn add_edge(&mut self, seen: &mut FxHashSet<Edge>, e: Edge, into: Option<u32>) {

@@ -425,7 +425,7 @@ fn drop_all(conn: &Connection) -> CoreResult<()> {
 /// Creates the tables (if absent) and stamps the schema version; shared by the bulk cold
 /// build and the incremental open. An index already stamped is not written to: every open
 /// of an unchanged index used to commit this one row.
-fn create_schema(conn: &Connection) -> CoreResult<()> {
+pub(super) fn create_schema(conn: &Connection) -> CoreResult<()> {
     conn.execute_batch(SCHEMA)?;
     let version = index_version();
     let stamped: Option<String> = conn

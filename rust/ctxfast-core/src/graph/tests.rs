@@ -187,6 +187,52 @@ fn index_and_refresh() {
 }
 
 #[test]
+fn file_deps_are_written_in_file_order() {
+    // One file importing forty: its dependency rows come out in file order, not in the
+    // iteration order of the hash set they are collected in (which varied between runs).
+    let mut files: Vec<(String, String)> = (0..40)
+        .map(|i| {
+            (
+                format!("m{i:02}.py"),
+                format!("def f{i}():\n    return {i}\n"),
+            )
+        })
+        .collect();
+    let imports: String = (0..40)
+        .rev()
+        .map(|i| format!("from m{i:02} import f{i}\nf{i}()\n"))
+        .collect();
+    files.push(("main.py".into(), imports));
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let d = repo(&refs);
+    let db = d.path().join(".ctxfast/recon.db");
+    index(d.path(), &db, &IndexOptions::default()).unwrap();
+    let mut expected: Vec<String> = (0..40).map(|i| format!("m{i:02}.py")).collect();
+    let written = |db: &Path| -> Vec<String> {
+        pairs(
+            db,
+            "SELECT s.path, t.path FROM file_dep_rows r JOIN files s ON s.id = r.src \
+             JOIN files t ON t.id = r.dst WHERE s.path = 'main.py' ORDER BY r.rowid",
+        )
+        .into_iter()
+        .map(|(_, dst)| dst)
+        .collect()
+    };
+    assert_eq!(written(&db), expected);
+    // A refresh that re-resolves main.py writes its rows in the same order.
+    fs::write(d.path().join("m40.py"), "def f40():\n    return 40\n").unwrap();
+    let main = d.path().join("main.py");
+    let text = fs::read_to_string(&main).unwrap();
+    fs::write(&main, format!("from m40 import f40\nf40()\n{text}")).unwrap();
+    index(d.path(), &db, &IndexOptions::default()).unwrap();
+    expected.push("m40.py".into());
+    assert_eq!(written(&db), expected);
+}
+
+#[test]
 fn modules_are_named_from_the_top_of_their_package_chain() {
     let paths = [
         "lib/matplotlib/__init__.py",

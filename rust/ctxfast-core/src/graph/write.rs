@@ -123,8 +123,8 @@ pub fn write_graph(
             let node = store::node_key(&u.node_id);
             ins_unres.execute(params![u.name, node, rel, u.line, u.col])?;
         }
-        for d in &r.deps {
-            let (src, dst) = (ids.get(files, *i)?, ids.get(files, *d as usize)?);
+        for d in r.deps_in_order() {
+            let (src, dst) = (ids.get(files, *i)?, ids.get(files, d as usize)?);
             ins_dep.execute(params![src, dst])?;
         }
     }

@@ -12,7 +12,7 @@
 //! The walk is iterative (an explicit stack of `(node, scope)`), so deeply nested input —
 //! generated code, long `else if` chains — cannot overflow the thread's stack.
 
-use super::Builder;
+use super::{Builder, Fields};
 use crate::graph::raw::{DefKind, Target};
 use tree_sitter::Node;
 
@@ -66,9 +66,7 @@ fn declared(b: &Builder<'_>, d: Node<'_>) -> Option<(Vec<String>, bool)> {
         let k = d.kind();
         if WRAPPERS.contains(&k) {
             function |= k == "function_declarator";
-            d = d
-                .child_by_field_name("declarator")
-                .or_else(|| d.named_child(0))?;
+            d = d.field("declarator").or_else(|| d.named_child(0))?;
             continue;
         }
         return match k {
@@ -88,11 +86,11 @@ fn qualified(b: &Builder<'_>, n: Node<'_>) -> Option<Vec<String>> {
     let mut out = vec![];
     let mut n = n;
     for _ in 0..64 {
-        if let Some(s) = n.child_by_field_name("scope") {
+        if let Some(s) = n.field("scope") {
             let t = b.text(s);
             out.push(t.split('<').next().unwrap_or("").trim().to_string());
         }
-        let name = n.child_by_field_name("name")?;
+        let name = n.field("name")?;
         if name.kind() == "qualified_identifier" {
             n = name;
             continue;
@@ -127,7 +125,7 @@ fn callee(b: &Builder<'_>, f: Node<'_>) -> Option<Vec<String>> {
         "qualified_identifier" => qualified(b, f),
         "template_function" => Some(vec![b.field_text(f, "name")?]),
         "field_expression" => {
-            let obj = f.child_by_field_name("argument")?;
+            let obj = f.field("argument")?;
             let field = b.field_text(f, "field")?;
             match obj.kind() {
                 "identifier" | "this" => Some(vec![b.text(obj), field]),
@@ -147,14 +145,11 @@ fn visit<'t>(b: &mut Builder<'_>, n: Node<'t>, stack: &mut Vec<(Node<'t>, u32)>)
     let kind = n.kind();
     match kind {
         "function_definition" => {
-            let Some((segs, _)) = n
-                .child_by_field_name("declarator")
-                .and_then(|d| declared(b, d))
-            else {
+            let Some((segs, _)) = n.field("declarator").and_then(|d| declared(b, d)) else {
                 push_children(stack, n, scope);
                 return;
             };
-            let body = n.child_by_field_name("body");
+            let body = n.field("body");
             let sig = b.header(n, body);
             let in_class = is_class_scope(b);
             let name = segs.last().cloned().unwrap_or_default();
@@ -179,10 +174,7 @@ fn visit<'t>(b: &mut Builder<'_>, n: Node<'t>, stack: &mut Vec<(Node<'t>, u32)>)
             }
             let docs = doc(b, n);
             b.out.defs[idx as usize].doc = docs;
-            if let Some(params) = n
-                .child_by_field_name("declarator")
-                .and_then(|d| find_params(d))
-            {
+            if let Some(params) = n.field("declarator").and_then(|d| find_params(d)) {
                 b.scope = idx;
                 declare_locals(b, params, "parameter_declaration");
                 b.scope = scope;
@@ -192,7 +184,7 @@ fn visit<'t>(b: &mut Builder<'_>, n: Node<'t>, stack: &mut Vec<(Node<'t>, u32)>)
             }
         }
         k if TYPES.contains(&k) => {
-            let body = n.child_by_field_name("body");
+            let body = n.field("body");
             match (b.field_text(n, "name"), body) {
                 (Some(name), Some(body)) => {
                     let sig = b.header(n, Some(body));
@@ -207,7 +199,7 @@ fn visit<'t>(b: &mut Builder<'_>, n: Node<'t>, stack: &mut Vec<(Node<'t>, u32)>)
             }
         }
         "type_definition" => {
-            let ty = n.child_by_field_name("type");
+            let ty = n.field("type");
             let mut cur = n.walk();
             let names: Vec<String> = n
                 .children_by_field_name("declarator", &mut cur)
@@ -217,9 +209,7 @@ fn visit<'t>(b: &mut Builder<'_>, n: Node<'t>, stack: &mut Vec<(Node<'t>, u32)>)
                 .collect();
             let sig = b.first_line(n);
             let anonymous_body = ty.filter(|t| {
-                TYPES.contains(&t.kind())
-                    && t.child_by_field_name("name").is_none()
-                    && t.child_by_field_name("body").is_some()
+                TYPES.contains(&t.kind()) && t.field("name").is_none() && t.field("body").is_some()
             });
             let mut first = None;
             for name in names {
@@ -231,7 +221,7 @@ fn visit<'t>(b: &mut Builder<'_>, n: Node<'t>, stack: &mut Vec<(Node<'t>, u32)>)
                 // `typedef struct { ... } Foo;`: the members belong to Foo.
                 (Some(t), Some(idx)) => {
                     if t.kind() != "enum_specifier" {
-                        if let Some(body) = t.child_by_field_name("body") {
+                        if let Some(body) = t.field("body") {
                             push_children(stack, body, idx);
                         }
                     }
@@ -244,7 +234,7 @@ fn visit<'t>(b: &mut Builder<'_>, n: Node<'t>, stack: &mut Vec<(Node<'t>, u32)>)
             }
         }
         "declaration" => {
-            let ty = n.child_by_field_name("type");
+            let ty = n.field("type");
             if let Some(t) = ty.filter(|t| TYPES.contains(&t.kind())) {
                 stack.push((t, scope));
             }
@@ -268,7 +258,7 @@ fn visit<'t>(b: &mut Builder<'_>, n: Node<'t>, stack: &mut Vec<(Node<'t>, u32)>)
                     }
                 }
                 if d.kind() == "init_declarator" {
-                    if let Some(v) = d.child_by_field_name("value") {
+                    if let Some(v) = d.field("value") {
                         stack.push((v, scope));
                     }
                 }
@@ -281,7 +271,7 @@ fn visit<'t>(b: &mut Builder<'_>, n: Node<'t>, stack: &mut Vec<(Node<'t>, u32)>)
             }
         }
         "preproc_include" => {
-            let Some(p) = n.child_by_field_name("path") else {
+            let Some(p) = n.field("path") else {
                 return;
             };
             let text = b.text(p);
@@ -295,13 +285,13 @@ fn visit<'t>(b: &mut Builder<'_>, n: Node<'t>, stack: &mut Vec<(Node<'t>, u32)>)
             }
         }
         "call_expression" => {
-            if let Some(f) = n.child_by_field_name("function") {
+            if let Some(f) = n.field("function") {
                 match callee(b, f) {
-                    Some(p) => b.reference(p, f),
+                    Some(p) => b.call_reference(p, f, n),
                     None => stack.push((f, scope)),
                 }
             }
-            if let Some(a) = n.child_by_field_name("arguments") {
+            if let Some(a) = n.field("arguments") {
                 stack.push((a, scope));
             }
         }
@@ -338,11 +328,9 @@ fn find_params(d: Node<'_>) -> Option<Node<'_>> {
     let mut d = d;
     for _ in 0..64 {
         if d.kind() == "function_declarator" {
-            return d.child_by_field_name("parameters");
+            return d.field("parameters");
         }
-        d = d
-            .child_by_field_name("declarator")
-            .or_else(|| d.named_child(0))?;
+        d = d.field("declarator").or_else(|| d.named_child(0))?;
     }
     None
 }
@@ -355,11 +343,8 @@ fn declare_locals(b: &mut Builder<'_>, list: Node<'_>, item_kind: &str) {
         .filter(|c| c.kind() == item_kind)
         .collect();
     for p in items {
-        let class = type_name(b, p.child_by_field_name("type"));
-        let Some((segs, _)) = p
-            .child_by_field_name("declarator")
-            .and_then(|d| declared(b, d))
-        else {
+        let class = type_name(b, p.field("type"));
+        let Some((segs, _)) = p.field("declarator").and_then(|d| declared(b, d)) else {
             continue;
         };
         let name = segs.last().cloned().unwrap_or_default();

@@ -2,7 +2,7 @@
 //! specs (`class`), package-level `var`/`const`, imports and call references. Go definitions
 //! are qualified by their package directory (see `RawFile::package`).
 
-use super::{dotted, first_paragraph, Builder};
+use super::{dotted, first_paragraph, Builder, Fields};
 use crate::graph::raw::{DefKind, Target};
 use tree_sitter::Node;
 
@@ -35,7 +35,7 @@ fn type_name(b: &Builder<'_>, t: Node<'_>) -> Option<String> {
             Some(format!("{pkg}.{name}"))
         }
         "pointer_type" | "generic_type" => t.named_child(0).and_then(|c| type_name(b, c)),
-        _ => t.child_by_field_name("type").and_then(|c| type_name(b, c)),
+        _ => t.field("type").and_then(|c| type_name(b, c)),
     }
 }
 
@@ -49,13 +49,13 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
             let Some(name) = b.field_text(n, "name") else {
                 return;
             };
-            let body = n.child_by_field_name("body");
+            let body = n.field("body");
             let sig = b.header(n, body);
             let mut recv: Option<(String, String)> = None;
-            if let Some(r) = n.child_by_field_name("receiver") {
+            if let Some(r) = n.field("receiver") {
                 if let Some(pd) = r.named_child(0) {
                     let rn = b.field_text(pd, "name").unwrap_or_default();
-                    if let Some(t) = pd.child_by_field_name("type").and_then(|t| type_name(b, t)) {
+                    if let Some(t) = pd.field("type").and_then(|t| type_name(b, t)) {
                         recv = Some((rn, t));
                     }
                 }
@@ -79,7 +79,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
             }
             b.out.defs[idx as usize].doc = doc(b, n);
             b.within(idx, |b| {
-                if let Some(ps) = n.child_by_field_name("parameters") {
+                if let Some(ps) = n.field("parameters") {
                     params(b, ps);
                 }
             });
@@ -98,7 +98,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
             }
             // Struct fields with a named type: `recv.field.Method()` resolves through them;
             // an interface's methods are its members, so calls through it have a target.
-            match n.child_by_field_name("type") {
+            match n.field("type") {
                 Some(st) if st.kind() == "struct_type" => struct_fields(b, idx, st),
                 Some(it) if it.kind() == "interface_type" => interface_methods(b, idx, it),
                 _ => {}
@@ -107,10 +107,10 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
         "func_literal" => {
             // A closure's declared parameter types hold in the enclosing function's scope
             // (closures are not definitions): `func(c *Context) { c.JSON(...) }`.
-            if let Some(ps) = n.child_by_field_name("parameters") {
+            if let Some(ps) = n.field("parameters") {
                 params(b, ps);
             }
-            if let Some(body) = n.child_by_field_name("body") {
+            if let Some(body) = n.field("body") {
                 visit(b, body);
             }
         }
@@ -118,7 +118,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
             let top = b.scope == 0;
             let mut c = n.walk();
             let names: Vec<Node<'_>> = n.children_by_field_name("name", &mut c).collect();
-            let class = n.child_by_field_name("type").and_then(|t| type_name(b, t));
+            let class = n.field("type").and_then(|t| type_name(b, t));
             for k in &names {
                 if top {
                     let sig = b.first_line(n);
@@ -129,33 +129,30 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
                     b.local(b.text(*k));
                 }
             }
-            if let Some(v) = n.child_by_field_name("value") {
+            if let Some(v) = n.field("value") {
                 visit(b, v);
             }
         }
         "short_var_declaration" => {
             // `x := Foo{...}` / `x := &Foo{...}`: x holds a Foo (one name, one value only).
-            let class = match (
-                n.child_by_field_name("left"),
-                n.child_by_field_name("right"),
-            ) {
+            let class = match (n.field("left"), n.field("right")) {
                 (Some(l), Some(r)) if l.named_child_count() == 1 && r.named_child_count() == 1 => {
                     r.named_child(0).and_then(|v| literal_type(b, v))
                 }
                 _ => None,
             };
-            if let Some(l) = n.child_by_field_name("left") {
+            if let Some(l) = n.field("left") {
                 b.children(l, |b, k| match &class {
                     Some(t) => b.typed_local(b.text(k), t.clone()),
                     None => b.local(b.text(k)),
                 });
             }
-            if let Some(r) = n.child_by_field_name("right") {
+            if let Some(r) = n.field("right") {
                 visit(b, r);
             }
         }
         "import_spec" => {
-            let Some(p) = n.child_by_field_name("path") else {
+            let Some(p) = n.field("path") else {
                 return;
             };
             let module = b.text(p).trim_matches(|c| c == '"' || c == '`').to_string();
@@ -172,13 +169,13 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
             }
         }
         "call_expression" => {
-            if let Some(f) = n.child_by_field_name("function") {
+            if let Some(f) = n.field("function") {
                 match dotted(b, f, MEMBER, "operand", "field", IDENT) {
-                    Some(p) => b.reference(p, f),
+                    Some(p) => b.call_reference(p, f, n),
                     None => visit(b, f),
                 }
             }
-            if let Some(a) = n.child_by_field_name("arguments") {
+            if let Some(a) = n.field("arguments") {
                 visit(b, a);
             }
         }
@@ -190,7 +187,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
 /// their declared type names one.
 fn params(b: &mut Builder<'_>, ps: Node<'_>) {
     b.children(ps, |b, pd| {
-        let class = pd.child_by_field_name("type").and_then(|t| type_name(b, t));
+        let class = pd.field("type").and_then(|t| type_name(b, t));
         let mut c = pd.walk();
         let names: Vec<Node<'_>> = pd.children_by_field_name("name", &mut c).collect();
         for k in names {
@@ -214,7 +211,7 @@ fn struct_fields(b: &mut Builder<'_>, class: u32, st: Node<'_>) {
         .filter(|f| f.kind() == "field_declaration")
         .collect();
     for f in fields {
-        let Some(t) = f.child_by_field_name("type").and_then(|t| type_name(b, t)) else {
+        let Some(t) = f.field("type").and_then(|t| type_name(b, t)) else {
             continue;
         };
         let mut c = f.walk();
@@ -254,10 +251,8 @@ fn interface_methods(b: &mut Builder<'_>, class: u32, it: Node<'_>) {
 /// The type of a composite literal, possibly behind `&`: `Foo{}`, `&Foo{}` → `Foo`.
 fn literal_type(b: &Builder<'_>, v: Node<'_>) -> Option<String> {
     match v.kind() {
-        "composite_literal" => v.child_by_field_name("type").and_then(|t| type_name(b, t)),
-        "unary_expression" => v
-            .child_by_field_name("operand")
-            .and_then(|o| literal_type(b, o)),
+        "composite_literal" => v.field("type").and_then(|t| type_name(b, t)),
+        "unary_expression" => v.field("operand").and_then(|o| literal_type(b, o)),
         _ => None,
     }
 }

@@ -2,7 +2,7 @@
 //! (`function`), fields (`var`), `import` declarations and method-invocation / `new`
 //! references. Definitions are qualified by the `package` clause (see `RawFile::package`).
 
-use super::{dotted, first_paragraph, Builder};
+use super::{dotted, first_paragraph, Builder, Fields};
 use crate::graph::raw::{DefKind, Target, ARG_TYPES_OPEN};
 use tree_sitter::Node;
 
@@ -74,11 +74,11 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
             let Some(name) = b.field_text(n, "name") else {
                 return;
             };
-            let body = n.child_by_field_name("body");
+            let body = n.field("body");
             let sig = b.header(n, body);
             let mut bases = vec![];
             for f in ["superclass", "interfaces"] {
-                if let Some(s) = n.child_by_field_name(f) {
+                if let Some(s) = n.field(f) {
                     collect_types(b, s, &mut bases);
                 }
             }
@@ -94,17 +94,17 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
             let Some(name) = b.field_text(n, "name") else {
                 return;
             };
-            let body = n.child_by_field_name("body");
+            let body = n.field("body");
             let sig = b.header(n, body);
             let idx = b.def(DefKind::Function, name, n, sig);
             b.out.defs[idx as usize].doc = doc(b, n);
             b.out.defs[idx as usize].self_names.push("this".into());
             b.within(idx, |b| {
-                if let Some(ps) = n.child_by_field_name("parameters") {
+                if let Some(ps) = n.field("parameters") {
                     b.children(ps, |b, p| {
                         if let Some(nm) = b.field_text(p, "name") {
-                            declare(b, &nm, p.child_by_field_name("type"));
-                            match p.child_by_field_name("type").and_then(|t| class_of(b, t)) {
+                            declare(b, &nm, p.field("type"));
+                            match p.field("type").and_then(|t| class_of(b, t)) {
                                 Some(c) => b.typed_local(nm, c),
                                 None => b.local(nm),
                             }
@@ -119,7 +119,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
         "field_declaration" => {
             // `Foo x;` in a class body: instances hold a Foo in `x` (`x.m()`, `this.x.m()`).
             let class = b.scope;
-            let declared = n.child_by_field_name("type").and_then(|t| class_of(b, t));
+            let declared = n.field("type").and_then(|t| class_of(b, t));
             b.children(n, |b, k| {
                 if k.kind() == "variable_declarator" {
                     if let Some(nm) = b.field_text(k, "name") {
@@ -129,7 +129,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
                             b.attr_assigned(class, nm, declared.clone());
                         }
                     }
-                    if let Some(v) = k.child_by_field_name("value") {
+                    if let Some(v) = k.field("value") {
                         visit(b, v);
                     }
                 }
@@ -137,15 +137,15 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
         }
         "local_variable_declaration" => {
             // `Foo x = ...` (or `var x = new Foo()`): x holds a Foo.
-            let declared = n.child_by_field_name("type").and_then(|t| class_of(b, t));
+            let declared = n.field("type").and_then(|t| class_of(b, t));
             b.children(n, |b, k| {
                 if k.kind() == "variable_declarator" {
                     if let Some(nm) = b.field_text(k, "name") {
-                        declare(b, &nm, n.child_by_field_name("type"));
+                        declare(b, &nm, n.field("type"));
                         let class = declared.clone().or_else(|| {
-                            let v = k.child_by_field_name("value")?;
+                            let v = k.field("value")?;
                             (v.kind() == "object_creation_expression")
-                                .then(|| class_of(b, v.child_by_field_name("type")?))
+                                .then(|| class_of(b, v.field("type")?))
                                 .flatten()
                         });
                         match class {
@@ -160,21 +160,21 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
         // `for (Comment c : comments)`: the loop variable holds its declared class.
         "enhanced_for_statement" => {
             if let Some(nm) = b.field_text(n, "name") {
-                declare(b, &nm, n.child_by_field_name("type"));
-                match n.child_by_field_name("type").and_then(|t| class_of(b, t)) {
+                declare(b, &nm, n.field("type"));
+                match n.field("type").and_then(|t| class_of(b, t)) {
                     Some(c) => b.typed_local(nm, c),
                     None => b.local(nm),
                 }
             }
             for f in ["value", "body"] {
-                if let Some(k) = n.child_by_field_name(f) {
+                if let Some(k) = n.field(f) {
                     visit(b, k);
                 }
             }
         }
         "method_invocation" => {
-            let name = n.child_by_field_name("name");
-            let obj = n.child_by_field_name("object");
+            let name = n.field("name");
+            let obj = n.field("object");
             let p = match (obj, name) {
                 (None, Some(nm)) => Some(vec![b.text(nm)]),
                 (Some(o), Some(nm)) => dotted(b, o, MEMBER, "object", "field", IDENT)
@@ -202,12 +202,12 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
                     }
                 }
             }
-            if let Some(a) = n.child_by_field_name("arguments") {
+            if let Some(a) = n.field("arguments") {
                 visit(b, a);
             }
         }
         "object_creation_expression" => {
-            if let Some(t) = n.child_by_field_name("type") {
+            if let Some(t) = n.field("type") {
                 let name = b.text(t);
                 let name = name.split('<').next().unwrap_or("").trim().to_string();
                 let mut p: Vec<String> = name.split('.').map(str::to_string).collect();
@@ -231,8 +231,8 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
 fn returned(b: &Builder<'_>, o: Node<'_>) -> Option<Vec<String>> {
     let mut p = match o.kind() {
         "method_invocation" => {
-            let name = b.text(o.child_by_field_name("name")?);
-            let mut p = match o.child_by_field_name("object") {
+            let name = b.text(o.field("name")?);
+            let mut p = match o.field("object") {
                 None => vec![],
                 Some(inner) => dotted(b, inner, MEMBER, "object", "field", IDENT)
                     .or_else(|| returned(b, inner))?,
@@ -241,7 +241,7 @@ fn returned(b: &Builder<'_>, o: Node<'_>) -> Option<Vec<String>> {
             p
         }
         "object_creation_expression" => {
-            let t = b.text(o.child_by_field_name("type")?);
+            let t = b.text(o.field("type")?);
             let t = t.split('<').next().unwrap_or("").trim().to_string();
             t.split('.').map(str::to_string).collect()
         }
@@ -313,7 +313,7 @@ pub fn type_name(t: &str) -> String {
 /// The argument-type segment of call `n` (see `RawRef::path`), `None` without arguments or
 /// when no argument's type shows.
 fn arg_types(b: &Builder<'_>, n: Node<'_>) -> Option<String> {
-    let args = n.child_by_field_name("arguments")?;
+    let args = n.field("arguments")?;
     let mut c = args.walk();
     let types: Vec<String> = args
         .named_children(&mut c)
@@ -338,9 +338,7 @@ fn arg_type(b: &Builder<'_>, a: Node<'_>) -> Option<String> {
         | "binary_integer_literal" => "int".into(),
         "decimal_floating_point_literal" | "hex_floating_point_literal" => "double".into(),
         "true" | "false" => "boolean".into(),
-        "object_creation_expression" | "cast_expression" => {
-            type_name(&b.text(a.child_by_field_name("type")?))
-        }
+        "object_creation_expression" | "cast_expression" => type_name(&b.text(a.field("type")?)),
         "parenthesized_expression" => return arg_type(b, a.named_child(0)?),
         "this" => {
             let mut p = a.parent();

@@ -2,7 +2,7 @@
 //! aliases, enums as `class`), methods, top-level `const`/`let`/`var` (arrow functions and
 //! function expressions become `function`), ES imports and call/`new` references.
 
-use super::{dotted, first_paragraph, Builder};
+use super::{dotted, first_paragraph, Builder, Fields};
 use crate::graph::raw::{DefKind, Target};
 use tree_sitter::Node;
 
@@ -32,16 +32,16 @@ fn call_path(b: &Builder<'_>, n: Node<'_>) -> Option<Vec<String>> {
                 return Some(props);
             }
             "member_expression" => {
-                props.push(b.text(cur.child_by_field_name("property")?));
-                cur = cur.child_by_field_name("object")?;
+                props.push(b.text(cur.field("property")?));
+                cur = cur.field("object")?;
             }
             "call_expression" => {
                 props.push("()".into());
-                cur = cur.child_by_field_name("function")?;
+                cur = cur.field("function")?;
             }
             "new_expression" => {
                 props.push("()".into());
-                cur = cur.child_by_field_name("constructor")?;
+                cur = cur.field("constructor")?;
             }
             "non_null_expression" => cur = cur.named_child(0)?,
             _ => return None,
@@ -55,7 +55,7 @@ fn receiver_call(f: Node<'_>) -> Option<Node<'_>> {
     let mut cur = f;
     loop {
         cur = match cur.kind() {
-            "member_expression" => cur.child_by_field_name("object")?,
+            "member_expression" => cur.field("object")?,
             "non_null_expression" => cur.named_child(0)?,
             "call_expression" | "new_expression" if cur != f => return Some(cur),
             _ => return None,
@@ -67,7 +67,7 @@ fn receiver_call(f: Node<'_>) -> Option<Node<'_>> {
 /// the compiler reports it), else at the callee expression.
 fn call_site(f: Node<'_>) -> Node<'_> {
     match f.kind() {
-        "member_expression" => f.child_by_field_name("property").unwrap_or(f),
+        "member_expression" => f.field("property").unwrap_or(f),
         _ => f,
     }
 }
@@ -110,7 +110,7 @@ fn leading_doc(b: &Builder<'_>, n: Node<'_>) -> String {
 }
 
 fn def_with_body(b: &mut Builder<'_>, n: Node<'_>, kind: DefKind, name: String) -> u32 {
-    let body = n.child_by_field_name("body");
+    let body = n.field("body");
     let sig = b.header(n, body);
     let idx = b.def(kind, name, n, sig);
     b.out.defs[idx as usize].doc = leading_doc(b, n);
@@ -137,10 +137,10 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
             if n.kind().starts_with("method") || n.kind().starts_with("abstract") {
                 b.out.defs[idx as usize].self_names.push("this".into());
             }
-            if let Some(ps) = n.child_by_field_name("parameters") {
+            if let Some(ps) = n.field("parameters") {
                 b.within(idx, |b| params(b, ps, class));
             }
-            if let Some(body) = n.child_by_field_name("body") {
+            if let Some(body) = n.field("body") {
                 b.within(idx, |b| visit(b, body));
             }
         }
@@ -163,7 +163,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
                     let mut c2 = k.walk();
                     for e in k.named_children(&mut c2) {
                         let v = if e.kind() == "extends_clause" {
-                            e.child_by_field_name("value")
+                            e.field("value")
                         } else {
                             Some(e)
                         };
@@ -175,7 +175,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
                 }
             }
             b.out.defs[idx as usize].bases = bases;
-            if let Some(body) = n.child_by_field_name("body") {
+            if let Some(body) = n.field("body") {
                 b.within(idx, |b| visit(b, body));
             }
         }
@@ -185,10 +185,8 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
                 if d.kind() != "variable_declarator" {
                     return visit(b, d);
                 }
-                let name = d
-                    .child_by_field_name("name")
-                    .filter(|x| x.kind() == "identifier");
-                let value = d.child_by_field_name("value");
+                let name = d.field("name").filter(|x| x.kind() == "identifier");
+                let value = d.field("value");
                 let is_fn = value.is_some_and(|v| {
                     matches!(
                         v.kind(),
@@ -204,7 +202,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
                         };
                         let sig = if is_fn {
                             let v = value.unwrap_or(d);
-                            let h = b.header(v, v.child_by_field_name("body"));
+                            let h = b.header(v, v.field("body"));
                             format!(
                                 "{} {} = {}",
                                 b.text(n).split_whitespace().next().unwrap_or("const"),
@@ -227,10 +225,10 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
                     _ => {
                         if let Some(nm) = name {
                             // `const qr: QueryRunner = ...` / `const b = new Builder()`.
-                            let ty = d.child_by_field_name("type").and_then(|t| ts_class(b, t));
+                            let ty = d.field("type").and_then(|t| ts_class(b, t));
                             let ty = ty.or_else(|| {
                                 let v = value.filter(|v| v.kind() == "new_expression")?;
-                                let c = v.child_by_field_name("constructor")?;
+                                let c = v.field("constructor")?;
                                 matches!(c.kind(), "identifier" | "member_expression")
                                     .then(|| b.text(c))
                             });
@@ -239,13 +237,13 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
                             // `const t = x instanceof Table ? x : …`: a Table.
                             let ty = ty.or_else(|| {
                                 let v = value.filter(|v| v.kind() == "ternary_expression")?;
-                                let c = v.child_by_field_name("condition")?;
-                                let then = v.child_by_field_name("consequence")?;
+                                let c = v.field("condition")?;
+                                let then = v.field("consequence")?;
                                 let is_instanceof = c.kind() == "binary_expression"
-                                    && c.child_by_field_name("operator")
+                                    && c.field("operator")
                                         .is_some_and(|o| b.text(o) == "instanceof");
-                                let left = c.child_by_field_name("left")?;
-                                let right = c.child_by_field_name("right")?;
+                                let left = c.field("left")?;
+                                let right = c.field("right")?;
                                 (is_instanceof
                                     && b.text(left) == b.text(then)
                                     && matches!(right.kind(), "identifier" | "member_expression"))
@@ -263,7 +261,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
                                 if v.kind() != "call_expression" {
                                     return None;
                                 }
-                                let p = call_path(b, v.child_by_field_name("function")?)?;
+                                let p = call_path(b, v.field("function")?)?;
                                 (p.last()? != "()").then(|| format!("{}.{mark}", p.join(".")))
                             });
                             match ty {
@@ -279,7 +277,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
             });
         }
         "import_statement" => {
-            let Some(src) = n.child_by_field_name("source") else {
+            let Some(src) = n.field("source") else {
                 return;
             };
             let module = string_value(b, src);
@@ -334,11 +332,11 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
                 _ => {}
             });
         }
-        "export_statement" if n.child_by_field_name("source").is_some() => reexport(b, n),
+        "export_statement" if n.field("source").is_some() => reexport(b, n),
         // A closure's parameters hold in the enclosing scope (closures are not definitions).
         "formal_parameters" => params(b, n, 0),
         "arrow_function" => {
-            if let Some(p) = n.child_by_field_name("parameter") {
+            if let Some(p) = n.field("parameter") {
                 b.local(b.text(p));
             }
             b.children(n, visit);
@@ -348,21 +346,19 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
             decorators(b, n);
             let class = b.scope;
             if let (Some(nm), true) = (
-                n.child_by_field_name("name")
+                n.field("name")
                     .filter(|x| x.kind() == "property_identifier"),
                 b.out.defs[class as usize].kind == DefKind::Class,
             ) {
-                let t = n.child_by_field_name("type").and_then(|t| ts_class(b, t));
+                let t = n.field("type").and_then(|t| ts_class(b, t));
                 b.attr_assigned(class, b.text(nm), t);
             }
-            if let Some(v) = n.child_by_field_name("value") {
+            if let Some(v) = n.field("value") {
                 visit(b, v);
             }
         }
         "call_expression" | "new_expression" => {
-            let f = n
-                .child_by_field_name("function")
-                .or_else(|| n.child_by_field_name("constructor"));
+            let f = n.field("function").or_else(|| n.field("constructor"));
             if let Some(f) = f {
                 match call_path(b, f).filter(|p| p.last().is_some_and(|s| s != "()")) {
                     Some(p) => {
@@ -374,7 +370,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
                     None => visit(b, f),
                 }
             }
-            if let Some(a) = n.child_by_field_name("arguments") {
+            if let Some(a) = n.field("arguments") {
                 visit(b, a);
             }
         }
@@ -386,7 +382,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
 /// the module re-exports names of another one, bound like imports so that a lookup through
 /// an `index.ts` reaches the defining file.
 fn reexport(b: &mut Builder<'_>, n: Node<'_>) {
-    let Some(src) = n.child_by_field_name("source") else {
+    let Some(src) = n.field("source") else {
         return;
     };
     let module = string_value(b, src);
@@ -411,12 +407,11 @@ fn reexport(b: &mut Builder<'_>, n: Node<'_>) {
                     if s.kind() != "export_specifier" {
                         return;
                     }
-                    let Some(name) = s.child_by_field_name("name").map(|x| string_or_ident(b, x))
-                    else {
+                    let Some(name) = s.field("name").map(|x| string_or_ident(b, x)) else {
                         return;
                     };
                     let alias = s
-                        .child_by_field_name("alias")
+                        .field("alias")
                         .map_or_else(|| name.clone(), |x| string_or_ident(b, x));
                     let t = Target::Symbol {
                         module: module.clone(),
@@ -451,15 +446,10 @@ fn params(b: &mut Builder<'_>, ps: Node<'_>, class: u32) {
         let (name, ty) = match p.kind() {
             "identifier" => (Some(p), None),
             "required_parameter" | "optional_parameter" => (
-                p.child_by_field_name("pattern")
-                    .filter(|x| x.kind() == "identifier"),
-                p.child_by_field_name("type").and_then(|t| ts_class(b, t)),
+                p.field("pattern").filter(|x| x.kind() == "identifier"),
+                p.field("type").and_then(|t| ts_class(b, t)),
             ),
-            "assignment_pattern" => (
-                p.child_by_field_name("left")
-                    .filter(|x| x.kind() == "identifier"),
-                None,
-            ),
+            "assignment_pattern" => (p.field("left").filter(|x| x.kind() == "identifier"), None),
             _ => (None, None),
         };
         let Some(name) = name.map(|x| b.text(x)) else {
@@ -477,7 +467,7 @@ fn params(b: &mut Builder<'_>, ps: Node<'_>, class: u32) {
             Some(t) => b.typed_local(name, t),
             None => b.local(name),
         }
-        if let Some(v) = p.child_by_field_name("value") {
+        if let Some(v) = p.field("value") {
             visit(b, v);
         }
     });
@@ -489,7 +479,7 @@ fn ts_class(b: &Builder<'_>, t: Node<'_>) -> Option<String> {
     match t.kind() {
         "type_annotation" => ts_class(b, t.named_child(0)?),
         "type_identifier" | "nested_type_identifier" => Some(b.text(t)),
-        "generic_type" => ts_class(b, t.child_by_field_name("name")?),
+        "generic_type" => ts_class(b, t.field("name")?),
         _ => None,
     }
 }

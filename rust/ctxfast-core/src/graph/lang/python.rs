@@ -2,7 +2,7 @@
 //! class-level assignments (`var`), call/decorator/base-class references, imports (absolute,
 //! relative, aliased, star) and function-local names.
 
-use super::{dotted, first_paragraph, Builder};
+use super::{dotted, first_paragraph, Builder, Fields};
 use crate::graph::raw::{DefKind, Target};
 use rustc_hash::FxHashSet;
 use tree_sitter::Node;
@@ -51,7 +51,7 @@ fn params(b: &Builder<'_>, params: Node<'_>) -> Vec<(String, Option<String>)> {
     for p in params.named_children(&mut c) {
         let name = match p.kind() {
             "identifier" => Some(p),
-            "default_parameter" | "typed_default_parameter" => p.child_by_field_name("name"),
+            "default_parameter" | "typed_default_parameter" => p.field("name"),
             "typed_parameter" | "list_splat_pattern" | "dictionary_splat_pattern" => {
                 let mut c2 = p.walk();
                 let first = p.named_children(&mut c2).next();
@@ -78,7 +78,7 @@ fn params(b: &Builder<'_>, params: Node<'_>) -> Vec<(String, Option<String>)> {
 
 /// The dotted class an annotation names, for `typed_parameter`/`assignment` nodes.
 fn annotation_class(b: &Builder<'_>, n: Node<'_>) -> Option<String> {
-    let ty = n.child_by_field_name("type")?;
+    let ty = n.field("type")?;
     let inner = if ty.kind() == "type" {
         ty.named_child(0)?
     } else {
@@ -93,7 +93,7 @@ fn constructed_class(b: &Builder<'_>, right: Node<'_>) -> Option<String> {
     if right.kind() != "call" {
         return None;
     }
-    path(b, right.child_by_field_name("function")?).map(|p| p.join("."))
+    path(b, right.field("function")?).map(|p| p.join("."))
 }
 
 fn docstring(b: &Builder<'_>, body: Option<Node<'_>>) -> String {
@@ -132,10 +132,7 @@ fn bind_targets(
     target_names(b, left, &mut names);
     // `x = Foo(...)` / `x: Foo = ...` inside a function: x may hold a Foo.
     let class = (left.kind() == "identifier" && stmt.kind() == "assignment")
-        .then(|| {
-            annotation_class(b, stmt)
-                .or_else(|| constructed_class(b, stmt.child_by_field_name("right")?))
-        })
+        .then(|| annotation_class(b, stmt).or_else(|| constructed_class(b, stmt.field("right")?)))
         .flatten();
     for n in names {
         if is_def_scope(b) {
@@ -157,9 +154,9 @@ fn super_call(b: &Builder<'_>, f: Node<'_>) -> Option<Vec<String>> {
     if f.kind() != "attribute" {
         return None;
     }
-    let obj = f.child_by_field_name("object")?;
-    let callee = obj.child_by_field_name("function")?;
-    let attr = f.child_by_field_name("attribute")?;
+    let obj = f.field("object")?;
+    let callee = obj.field("function")?;
+    let attr = f.field("attribute")?;
     (obj.kind() == "call" && callee.kind() == "identifier" && b.text(callee) == "super")
         .then(|| vec!["super".to_string(), b.text(attr)])
 }
@@ -171,16 +168,12 @@ fn note_attr_assignment(b: &mut Builder<'_>, stmt: Node<'_>, left: Node<'_>) {
         if stmt.kind() != "assignment" {
             return None;
         }
-        annotation_class(b, stmt)
-            .or_else(|| constructed_class(b, stmt.child_by_field_name("right")?))
+        annotation_class(b, stmt).or_else(|| constructed_class(b, stmt.field("right")?))
     };
     let cur = b.cur_def();
     match left.kind() {
         "attribute" if cur.kind == DefKind::Function => {
-            let (Some(obj), Some(attr)) = (
-                left.child_by_field_name("object"),
-                left.child_by_field_name("attribute"),
-            ) else {
+            let (Some(obj), Some(attr)) = (left.field("object"), left.field("attribute")) else {
                 return;
             };
             let parent = cur.parent;
@@ -208,12 +201,12 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>, seen: &mut FxHashSet<(u32, Strin
             let Some(name) = b.field_text(n, "name") else {
                 return;
             };
-            let body = n.child_by_field_name("body");
+            let body = n.field("body");
             let sig = b.header(n, body);
             let in_class = b.cur_def().kind == DefKind::Class;
             let idx = b.def(DefKind::Function, name, n, sig);
             b.out.defs[idx as usize].doc = docstring(b, body);
-            if let Some(ps) = n.child_by_field_name("parameters") {
+            if let Some(ps) = n.field("parameters") {
                 let names = params(b, ps);
                 if in_class {
                     if let Some((first, _)) = names.first() {
@@ -239,10 +232,10 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>, seen: &mut FxHashSet<(u32, Strin
             let Some(name) = b.field_text(n, "name") else {
                 return;
             };
-            let body = n.child_by_field_name("body");
+            let body = n.field("body");
             let sig = b.header(n, body);
             let mut bases = vec![];
-            if let Some(sup) = n.child_by_field_name("superclasses") {
+            if let Some(sup) = n.field("superclasses") {
                 let mut c = sup.walk();
                 let kids: Vec<Node<'_>> = sup.named_children(&mut c).collect();
                 for k in kids {
@@ -298,7 +291,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>, seen: &mut FxHashSet<(u32, Strin
             });
         }
         "import_from_statement" => {
-            let Some(m) = n.child_by_field_name("module_name") else {
+            let Some(m) = n.field("module_name") else {
                 return;
             };
             let (module, level) = if m.kind() == "relative_import" {
@@ -357,35 +350,35 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>, seen: &mut FxHashSet<(u32, Strin
             }
         }
         "call" => {
-            if let Some(f) = n.child_by_field_name("function") {
+            if let Some(f) = n.field("function") {
                 match path(b, f).or_else(|| super_call(b, f)) {
-                    Some(p) => b.reference(p, f),
+                    Some(p) => b.call_reference(p, f, n),
                     None => visit(b, f, seen),
                 }
             }
-            if let Some(a) = n.child_by_field_name("arguments") {
+            if let Some(a) = n.field("arguments") {
                 visit(b, a, seen);
             }
         }
         "assignment" | "augmented_assignment" => {
-            if let Some(left) = n.child_by_field_name("left") {
+            if let Some(left) = n.field("left") {
                 note_attr_assignment(b, n, left);
                 bind_targets(b, n, left, seen);
             }
             for f in ["right", "type"] {
-                if let Some(r) = n.child_by_field_name(f) {
+                if let Some(r) = n.field(f) {
                     visit(b, r, seen);
                 }
             }
         }
         "for_statement" | "for_in_clause" => {
-            if let Some(left) = n.child_by_field_name("left") {
+            if let Some(left) = n.field("left") {
                 let mut names = vec![];
                 target_names(b, left, &mut names);
                 names.into_iter().for_each(|x| b.local(x));
             }
             b.children(n, |b, k| {
-                if Some(k) != n.child_by_field_name("left") {
+                if Some(k) != n.field("left") {
                     visit(b, k, seen)
                 }
             });
@@ -398,7 +391,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>, seen: &mut FxHashSet<(u32, Strin
                 .and_then(|_| n.named_child(0))
                 .and_then(|v| path(b, v))
                 .map(|p| p.join("."));
-            if let Some(a) = n.child_by_field_name("alias") {
+            if let Some(a) = n.field("alias") {
                 let mut names = vec![];
                 target_names(b, a, &mut names);
                 for x in names {
@@ -416,17 +409,17 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>, seen: &mut FxHashSet<(u32, Strin
             if let Some(nm) = b.field_text(n, "name") {
                 b.local(nm);
             }
-            if let Some(v) = n.child_by_field_name("value") {
+            if let Some(v) = n.field("value") {
                 visit(b, v, seen);
             }
         }
         "lambda" => {
-            if let Some(p) = n.child_by_field_name("parameters") {
+            if let Some(p) = n.field("parameters") {
                 for (x, _) in params(b, p) {
                     b.local(x);
                 }
             }
-            if let Some(body) = n.child_by_field_name("body") {
+            if let Some(body) = n.field("body") {
                 visit(b, body, seen);
             }
         }

@@ -2,7 +2,7 @@
 //! `self`/`Self` as self names), structs/enums/unions/traits/type aliases (`class`), inline
 //! `mod` blocks (`def`), `const`/`static` (`var`), `use` trees and call references.
 
-use super::{first_paragraph, Builder};
+use super::{first_paragraph, Builder, Fields};
 use crate::graph::raw::{DefKind, Target};
 use tree_sitter::Node;
 
@@ -42,14 +42,14 @@ fn call_path(b: &Builder<'_>, f: Node<'_>) -> Option<Vec<String>> {
             "scoped_identifier" => break split_path(&b.text(f)),
             "field_expression" => {
                 fields.push(b.field_text(f, "field")?);
-                f = f.child_by_field_name("value")?;
+                f = f.field("value")?;
             }
-            "generic_function" => f = f.child_by_field_name("function")?,
+            "generic_function" => f = f.field("function")?,
             // `Type::new(p).build()`: the call's result, marked `()`, is the receiver (the
             // resolver follows the callee's declared return type).
             "call_expression" => {
                 fields.push("()".into());
-                f = f.child_by_field_name("function")?;
+                f = f.field("function")?;
             }
             _ => return None,
         }
@@ -77,18 +77,16 @@ fn use_tree(b: &Builder<'_>, n: Node<'_>, prefix: &[String], out: &mut Vec<(Stri
                 }
             }
             "use_as_clause" => {
-                if let (Some(p), Some(a)) =
-                    (n.child_by_field_name("path"), b.field_text(n, "alias"))
-                {
+                if let (Some(p), Some(a)) = (n.field("path"), b.field_text(n, "alias")) {
                     out.push((a, with(split_path(&b.text(p)))));
                 }
             }
             "scoped_use_list" => {
                 let p = n
-                    .child_by_field_name("path")
+                    .field("path")
                     .map(|p| with(split_path(&b.text(p))))
                     .unwrap_or_else(|| prefix.clone());
-                if let Some(list) = n.child_by_field_name("list") {
+                if let Some(list) = n.field("list") {
                     stack.push((list, p));
                 }
             }
@@ -119,7 +117,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>, impl_ty: Option<&str>) {
             let Some(name) = b.field_text(n, "name") else {
                 return;
             };
-            let body = n.child_by_field_name("body");
+            let body = n.field("body");
             let sig = b.header(n, body);
             let idx = b.def(DefKind::Function, name.clone(), n, sig);
             let d = &mut b.out.defs[idx as usize];
@@ -141,7 +139,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>, impl_ty: Option<&str>) {
             let Some(name) = b.field_text(n, "name") else {
                 return;
             };
-            let body = n.child_by_field_name("body");
+            let body = n.field("body");
             let sig = b.header(n, body);
             let idx = b.def(DefKind::Class, name.clone(), n, sig);
             b.out.defs[idx as usize].doc = doc(b, n);
@@ -152,7 +150,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>, impl_ty: Option<&str>) {
             }
         }
         "impl_item" => {
-            let ty = n.child_by_field_name("type").map(|t| {
+            let ty = n.field("type").map(|t| {
                 let s = b.text(t);
                 s.split('<').next().unwrap_or("").trim().to_string()
             });
@@ -162,7 +160,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>, impl_ty: Option<&str>) {
                     .iter()
                     .position(|d| d.local == t && d.kind == DefKind::Class)
             });
-            if let Some(body) = n.child_by_field_name("body") {
+            if let Some(body) = n.field("body") {
                 match owner {
                     Some(o) => b.within(o as u32, |b| visit(b, body, ty.as_deref())),
                     None => visit(b, body, ty.as_deref()),
@@ -173,7 +171,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>, impl_ty: Option<&str>) {
             let Some(name) = b.field_text(n, "name") else {
                 return;
             };
-            let Some(body) = n.child_by_field_name("body") else {
+            let Some(body) = n.field("body") else {
                 // `mod x;` declares a file module: bind it like a `use self::x`.
                 let t = Target::Module {
                     module: format!("self::{name}"),
@@ -192,12 +190,12 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>, impl_ty: Option<&str>) {
                 let idx = b.def(DefKind::Var, name, n, sig);
                 b.out.defs[idx as usize].doc = doc(b, n);
             }
-            if let Some(v) = n.child_by_field_name("value") {
+            if let Some(v) = n.field("value") {
                 visit(b, v, None);
             }
         }
         "use_declaration" => {
-            let Some(arg) = n.child_by_field_name("argument") else {
+            let Some(arg) = n.field("argument") else {
                 return;
             };
             let mut out = vec![];
@@ -213,24 +211,22 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>, impl_ty: Option<&str>) {
             }
         }
         "let_declaration" => {
-            if let Some(p) = n.child_by_field_name("pattern") {
+            if let Some(p) = n.field("pattern") {
                 if p.kind() == "identifier" {
                     b.local(b.text(p));
                 }
             }
-            if let Some(v) = n.child_by_field_name("value") {
+            if let Some(v) = n.field("value") {
                 visit(b, v, None);
             }
         }
         "call_expression" => {
-            if let Some(f) = n.child_by_field_name("function") {
+            if let Some(f) = n.field("function") {
                 match call_path(b, f) {
                     Some(p) => {
-                        b.reference(p, f);
+                        b.call_reference(p, f, n);
                         // The receiver's own calls (`a(x).b()` calls `a` too).
-                        if let Some(v) = f
-                            .child_by_field_name("value")
-                            .filter(|v| v.kind() == "call_expression")
+                        if let Some(v) = f.field("value").filter(|v| v.kind() == "call_expression")
                         {
                             visit(b, v, None);
                         }
@@ -238,7 +234,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>, impl_ty: Option<&str>) {
                     None => visit(b, f, None),
                 }
             }
-            if let Some(a) = n.child_by_field_name("arguments") {
+            if let Some(a) = n.field("arguments") {
                 visit(b, a, None);
             }
         }
