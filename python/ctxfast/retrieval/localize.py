@@ -129,6 +129,16 @@ def rank_defs_in_files(
     return scored[:k]
 
 
+def _best_definitions(def_index: DefinitionBM25, terms: list[str], top: int) -> dict[str, float]:
+    """Per file, the summed scores of its ``top`` best definitions among the 100 best
+    for ``terms``: a file scores by what its best few definitions share with the query, not
+    by how many definitions it has."""
+    per_file: dict[str, list[float]] = defaultdict(list)
+    for i, s in def_index.search(terms, k=100):
+        per_file[def_index.defs[i].file].append(s)
+    return {f: sum(sorted(v, reverse=True)[:top]) for f, v in per_file.items()}
+
+
 def file_scores(
     index: RepoIndex,
     def_index: DefinitionBM25 | None,
@@ -159,22 +169,14 @@ def file_scores(
                 pm[path] += 1.0
         signals["path_mentions"] = _normalise(pm)
     if cfg.def_bm25 and def_index is not None:
-        per_file: dict[str, list[float]] = defaultdict(list)
-        for i, s in def_index.search(terms, k=100):
-            per_file[def_index.defs[i].file].append(s)
-        signals["def_bm25"] = _normalise(
-            {f: sum(sorted(v, reverse=True)[: cfg.def_bm25_top]) for f, v in per_file.items()}
-        )
+        signals["def_bm25"] = _normalise(_best_definitions(def_index, terms, cfg.def_bm25_top))
     if cfg.goal_signals and tq.goal_terms:
         goal = list(tq.goal_terms)
         hits = index.file_bm25().query(goal, k=min(len(index.files), 200)) if index.files else []
         signals["goal_bm25"] = _normalise({index.files[i]: s for i, s in hits})
         if def_index is not None:
-            per_goal: dict[str, list[float]] = defaultdict(list)
-            for i, s in def_index.search(goal, k=100):
-                per_goal[def_index.defs[i].file].append(s)
             signals["goal_def_bm25"] = _normalise(
-                {f: sum(sorted(v, reverse=True)[: cfg.def_bm25_top]) for f, v in per_goal.items()}
+                _best_definitions(def_index, goal, cfg.def_bm25_top)
             )
     if cfg.path_words:
         # A plain count of query words among the path's components. (Weighting each word by

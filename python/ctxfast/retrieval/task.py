@@ -84,8 +84,9 @@ class TaskQuery:
     by), ``terms`` / ``task_terms`` the BM25 query terms of ``text`` / the task alone,
     ``rerank_terms`` the task's terms plus the resolved identifiers, ``api_terms`` the goal
     sentence and the task, ``path_words`` the prose words (and two-word compounds) a path
-    component may equal, ``literal_names`` the names a file may declare as string literals
-    (see there)."""
+    component may equal, ``goal_terms`` the query terms of the goal sentence alone (empty
+    when it is the whole task: a second query of the same words adds nothing),
+    ``literal_names`` the names a file may declare as string literals (see there)."""
 
     task_text: str
     error: str | None
