@@ -81,7 +81,7 @@ pub fn file_rows(part: &[Found], outcomes: &[Outcome], namer: &ModuleNamer) -> V
                 .iter()
                 .zip(quals)
                 .map(|(d, qual)| DefRow {
-                    key: store::node_key(&format!("{qual}:{}", d.line)),
+                    key: store::key_of(&qual, d.line),
                     kind: d.kind.as_str(),
                     name: d.name.clone(),
                     qual,
@@ -212,23 +212,14 @@ impl<'t> BulkWriter<'t> {
         for (i, r) in done {
             let file = id_of(*i)?;
             for n in &r.ref_nodes {
-                stage.execute(params![
-                    store::node_key(&n.id),
-                    n.name,
-                    n.qualname,
-                    file,
-                    n.line,
-                    n.col
-                ])?;
+                stage.execute(params![n.key, n.name, n.qualname, file, n.line, n.col])?;
             }
             for e in &r.edges {
-                let (src, dst) = (store::node_key(&e.src), store::node_key(&e.dst));
-                self.edges += ins_edge.execute(params![src, dst, e.kind.code()])? as i64;
+                self.edges += ins_edge.execute(params![e.src, e.dst, e.kind.code()])? as i64;
             }
             let rel = self.paths[*i].as_str();
             for u in &r.unresolved {
-                let node = store::node_key(&u.node_id);
-                ins_unres.execute(params![u.name, node, rel, u.line, u.col])?;
+                ins_unres.execute(params![u.name, u.node, rel, u.line, u.col])?;
             }
             for d in r.deps_in_order() {
                 ins_dep.execute(params![file, id_of(d as usize)?])?;

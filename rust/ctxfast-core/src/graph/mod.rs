@@ -121,12 +121,29 @@ pub struct IndexStats {
     pub errors: Vec<(String, String)>,
 }
 
-/// Stage timings for the embedder's log at debug level (performance diagnosis).
+/// Stage timings for the embedder's log at debug level (performance diagnosis), with the
+/// process's CPU seconds so far: on a shared machine wall time alone cannot tell a stage that
+/// works from one that waits.
 fn trace(stage: &str, t0: Instant) {
     crate::log::push(
         crate::log::Level::Debug,
-        format!("index: {stage} done at {:.3}s", t0.elapsed().as_secs_f64()),
+        format!(
+            "index: {stage} done at {:.3}s (process CPU {:.3}s)",
+            t0.elapsed().as_secs_f64(),
+            process_cpu_seconds()
+        ),
     );
+}
+
+/// User plus system CPU seconds of this process (every thread) since it started.
+fn process_cpu_seconds() -> f64 {
+    // SAFETY: getrusage fills the struct it is given and nothing else.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } != 0 {
+        return 0.0;
+    }
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    secs(u.ru_utime) + secs(u.ru_stime)
 }
 
 fn go_module(root: &Path) -> String {

@@ -24,6 +24,7 @@ mod tests;
 
 use super::lang::{module_qualname, Lang};
 use super::raw::{DefKind, RawFile, Target, ARG_TYPES_OPEN, NO_ARITY};
+use super::store;
 use rustc_hash::{FxHashMap, FxHashSet};
 pub use symbols::{c_linkage, Symbols};
 
@@ -92,6 +93,8 @@ pub fn qualnames_of(rel: &str, lang: Lang, module: &str, raw: &RawFile) -> Vec<S
 pub struct RefNode {
     /// `enclosing_qualname:line`.
     pub id: String,
+    /// [`store::node_key`] of `id`, hashed on the resolving thread.
+    pub key: i64,
     /// The last segment of the first name referenced at the site.
     pub name: String,
     /// The enclosing definition's qualname.
@@ -132,11 +135,14 @@ impl EdgeKind {
     }
 }
 
-/// One edge, between node ids.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// One edge, between node keys ([`store::key_of`] of the ends' qualname and line: what
+/// `edge_rows` stores). Resolution emits hundreds of thousands of edge ends, most of them the
+/// same few definitions: each definition's key is hashed once per run
+/// ([`Resolver::def_key`]) instead of formatting and hashing its text id at every end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Edge {
-    pub src: String,
-    pub dst: String,
+    pub src: i64,
+    pub dst: i64,
     pub kind: EdgeKind,
 }
 
@@ -145,8 +151,8 @@ pub struct Edge {
 pub struct UnresolvedName {
     /// The dotted name as written (`os.pathx`, `.sibling.f`).
     pub name: String,
-    /// The reference-site node it was found at.
-    pub node_id: String,
+    /// The key of the reference-site node it was found at.
+    pub node: i64,
     pub line: u32,
     pub col: u32,
 }
@@ -180,7 +186,7 @@ impl Resolved {
     /// Adds `e` unless `seen` has it; `into` is the file a new edge points into (recorded as a
     /// dependency).
     fn add_edge(&mut self, seen: &mut FxHashSet<Edge>, e: Edge, into: Option<u32>) {
-        if seen.insert(e.clone()) {
+        if seen.insert(e) {
             self.edges.push(e);
             if let Some(f) = into {
                 self.deps.insert(f);
@@ -228,6 +234,9 @@ pub struct Resolver<'a> {
     files: &'a [FileData],
     sym: &'a Symbols,
     tables: Vec<std::sync::OnceLock<FileTables<'a>>>,
+    /// Each file's definition keys ([`Resolver::def_key`]), hashed when the file is first
+    /// pointed into.
+    def_keys: Vec<std::sync::OnceLock<Vec<i64>>>,
     go_module: String,
     /// Cargo package (and `[lib]`) names, `-` as `_`, → the crate root's module.
     cargo_crates: FxHashMap<String, String>,
@@ -560,6 +569,7 @@ impl<'a> Resolver<'a> {
             files,
             sym,
             tables: files.iter().map(|_| std::sync::OnceLock::new()).collect(),
+            def_keys: files.iter().map(|_| std::sync::OnceLock::new()).collect(),
             go_module: go_module.to_string(),
             cargo_crates: FxHashMap::default(),
         }
@@ -594,15 +604,26 @@ impl<'a> Resolver<'a> {
         &self.sym.quals[f as usize]
     }
 
-    fn def_id(&self, f: u32, d: u32) -> String {
-        let def = &self.files[f as usize].raw.defs[d as usize];
-        format!("{}:{}", self.sym.quals[f as usize][d as usize], def.line)
+    /// The node key of definition `d` of file `f`.
+    fn def_key(&self, f: u32, d: u32) -> i64 {
+        let keys = self.def_keys[f as usize].get_or_init(|| {
+            let quals = &self.sym.quals[f as usize];
+            let defs = &self.files[f as usize].raw.defs;
+            quals
+                .iter()
+                .zip(defs)
+                .map(|(q, def)| store::key_of(q, def.line))
+                .collect()
+        });
+        keys[d as usize]
     }
 
-    fn target_id(&self, r: &Res) -> Option<(String, u32)> {
+    /// The definition (file, index) a resolution points at, if it is one: what an edge to it
+    /// would name. Cheap, since the attribute walk asks at every segment.
+    fn target(&self, r: &Res) -> Option<(u32, u32)> {
         match r {
-            Res::Def(f, d) => Some((self.def_id(*f, *d), *f)),
-            Res::Module(f) => Some((self.def_id(*f, 0), *f)),
+            Res::Def(f, d) => Some((*f, *d)),
+            Res::Module(f) => Some((*f, 0)),
             _ => None,
         }
     }
@@ -1449,32 +1470,40 @@ impl<'a> Resolver<'a> {
             c.1.clear();
         });
         let mut seen_nodes: FxHashSet<String> = FxHashSet::default();
+        // The key of each (scope, line) site emitted so far: a site is named by its scope's
+        // qualname and line, so one key serves every edge from it without formatting again.
+        let mut site_keys: FxHashMap<(u32, u32), i64> = FxHashMap::default();
         let mut seen_edges: FxHashSet<Edge> = FxHashSet::default();
         let python = fd.lang == Lang::Python;
         for (di, d) in fd.raw.defs.iter().enumerate().skip(1) {
             let parent = d.parent.min(di as u32 - 1);
             let e = Edge {
-                src: self.def_id(f, di as u32),
-                dst: self.def_id(f, parent),
+                src: self.def_key(f, di as u32),
+                dst: self.def_key(f, parent),
                 kind: EdgeKind::Contain,
             };
             out.add_edge(&mut seen_edges, e, None);
         }
-        let mut emit =
-            |out: &mut Resolved, scope: u32, name: &str, line: u32, col: u32| -> String {
-                let q = &quals[scope as usize];
-                let id = format!("{q}:{line}");
-                if seen_nodes.insert(id.clone()) {
-                    out.ref_nodes.push(RefNode {
-                        id: id.clone(),
-                        name: name.to_string(),
-                        qualname: q.clone(),
-                        line,
-                        col,
-                    });
-                }
-                id
-            };
+        let mut emit = |out: &mut Resolved, scope: u32, name: &str, line: u32, col: u32| -> i64 {
+            if let Some(&key) = site_keys.get(&(scope, line)) {
+                return key;
+            }
+            let q = &quals[scope as usize];
+            let id = format!("{q}:{line}");
+            let key = store::node_key(&id);
+            if seen_nodes.insert(id.clone()) {
+                out.ref_nodes.push(RefNode {
+                    id,
+                    key,
+                    name: name.to_string(),
+                    qualname: q.clone(),
+                    line,
+                    col,
+                });
+            }
+            site_keys.insert((scope, line), key);
+            key
+        };
         for r in &fd.raw.refs {
             let (path, arg_types) = split_arg_types(&r.path);
             let head = path[0].as_str();
@@ -1507,7 +1536,7 @@ impl<'a> Resolver<'a> {
             };
             let self_only = via_self || typed.is_some();
             let mut cur = typed.unwrap_or_else(|| self.lookup_name(f, r.scope, head, 0));
-            let mut last = self.target_id(&cur);
+            let mut last = self.target(&cur);
             let mut resolved_all = last.is_some();
             let mut unresolved = python && cur == Res::NotFound;
             let mut extra_resolved = false;
@@ -1533,7 +1562,7 @@ impl<'a> Resolver<'a> {
                     let typed = self.typed_attr(&cur, seg, 0);
                     instance = typed.is_some();
                     let next = typed.unwrap_or_else(|| self.attr(&cur, seg, 0));
-                    match self.target_id(&next) {
+                    match self.target(&next) {
                         Some(t) => {
                             last = Some(t);
                             extra_resolved = true;
@@ -1551,7 +1580,7 @@ impl<'a> Resolver<'a> {
                 let mut c = cur.clone();
                 for seg in &path[1..] {
                     c = self.attr(&c, seg, 0);
-                    if let Some(t) = self.target_id(&c) {
+                    if let Some(t) = self.target(&c) {
                         last = Some(t);
                         resolved_all = true;
                     } else if matches!(c, Res::Package(_)) {
@@ -1567,21 +1596,21 @@ impl<'a> Resolver<'a> {
                 // Overloads share a qualname: the call's argument count picks one.
                 let picked = self.overload(&cur, r.arity, &arg_types);
                 if picked != cur {
-                    last = self.target_id(&picked);
+                    last = self.target(&picked);
                 }
             }
             if fd.lang.is_js() {
                 let imp = self.implementation(&cur);
                 if imp != cur {
-                    last = self.target_id(&imp);
+                    last = self.target(&imp);
                 }
             }
             let name = path.last().map(String::as_str).unwrap_or("");
             if unresolved {
-                let id = emit(&mut out, r.scope, name, r.line, r.col);
+                let node = emit(&mut out, r.scope, name, r.line, r.col);
                 out.unresolved.push(UnresolvedName {
                     name: path.join("."),
-                    node_id: id,
+                    node,
                     line: r.line,
                     col: r.col,
                 });
@@ -1598,11 +1627,10 @@ impl<'a> Resolver<'a> {
                 Some(_) => resolved_all || !self_only,
                 None => false,
             };
-            if let (true, Some((dst, df))) = (keep, last) {
-                let id = emit(&mut out, r.scope, name, r.line, r.col);
+            if let (true, Some((df, dd))) = (keep, last) {
                 let e = Edge {
-                    src: id,
-                    dst,
+                    src: emit(&mut out, r.scope, name, r.line, r.col),
+                    dst: self.def_key(df, dd),
                     kind: EdgeKind::Invoke,
                 };
                 out.add_edge(&mut seen_edges, e, Some(df));
@@ -1612,18 +1640,17 @@ impl<'a> Resolver<'a> {
             let r = self.resolve_binding(f, bi as u32, false, 0);
             let name = b.name.rsplit('.').next().unwrap_or(&b.name);
             let name = if name == "*" { "*" } else { name };
-            match self.target_id(&r) {
-                Some((dst, df)) => {
-                    let id = emit(&mut out, b.scope, name, b.line, b.col);
+            match self.target(&r) {
+                Some((df, dd)) => {
                     let e = Edge {
-                        src: id,
-                        dst,
+                        src: emit(&mut out, b.scope, name, b.line, b.col),
+                        dst: self.def_key(df, dd),
                         kind: EdgeKind::Import,
                     };
                     out.add_edge(&mut seen_edges, e, Some(df));
                 }
                 None if python && r == Res::NotFound => {
-                    let id = emit(&mut out, b.scope, name, b.line, b.col);
+                    let node = emit(&mut out, b.scope, name, b.line, b.col);
                     let text = match &b.target {
                         Target::Symbol {
                             module,
@@ -1638,7 +1665,7 @@ impl<'a> Resolver<'a> {
                     };
                     out.unresolved.push(UnresolvedName {
                         name: text,
-                        node_id: id,
+                        node,
                         line: b.line,
                         col: b.col,
                     });

@@ -90,6 +90,11 @@ pub fn node_key(id: &str) -> i64 {
     (u64::from_be_bytes(b) >> 1) as i64
 }
 
+/// [`node_key`] of the node with `qualname` at `line` (its text id `qualname:line`).
+pub fn key_of(qualname: &str, line: u32) -> i64 {
+    node_key(&format!("{qualname}:{line}"))
+}
+
 /// `nodes_qualname` carries `kind` too: nodes are stored in key (hash) order, so the reference
 /// sites of one scope no longer sit together, and the readers' "definitions named q" lookups
 /// (`kind != 'ref'`) would fetch every site's row only to drop it (fresh-process compose on

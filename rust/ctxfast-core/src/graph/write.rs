@@ -116,12 +116,10 @@ pub fn write_graph(
         progress.check()?;
         let rel = files[*i].rel.as_str();
         for e in &r.edges {
-            let (src, dst) = (store::node_key(&e.src), store::node_key(&e.dst));
-            n_edges += ins_edge.execute(params![src, dst, e.kind.code()])? as i64;
+            n_edges += ins_edge.execute(params![e.src, e.dst, e.kind.code()])? as i64;
         }
         for u in &r.unresolved {
-            let node = store::node_key(&u.node_id);
-            ins_unres.execute(params![u.name, node, rel, u.line, u.col])?;
+            ins_unres.execute(params![u.name, u.node, rel, u.line, u.col])?;
         }
         for d in r.deps_in_order() {
             let (src, dst) = (ids.get(files, *i)?, ids.get(files, d as usize)?);
@@ -269,7 +267,7 @@ fn insert_nodes(
         let file = file_ids[i];
         for n in &r.ref_nodes {
             rows.push(NodeRow {
-                key: store::node_key(&n.id),
+                key: n.key,
                 id: Cow::Borrowed(&n.id),
                 kind: "ref",
                 name: &n.name,

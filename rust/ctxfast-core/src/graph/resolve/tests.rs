@@ -17,20 +17,49 @@ fn files(srcs: &[(&str, &str)]) -> Vec<FileData> {
         .collect()
 }
 
-/// The resolution of file `f` of `srcs`.
-fn resolve(srcs: &[(&str, &str)], f: u32) -> Resolved {
+/// The resolution of file `f` of `srcs`, with the text id of every node key it can name.
+struct Resolution {
+    resolved: Resolved,
+    ids: FxHashMap<i64, String>,
+}
+
+impl std::ops::Deref for Resolution {
+    type Target = Resolved;
+    fn deref(&self) -> &Resolved {
+        &self.resolved
+    }
+}
+
+impl Resolution {
+    fn id(&self, key: i64) -> &str {
+        &self.ids[&key]
+    }
+}
+
+fn resolve(srcs: &[(&str, &str)], f: u32) -> Resolution {
     let fs = files(srcs);
     let sym = Symbols::build(&fs);
     let r = Resolver::new(&fs, &sym, "");
-    r.resolve_file(f)
+    let resolved = r.resolve_file(f);
+    let mut ids: FxHashMap<i64, String> = FxHashMap::default();
+    for (fi, fd) in fs.iter().enumerate() {
+        for (q, d) in r.qualnames(fi as u32).iter().zip(&fd.raw.defs) {
+            ids.insert(store::key_of(q, d.line), format!("{q}:{}", d.line));
+        }
+    }
+    for n in &resolved.ref_nodes {
+        assert_eq!(n.key, store::node_key(&n.id));
+        ids.insert(n.key, n.id.clone());
+    }
+    Resolution { resolved, ids }
 }
 
-fn edges(r: &Resolved, kind: EdgeKind) -> Vec<(String, String)> {
+fn edges(r: &Resolution, kind: EdgeKind) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = r
         .edges
         .iter()
         .filter(|e| e.kind == kind)
-        .map(|e| (e.src.clone(), e.dst.clone()))
+        .map(|e| (r.id(e.src).to_string(), r.id(e.dst).to_string()))
         .collect();
     out.sort();
     out
@@ -85,7 +114,7 @@ fn builtins_locals_and_unknown_names_are_told_apart() {
     let names: Vec<(&str, &str, u32)> = r
         .unresolved
         .iter()
-        .map(|u| (u.name.as_str(), u.node_id.as_str(), u.line))
+        .map(|u| (u.name.as_str(), r.id(u.node), u.line))
         .collect();
     assert_eq!(names, vec![("missing", "m.f:6", 6)]);
     assert!(builtins::PY_BUILTINS.contains(&"print"));
