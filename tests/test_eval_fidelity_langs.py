@@ -4,6 +4,7 @@ their toolchains are installed (go/types, tsc, javac, rust-analyzer)."""
 from __future__ import annotations
 
 import shutil
+import subprocess
 import textwrap
 from pathlib import Path
 
@@ -16,6 +17,19 @@ from ctxfast.eval.fidelity_langs import (
     call_graph_fidelity,
     reference_sites,
 )
+
+
+def _runs(tool: str) -> bool:
+    """Whether ``tool`` is installed and starts: rustup puts a ``rust-analyzer`` proxy on
+    PATH that fails until the component is added, so being on PATH is not enough."""
+    if shutil.which(tool) is None:
+        return False
+    try:
+        done = subprocess.run([tool, "--version"], capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
 
 GO = {
     "go.mod": "module example.com/m\n",
@@ -111,7 +125,7 @@ def test_java_analyser_binds_overloads(tmp_path: Path) -> None:
     ]
 
 
-@pytest.mark.skipif(shutil.which("rust-analyzer") is None, reason="needs rust-analyzer")
+@pytest.mark.skipif(not _runs("rust-analyzer"), reason="needs a working rust-analyzer")
 def test_rust_analyser_binds_calls_in_macros_and_methods(tmp_path: Path) -> None:
     _graph(
         tmp_path,
