@@ -59,8 +59,8 @@ def project(tmp_path):
 
 def _shows_call(text, caller, callee):
     """The window says ``caller`` calls ``callee``: on the caller's code block, or in words."""
-    return f"`{caller}` — calls `{callee}`" in text or re.search(
-        rf"`[\w.]*{caller}` calls `[\w.]*{callee}`", text
+    return re.search(rf"`{caller}`( \(\d+-\d+\))? — (change target; )?calls `{callee}`", text) or (
+        re.search(rf"`[\w.]*{caller}` calls `[\w.]*{callee}`", text)
     )
 
 
@@ -79,9 +79,11 @@ def test_compose_indexes_on_first_use_and_windows_the_target(project):
     assert ctx.model_calls == 0
     defaults = _decisions(ctx, "defaults")
     assert "target=pkg.db.connect (top retrieved definition)" in defaults["default_plan"].driver
-    assert defaults["default_localization"].item_id == "pkg.db.connect"  # one clear leader
-    assert defaults["default_impact"].item_id == "pkg.db.connect"
-    assert "1 CalledBy edges" in defaults["default_impact"].driver
+    # One clear leader, and the next two best as the floor of three change targets.
+    loc = defaults["default_localization"].item_id.split(",")
+    assert loc[0] == "pkg.db.connect" and len(loc) == 3
+    assert defaults["default_impact"].item_id.split(",") == loc
+    assert "3 CalledBy edges" in defaults["default_impact"].driver  # callers of the three
     text = ctx.render()
     assert _shows_call(text, "main", "connect")
     assert text.count(TASK) == 1  # the task once: the default plan only restates it
@@ -141,7 +143,7 @@ def test_callers_are_capped_and_the_cap_is_logged(project):
     assert capped.item_id == "pkg.utils.helper" and "3 call sites" in capped.driver
     assert DefaultsConfig() == DefaultsConfig(8, 8, 8, 64, 400, 2, 1)  # pinned defaults
     d = DefaultsConfig()
-    assert (d.confidence_localization, d.localization_margin, d.localization_min) == (True, 0.25, 1)
+    assert (d.confidence_localization, d.localization_margin, d.localization_min) == (True, 0.25, 3)
     assert (d.localization_max, d.target_context, d.file_outlines) == (5, True, True)
     assert (d.outline_files, d.outline_max_lines, d.max_import_lines) == (1, 12, 30)
     assert d.retrieval_candidates == 40
@@ -417,13 +419,17 @@ def test_to_code_candidates_keeps_rank_order_and_drops_bad_spans(project):
 
 def test_compose_with_a_real_http_ranker_calls_at_most_once(project, server, monkeypatch):  # noqa: F811
     repo = ctxfast.Repository(project)
-    frugal = ctxfast.compose(repo, TASK, config=ConstructConfig(evidence_ranker=False))
+    # One change target, so the fixture's other definitions are residue for the ranker.
+    one = DefaultsConfig(localization_min=1)
+    frugal = ctxfast.compose(
+        repo, TASK, config=ConstructConfig(evidence_ranker=False), defaults=one
+    )
     residue = [e.item_id for e in frugal.admission_log if e.decision == "residue"]
     assert 1 <= len(residue) <= 32, "the fixture must leave a small residue"
     server.reply = _reply([(i, 0.9) for i in residue])
     monkeypatch.setenv("CTXFAST_TEST_KEY", "sk-test")
     ranker = OpenAICompatibleRanker(server.url, "m", "CTXFAST_TEST_KEY")
-    ctx = ctxfast.compose(repo, TASK, ranker=ranker)
+    ctx = ctxfast.compose(repo, TASK, ranker=ranker, defaults=one)
     assert ctx.model_calls == 1 and len(server.requests) == 1
     body = server.requests[0]["body"]
     assert body["temperature"] == 0 and body["max_completion_tokens"] == 1024
@@ -440,8 +446,13 @@ def test_compose_with_a_real_http_ranker_calls_at_most_once(project, server, mon
 
 def test_without_a_model_the_evidence_ranker_fills_the_window(project):
     repo = ctxfast.Repository(project)
-    frugal = ctxfast.compose(repo, TASK, config=ConstructConfig(evidence_ranker=False))
-    ctx = ctxfast.compose(repo, TASK)  # the default: rank the residue from retrieval scores
+    # One change target, so the fixture's other definitions are residue to fill with.
+    one = DefaultsConfig(localization_min=1)
+    frugal = ctxfast.compose(
+        repo, TASK, config=ConstructConfig(evidence_ranker=False), defaults=one
+    )
+    # The default ranker: the residue ranked from retrieval scores.
+    ctx = ctxfast.compose(repo, TASK, defaults=one)
     assert ctx.model_calls == 0
     ranked = [e for e in ctx.admission_log if (e.stage, e.decision) == ("rank", "admitted")]
     assert ranked and all("ranker score" in e.driver for e in ranked)
@@ -449,7 +460,7 @@ def test_without_a_model_the_evidence_ranker_fills_the_window(project):
     filled = [e for e in ctx.admission_log if e.stage == "fill" and e.decision == "admitted"]
     assert filled and all(e.subject for e in filled)  # logs name what they place
     # With no room to fill, the residue stays out and the window is the frugal one's size.
-    tight = ctxfast.compose(repo, TASK, config=ConstructConfig(target_tokens=0))
+    tight = ctxfast.compose(repo, TASK, config=ConstructConfig(target_tokens=0), defaults=one)
     assert "close_pool" not in tight.render() and tight.token_count <= ctx.token_count
 
 
@@ -581,3 +592,25 @@ def test_test_callers_are_edges_without_code_candidates(tmp_path):
     assert tails[0] == "app.api.serve"  # the library caller first
     assert sum(t.startswith("aaa_tests.") for t in tails) == 2  # max_test_callers
     assert [c.qualname for c in derived.candidates] == ["app.api.serve"]
+
+
+def _cand(qualname: str, score: float, file: str = "pkg/a.py") -> CodeCandidate:
+    return CodeCandidate(qualname, "function", file, 1, 2, score, None, f"def {qualname}():", "r")
+
+
+def test_confident_localization_has_a_floor_a_margin_and_a_cap():
+    from ctxfast.construct.defaults import confident_localization
+
+    lead = [_cand("a", 10.0), _cand("b", 2.0), _cand("c", 1.0), _cand("d", 0.5)]
+    # One clear leader: the floor still makes the next best change targets too.
+    assert confident_localization(lead, DefaultsConfig()) == ("a", "b", "c")
+    assert confident_localization(lead, DefaultsConfig(localization_min=1)) == ("a",)
+    close = [_cand(q, 10.0 - i * 0.1) for i, q in enumerate("abcdefg")]
+    # Every definition within the margin of the best, up to the cap.
+    assert confident_localization(close, DefaultsConfig()) == tuple("abcde")
+    assert confident_localization(close, DefaultsConfig(localization_max=6)) == tuple("abcdef")
+    # A test is a change target only when nothing else is.
+    mixed = [_cand("t", 20.0, "tests/test_a.py"), _cand("a", 10.0), _cand("b", 9.9)]
+    assert confident_localization(mixed, DefaultsConfig()) == ("a", "b")
+    only_tests = [_cand("t", 20.0, "tests/test_a.py")]
+    assert confident_localization(only_tests, DefaultsConfig()) == ("t",)

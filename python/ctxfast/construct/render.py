@@ -90,6 +90,10 @@ def _label(b: Block) -> str:
         return f"calls `{safe(short_name(head))}`"
     if role is Role.IMPACT_DIRECT:
         return "caller of a change target"
+    if role is Role.CHANGE_TARGET and head and head != meta.entity:
+        # A change target that calls another one: the window says so where the call is
+        # shown, as it does for any caller (the edge itself is not listed a second time).
+        return f"change target; calls `{safe(short_name(head))}`"
     if role is Role.CONFIG_CONSUMER and meta.site_of:
         return f"uses configuration key `{safe(meta.site_of)}`"
     labels = {
