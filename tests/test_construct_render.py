@@ -127,6 +127,29 @@ def test_callers_read_as_calls_with_their_call_sites():
     assert "--CalledBy-->" not in text
 
 
+def test_a_target_calling_another_target_says_so_and_a_wrapper_names_what_it_wraps():
+    native = "pkg._native.truncate"
+    wrapper = CodeCandidate(
+        "pkg.tokens.truncate", "function", "pkg/tokens.py", 3, 4, 0.8, None,
+        "def truncate(text):\n    return _native.truncate(text)", "04: t",
+        sites=(4,), site_of=native,
+    )  # fmt: skip
+    callee = cand(native, "pkg/_native.pyi", 1, "def truncate(text: str) -> str: ...", 0.9)
+    plan = PlanNode("n", "fix truncate", native)
+    ctx = construct(
+        "fix truncate",
+        candidates=[callee, wrapper],
+        plan=plan,
+        localization=[native, "pkg.tokens.truncate"],
+        config=ConstructConfig(target_tokens=0),
+    )
+    text = ctx.render()
+    # Both are change targets; the wrapper's block says what it calls, by its full name
+    # since the short one is its own.
+    assert "`truncate` — change target; calls `pkg._native.truncate`" in text
+    assert "### pkg/_native.pyi:1-1 · `truncate` — change target\n" in text
+
+
 def test_call_sites_without_the_graph_are_calls_not_mentions():
     from ctxfast.construct.compress import call_site_lines
     from ctxfast.construct.pool import PoolInputs, build_pool

@@ -81,19 +81,27 @@ def local_name(entity: str, path: str) -> str:
     return ".".join(parts[k:]) if k else entity
 
 
+def _callee_name(head: str, caller: str | None) -> str:
+    """The callee's short name, or its full name when the caller has the same short name (a
+    Python wrapper calling the native function it wraps), so the label never reads as a
+    call to itself."""
+    short = short_name(head)
+    return head if caller and short == short_name(caller) else short
+
+
 def _label(b: Block) -> str:
     """What a block is, in words the model can use."""
     role = b.role
     meta = b.item.meta
     head = meta.edge_head or meta.site_of
     if role is Role.IMPACT_DIRECT and head:
-        return f"calls `{safe(short_name(head))}`"
+        return f"calls `{safe(_callee_name(head, meta.entity))}`"
     if role is Role.IMPACT_DIRECT:
         return "caller of a change target"
     if role is Role.CHANGE_TARGET and head and head != meta.entity:
         # A change target that calls another one: the window says so where the call is
         # shown, as it does for any caller (the edge itself is not listed a second time).
-        return f"change target; calls `{safe(short_name(head))}`"
+        return f"change target; calls `{safe(_callee_name(head, meta.entity))}`"
     if role is Role.CONFIG_CONSUMER and meta.site_of:
         return f"uses configuration key `{safe(meta.site_of)}`"
     labels = {
