@@ -51,11 +51,12 @@ class DefaultsConfig:
     # the best, at least ``localization_min`` and at most ``localization_max`` of them. The
     # extra targets are shown whole and labelled as candidates to change; coverage is the
     # same as with the fixed single target within one instance of 140 (.443 vs .450), since
-    # the fill shows those bodies either way. The floor is three: of the window's code blocks
-    # only change targets showed gold lines (91 of 94 such blocks on the 140 exact-tree Lite
-    # windows at 8k), while the evidence fill (residue shown as related symbols, 9% of the
-    # tokens) showed them twice. Floors 1 / 2 / 3 / 4 / 5 covered 90 / 90 / 91 / 91 / 90 at
-    # the same p50 (7,876-7,905 tokens); 3 had the fewest tokens per covered instance.
+    # the fill shows those bodies either way. The floor is three: the gold lines a window
+    # shows are in the files of its change targets (91 of the 94 file groups showing gold
+    # lines on the 140 exact-tree Lite windows at 8k), hardly ever in other files' blocks
+    # (related symbols, named definitions, callers: a fifth of the tokens). Floors
+    # 1 / 2 / 3 / 4 / 5 covered 90 / 90 / 91 / 91 / 90 at the same p50 (7,876-7,905
+    # tokens); 3 had the fewest tokens per covered instance.
     confidence_localization: bool = True
     localization_margin: float = 0.25
     localization_min: int = 3
