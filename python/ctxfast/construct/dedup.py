@@ -60,7 +60,13 @@ def _with_sites(b: Block, donor: Block) -> Block:
     """``b`` (the surviving rendering of a definition) with the call sites a duplicate of
     it knew, shown beside its signature when it is shown as one."""
     dm = donor.item.meta
-    meta = replace(b.item.meta, sites=dm.sites, site_of=b.item.meta.site_of or dm.site_of)
+    own = b.item.meta.site_of is not None
+    meta = replace(
+        b.item.meta,
+        sites=dm.sites,
+        site_of=b.item.meta.site_of if own else dm.site_of,
+        site_edge=b.item.meta.site_edge if own else dm.site_edge,
+    )
     wanted = set(dm.sites)
     pairs = {p[0]: p for p in (*b.fallback_shown, *b.shown, *donor.shown)}
     sig = tuple(sorted({*b.fallback_shown, *(p for n, p in pairs.items() if n in wanted)}))
@@ -209,7 +215,10 @@ def dedup(
         if i is not None and out[i].item.meta.site_of is None and m.edge_head:
             item = out[i].item
             out[i] = replace(
-                out[i], item=replace(item, meta=replace(item.meta, site_of=m.edge_head))
+                out[i],
+                item=replace(
+                    item, meta=replace(item.meta, site_of=m.edge_head, site_edge=m.edge_type)
+                ),
             )
     code_entities = set(code_at)
     final: list[Block] = []

@@ -123,13 +123,19 @@ class Derived:
     edges: list[ImpactEdge] = field(default_factory=list)
     candidates: list[CodeCandidate] = field(default_factory=list)
     log: list[LogEntry] = field(default_factory=list)
-    #: Call/use sites of consumers that were already candidates: qualname → (lines, of what).
-    sites: dict[str, tuple[tuple[int, ...], str]] = field(default_factory=dict)
+    #: Call/use sites of consumers that were already candidates:
+    #: qualname → (lines, of what, the edge type they stand for).
+    sites: dict[str, tuple[tuple[int, ...], str, str]] = field(default_factory=dict)
 
     def with_sites(self, candidates: Sequence[CodeCandidate]) -> list[CodeCandidate]:
         """``candidates`` with the sites found for those that had none."""
         return [
-            replace(c, sites=self.sites[c.qualname][0], site_of=self.sites[c.qualname][1])
+            replace(
+                c,
+                sites=self.sites[c.qualname][0],
+                site_of=self.sites[c.qualname][1],
+                site_edge=self.sites[c.qualname][2],
+            )
             if c.qualname in self.sites and not c.sites
             else c
             for c in candidates
@@ -310,14 +316,17 @@ def called_by(
     for scope, lines in callers:
         out.edges.append(ImpactEdge(head=head, tail=scope.qualname, type=ImpactType.CALLED_BY))
         if scope.qualname in known:
-            out.sites.setdefault(scope.qualname, (tuple(sorted(set(lines))), head))
+            at = tuple(sorted(set(lines)))
+            out.sites.setdefault(scope.qualname, (at, head, ImpactType.CALLED_BY.value))
         else:
             known.add(scope.qualname)
             where = ", ".join(str(n) for n in sorted(set(lines)))
             prov = f"03: caller of {head} at {scope.file}:{where}"
             cand = _code_candidate(graph, scope, reader, cfg, prov, lines[0])
             in_span = tuple(n for n in sorted(set(lines)) if cand.start_line <= n <= cand.end_line)
-            out.candidates.append(replace(cand, sites=in_span, site_of=head))
+            out.candidates.append(
+                replace(cand, sites=in_span, site_of=head, site_edge=ImpactType.CALLED_BY.value)
+            )
     for scope in named:
         out.edges.append(ImpactEdge(head=head, tail=scope.qualname, type=ImpactType.CALLED_BY))
     chosen = len(callers) + len(named)
@@ -428,7 +437,9 @@ def config_consumers(
                 total += 1
                 prov = f"03: binds config key {key} at {f}:{i} (read by {head})"
                 cand = _code_candidate(graph, scope, reader, cfg, prov, i)
-                tails[scope.qualname] = replace(cand, sites=(i,), site_of=key)
+                tails[scope.qualname] = replace(
+                    cand, sites=(i,), site_of=key, site_edge=ImpactType.CONFIG_CONSUMER.value
+                )
         for f in cfg_files:
             lines = reader.lines(f)
             for i in reader.word_lines(f, key, word[key]):
@@ -450,11 +461,12 @@ def config_consumers(
                     origin=Origin.RECON,
                     sites=(i,),
                     site_of=key,
+                    site_edge=ImpactType.CONFIG_CONSUMER.value,
                 )
     for tail, cand in list(tails.items())[: cfg.max_config_consumers]:
         out.edges.append(ImpactEdge(head=head, tail=tail, type=ImpactType.CONFIG_CONSUMER))
         if tail in known and cand.site_of:
-            out.sites.setdefault(tail, (cand.sites, cand.site_of))
+            out.sites.setdefault(tail, (cand.sites, cand.site_of, cand.site_edge or ""))
         if tail not in known:
             known.add(tail)
             out.candidates.append(cand)

@@ -218,6 +218,7 @@ def build_pool(inputs: PoolInputs, config: ConstructConfig) -> Pool:
                 lines=c.lines,
                 sites=c.sites,
                 site_of=c.site_of,
+                site_edge=c.site_edge,
                 whole_file=c.whole_file,
             ),
         )

@@ -98,7 +98,7 @@ def _label(b: Block) -> str:
         return f"calls `{safe(_callee_name(head, meta.entity))}`"
     if role is Role.IMPACT_DIRECT:
         return "caller of a change target"
-    if role is Role.CHANGE_TARGET and head and head != meta.entity:
+    if role is Role.CHANGE_TARGET and head and head != meta.entity and meta.site_edge == "CalledBy":
         # A change target that calls another one: the window says so where the call is
         # shown, as it does for any caller (the edge itself is not listed a second time).
         return f"change target; calls `{safe(_callee_name(head, meta.entity))}`"

@@ -86,6 +86,7 @@ class ItemMeta:
     lines: tuple[int, ...] | None = None
     sites: tuple[int, ...] = ()
     site_of: str | None = None
+    site_edge: str | None = None  # see CodeCandidate.site_edge
     #: The item is its file, whole, chosen for the window (``defaults.with_whole_files``):
     #: its size is bounded by the window's target, so no per-item cap or line window cuts it.
     whole_file: bool = False
@@ -178,6 +179,9 @@ class CodeCandidate:
     sites: tuple[int, ...] = ()
     #: The entity ``sites`` call (the change entity this candidate is a caller of).
     site_of: str | None = None
+    #: The impact edge ``sites`` stand for (``ImpactType`` value): ``CalledBy`` when they
+    #: call ``site_of``, ``ConfigConsumer`` when they bind a configuration key.
+    site_edge: str | None = None
     #: ``lines`` are the whole file (see :attr:`ItemMeta.whole_file`).
     whole_file: bool = False
 
