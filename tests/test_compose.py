@@ -357,6 +357,27 @@ def test_the_whole_file_is_the_best_ranked_target_file(tmp_path):
     assert whole(["b.py"], DefaultsConfig(whole_file_share=0.0)) == ([], [])
 
 
+def test_a_task_sharing_no_word_with_the_code_shows_the_best_ranked_file(tmp_path):
+    root = tmp_path / "tool"
+    (root / "src").mkdir(parents=True)
+    (root / "tests").mkdir()
+    body = "use std::io;\n\nfn main() {\n    let out = io::stdout();\n    run(out);\n}\n"
+    (root / "src/main.rs").write_text(body, encoding="utf-8")
+    (root / "tests/cli.rs").write_text("fn smoke() {}\n", encoding="utf-8")
+    repo = ctxfast.Repository(root)
+    assert repo.retrieve("Handle broken pipes, closes").candidates == []
+    ctx = ctxfast.compose(repo, "Handle broken pipes, closes")
+    shown = {n for e in ctx.window if e.file == "src/main.rs" for n in e.shown_lines()}
+    assert shown == set(range(1, 7))  # the library file, whole; never the test
+    assert not any(e.file == "tests/cli.rs" for e in ctx.window)
+    fallback = _decisions(ctx, "defaults")["best_file_fallback"]
+    assert fallback.subject == "src/main.rs"
+    assert "change target" in ctx.render()
+    # A caller's own localization is respected: no stand-in is added for it.
+    given = ctxfast.compose(repo, "Handle broken pipes, closes", localization=["crate.main"])
+    assert "best_file_fallback" not in _decisions(given, "defaults")
+
+
 def test_config_consumers_from_code_and_config_files(project):
     repo = ctxfast.Repository(project)
     ctx = ctxfast.compose(

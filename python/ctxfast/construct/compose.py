@@ -18,6 +18,7 @@ from ctxfast.construct.class_view import class_view
 from ctxfast.construct.defaults import (
     DefaultsConfig,
     SourceReader,
+    best_file_fallback,
     confident_localization,
     derive_impact,
     file_outline,
@@ -157,6 +158,19 @@ def prepare(
         refresh=False,
     )
     candidates, log = to_code_candidates(result)
+    reader = SourceReader(repo.root)
+    if not candidates and localization is None:
+        candidates = best_file_fallback(repo.graph, reader, result.ranked_files())
+        log += [
+            LogEntry(
+                "defaults",
+                c.qualname or c.file,
+                "best_file_fallback",
+                "no retrieved definition: the best-ranked file stands in",
+                c.file,
+            )
+            for c in candidates
+        ]
     lap("retrieve")
     timings.update({f"retrieve.{k}": v for k, v in getattr(result, "timings_ms", {}).items()})
 
@@ -197,7 +211,6 @@ def prepare(
     targets = target_sources(graph, repo.root, heads, known, dcfg)
     candidates += targets.candidates
     log += targets.log
-    reader = SourceReader(repo.root)
     change = set(heads)
     candidates = [with_margins(reader, c, dcfg) for c in candidates]
     viewed = [class_view(graph, reader, c, task, dcfg, large_item_lines) for c in candidates]
