@@ -158,20 +158,24 @@ def prepare(
         refresh=False,
     )
     candidates, log = to_code_candidates(result)
+    lap("retrieve")
     reader = SourceReader(repo.root)
-    if not candidates and localization is None:
-        candidates = best_file_fallback(repo.graph, reader, result.ranked_files())
-        log += [
+    stand_in = (
+        None
+        if candidates or localization is not None
+        else best_file_fallback(repo.graph, reader, result.ranked_files())
+    )
+    if stand_in is not None:
+        candidates = [stand_in]
+        log.append(
             LogEntry(
                 "defaults",
-                c.qualname or c.file,
+                stand_in.qualname or stand_in.file,
                 "best_file_fallback",
                 "no retrieved definition: the best-ranked file stands in",
-                c.file,
+                stand_in.file,
             )
-            for c in candidates
-        ]
-    lap("retrieve")
+        )
     timings.update({f"retrieve.{k}": v for k, v in getattr(result, "timings_ms", {}).items()})
 
     if localization is None:

@@ -205,30 +205,27 @@ def _ranked_definitions(candidates: Sequence[CodeCandidate]) -> tuple[str, ...]:
 
 def best_file_fallback(
     graph: CodeGraph, reader: SourceReader, ranked_files: Sequence[str]
-) -> list[CodeCandidate]:
-    """When retrieval found no definition (a task sharing no word with the code, such as
-    "Handle broken pipes, closes" on a one-file Rust tool), the best-ranked library file
-    stands in as the change target, so the window shows the code most likely to change
-    instead of the task alone. Its text is the whole file; the whole-file rule and the
-    line window decide how much of it fits."""
+) -> CodeCandidate | None:
+    """The best-ranked library file as a stand-in change target, for a task whose words
+    retrieval found in no definition: the window then shows the code most likely to change
+    instead of the task alone. Its text is the whole file; the whole-file rule and the line
+    window decide how much of it fits. None when no library file is ranked."""
     path = next((f for f in ranked_files if not is_test_path(f)), None)
     lines = reader.lines(path) if path else []
     if path is None or not lines:
-        return []
-    return [
-        CodeCandidate(
-            qualname=graph.module_qualname(path) or path,
-            kind="module",
-            file=path,
-            start_line=1,
-            end_line=len(lines),
-            score=0.0,
-            signature=None,
-            text="\n".join(lines),
-            provenance="04: no retrieved definition; the best-ranked file",
-            origin=Origin.RETRIEVAL,
-        )
-    ]
+        return None
+    return CodeCandidate(
+        qualname=graph.module_qualname(path) or path,
+        kind="module",
+        file=path,
+        start_line=1,
+        end_line=len(lines),
+        score=0.0,
+        signature=None,
+        text="\n".join(lines),
+        provenance="04: no retrieved definition; the best-ranked file",
+        origin=Origin.RETRIEVAL,
+    )
 
 
 def confident_localization(
