@@ -25,7 +25,7 @@ from ctxfast.construct import (
     PlanNode,
     to_code_candidates,
 )
-from ctxfast.construct.defaults import SourceReader, with_whole_files
+from ctxfast.construct.defaults import SourceReader, with_small_files, with_whole_files
 from ctxfast.errors import InvalidArgumentError
 
 TASK = "connect should reject an empty database uri"
@@ -151,6 +151,7 @@ def test_callers_are_capped_and_the_cap_is_logged(project):
     assert (d.max_test_callers, d.max_caller_sites) == (2, 400)
     assert d.candidates_per_1k_tokens == 5
     assert (d.whole_file_share, d.whole_files) == (0.65, 1)
+    assert (d.small_file_rank, d.small_file_share, d.small_files_share) == (8, 0.25, 0.35)
 
 
 def test_larger_windows_draw_on_more_retrieved_candidates():
@@ -357,6 +358,73 @@ def test_the_whole_file_is_the_best_ranked_target_file(tmp_path):
     assert whole(["b.py"], DefaultsConfig(whole_file_share=0.0)) == ([], [])
 
 
+def test_small_files_among_the_best_ranked_are_shown_whole(tmp_path):
+    files = {
+        "big.py": "def top():\n" + "    x = 1\n" * 40,
+        "small.py": "TABLE = {1: 2}\n\n\ndef helper():\n    return TABLE\n",
+        "tests/test_small.py": "def test_helper():\n    assert True\n",
+        "other.py": "def unranked():\n    return 0\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    cands = [
+        CodeCandidate("big.top", "function", "big.py", 1, 41, 3.0, None, "def top():", "r"),
+        CodeCandidate("small.helper", "function", "small.py", 4, 5, 1.0, None, "def", "r"),
+        CodeCandidate("t.test_helper", "function", "tests/test_small.py", 1, 2, 2.0, None, "", "r"),
+    ]
+    ranked = ["big.py", "tests/test_small.py", "small.py", "other.py"]
+
+    def small(cfg=None, target=8000, ranked=ranked):
+        out, log = with_small_files(
+            SourceReader(tmp_path),
+            cands,
+            ranked,
+            cfg or DefaultsConfig(),
+            target,
+            lambda text, limit: len(text) if len(text) <= limit else None,
+        )
+        return [(c.qualname, c.lines) for c in out if c.whole_file], [e.subject for e in log]
+
+    # big.py is over a quarter of a 200-unit target; the test file and a file no candidate
+    # came from are never taken; small.py (46 characters) is shown whole, as its lines 1-5.
+    assert small(target=200) == ([("small.helper", (1, 2, 3, 4, 5))], ["small.py"])
+    assert small()[1] == ["big.py", "small.py"]
+    assert small(DefaultsConfig(small_file_rank=2), 200) == ([], [])  # ranked third
+    assert small(DefaultsConfig(small_file_share=0.2), 200) == ([], [])  # over its share
+    assert small(DefaultsConfig(small_files_share=0.2), 200) == ([], [])  # the total cap
+    assert small(DefaultsConfig(small_file_rank=0)) == ([], [])
+
+
+def test_compose_shows_a_small_second_ranked_file_whole_as_a_change_target(tmp_path):
+    root = tmp_path / "lib"
+    (root / "lib").mkdir(parents=True)
+    (root / "lib/__init__.py").write_text("", encoding="utf-8")
+    stages = "".join(
+        f'\n\ndef stage_{i}(frame):\n    """Render frame stage {i}."""\n    return frame + {i}\n'
+        for i in range(12)
+    )
+    (root / "lib/render.py").write_text("def render_frame(frame):\n    return frame\n" + stages)
+    (root / "lib/palette.py").write_text(
+        "COLORS = {'red': 1}\n\n\ndef frame_color(name):\n    return COLORS[name]\n"
+    )
+    repo = ctxfast.Repository(root)
+    task = "render_frame draws every frame stage with the wrong frame color"
+    ranked = repo.retrieve(task).ranked_files()
+    assert ranked[:2] == ["lib/render.py", "lib/palette.py"]
+    ctx = ctxfast.compose(repo, task, defaults=DefaultsConfig(localization_min=1))
+    small = _decisions(ctx, "defaults")["small_file"]
+    assert small.subject == "lib/palette.py" and "5 lines" in small.driver
+    shown = {n for e in ctx.window if e.file == "lib/palette.py" for n in e.shown_lines()}
+    assert shown == {1, 2, 3, 4, 5}
+    assert "### lib/palette.py:1-5 · `frame_color` (2-5) — change target" in ctx.render()
+    off = ctxfast.compose(repo, task, defaults=DefaultsConfig(small_file_rank=0))
+    assert "small_file" not in _decisions(off, "defaults")
+    # A caller's own localization is respected: no small file is added to it.
+    given = ctxfast.compose(repo, task, localization=["lib.render.render_frame"])
+    assert "small_file" not in _decisions(given, "defaults")
+
+
 def test_a_task_sharing_no_word_with_the_code_shows_the_best_ranked_file(tmp_path):
     root = tmp_path / "tool"
     (root / "src").mkdir(parents=True)
@@ -441,7 +509,7 @@ def test_to_code_candidates_keeps_rank_order_and_drops_bad_spans(project):
 def test_compose_with_a_real_http_ranker_calls_at_most_once(project, server, monkeypatch):  # noqa: F811
     repo = ctxfast.Repository(project)
     # One change target, so the fixture's other definitions are residue for the ranker.
-    one = DefaultsConfig(localization_min=1)
+    one = DefaultsConfig(localization_min=1, small_file_rank=0)
     frugal = ctxfast.compose(
         repo, TASK, config=ConstructConfig(evidence_ranker=False), defaults=one
     )
@@ -468,7 +536,7 @@ def test_compose_with_a_real_http_ranker_calls_at_most_once(project, server, mon
 def test_without_a_model_the_evidence_ranker_fills_the_window(project):
     repo = ctxfast.Repository(project)
     # One change target, so the fixture's other definitions are residue to fill with.
-    one = DefaultsConfig(localization_min=1)
+    one = DefaultsConfig(localization_min=1, small_file_rank=0)
     frugal = ctxfast.compose(
         repo, TASK, config=ConstructConfig(evidence_ranker=False), defaults=one
     )

@@ -28,7 +28,14 @@ from ctxfast.eval.systems import (
     window_candidates,
 )
 
-SWITCHES = ["confidence_localization", "target_context", "file_outlines", "evidence_ranker", "fill"]
+SWITCHES = [
+    "confidence_localization",
+    "target_context",
+    "file_outlines",
+    "small_files",
+    "evidence_ranker",
+    "fill",
+]
 
 
 @pytest.fixture
@@ -123,6 +130,7 @@ def test_constructor_switches_and_curve_points():
             "confidence_localization": not defaults.confidence_localization,
             "target_context": not defaults.target_context,
             "file_outlines": not defaults.file_outlines,
+            "small_files": defaults.small_file_rank == 0,
             "evidence_ranker": not config.evidence_ranker,
             "fill": config.target_tokens == 0,
         }

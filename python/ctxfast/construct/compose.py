@@ -26,6 +26,7 @@ from ctxfast.construct.defaults import (
     window_candidates,
     with_context,
     with_margins,
+    with_small_files,
     with_whole_files,
 )
 from ctxfast.construct.gaps import Source
@@ -234,16 +235,22 @@ def prepare(
     candidates = [
         with_context(graph, reader, c, dcfg) if c.qualname in change else c for c in candidates
     ]
+
+    def within(text: str, limit: int) -> int | None:
+        """``text``'s tokens when at most ``limit`` (a huge file costs no full count)."""
+        return count_tokens(text, encoding) if fits(text, limit, encoding) else None
+
     candidates, whole_log = with_whole_files(
-        reader,
-        candidates,
-        heads,
-        result.ranked_files(),
-        dcfg,
-        target_tokens,
-        lambda text, limit: count_tokens(text, encoding) if fits(text, limit, encoding) else None,
+        reader, candidates, heads, result.ranked_files(), dcfg, target_tokens, within
     )
     log += whole_log
+    if localization is None:  # a caller's localization is theirs: no guesses added to it
+        candidates, small_log = with_small_files(
+            reader, candidates, result.ranked_files(), dcfg, target_tokens, within
+        )
+        log += small_log
+        whole_log += small_log
+        loc = (*loc, *(e.item_id for e in small_log))
     if dcfg.file_outlines:
         whole = {e.subject for e in whole_log}
         candidates += _outlines(graph, reader, result, candidates, change, dcfg, whole)
