@@ -151,7 +151,7 @@ def test_callers_are_capped_and_the_cap_is_logged(project):
     assert (d.max_test_callers, d.max_caller_sites) == (2, 400)
     assert d.candidates_per_1k_tokens == 5
     assert (d.whole_file_share, d.whole_files) == (0.65, 1)
-    assert (d.small_file_rank, d.small_file_share, d.small_files_share) == (8, 0.25, 0.35)
+    assert (d.small_file_rank, d.small_file_tokens, d.small_files_share) == (8, 2000, 0.35)
 
 
 def test_larger_windows_draw_on_more_retrieved_candidates():
@@ -386,12 +386,12 @@ def test_small_files_among_the_best_ranked_are_shown_whole(tmp_path):
         )
         return [(c.qualname, c.lines) for c in out if c.whole_file], [e.subject for e in log]
 
-    # big.py is over a quarter of a 200-unit target; the test file and a file no candidate
-    # came from are never taken; small.py (46 characters) is shown whole, as its lines 1-5.
+    # big.py is over 35% of a 200-unit target; the test file and a file no candidate came
+    # from are never taken; small.py (46 characters) is shown whole, as its lines 1-5.
     assert small(target=200) == ([("small.helper", (1, 2, 3, 4, 5))], ["small.py"])
     assert small()[1] == ["big.py", "small.py"]
     assert small(DefaultsConfig(small_file_rank=2), 200) == ([], [])  # ranked third
-    assert small(DefaultsConfig(small_file_share=0.2), 200) == ([], [])  # over its share
+    assert small(DefaultsConfig(small_file_tokens=40), 200) == ([], [])  # over its cap
     assert small(DefaultsConfig(small_files_share=0.2), 200) == ([], [])  # the total cap
     assert small(DefaultsConfig(small_file_rank=0)) == ([], [])
 

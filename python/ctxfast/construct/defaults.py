@@ -76,16 +76,17 @@ class DefaultsConfig:
     whole_file_share: float = 0.65
     whole_files: int = 1
     # Small library files among retrieval's ``small_file_rank`` best-ranked files are shown
-    # whole as change targets too, each when it is at most ``small_file_share`` of the
-    # target size, all of them within ``small_files_share`` of it: when the fix is in the
-    # second- to eighth-ranked file the targets (mostly in the best file) missed it and the
-    # fill showed its signature at most. On the 140 exact-tree Lite instances at 8k,
-    # every-hunk coverage .650 → .671 (4 gained, 1 lost) at 7,934 tokens p50 (7,882), tokens
-    # per covered instance 12,290 → 12,171. The best 3 / 5 / 12 files covered 92 / 93 / 93;
-    # 1,000 / 1,500 / 2,500 / 3,000 tokens a file 92 / 92 / 92 / 91; the same files as fill
-    # (ranked first, not targets) 92: the fill rarely has room left for them.
+    # whole as change targets too, each when it is at most ``small_file_tokens``, all of
+    # them within ``small_files_share`` of the target size: when the fix is in the second-
+    # to eighth-ranked file the targets (mostly in the best file) missed it and the fill
+    # showed its signature at most. On the 140 exact-tree Lite instances at 8k, every-hunk
+    # coverage .650 → .671 (4 gained, 1 lost) at 7,934 tokens p50 (7,882), tokens per covered
+    # instance 12,290 → 12,171; at 16k .729 → .757, at 24k .721 → .743. The best 3 / 5 / 12
+    # files covered 92 / 93 / 93 at 8k; 1,000 / 1,500 / 2,500 / 3,000 tokens a file 92 / 92
+    # / 92 / 91; a quarter of the target a file (6,000 at 24k) lost 24k's .721 → .693; the
+    # same files as fill (ranked first, not targets) 92: the fill rarely has room for them.
     small_file_rank: int = 8
-    small_file_share: float = 0.25
+    small_file_tokens: int = 2000
     small_files_share: float = 0.35
     # A skeleton (definition lines with real line numbers) of each file holding a change
     # target and of the best ``outline_files`` other files, so the model sees where else to
@@ -676,11 +677,11 @@ def with_small_files(
     When the fix is in the second- to eighth-ranked file, the change targets (all in the
     best file, most of the time) miss it, and the fill shows at most a signature of it.
     A file of a few hundred lines costs about as much as one target's body and holds every
-    line an edit there could touch. Each file may take ``small_file_share`` of the target
-    size and all of them ``small_files_share``; a file no candidate came from is skipped
+    line an edit there could touch. Each file may take ``small_file_tokens`` and all of them
+    ``small_files_share`` of the target size; a file no candidate came from is skipped
     (nothing retrieved says it is about the task). ``count_within`` is as for
     :func:`with_whole_files`."""
-    per_file = int(target_tokens * cfg.small_file_share)
+    per_file = cfg.small_file_tokens
     room = int(target_tokens * cfg.small_files_share)
     if cfg.small_file_rank <= 0 or per_file <= 0 or room <= 0:
         return list(candidates), []
