@@ -22,6 +22,7 @@ from ctxfast.construct.defaults import (
     confident_localization,
     derive_impact,
     file_outline,
+    spare_files,
     target_sources,
     window_candidates,
     with_context,
@@ -234,16 +235,16 @@ def prepare(
     candidates = [
         with_context(graph, reader, c, dcfg) if c.qualname in change else c for c in candidates
     ]
+
+    def count_within(text: str, limit: int) -> int | None:
+        return count_tokens(text, encoding) if fits(text, limit, encoding) else None
+
+    ranked = result.ranked_files()
     candidates, whole_log = with_whole_files(
-        reader,
-        candidates,
-        heads,
-        result.ranked_files(),
-        dcfg,
-        target_tokens,
-        lambda text, limit: count_tokens(text, encoding) if fits(text, limit, encoding) else None,
+        reader, candidates, heads, ranked, dcfg, target_tokens, count_within
     )
     log += whole_log
+    candidates += spare_files(reader, candidates, ranked, dcfg, target_tokens, count_within)
     if dcfg.file_outlines:
         whole = {e.subject for e in whole_log}
         candidates += _outlines(graph, reader, result, candidates, change, dcfg, whole)
