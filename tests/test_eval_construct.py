@@ -28,7 +28,15 @@ from ctxfast.eval.systems import (
     window_candidates,
 )
 
-SWITCHES = ["confidence_localization", "target_context", "file_outlines", "evidence_ranker", "fill"]
+SWITCHES = [
+    "confidence_localization",
+    "target_context",
+    "file_outlines",
+    "evidence_ranker",
+    "fill",
+    "definition_imports",
+    "spare_files",
+]
 
 
 @pytest.fixture
@@ -125,6 +133,8 @@ def test_constructor_switches_and_curve_points():
             "file_outlines": not defaults.file_outlines,
             "evidence_ranker": not config.evidence_ranker,
             "fill": config.target_tokens == 0,
+            "definition_imports": not defaults.definition_imports,
+            "spare_files": defaults.spare_files == 0,
         }
         assert [k for k, v in off.items() if v] == [switch]
         assert c.without(switch).name == f"ctxfast_construct-without-{switch}"
