@@ -34,7 +34,6 @@ SWITCHES = [
     "file_outlines",
     "evidence_ranker",
     "fill",
-    "definition_imports",
     "spare_files",
 ]
 
@@ -133,7 +132,6 @@ def test_constructor_switches_and_curve_points():
             "file_outlines": not defaults.file_outlines,
             "evidence_ranker": not config.evidence_ranker,
             "fill": config.target_tokens == 0,
-            "definition_imports": not defaults.definition_imports,
             "spare_files": defaults.spare_files == 0,
         }
         assert [k for k, v in off.items() if v] == [switch]

@@ -64,13 +64,6 @@ class DefaultsConfig:
     # A change target is shown with its context: the enclosing class's header for a
     # method, the module's imports for module-level code.
     target_context: bool = True
-    # ... and the imports of a function's or class's file too: Go, Rust, TypeScript and
-    # Java name every package a function uses at the top of its file, and a fix that calls
-    # a new one adds an import line there. On the 200 exact-tree tasks of the multi-language
-    # dev set at 8k, every-hunk coverage .435 → .445 (three gained, one lost: a method the
-    # fill no longer reached), gold files .750 → .755, tokens p50 7,756 → 7,754; 60 import
-    # lines instead of 30 covered the same.
-    definition_imports: bool = True
     # A change target's file small enough is shown as that file, whole: the file that
     # retrieval ranks best among the change targets' files (then the next, up to
     # ``whole_files``), when it is at most ``whole_file_share`` of the window's target size
@@ -87,8 +80,9 @@ class DefaultsConfig:
     # after everything else: of the ``spare_files`` best-ranked files not already shown
     # whole, each at most ``whole_file_share`` of the target. On the 200 multi-language
     # dev tasks at 8k (a small Go or TypeScript repository's window ended at 1-2k tokens
-    # with the file to change ranked third), every-hunk coverage .445 → .470 (five gained,
-    # none lost), tokens p50 7,754 → 7,768; 1 file: .455, 5 files: .470 at 7,787.
+    # with the file to change ranked third), every-hunk coverage .435 → .470 (seven
+    # gained, none lost), gold files .750 → .760, tokens p50 7,756 → 7,772. With the
+    # change targets' imports also shown: 1 file .455, 3 files .470, 5 files .470 (7,787).
     spare_files: int = 3
     # A skeleton (definition lines with real line numbers) of each file holding a change
     # target and of the best ``outline_files`` other files, so the model sees where else to
@@ -542,41 +536,27 @@ def target_sources(
     return out
 
 
-# The first line of an import statement in each graph language: Python's ``import`` and
-# ``from … import``, Go's, Java's and TypeScript's ``import``, Rust's ``use`` (``pub use``)
-# and ``extern crate``.
-_IMPORT = re.compile(
-    r"^\s*(?:from\s+\S+\s+import\b|import\b|(?:pub(?:\([^)]*\))?\s+)?use\s+[\w:{]|"
-    r"extern\s+crate\s)"
-)
+_IMPORT = re.compile(r"^\s*(?:from\s+\S+\s+import\b|import\s)")
 
 
-def _bracket_depth(line: str) -> int:
-    """How many brackets ``line`` leaves open: an import list in ``(…)`` (Python, Go) or
-    ``{…}`` (Rust, TypeScript) runs over the lines until they close."""
-    return line.count("(") + line.count("{") - line.count(")") - line.count("}")
-
-
-def import_lines(lines: Sequence[str], limit: int, first_definition: int = 0) -> list[int]:
-    """1-based numbers of a module's import statements above its first definition (at
-    ``first_definition`` when the code graph knows it), bracketed import lists with their
-    continuation lines, at most ``limit`` of them."""
+def import_lines(lines: Sequence[str], limit: int) -> list[int]:
+    """1-based numbers of a module's import statements above its first definition
+    (parenthesised imports with their continuation lines), at most ``limit`` of them."""
     out: list[int] = []
     depth = 0
-    end = first_definition - 1 if first_definition > 0 else len(lines)
-    for i, ln in enumerate(lines[:end], 1):
+    for i, ln in enumerate(lines, 1):
         if len(out) >= limit:
             break
         if depth > 0:
             out.append(i)
-            depth += _bracket_depth(ln)
+            depth += ln.count("(") - ln.count(")")
             continue
         stripped = ln.lstrip()
         if stripped.startswith(("def ", "class ", "async def ", "@")):
             break
         if _IMPORT.match(ln):
             out.append(i)
-            depth = max(0, _bracket_depth(ln))
+            depth = max(0, ln.count("(") - ln.count(")"))
     return out
 
 
@@ -592,18 +572,11 @@ def _header_lines(lines: Sequence[str], start: int, limit: int = 4) -> list[int]
     return out
 
 
-def _first_definition(graph: CodeGraph, path: str) -> int:
-    """The line of the first function or class the code graph holds in ``path`` (0: none)."""
-    starts = [n.line for n in graph.nodes_in_file(path) if n.kind in _DEFINITION_KINDS]
-    return min(starts, default=0)
-
-
 def with_context(
     graph: CodeGraph, reader: SourceReader, cand: CodeCandidate, cfg: DefaultsConfig
 ) -> CodeCandidate:
     """The change target with what a model needs to edit it in place: the header of the
-    enclosing class for a method, the module's imports (for a function or a class too,
-    with ``definition_imports``). The result
+    enclosing class for a method, the module's imports for module-level code. The result
     carries its exact line set (``lines``) since the context is not adjacent to the body."""
     if not cfg.target_context:
         return cand
@@ -611,14 +584,13 @@ def with_context(
     if not lines:
         return cand
     extra: list[int] = []
-    is_definition = cand.kind in ("function", "method", "class")
-    if is_definition:
+    if cand.kind in ("function", "method", "class"):
         for enc in graph.definitions_enclosing(cand.file, cand.start_line):
             if enc.kind == "class" and enc.line < cand.start_line:
                 extra = _header_lines(lines, enc.line)
                 break
-    if not is_definition or cfg.definition_imports:
-        extra += import_lines(lines, cfg.max_import_lines, _first_definition(graph, cand.file))
+    else:
+        extra = import_lines(lines, cfg.max_import_lines)
     span = cand.lines or range(cand.start_line, min(cand.end_line, len(lines)) + 1)
     shown = sorted(set(extra) | set(span))
     if len(shown) == len(span):

@@ -473,7 +473,6 @@ CONSTRUCT_SWITCHES: dict[str, tuple[str, str, Any]] = {
     "file_outlines": ("defaults", "file_outlines", False),
     "evidence_ranker": ("config", "evidence_ranker", False),
     "fill": ("config", "target_tokens", 0),
-    "definition_imports": ("defaults", "definition_imports", False),
     "spare_files": ("defaults", "spare_files", 0),
 }
 
