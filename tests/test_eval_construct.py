@@ -35,6 +35,7 @@ SWITCHES = [
     "small_files",
     "evidence_ranker",
     "fill",
+    "spare_files",
 ]
 
 
@@ -133,6 +134,7 @@ def test_constructor_switches_and_curve_points():
             "small_files": defaults.small_file_rank == 0,
             "evidence_ranker": not config.evidence_ranker,
             "fill": config.target_tokens == 0,
+            "spare_files": defaults.spare_files == 0,
         }
         assert [k for k, v in off.items() if v] == [switch]
         assert c.without(switch).name == f"ctxfast_construct-without-{switch}"

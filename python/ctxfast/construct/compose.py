@@ -22,6 +22,7 @@ from ctxfast.construct.defaults import (
     confident_localization,
     derive_impact,
     file_outline,
+    spare_files,
     target_sources,
     window_candidates,
     with_context,
@@ -240,17 +241,19 @@ def prepare(
         """``text``'s tokens when at most ``limit`` (a huge file costs no full count)."""
         return count_tokens(text, encoding) if fits(text, limit, encoding) else None
 
+    ranked = result.ranked_files()
     candidates, whole_log = with_whole_files(
-        reader, candidates, heads, result.ranked_files(), dcfg, target_tokens, within
+        reader, candidates, heads, ranked, dcfg, target_tokens, within
     )
     log += whole_log
     if localization is None:  # a caller's localization is theirs: no guesses added to it
         candidates, small_log = with_small_files(
-            reader, candidates, result.ranked_files(), dcfg, target_tokens, within
+            reader, candidates, ranked, dcfg, target_tokens, within
         )
         log += small_log
         whole_log += small_log
         loc = (*loc, *(e.item_id for e in small_log))
+    candidates += spare_files(reader, candidates, ranked, dcfg, target_tokens, within)
     if dcfg.file_outlines:
         whole = {e.subject for e in whole_log}
         candidates += _outlines(graph, reader, result, candidates, change, dcfg, whole)

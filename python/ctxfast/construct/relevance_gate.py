@@ -207,7 +207,9 @@ def run_gate(
             )
             continue
         shared = len(item_terms(item, config.min_term_len) & terms)
-        if shared >= config.residue_min_shared_terms:
+        # A file retrieval ranked among the best is residue on that ranking alone (a short
+        # task shares few words with any file).
+        if shared >= config.residue_min_shared_terms or item.meta.whole_file:
             residue.append(item.id)
             log.append(
                 LogEntry("gate", item.id, "residue", f"no driver; shares {shared} decision terms")

@@ -474,6 +474,7 @@ CONSTRUCT_SWITCHES: dict[str, tuple[str, str, Any]] = {
     "small_files": ("defaults", "small_file_rank", 0),
     "evidence_ranker": ("config", "evidence_ranker", False),
     "fill": ("config", "target_tokens", 0),
+    "spare_files": ("defaults", "spare_files", 0),
 }
 
 
