@@ -323,7 +323,7 @@ def compress(
             shown = sig
             if item.meta.score is not None or a.driver.startswith("rank:"):
                 # Retrieval found it: the window may show its body when it has room.
-                # (a file chosen whole is shown whole or not at all)
+                # (a file chosen whole grows to the whole file, never to a line window)
                 expansion = full if item.meta.whole_file else best_window(full, terms, config)[0]
             if sig != full:
                 log.append(
