@@ -372,6 +372,8 @@ def test_small_files_among_the_best_ranked_are_shown_whole(tmp_path):
         CodeCandidate("big.top", "function", "big.py", 1, 41, 3.0, None, "def top():", "r"),
         CodeCandidate("small.helper", "function", "small.py", 4, 5, 1.0, None, "def", "r"),
         CodeCandidate("t.test_helper", "function", "tests/test_small.py", 1, 2, 2.0, None, "", "r"),
+        CodeCandidate(None, "lines", "small.py", 1, 1, 5.0, None, "TABLE = {1: 2}", "r"),
+        CodeCandidate(None, "lines", "other.py", 1, 1, 5.0, None, "def unranked():", "r"),
     ]
     ranked = ["big.py", "tests/test_small.py", "small.py", "other.py"]
 
@@ -386,8 +388,10 @@ def test_small_files_among_the_best_ranked_are_shown_whole(tmp_path):
         )
         return [(c.qualname, c.lines) for c in out if c.whole_file], [e.subject for e in log]
 
-    # big.py is over 35% of a 200-unit target; the test file and a file no candidate came
-    # from are never taken; small.py (46 characters) is shown whole, as its lines 1-5.
+    # big.py is over 35% of a 200-unit target; the test file and a file no definition came
+    # from are never taken; small.py (46 characters) is shown whole, as its lines 1-5, on
+    # its definition (a change target is named by its entity), not on its better-scored
+    # module-level lines.
     assert small(target=200) == ([("small.helper", (1, 2, 3, 4, 5))], ["small.py"])
     assert small()[1] == ["big.py", "small.py"]
     assert small(DefaultsConfig(small_file_rank=2), 200) == ([], [])  # ranked third

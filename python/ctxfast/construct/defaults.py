@@ -687,9 +687,9 @@ def with_small_files(
     best file, most of the time) miss it, and the fill shows at most a signature of it.
     A file of a few hundred lines costs about as much as one target's body and holds every
     line an edit there could touch. Each file may take ``small_file_tokens`` and all of them
-    ``small_files_share`` of the target size; a file no candidate came from is skipped
-    (nothing retrieved says it is about the task). ``count_within`` is as for
-    :func:`with_whole_files`."""
+    ``small_files_share`` of the target size; a file no retrieved definition came from is
+    skipped (nothing retrieved says it is about the task, and a target needs an entity).
+    ``count_within`` is as for :func:`with_whole_files`."""
     per_file = cfg.small_file_tokens
     room = int(target_tokens * cfg.small_files_share)
     if cfg.small_file_rank <= 0 or per_file <= 0 or room <= 0:
@@ -700,8 +700,10 @@ def with_small_files(
     for path in ranked_files[: cfg.small_file_rank]:
         if path in whole or is_test_path(path):
             continue
-        picks = [
-            (i, c) for i, c in enumerate(out) if c.file == path and c.origin == Origin.RETRIEVAL
+        picks = [  # a definition, since a change target is named by its entity
+            (i, c)
+            for i, c in enumerate(out)
+            if c.file == path and c.origin == Origin.RETRIEVAL and c.qualname
         ]
         lines = reader.lines(path) if picks else []
         if not lines:
