@@ -612,6 +612,13 @@ def with_context(
     return replace(cand, lines=tuple(shown), text=text)
 
 
+def _as_whole_file(cand: CodeCandidate, text: str, n_lines: int) -> CodeCandidate:
+    """``cand`` carrying its whole file (``text``, ``n_lines`` lines) as its lines; its span
+    stays the definition's, so the window can say where in the file it is. Construction
+    never cuts such a candidate."""
+    return replace(cand, lines=tuple(range(1, n_lines + 1)), text=text, whole_file=True)
+
+
 def with_whole_files(
     reader: SourceReader,
     candidates: Sequence[CodeCandidate],
@@ -658,7 +665,7 @@ def with_whole_files(
         room -= tokens
         i = firsts[path]
         c = out[i]
-        out[i] = replace(c, lines=tuple(range(1, len(lines) + 1)), text=text, whole_file=True)
+        out[i] = _as_whole_file(c, text, len(lines))
         log.append(
             LogEntry(
                 "defaults",
@@ -714,12 +721,12 @@ def with_small_files(
             continue
         room -= tokens
         i, c = max(picks, key=lambda ic: (ic[1].score, -ic[0]))
-        out[i] = replace(c, lines=tuple(range(1, len(lines) + 1)), text=text, whole_file=True)
+        out[i] = _as_whole_file(c, text, len(lines))
         whole.add(path)
         log.append(
             LogEntry(
                 "defaults",
-                c.qualname or path,
+                c.qualname,
                 "small_file",
                 f"{len(lines)} lines, {tokens} tokens: a small file among the best-ranked, "
                 "shown whole as a change target",
