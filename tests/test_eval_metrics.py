@@ -172,3 +172,29 @@ def test_enclosing_function_delivers_its_nested_definitions():
     assert not M.function_acc_at_k(cands, [("a.py", "Resp.close")], 3, fns)
     assert not M.function_acc_at_k([("a.py", "Resp.iter")], gold, 1, {("a.py", "Resp.iter")})
     assert not M.function_acc_at_k([("b.py", "Resp.iter_content")], gold, 1, fns)
+
+
+def test_hunk_past_the_last_line_is_cut_at_it(tmp_path):
+    """An insertion after a file's last line names the line after it; with the tree at
+    hand the region ends at the last line, so a window showing the whole file covers it."""
+    from ctxfast.eval.bench import Instance
+
+    (tmp_path / "a.py").write_text("x = 1\ny = 2\n")
+    inst = Instance(
+        instance_id="i",
+        repo="o/r",
+        version="1",
+        problem_statement="t",
+        gold_files=["a.py"],
+        gold_hunks=[
+            {"file": "a.py", "start": 2, "end": 3},
+            {"file": "a.py", "start": 1, "end": 1},
+            {"file": "gone.py", "start": 4, "end": 9},
+        ],
+    )
+    given = [Region("a.py", 2, 3), Region("a.py", 1, 1), Region("gone.py", 4, 9)]
+    assert inst.hunk_regions() == given
+    cut = inst.hunk_regions(tmp_path)
+    assert cut == [Region("a.py", 2, 2), Region("a.py", 1, 1), Region("gone.py", 4, 9)]
+    assert M.covers_all_gold([("a.py", 1), ("a.py", 2)], cut[:2])
+    assert not M.covers_all_gold([("a.py", 1), ("a.py", 2)], given[:2])

@@ -64,9 +64,30 @@ class Instance:
         """The ``repo@version`` key of ``sources.json``."""
         return f"{self.repo}@{self.version}"
 
-    def hunk_regions(self) -> list[Region]:
-        """Gold hunks at their ``base_commit`` lines (valid on base-commit trees only)."""
-        return [Region(h["file"], int(h["start"]), int(h["end"])) for h in self.gold_hunks]
+    def hunk_regions(self, tree: Path | None = None) -> list[Region]:
+        """Gold hunks at their ``base_commit`` lines (valid on base-commit trees only).
+
+        With the ``tree`` at hand, a hunk is cut at its file's last line: an insertion after
+        the last line names the line after it (``[last, last + 1]``), which no window can
+        show, so a window showing the whole file would never count as covering it."""
+        out = []
+        for h in self.gold_hunks:
+            start, end = int(h["start"]), int(h["end"])
+            if tree is not None:
+                last = _line_count(tree / h["file"])
+                if last is not None and end > last:
+                    start, end = min(start, last), last
+            out.append(Region(h["file"], start, end))
+        return out
+
+
+def _line_count(path: Path) -> int | None:
+    """Lines of a file as an editor numbers them (None when it cannot be read)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    return len(data.splitlines())
 
 
 def language_of_path(path: str) -> str | None:

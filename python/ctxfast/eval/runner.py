@@ -363,7 +363,8 @@ def resolve_jobs(
             gold, n_hunks = located_regions(al)
             syms = present_symbols(inst, al)
         else:
-            gold, n_hunks, syms = inst.hunk_regions(), len(inst.gold_hunks), inst.gold_symbols
+            gold = inst.hunk_regions(tree.path)
+            n_hunks, syms = len(inst.gold_hunks), inst.gold_symbols
         jobs.append(Job(inst, tree, gold, n_hunks, syms))
     return jobs, skipped
 
