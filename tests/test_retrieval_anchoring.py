@@ -140,27 +140,3 @@ def test_functions_called_by_a_named_function_are_lifted(repo):
     assert on["app.store.save"] - off["app.store.save"] == pytest.approx(0.3)
     assert on["app.runner.run"] == pytest.approx(off["app.runner.run"])
     assert on.get("app.store.helper") == off.get("app.store.helper")
-
-
-def test_installed_path_resolves_into_a_src_layout(tmp_path):
-    """An installed package prints ``site-packages/pkg/mod.py`` for a repository's
-    ``src/pkg/mod.py``: neither path ends the other, the trailing components decide."""
-    r = indexed_repo(
-        tmp_path,
-        {
-            "src/pkg/__init__.py": "",
-            "src/pkg/mod.py": "def f():\n    return 1\n",
-            "src/pkg/sub/mod.py": "def g():\n    return 2\n",
-            "src/other/__init__.py": "",
-            "tests/__init__.py": "",
-        },
-    )
-    ix = RepoIndex(Path(r.root), r.graph_db)
-    site = "/venv/lib/python3.11/site-packages/"
-    assert ix.resolve_path(site + "pkg/mod.py") == "src/pkg/mod.py"
-    assert ix.resolve_path(site + "pkg/sub/mod.py") == "src/pkg/sub/mod.py"
-    assert ix.resolve_path("pkg/mod.py") == "src/pkg/mod.py"
-    # A bare name, or a tail two files share equally, maps to nothing rather than a guess.
-    assert ix.resolve_path(site + "__init__.py") is None
-    assert ix.resolve_path(site + "elsewhere/__init__.py") is None
-    assert ix.resolve_path(site + "x/pkg/__init__.py") == "src/pkg/__init__.py"

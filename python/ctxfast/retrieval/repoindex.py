@@ -12,7 +12,7 @@ import hashlib
 import os
 import re
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TypeVar
 
@@ -183,12 +183,7 @@ class RepoIndex:
         return self.defs_by_file.innermost(path, line)
 
     def resolve_path(self, printed: str) -> str | None:
-        """Maps a path as printed in a traceback or task to a repository file.
-
-        One path ending the other is a match (the longest such file wins). Failing that, the
-        one file sharing the most trailing components with it, at least a directory and the
-        file name: a traceback from an installed package prints
-        ``site-packages/pkg/mod.py`` for the repository's ``src/pkg/mod.py``."""
+        """Maps a path as printed in a traceback or task to a repository file."""
         p = printed.replace("\\", "/").lstrip("./")
         if p in self.languages:
             return p
@@ -197,28 +192,7 @@ class RepoIndex:
             matches = p.endswith("/" + f) or f.endswith("/" + p)
             if matches and (best is None or len(f) > len(best)):
                 best = f
-        return best if best is not None else self._by_trailing_parts(p)
-
-    def _by_trailing_parts(self, path: str) -> str | None:
-        parts = path.split("/")
-        if len(parts) < 2:
-            return None
-        tail = "/" + "/".join(parts[-2:])
-        found = [f for f in self.files if ("/" + f).endswith(tail)]
-        if not found:
-            return None
-        shared = {f: _shared_tail(parts, f.split("/")) for f in found}
-        most = max(shared.values())
-        best = [f for f, n in shared.items() if n == most]
-        return best[0] if len(best) == 1 else None
-
-
-def _shared_tail(a: Sequence[str], b: Sequence[str]) -> int:
-    """How many trailing components two split paths share."""
-    n = 0
-    while n < min(len(a), len(b)) and a[-1 - n] == b[-1 - n]:
-        n += 1
-    return n
+        return best
 
 
 def _key_of(rows: Iterable[tuple[str, str]]) -> str:
