@@ -108,3 +108,11 @@ def test_repo_map_puts_the_projects_source_above_vendored_minified_test_and_doc_
         "pkg/store.py",
         "pkg/__init__.py",
     }
+
+
+def test_a_top_level_testing_directory_holds_tests_a_nested_one_library_code():
+    # pytest's own suite lives in ``testing/``; ``sympy/testing`` and
+    # ``lib/matplotlib/testing`` are helpers the library ships (a fix may land there).
+    assert is_test_path("testing/python/collect.py")
+    assert not is_test_path("sympy/testing/pytest.py")
+    assert not is_test_path("lib/matplotlib/testing/decorators.py")

@@ -222,10 +222,12 @@ class FileRole(StrEnum):
 
 def is_test_path(path: str) -> bool:
     """Whether the POSIX ``path`` is a test file: under a ``tests``/``test``/``__tests__``
-    directory, or named as a test (``test_*.py``, ``*_test.go``, ``*.spec.ts``, ...)."""
+    directory, or a top-level ``testing`` one (pytest's own suite; a ``testing`` package
+    inside the library, ``sympy/testing``, is library code), or named as a test
+    (``test_*.py``, ``*_test.go``, ``*.spec.ts``, ...)."""
     name = path.rsplit("/", 1)[-1]
     return (
-        path.startswith(("tests/", "test/", "__tests__/"))
+        path.startswith(("tests/", "test/", "__tests__/", "testing/"))
         or "/tests/" in path
         or "/test/" in path
         or "/__tests__/" in path
