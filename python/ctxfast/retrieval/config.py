@@ -63,6 +63,10 @@ class RetrievalConfig:
     # .514/.797/.548 → .615/.851/.600); the 200-task languages set .420/.715 → .420/.725.
     goal_signals: bool = True
     goal_candidate_weight: float = 0.5
+    # The goal is a query of its own only when the task holds at least this many query terms
+    # beyond the goal sentence's and its request verbs (``task.goal_rest_terms``); 0 keeps
+    # the older rule (the goal has fewer terms than the task, the stripped verb counting).
+    goal_rest_min: int = 0
     # Two adjacent prose words also match as one path component (``man page`` →
     # ``builders/manpage.py``, ``type hints`` → ``typehints.py``). On the 296 scorable Lite
     # instances: file Acc@1/10 .517/.858 → .520/.861, function Acc@10 .562 → .566, three
@@ -116,6 +120,7 @@ class RetrievalConfig:
             "traceback": 1.0,
             "literals": 1.0,
             "literal_names": 1.0,
+            "platform_code": 1.0,
         }
     )
     def_bm25_top: int = 3
@@ -167,6 +172,10 @@ class RetrievalConfig:
     # function Acc@10 .638 → .642, on both halves; languages set .420/.725 → .435/.735.
     demote_tests: bool = True
     test_penalty: float = 2.0
+    # Files under example, playground, benchmark or fixture directories
+    # (``pipeline.EXAMPLE_DIRS``) are code a fix rarely touches: they lose
+    # ``example_penalty`` in both rankings, like tests. 0: off.
+    example_penalty: float = 0.0
     # A fix lives in the repository's own language: files in a language with fewer than
     # ``minor_language_share`` times the files of the main language (a Rust repository's
     # jQuery test data, Django's admin JavaScript) lose ``minor_language_penalty`` in both
@@ -198,6 +207,21 @@ class RetrievalConfig:
     # repository whose task shares no word with it), Go Acc@5 .84 → .86, Java and TypeScript
     # unchanged.
     rank_fill: int = 10
+    # The best ``bm25_floor_files`` files of whole-file BM25 (``file_bm25``, files that are
+    # not demoted) rank among the first ``bm25_floor_rank`` files: the top
+    # ``bm25_floor_rank`` are those files plus the fusion's best, in the fusion's order
+    # (``pipeline._bm25_floor``). 0 switches it off.
+    bm25_floor_files: int = 0
+    bm25_floor_rank: int = 5
+    # A file another file textually includes (Rust ``include!("src/app.rs")``, a build
+    # script compiling the CLI definition) is part of that file's code: it gains
+    # ``include_lending`` × the includer's total (``localize.lend_to_included``). 0: off.
+    include_lending: float = 0.0
+    # Platform-specific code (``localize.platform_scores``): when the task names an
+    # operating system (``on Windows``, ``FreeBSD``), the files whose code is conditional on
+    # it (``#[cfg(windows)]``, ``//go:build windows``, ``sys.platform == "win32"``) as a
+    # file signal, by how many gate lines name it.
+    platform_code: bool = False
     # How files and candidates are ordered: "hand" adds the normalised signals above with
     # their fixed weights and bonuses; "learned" scores the feature rows of
     # ``retrieval.features`` with the linear model of ``retrieval.ranker`` (trained by
