@@ -249,7 +249,7 @@ class Retriever:
         tokens = count_tokens(text, cfg.encoding)
         lap("render")
         file_rank = (
-            _rank_files(ix, files, cfg, signals.get("file_bm25"))
+            _rank_files(ix, files, cfg, signals.get("file_bm25"), len(tq.task_terms))
             if model is None
             else sorted(files.items(), key=lambda kv: (-kv[1], kv[0]))
         )
@@ -413,6 +413,7 @@ def _rank_files(
     files: dict[str, float],
     cfg: RetrievalConfig,
     file_bm25: dict[str, float] | None = None,
+    n_terms: int = 0,
 ) -> list[tuple[str, float]]:
     """Files in rank order with their evidence scores. With ``demote_tests`` a test file
     ranks as if it scored ``test_penalty`` less — the same demotion its candidates get, so
@@ -420,7 +421,8 @@ def _rank_files(
     instances: file Acc@5 .740 → .764, Acc@1 .480 → .497). The scores stay the evidence."""
 
     ranked = sorted(files.items(), key=lambda kv: (-(kv[1] - _demotion(ix, kv[0], cfg)), kv[0]))
-    if cfg.bm25_floor_files > 0 and file_bm25:
+    terse = not cfg.bm25_floor_max_terms or n_terms <= cfg.bm25_floor_max_terms
+    if cfg.bm25_floor_files > 0 and file_bm25 and terse:
         lib = [kv for kv in file_bm25.items() if _demotion(ix, kv[0], cfg) == 0.0]
         lib.sort(key=lambda kv: (-kv[1], kv[0]))
         keep = [f for f, _ in lib[: cfg.bm25_floor_files]]
