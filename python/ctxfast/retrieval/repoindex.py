@@ -180,21 +180,24 @@ class RepoIndex:
         ``include!("path")`` (the path relative to the including file's directory), computed
         once; files that include nothing are absent."""
         if self._included is None:
-            known = set(self.files)
-            out: dict[str, list[str]] = {}
-            for f in self.files:
-                if not f.endswith(".rs"):
-                    continue
-                base = f.rsplit("/", 1)[0] if "/" in f else ""
-                for line in self.lines(f):
-                    if "include!" not in line:
-                        continue
-                    for m in _INCLUDE.finditer(line):
-                        target = posixpath.normpath(posixpath.join(base, m.group(1)))
-                        if target in known and target != f:
-                            out.setdefault(f, []).append(target)
-            self._included = out
+            self._included = self.stored_pickle("included-1", self._scan_includes)
         return self._included
+
+    def _scan_includes(self) -> dict[str, list[str]]:
+        known = set(self.files)
+        out: dict[str, list[str]] = {}
+        for f in self.files:
+            if not f.endswith(".rs"):
+                continue
+            base = f.rsplit("/", 1)[0] if "/" in f else ""
+            for line in self.lines(f):
+                if "include!" not in line:
+                    continue
+                for m in _INCLUDE.finditer(line):
+                    target = posixpath.normpath(posixpath.join(base, m.group(1)))
+                    if target in known and target != f:
+                        out.setdefault(f, []).append(target)
+        return out
 
     def platform_gates(self) -> dict[str, dict[str, int]]:
         """Per platform (``PLATFORM_NAMES``' keys), the files whose code is conditional on
@@ -203,28 +206,31 @@ class RepoIndex:
         file named for the platform (``term_windows.go``, ``windows.rs``) is platform code
         throughout: it counts as much as the most gated file. Computed once."""
         if self._platforms is None:
-            out: dict[str, dict[str, int]] = {}
-            named: dict[str, list[str]] = {}
-            for f in self.files:
-                stem = f.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()
-                for plat, spellings in PLATFORM_NAMES.items():
-                    if any(stem.endswith("_" + s) or stem == s for s in spellings):
-                        named.setdefault(plat, []).append(f)
-                for line in self.lines(f):
-                    if not _PLATFORM_GATE.search(line):
-                        continue
-                    low = line.lower()
-                    for plat, rx in _PLATFORM_WORDS.items():
-                        if rx.search(low):
-                            counts = out.setdefault(plat, {})
-                            counts[f] = counts.get(f, 0) + 1
-            for plat, files in named.items():
-                counts = out.setdefault(plat, {})
-                top = max(counts.values(), default=1)
-                for f in files:
-                    counts[f] = top
-            self._platforms = out
+            self._platforms = self.stored_pickle("platform-gates-1", self._scan_platforms)
         return self._platforms
+
+    def _scan_platforms(self) -> dict[str, dict[str, int]]:
+        out: dict[str, dict[str, int]] = {}
+        named: dict[str, list[str]] = {}
+        for f in self.files:
+            stem = f.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()
+            for plat, spellings in PLATFORM_NAMES.items():
+                if any(stem.endswith("_" + s) or stem == s for s in spellings):
+                    named.setdefault(plat, []).append(f)
+            for line in self.lines(f):
+                if not _PLATFORM_GATE.search(line):
+                    continue
+                low = line.lower()
+                for plat, rx in _PLATFORM_WORDS.items():
+                    if rx.search(low):
+                        counts = out.setdefault(plat, {})
+                        counts[f] = counts.get(f, 0) + 1
+        for plat, files in named.items():
+            counts = out.setdefault(plat, {})
+            top = max(counts.values(), default=1)
+            for f in files:
+                counts[f] = top
+        return out
 
     def lines(self, path: str) -> list[str]:
         """The file's lines (no newlines), read once; an unreadable file has none."""
