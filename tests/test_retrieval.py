@@ -62,6 +62,7 @@ def test_defaults_are_the_spec_numbers():
         "traceback_decay",
         "class_own_lines",
         "module_header",
+        "platform_code",
     ]
     with pytest.raises(ConfigError, match="unknown retrieval config keys: nope"):
         RetrievalConfig.from_mapping({"nope": 1})

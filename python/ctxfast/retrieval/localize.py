@@ -202,6 +202,8 @@ def file_scores(
         signals["literal_names"] = _normalise(
             literal_name_scores(literal_index, tq.literal_names, cfg.literal_max_files)
         )
+    if cfg.platform_code:
+        signals["platform_code"] = _normalise(platform_scores(index, tq.query.goal_hint))
     total: dict[str, float] = defaultdict(float)
     for name, scores in signals.items():
         w = cfg.signal_weights.get(name, 1.0)
@@ -212,7 +214,61 @@ def file_scores(
         signals["tested_modules"] = pointed
         for f, s in pointed.items():
             total[f] += cfg.tested_modules_weight * s
+    if cfg.include_lending > 0:
+        lent = lend_to_included(index, total)
+        signals["included"] = lent
+        for f, s in lent.items():
+            total[f] += cfg.include_lending * s
     return dict(total), signals
+
+
+#: An operating system named in prose (``on Windows``, ``macOS``, ``FreeBSD``): the
+#: platform keys of ``RepoIndex.platform_gates``.
+_TASK_PLATFORMS = {
+    "windows": re.compile(r"\b(?:windows|win32|win64)\b", re.IGNORECASE),
+    "macos": re.compile(r"\b(?:macos|mac os|os x|osx|darwin)\b", re.IGNORECASE),
+    "linux": re.compile(r"\blinux\b", re.IGNORECASE),
+    "freebsd": re.compile(r"\bfreebsd\b", re.IGNORECASE),
+    "openbsd": re.compile(r"\bopenbsd\b", re.IGNORECASE),
+    "netbsd": re.compile(r"\bnetbsd\b", re.IGNORECASE),
+    "android": re.compile(r"\bandroid\b", re.IGNORECASE),
+    "wasm": re.compile(r"\b(?:wasm|wasm32|wasi|webassembly)\b", re.IGNORECASE),
+}
+
+
+def platform_scores(index: RepoIndex, goal: str) -> dict[str, float]:
+    """Per file, how many of its gate lines name a platform the task's goal sentence
+    ``goal`` names (see ``RepoIndex.platform_gates``). A bug "on Windows" lives in code that
+    runs only there, which shares the word with the task once per gate whatever the rest of
+    the file says. Only the goal sentence counts: an issue's body names the reporter's
+    platform in its environment report (``Platform: macOS-12.4-arm64``) or in an example
+    (``skipif("sys.platform == 'win32'")``) whatever the bug is about; with the whole task,
+    on SWE-bench Lite 50 of 300 tasks name one and two lost file Acc@1."""
+    named = [plat for plat, rx in _TASK_PLATFORMS.items() if rx.search(goal)]
+    if not named:
+        return {}
+    gates = index.platform_gates()
+    out: dict[str, float] = defaultdict(float)
+    for plat in named:
+        for f, n in gates.get(plat, {}).items():
+            out[f] += n
+    return dict(out)
+
+
+def lend_to_included(index: RepoIndex, total: dict[str, float]) -> dict[str, float]:
+    """Evidence passed from a file to the files it textually includes (Rust
+    ``include!("src/app.rs")``): the included code is part of the including file, so words
+    the task shares with it (a build script generating shell completions from the CLI
+    definition it includes) point at the included file too. A file included by several keeps
+    the best score."""
+    out: dict[str, float] = {}
+    for f, targets in index.included_files().items():
+        score = total.get(f, 0.0)
+        if score <= 0:
+            continue
+        for target in targets:
+            out[target] = max(out.get(target, 0.0), score)
+    return out
 
 
 _TEST_AFFIX = re.compile(r"^tests?_|_tests?$")

@@ -176,6 +176,7 @@ class Retriever:
             compounds=cfg.path_compounds,
             listing_min_lines=cfg.listing_min_lines,
             drop_html_comments=cfg.drop_html_comments,
+            goal_rest_min=cfg.goal_rest_min,
         )
         query = tq.query
         lap("query")
@@ -248,7 +249,7 @@ class Retriever:
         tokens = count_tokens(text, cfg.encoding)
         lap("render")
         file_rank = (
-            _rank_files(ix, files, cfg)
+            _rank_files(ix, files, cfg, signals.get("file_bm25"), len(tq.task_terms))
             if model is None
             else sorted(files.items(), key=lambda kv: (-kv[1], kv[0]))
         )
@@ -408,14 +409,46 @@ def _decay_within_files(cands: list[Candidate], decay: float) -> None:
 
 
 def _rank_files(
-    ix: RepoIndex, files: dict[str, float], cfg: RetrievalConfig
+    ix: RepoIndex,
+    files: dict[str, float],
+    cfg: RetrievalConfig,
+    file_bm25: dict[str, float] | None = None,
+    n_terms: int = 0,
 ) -> list[tuple[str, float]]:
     """Files in rank order with their evidence scores. With ``demote_tests`` a test file
     ranks as if it scored ``test_penalty`` less — the same demotion its candidates get, so
     the file order agrees with the candidate order (on all 296 scorable SWE-bench Lite
     instances: file Acc@5 .740 → .764, Acc@1 .480 → .497). The scores stay the evidence."""
 
-    return sorted(files.items(), key=lambda kv: (-(kv[1] - _demotion(ix, kv[0], cfg)), kv[0]))
+    ranked = sorted(files.items(), key=lambda kv: (-(kv[1] - _demotion(ix, kv[0], cfg)), kv[0]))
+    terse = not cfg.bm25_floor_max_terms or n_terms <= cfg.bm25_floor_max_terms
+    if cfg.bm25_floor_files > 0 and file_bm25 and terse:
+        lib = [kv for kv in file_bm25.items() if _demotion(ix, kv[0], cfg) == 0.0]
+        lib.sort(key=lambda kv: (-kv[1], kv[0]))
+        keep = [f for f, _ in lib[: cfg.bm25_floor_files]]
+        ranked = _bm25_floor(ranked, keep, cfg.bm25_floor_rank)
+    return ranked
+
+
+def _bm25_floor(
+    ranked: list[tuple[str, float]], keep: list[str], rank: int
+) -> list[tuple[str, float]]:
+    """``ranked`` with every file of ``keep`` among its first ``rank``: those files that rank
+    lower take the places of the fusion's last files in the top ``rank``, which move down,
+    and the top ``rank`` stays in the fusion's order (so the first place never changes
+    unless ``rank`` is 1). Whole-file BM25 alone ranks a file high that the added signals
+    (each [0, 1]) bury under files with many small matches: a terse task that shares one
+    rare word with the fix (``unwrap``) and common words with every other file."""
+    pos = {f: i for i, (f, _) in enumerate(ranked)}
+    if rank < 1 or all(pos.get(f, -1) < rank for f in keep):
+        return ranked
+    chosen = {f for f in keep if f in pos}
+    for f, _ in ranked:
+        if len(chosen) >= rank:
+            break
+        chosen.add(f)
+    top = [kv for kv in ranked if kv[0] in chosen]
+    return top + [kv for kv in ranked if kv[0] not in chosen]
 
 
 def _fill(ix: RepoIndex, ranked: set[str], cfg: RetrievalConfig) -> list[tuple[str, float]]:
@@ -430,11 +463,28 @@ def _fill(ix: RepoIndex, ranked: set[str], cfg: RetrievalConfig) -> list[tuple[s
     return [(f, 0.0) for f in rest]
 
 
+#: Directories of code that ships beside the product rather than in it: examples, demo
+#: playgrounds, benchmarks and test data.
+EXAMPLE_DIRS = frozenset(
+    {
+        *("examples", "example", "playground", "bench", "benches", "benchmark", "benchmarks"),
+        *("fixtures", "testdata", "test-data"),
+    }
+)
+
+
+def is_example_path(path: str) -> bool:
+    """Whether a directory of the POSIX ``path`` is one of ``EXAMPLE_DIRS``."""
+    return any(d in EXAMPLE_DIRS for d in path.split("/")[:-1])
+
+
 def _demotion(ix: RepoIndex, path: str, cfg: RetrievalConfig) -> float:
     """What a file loses in both rankings (files and candidates): ``test_penalty`` for a test
     file under ``demote_tests``, ``minor_language_penalty`` for a file in a minor language
     of the repository under ``demote_minor_languages``."""
     out = cfg.test_penalty if cfg.demote_tests and is_test_path(path) else 0.0
+    if cfg.example_penalty and is_example_path(path):
+        out += cfg.example_penalty
     if cfg.demote_minor_languages and path in ix.minor_language_files(cfg.minor_language_share):
         out += cfg.minor_language_penalty
     return out

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import posixpath
 import re
 import threading
 from collections.abc import Callable, Iterable
@@ -41,6 +42,36 @@ T = TypeVar("T")
 _LANG_FAMILY = {"typescript": "javascript", "tsx": "javascript"}
 
 DEF_KINDS = ("function", "class")
+
+
+#: Rust's ``include!("path")`` (a string literal path, the form build scripts use).
+_INCLUDE = re.compile(r'\binclude!\s*\(\s*"([^"\\]+)"\s*\)')
+
+
+#: Operating systems and targets a task may name, each with the spellings code gates use.
+PLATFORM_NAMES: dict[str, tuple[str, ...]] = {
+    "windows": ("windows", "win32", "win64", "nt"),
+    "macos": ("macos", "darwin", "osx"),
+    "linux": ("linux",),
+    "freebsd": ("freebsd",),
+    "openbsd": ("openbsd",),
+    "netbsd": ("netbsd",),
+    "android": ("android",),
+    "wasm": ("wasm", "wasm32", "wasi"),
+}
+_PLATFORM_WORDS = {
+    plat: re.compile(r"(?<![a-z0-9])(?:" + "|".join(names) + r")(?![a-z0-9])")
+    for plat, names in PLATFORM_NAMES.items()
+}
+#: A line that makes code conditional on the platform: Rust ``cfg``/``cfg!``/``target_os``,
+#: Go build constraints and ``runtime.GOOS``, Python ``sys.platform``/``os.name``/
+#: ``platform.system()``, Node ``process.platform``, Java ``os.name``/``IS_OS_``, C/C++
+#: preprocessor conditionals.
+_PLATFORM_GATE = re.compile(
+    r"\bcfg!?\s*\(|\btarget_(?:os|family|arch)\b|\bGOOS\b|go:build|\+build\s|"
+    r"\bsys\.platform\b|\bos\.name\b|\bplatform\.system\b|\bprocess\.platform\b|"
+    r"\bIS_OS_|^\s*#\s*(?:el)?if"
+)
 
 
 class RepoIndex:
@@ -90,6 +121,8 @@ class RepoIndex:
         self._file_bm25: BM25Index | None = None
         self._path_parts: list[tuple[str, frozenset[str]]] | None = None
         self._module_tails: dict[str, list[str]] | None = None
+        self._included: dict[str, list[str]] | None = None
+        self._platforms: dict[str, dict[str, int]] | None = None
         self._minor: tuple[float, frozenset[str]] | None = None
 
     def stored_pickle(self, name: str, build: Callable[[], T]) -> T:
@@ -141,6 +174,63 @@ class RepoIndex:
                         tails.setdefault("/".join(parts[-n:]), []).append(f)
             self._module_tails = tails
         return self._module_tails
+
+    def included_files(self) -> dict[str, list[str]]:
+        """For each file, the repository files it textually includes with Rust's
+        ``include!("path")`` (the path relative to the including file's directory), computed
+        once; files that include nothing are absent."""
+        if self._included is None:
+            self._included = self.stored_pickle("included-1", self._scan_includes)
+        return self._included
+
+    def _scan_includes(self) -> dict[str, list[str]]:
+        known = set(self.files)
+        out: dict[str, list[str]] = {}
+        for f in self.files:
+            if not f.endswith(".rs"):
+                continue
+            base = f.rsplit("/", 1)[0] if "/" in f else ""
+            for line in self.lines(f):
+                if "include!" not in line:
+                    continue
+                for m in _INCLUDE.finditer(line):
+                    target = posixpath.normpath(posixpath.join(base, m.group(1)))
+                    if target in known and target != f:
+                        out.setdefault(f, []).append(target)
+        return out
+
+    def platform_gates(self) -> dict[str, dict[str, int]]:
+        """Per platform (``PLATFORM_NAMES``' keys), the files whose code is conditional on
+        it, with how many gate lines name it (``#[cfg(windows)]``, ``//go:build darwin``,
+        ``runtime.GOOS == "windows"``, ``sys.platform == "win32"``, ``#ifdef _WIN32``). A
+        file named for the platform (``term_windows.go``, ``windows.rs``) is platform code
+        throughout: it counts as much as the most gated file. Computed once."""
+        if self._platforms is None:
+            self._platforms = self.stored_pickle("platform-gates-1", self._scan_platforms)
+        return self._platforms
+
+    def _scan_platforms(self) -> dict[str, dict[str, int]]:
+        out: dict[str, dict[str, int]] = {}
+        named: dict[str, list[str]] = {}
+        for f in self.files:
+            stem = f.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()
+            for plat, spellings in PLATFORM_NAMES.items():
+                if any(stem.endswith("_" + s) or stem == s for s in spellings):
+                    named.setdefault(plat, []).append(f)
+            for line in self.lines(f):
+                if not _PLATFORM_GATE.search(line):
+                    continue
+                low = line.lower()
+                for plat, rx in _PLATFORM_WORDS.items():
+                    if rx.search(low):
+                        counts = out.setdefault(plat, {})
+                        counts[f] = counts.get(f, 0) + 1
+        for plat, files in named.items():
+            counts = out.setdefault(plat, {})
+            top = max(counts.values(), default=1)
+            for f in files:
+                counts[f] = top
+        return out
 
     def lines(self, path: str) -> list[str]:
         """The file's lines (no newlines), read once; an unreadable file has none."""

@@ -12,6 +12,7 @@ names, the words a path may hold — are computed once by :func:`parse_task`; th
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Container
 from dataclasses import dataclass
 
@@ -140,6 +141,17 @@ def without_listings(text: str, min_lines: int) -> str:
     return "\n".join(kept[:-1])
 
 
+def goal_rest_terms(task_terms: tuple[str, ...], goal: tuple[str, ...], config: QueryConfig) -> int:
+    """How many of the task's query terms the goal sentence does not hold, its request verbs
+    (``fix``, ``add``: what ``goal_hint`` strips) not counted. A one-line commit subject
+    (``fix: display color when NO_COLOR is an empty string``) is its own goal once the verb
+    is gone: a second query of the same words would count its BM25 twice against every other
+    signal (a flag or a name the task gives, a path word)."""
+    verbs = {t for v in config.goal_verbs for t in tokenize_code(v)}
+    rest = Counter(task_terms) - Counter(goal)
+    return sum(n for t, n in rest.items() if t not in verbs)
+
+
 def parse_task(
     task_text: str,
     error: str | None,
@@ -153,11 +165,16 @@ def parse_task(
     compounds: bool = True,
     listing_min_lines: int = 3,
     drop_html_comments: bool = True,
+    goal_rest_min: int = 0,
 ) -> TaskQuery:
     """Parse the task once (pure, deterministic); ``stopwords`` are dropped from every BM25
     query built here (documents keep them, see ``query.query_terms``), and so is any
     environment listing of at least ``listing_min_lines`` lines (see
-    :func:`without_listings`) and, with ``drop_html_comments``, every ``<!-- ... -->``."""
+    :func:`without_listings`) and, with ``drop_html_comments``, every ``<!-- ... -->``.
+    The goal sentence is a query of its own when the task says more than it: with
+    ``goal_rest_min`` 0, when the goal has fewer terms than the task; otherwise when the task
+    holds at least ``goal_rest_min`` terms beyond the goal's and its request verbs (see
+    :func:`goal_rest_terms`)."""
     if listing_min_lines > 0:
         task_text = without_listings(task_text, listing_min_lines)
     if drop_html_comments:
@@ -167,6 +184,10 @@ def parse_task(
     rerank = f"{task_text}\n" + " ".join(query.identifiers)
     task_terms = tuple(query_terms(task_text, stopwords))
     goal = tuple(query_terms(query.goal_hint, stopwords))
+    if goal_rest_min > 0:
+        use_goal = goal_rest_terms(task_terms, goal, config) >= goal_rest_min
+    else:
+        use_goal = len(goal) < len(task_terms)
     return TaskQuery(
         task_text=task_text,
         error=error,
@@ -184,6 +205,6 @@ def parse_task(
             if w not in PATH_WORD_STOPWORDS
         ),
         goal_tokens=frozenset(tokenize_code(query.goal_hint)),
-        goal_terms=goal if len(goal) < len(task_terms) else (),
+        goal_terms=goal if use_goal else (),
         literal_names=literal_names(text, flag_names, quoted_names),
     )
