@@ -178,8 +178,9 @@ def test_the_settings_defaults():
     assert (c.bm25_floor_files, c.bm25_floor_rank, c.bm25_floor_max_terms) == (2, 5, 12)
     assert c.include_lending == 0.5
     assert c.platform_code is True
-    # Measured and left off: no Rust gain (examples), or losses elsewhere (goal rest).
-    assert c.example_penalty == 0.0
+    # Examples demoted: Lite and TypeScript gain, nothing lower. Left off: the goal rest
+    # rule (losses in Go and TypeScript).
+    assert c.example_penalty == 1.0
     assert c.goal_rest_min == 0
 
 

@@ -73,7 +73,7 @@ def test_ranking_defaults_are_pinned():
     c = RetrievalConfig()
     assert (c.infile_defs, c.infile_files, c.infile_k) == (True, 1, 30)
     assert c.same_file_decay == 0.0
-    assert (c.demote_tests, c.test_penalty) == (True, 2.0)
+    assert (c.demote_tests, c.test_penalty) == (True, 4.0)
     assert (c.demote_minor_languages, c.minor_language_share, c.minor_language_penalty) == (
         True,
         0.25,

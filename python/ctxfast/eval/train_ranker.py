@@ -63,14 +63,18 @@ DEFINITION_TIED = {"named": "bm25", "anchor": "bm25", "named_callee": "bm25"}
 ZEROED = {"files": ("named_defs",), "definitions": ("src_traceback", "file_named")}
 
 
-def hand_prior() -> tuple[dict[str, float], dict[str, float]]:
+def hand_prior(
+    settings: dict[str, Any] | None = None,
+) -> tuple[dict[str, float], dict[str, float]]:
     """The hand-set fusion's weights per raw unit of each feature column (files, definitions),
-    read from the retrieval defaults so the prior is the shipped fusion, not a copy of it."""
+    read from the retrieval settings the rows were extracted with (the defaults updated by
+    ``settings``, ``--retrieval-config``), so the prior is that fusion, not a copy of it, and
+    a model is reproduced with the settings it was trained under."""
     from ctxfast.retrieval.config import RetrievalConfig
     from ctxfast.retrieval.features import SIGNALS
     from ctxfast.retrieval.pipeline import NAMED_BONUS
 
-    cfg = RetrievalConfig()
+    cfg = RetrievalConfig.from_mapping(settings)
     files = {n: cfg.signal_weights.get(n, 1.0) for n in SIGNALS if n != "tested_modules"}
     files["tested_modules"] = cfg.tested_modules_weight
     demote = {"is_test": -cfg.test_penalty, "minor_language": -cfg.minor_language_penalty}
@@ -423,9 +427,11 @@ def train(
     l2: float = DEFAULT_L2,
     steps: int = DEFAULT_STEPS,
     learner: str = "linear",
+    settings: dict[str, Any] | None = None,
 ) -> Any:
     """The two stages from the corpus rows; ``learner="boosted"`` adds trees to the
-    definition stage (``boosted``)."""
+    definition stage (``boosted``). ``settings`` are the retrieval settings the rows were
+    extracted with (the prior's weights)."""
     import numpy as np
 
     from ctxfast.retrieval.features import CANDIDATE_FEATURES, FILE_FEATURES
@@ -434,7 +440,7 @@ def train(
     fgroups = [(t.file_rows, t.file_gold) for t in tasks if t.file_gold.any()]
     if not fgroups:
         raise EvalError("no task has a gold file among its ranked files")
-    fprior, dprior = hand_prior()
+    fprior, dprior = hand_prior(settings)
     fties = ties_of(FILE_FEATURES, fprior, FILE_TIED, ZEROED["files"])
     fvec = np.array([fprior.get(c, 0.0) for c in FILE_FEATURES])
     files = LinearStage(FILE_FEATURES, *fit_listwise(fgroups, l2, steps, ties=fties, prior=fvec))
@@ -553,7 +559,7 @@ def run(a: argparse.Namespace) -> int:
     if a.extract_only:
         return 0
     rows = [load_rows(p) for p in stored]
-    model = train(rows, a.l2, learner=a.learner)
+    model = train(rows, a.l2, learner=a.learner, settings=rcfg)
     a.out.write_text(model.to_json() + "\n", encoding="utf-8")
     print(
         f"trained on {len(rows)} tasks: file Acc@1 {file_acc(rows, model.files, 1):.3f} "
