@@ -252,6 +252,19 @@ pub fn c_linkage(raw: &RawFile) -> impl Iterator<Item = (usize, &str, bool)> {
     })
 }
 
+/// The crate directory (`""` or `dir/`) a Rust file roots when it is a `lib.rs` or
+/// `main.rs`; `None` for any other file.
+pub(super) fn rust_root(rel: &str) -> Option<String> {
+    let (dir, name) = rel.rsplit_once('/').map_or(("", rel), |(d, n)| (d, n));
+    (name == "lib.rs" || name == "main.rs").then(|| {
+        if dir.is_empty() {
+            String::new()
+        } else {
+            format!("{dir}/")
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -351,17 +364,4 @@ mod tests {
         let table = Symbols::refreshed(Some(table), &more, &[]);
         assert_eq!(table.def_by_qual.get("b.g"), Some(&(1, 1)));
     }
-}
-
-/// The crate directory (`""` or `dir/`) a Rust file roots when it is a `lib.rs` or
-/// `main.rs`; `None` for any other file.
-pub(super) fn rust_root(rel: &str) -> Option<String> {
-    let (dir, name) = rel.rsplit_once('/').map_or(("", rel), |(d, n)| (d, n));
-    (name == "lib.rs" || name == "main.rs").then(|| {
-        if dir.is_empty() {
-            String::new()
-        } else {
-            format!("{dir}/")
-        }
-    })
 }
