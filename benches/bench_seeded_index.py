@@ -16,6 +16,7 @@ number rows, and the run's times left out).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import resource
@@ -41,11 +42,17 @@ QUERIES = {
 VARIANTS = ("cold", "cold+cache", "seeded", "seeded+cache")
 
 
-def rows(db: Path) -> dict[str, list[tuple]]:
+def rows_digest(db: Path) -> str:
+    """SHA-256 of every table's sorted rows: computed in the child that built the index, so
+    the parent never holds a large index's rows (a forked child inherits the parent's peak
+    RSS on Linux, which would then show in every later child's figure)."""
     from ctxfast.recon import graph_db
 
+    h = hashlib.sha256()
     with graph_db.reading(db) as con:
-        return {t: sorted(con.rows(q), key=repr) for t, q in QUERIES.items()}
+        for t, q in QUERIES.items():
+            h.update(repr((t, sorted(con.rows(q), key=repr))).encode())
+    return h.hexdigest()
 
 
 def cpu_seconds() -> float:
@@ -65,6 +72,7 @@ def child(tree: str, index_dir: str, cache: str, seed: str) -> None:
     out |= {"files": s.files_seen, "parsed": s.files_parsed, "resolved": s.files_resolved}
     out |= {"hits": s.cache_hits, "seeded_from": s.seeded_from, "seed_note": s.seed_note}
     out["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["rows"] = rows_digest(repo.graph_db)
     print(json.dumps(out))
 
 
@@ -100,10 +108,9 @@ def main() -> int:
                 got[v] = run(second, t / f"{v}-{n}", cache, seed_dir)
                 if cache:
                     shutil.rmtree(cache)
-            cold = rows(t / f"cold-{n}" / "recon.db")
             for v in VARIANTS:
                 r = got[v]
-                same = rows(t / f"{v}-{n}" / "recon.db") == cold
+                same = r["rows"] == got["cold"]["rows"]
                 all_same &= same
                 ratio = got["cold"]["seconds"] / r["seconds"]
                 cpu_ratio = got["cold"]["cpu"] / r["cpu"]

@@ -54,6 +54,11 @@ A = {
 
         func main() { lib.Help() }
     """,
+    # Files B leaves alone: with a parse cache a seed must share 80% of the files.
+    **{
+        f"pkg/f{i}.py": f"from pkg.core import helper\n\n\ndef f{i}():\n    return helper()\n"
+        for i in range(12)
+    },
 }
 
 #: B's edits: core.py grows above helper (every edge into helper moves), a file is added,

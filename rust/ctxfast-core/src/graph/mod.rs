@@ -191,8 +191,13 @@ fn seeded_build_or_heal(
     // An index of another schema is rebuilt whichever way this goes.
     store::remove_stale_builds(db_path);
     store::discard(db_path)?;
+    let min_shared = if opts.parse_cache.is_some() {
+        seed::MIN_SHARED_CACHED
+    } else {
+        seed::MIN_SHARED
+    };
     let seed::Planted { mut report, copy } =
-        seed::plant(root, db_path, &opts.seeds, opts.max_file_bytes);
+        seed::plant(root, db_path, &opts.seeds, opts.max_file_bytes, min_shared);
     let with_report = |s: IndexStats, report: seed::SeedReport| IndexStats { seed: report, ..s };
     let Some(copy) = copy else {
         return build_or_heal(root, db_path, opts).map(|s| with_report(s, report));
