@@ -39,7 +39,8 @@ def test_local_batch_caches_records_failures_and_resumes(tmp_path: Path) -> None
     v1, v2 = two_versions(tmp_path)
     missing = tmp_path / "gone"
     cache = tmp_path / "cache"
-    kw = {"cache_dir": cache, "index_root": tmp_path / "idx", "progress": False}
+    # Seeding off: this is the parse cache's test (test_seeded_index has the batch's seeds).
+    kw = {"cache_dir": cache, "index_root": tmp_path / "idx", "progress": False, "seed": False}
     # One worker: v1 is finished (and cached) before v2 starts.
     s = index_many([v1, missing, v2], workers=1, **kw)
     r = by_root(s)

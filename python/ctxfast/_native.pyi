@@ -111,7 +111,10 @@ def index_graph(
     progress: IndexProgress | None = None,
     parse_cache_dir: str | None = None,
     parse_cache_max_bytes: int | None = None,
-) -> tuple[int, int, int, int, int, float, list[tuple[str, str]], int, int]: ...
+    seeds: list[str] | None = None,
+) -> tuple[
+    int, int, int, int, int, float, list[tuple[str, str]], int, int, str | None, str | None
+]: ...
 
 # --- BM25 + code tokenizer (rust/ctxfast-py/src/bm25.rs) ---
 @final

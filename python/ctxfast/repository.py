@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Union
 
 from ctxfast import _native
 from ctxfast.errors import InvalidArgumentError
@@ -39,6 +40,26 @@ DEFAULT_MAX_FILE_BYTES = 1_000_000
 #: What ``<index_dir>/.gitignore`` holds: everything in the directory is ignored.
 GITIGNORE = "# created by ctxfast: the index is a rebuildable cache\n*\n"
 
+#: What ``Repository(seed=...)`` accepts for one seed: a repository, its index directory or
+#: its ``recon.db``.
+SeedSource = Union["Repository", str, "os.PathLike[str]"]
+
+
+def seed_databases(seed: SeedSource | Sequence[SeedSource] | None) -> tuple[Path, ...]:
+    """The ``recon.db`` path of every seed given (one, or a sequence in preference order:
+    ties in shared files go to the earlier one)."""
+    if seed is None:
+        return ()
+    many = seed if isinstance(seed, Sequence) and not isinstance(seed, str) else [seed]
+    out = []
+    for s in many:
+        if isinstance(s, Repository):
+            out.append(s.graph_db)
+        else:
+            p = Path(s)
+            out.append(p if p.is_file() else p / GRAPH_DB_NAME)
+    return tuple(out)
+
 
 @dataclass(frozen=True)
 class IndexStats:
@@ -48,7 +69,9 @@ class IndexStats:
     references were (re-)resolved: all on a cold build; on a refresh the changed files plus
     the dependents that could see a changed interface (a comment-only edit re-resolves one).
     ``cache_hits`` counts the files of ``files_parsed`` whose extraction came from the parse
-    cache instead of a parse."""
+    cache instead of a parse. ``seeded_from`` is the seed index a new index started from
+    (``Repository(seed=...)``), and ``seed_note`` says why none was used when seeds were
+    given (none usable, too little shared, a failed seeded refresh redone cold)."""
 
     files_seen: int
     files_parsed: int
@@ -59,6 +82,8 @@ class IndexStats:
     errors: list[dict[str, str]] = field(default_factory=list)
     files_resolved: int = 0
     cache_hits: int = 0
+    seeded_from: str | None = None
+    seed_note: str | None = None
 
 
 class Repository:
@@ -67,6 +92,12 @@ class Repository:
     ``index_dir`` defaults to ``<path>/.ctxfast/`` (always excluded from indexing).
     ``parse_cache`` shares per-file extractions with every other index using the same cache
     (off by default; ``ParseCache()`` is the per-user cache directory).
+    ``seed`` names the index of a similar tree (another version of the repository): a
+    ``Repository``, its index directory or its ``recon.db``, or several of them. When this
+    index does not exist yet (or is of an older schema), it starts from a copy of the seed
+    sharing the most files and is refreshed from there, so only the files whose content
+    differs are parsed, resolved and written; the graph is the one a cold build gives. A
+    seed that cannot be used is passed over (``IndexStats.seed_note`` says why).
     """
 
     def __init__(
@@ -76,6 +107,7 @@ class Repository:
         *,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
         parse_cache: ParseCache | None = None,
+        seed: SeedSource | Sequence[SeedSource] | None = None,
     ) -> None:
         root = Path(path)
         if not root.is_dir():
@@ -88,6 +120,7 @@ class Repository:
         )
         self.max_file_bytes = max_file_bytes
         self.parse_cache = parse_cache
+        self.seeds = seed_databases(seed)
         self._manifest: dict[str, Any] | None = None
         self._retriever: Retriever | None = None
         self._index_watch: IndexWatch | None = None
@@ -117,6 +150,7 @@ class Repository:
                 counters,
                 str(pc.dir) if pc else None,
                 pc.max_bytes if pc else None,
+                [str(p) for p in self.seeds],
             )
 
         try:
@@ -129,7 +163,7 @@ class Repository:
                 out = run_polled(run, counters.snapshot, progress)
         finally:
             drain_native()
-        seen, parsed, removed, nodes, edges, secs, errors, resolved, hits = out
+        seen, parsed, removed, nodes, edges, secs, errors, resolved, hits, seeded, note = out
         return IndexStats(
             files_seen=seen,
             files_parsed=parsed,
@@ -140,6 +174,8 @@ class Repository:
             errors=[{"path": p, "error": e} for p, e in errors],
             files_resolved=resolved,
             cache_hits=hits,
+            seeded_from=seeded,
+            seed_note=note,
         )
 
     def _ignore_in_git(self) -> None:

@@ -5,7 +5,9 @@ tree is one job: ``local`` runs each in its own spawned process (``workers`` at 
 crash or an out-of-memory kill fails one tree and the batch goes on; ``ray`` runs one Ray
 task per tree on whatever cluster ``ray.init`` reaches (see :mod:`ctxfast.batch.ray_engine`).
 Every worker shares one parse cache directory, so a file seen in any earlier tree is not
-parsed again. A rerun skips the trees whose index a previous run finished (a stamp next to
+parsed again, and a tree without an index starts from the finished index sharing the most
+of its files (:mod:`ctxfast.batch.seeds`), so only the files that differ are parsed,
+resolved and written. A rerun skips the trees whose index a previous run finished (a stamp next to
 the index), so an interrupted batch resumes where it stopped. The result is a JSON-ready
 summary with one record per tree.
 """
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ctxfast.batch.seeds import SeedPool, finished_under
 from ctxfast.batch.worker import THREADS_ENV, is_current
 from ctxfast.errors import InvalidArgumentError
 from ctxfast.recon.parse_cache import user_cache_dir
@@ -84,6 +87,7 @@ class BatchSummary:
             "trees_per_minute": round(60 * len(done) / self.seconds, 2) if self.seconds else 0,
             "files_parsed": sum(r["files_parsed"] for r in done),
             "cache_hits": sum(r["cache_hits"] for r in done),
+            "seeded": sum(bool(r.get("seeded_from")) for r in done),
             "peak_rss_mb_max": max((r["peak_rss_mb"] for r in done), default=0),
             "results": self.results,
         }
@@ -124,8 +128,21 @@ def read_list_file(path: str | os.PathLike[str], index_root: str | None = None) 
     return out
 
 
-def _run_local_job(job: dict[str, Any], threads: int, timeout: float | None) -> dict[str, Any]:
-    """One tree in a spawned interpreter; a crash, a kill or a timeout is a failed record."""
+def _run_local_job(
+    job: dict[str, Any], threads: int, timeout: float | None, seeds: SeedPool | None
+) -> dict[str, Any]:
+    """One tree in a spawned interpreter; a crash, a kill or a timeout is a failed record.
+    The seed candidates are taken when the tree starts, so every tree finished by then is
+    one (recorded here, by the thread that ran it, before the next job can start)."""
+    if seeds is not None:
+        job = {**job, "seeds": seeds.candidates(job["index_dir"])}
+    record = _spawn_job(job, threads, timeout)
+    if seeds is not None and record["status"] == "indexed":
+        seeds.finished(record["index_dir"])
+    return record
+
+
+def _spawn_job(job: dict[str, Any], threads: int, timeout: float | None) -> dict[str, Any]:
     env = dict(os.environ, **{THREADS_ENV: str(threads)})
     try:
         p = subprocess.run(
@@ -165,6 +182,7 @@ def index_many(
     index_root: str | os.PathLike[str] | None = None,
     recheck: bool = False,
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    seed: bool = True,
     tree_timeout_s: float | None = None,
     ray_address: str | None = None,
     progress: bool | None = None,
@@ -175,8 +193,13 @@ def index_many(
 
     ``cache_dir`` is the shared parse cache (default: the per-user cache directory;
     ``no_cache`` turns it off). Trees a previous run finished are skipped unless ``recheck``
-    (then their index is refreshed incrementally). ``engine="ray"`` runs one Ray task per
-    tree, connecting to ``ray_address`` (or the already-initialised / a new local Ray).
+    (then their index is refreshed incrementally). With ``seed`` (the default) a tree
+    without an index starts from the finished index — of this batch, or found under
+    ``index_root`` — sharing the most of its files, and is refreshed from there; its record
+    names it (``seeded_from``) or says why none was used (``seed_note``). The graph is the
+    one a cold build gives either way. ``engine="ray"`` runs one Ray task per tree,
+    connecting to ``ray_address`` (or the already-initialised / a new local Ray); its tasks
+    are offered only the indexes finished before the batch started.
     ``progress`` shows a bar over trees on stderr (default: when stderr is a terminal);
     ``on_result`` sees each record as it arrives.
     """
@@ -189,6 +212,7 @@ def index_many(
     cache = None if no_cache else str(Path(cache_dir) if cache_dir else user_cache_dir() / "parse")
     t0 = time.perf_counter()
     summary = BatchSummary(engine, workers, threads_per_worker, cache, 0.0)
+    seeds = SeedPool(finished_under(index_root)) if seed else None
     jobs = []
     for t in todo:
         if not recheck and is_current(t.root, t.index_dir):
@@ -219,11 +243,14 @@ def index_many(
         if engine == "ray":
             from ctxfast.batch.ray_engine import run_ray
 
+            if seeds is not None:
+                jobs = [{**j, "seeds": seeds.candidates(j["index_dir"])} for j in jobs]
             run_ray(jobs, threads_per_worker, ray_address, done)
         else:
             with ThreadPoolExecutor(max_workers=workers) as pool:
                 futures = [
-                    pool.submit(_run_local_job, j, threads_per_worker, tree_timeout_s) for j in jobs
+                    pool.submit(_run_local_job, j, threads_per_worker, tree_timeout_s, seeds)
+                    for j in jobs
                 ]
                 for f in as_completed(futures):
                     done(f.result())

@@ -27,6 +27,7 @@ def _cmd_index_many(args: argparse.Namespace) -> int:
         no_cache=args.no_cache,
         engine=args.engine,
         recheck=args.recheck,
+        seed=not args.no_seed,
         tree_timeout_s=args.tree_timeout,
         ray_address=args.ray_address,
     )
@@ -37,7 +38,8 @@ def _cmd_index_many(args: argparse.Namespace) -> int:
     else:
         print(text)
     print(
-        f"{out['indexed']} indexed · {out['skipped']} skipped · {out['failed']} failed · "
+        f"{out['indexed']} indexed ({out['seeded']} seeded) · {out['skipped']} skipped · "
+        f"{out['failed']} failed · "
         f"{out['seconds']:.1f}s · {out['trees_per_minute']} trees/min",
         file=sys.stderr,
     )
@@ -65,6 +67,11 @@ def register(sub: Any) -> None:
     p.add_argument("--engine", choices=ENGINES, default="local", help="where trees run")
     p.add_argument("--ray-address", default=None, help="ray.init(address=...) for --engine ray")
     p.add_argument("--recheck", action="store_true", help="refresh trees already indexed")
+    p.add_argument(
+        "--no-seed",
+        action="store_true",
+        help="build every new index cold instead of from the finished index sharing most files",
+    )
     p.add_argument("--tree-timeout", type=float, default=None, help="seconds per tree")
     p.add_argument("--summary", default=None, help="write the JSON summary here, not stdout")
     p.set_defaults(func=_cmd_index_many)

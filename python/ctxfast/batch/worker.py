@@ -76,6 +76,7 @@ def index_tree(job: dict[str, Any]) -> dict[str, Any]:
             job["index_dir"],
             max_file_bytes=job["max_file_bytes"],
             parse_cache=cache,
+            seed=job.get("seeds") or None,
         )
         s = repo.index()
         record.update(
@@ -87,6 +88,8 @@ def index_tree(job: dict[str, Any]) -> dict[str, Any]:
             edges=s.edges,
             file_errors=len(s.errors),
             index_bytes=repo.graph_db.stat().st_size,
+            seeded_from=s.seeded_from,
+            seed_note=s.seed_note,
         )
         stamp = {
             "root": str(repo.root),

@@ -47,17 +47,22 @@ type StatsTuple = (
     Vec<(String, String)>,
     usize,
     usize,
+    Option<String>,
+    Option<String>,
 );
 
 /// Builds or refreshes the graph of `root` into `db_path`; returns
 /// `(files_seen, files_parsed, files_removed, nodes, edges, seconds, errors,
-/// files_resolved, cache_hits)`. `parse_cache_dir` turns on the shared parse cache there
-/// (`parse_cache_max_bytes` bounds it; the core's default otherwise).
+/// files_resolved, cache_hits, seeded_from, seed_note)`. `parse_cache_dir` turns on the
+/// shared parse cache there (`parse_cache_max_bytes` bounds it; the core's default
+/// otherwise). `seeds` are `recon.db` paths of similar trees' indexes: a new index starts
+/// from the one sharing the most files (`seeded_from`), or `seed_note` says why none did.
 #[pyfunction]
 #[pyo3(signature = (
     root, db_path, max_file_bytes = 1_000_000, progress = None, parse_cache_dir = None,
-    parse_cache_max_bytes = None
+    parse_cache_max_bytes = None, seeds = None
 ))]
+#[allow(clippy::too_many_arguments)]
 fn index_graph(
     py: Python<'_>,
     root: PathBuf,
@@ -66,6 +71,7 @@ fn index_graph(
     progress: Option<&IndexProgress>,
     parse_cache_dir: Option<PathBuf>,
     parse_cache_max_bytes: Option<u64>,
+    seeds: Option<Vec<PathBuf>>,
 ) -> PyResult<StatsTuple> {
     let parse_cache = parse_cache_dir.map(|dir| {
         let mut o = ParseCacheOptions::new(dir);
@@ -78,6 +84,7 @@ fn index_graph(
         max_file_bytes,
         progress: progress.map(|p| p.inner.clone()),
         parse_cache,
+        seeds: seeds.unwrap_or_default(),
         ..IndexOptions::default()
     };
     detached(py, move || {
@@ -92,6 +99,8 @@ fn index_graph(
             s.errors,
             s.files_resolved,
             s.cache_hits,
+            s.seed.used,
+            s.seed.note,
         ))
     })
 }

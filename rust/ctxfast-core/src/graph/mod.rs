@@ -60,17 +60,18 @@ pub mod plan;
 pub mod progress;
 pub mod raw;
 pub mod resolve;
+pub mod seed;
 pub mod store;
 pub mod write;
 
 use crate::error::{CoreError, CoreResult};
-use lang::ModuleNamer;
+use lang::{Lang, ModuleNamer};
 use parse::Assembled;
 pub use plan::RACY_NS;
 use plan::{FileStat, Inventory, Previous};
 use progress::{Progress, Stage};
 use rayon::prelude::*;
-use resolve::{Resolved, Resolver, Symbols};
+use resolve::{Context, Resolved, Resolver, Symbols};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::time::Instant;
@@ -89,6 +90,9 @@ pub struct IndexOptions {
     pub lock_wait: std::time::Duration,
     /// A refresh that leaves a WAL larger than this checkpoints it with `TRUNCATE`.
     pub wal_truncate_bytes: u64,
+    /// Indexes (`recon.db` paths) of similar trees: a new index starts from a copy of the one
+    /// sharing the most files and is refreshed from there (none by default; see [`seed`]).
+    pub seeds: Vec<std::path::PathBuf>,
 }
 
 impl Default for IndexOptions {
@@ -99,6 +103,7 @@ impl Default for IndexOptions {
             parse_cache: None,
             lock_wait: store::DEFAULT_LOCK_WAIT,
             wal_truncate_bytes: store::WAL_TRUNCATE_BYTES,
+            seeds: vec![],
         }
     }
 }
@@ -119,6 +124,8 @@ pub struct IndexStats {
     pub cache_hits: usize,
     /// (path, error) for every file skipped or parsed with errors in this run.
     pub errors: Vec<(String, String)>,
+    /// Which seed a new index started from, or why none was used ([`IndexOptions::seeds`]).
+    pub seed: seed::SeedReport,
 }
 
 /// Stage timings for the embedder's log at debug level (performance diagnosis), with the
@@ -146,20 +153,6 @@ fn process_cpu_seconds() -> f64 {
     secs(u.ru_utime) + secs(u.ru_stime)
 }
 
-fn go_module(root: &Path) -> String {
-    discover::read_regular(&root.join("go.mod"), discover::DEFAULT_MAX_FILE_BYTES)
-        .ok()
-        .and_then(|b| String::from_utf8(b).ok())
-        .and_then(|s| {
-            s.lines().find_map(|l| {
-                l.trim()
-                    .strip_prefix("module ")
-                    .map(|m| m.trim().trim_matches('"').to_string())
-            })
-        })
-        .unwrap_or_default()
-}
-
 /// Builds or incrementally refreshes the graph of `root` into the SQLite file `db_path`.
 ///
 /// Builds of one index take turns ([`store::lock_builds`]). A damaged index — found by the
@@ -168,7 +161,7 @@ fn go_module(root: &Path) -> String {
 /// removed and rebuilt from scratch, and the reason is the first entry of `errors`.
 pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<IndexStats> {
     let result = store::lock_builds(db_path, opts.lock_wait).and_then(|_lock| {
-        let out = build_or_heal(root, db_path, opts);
+        let out = seeded_build_or_heal(root, db_path, opts);
         if matches!(out, Err(CoreError::Cancelled)) {
             // Still under the lock: a cancelled first build leaves no side file behind (a
             // cancelled refresh was rolled back).
@@ -182,11 +175,54 @@ pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     result
 }
 
+/// [`build_or_heal`], for a new index first seeded from the best of [`IndexOptions::seeds`]
+/// ([`seed`]): the refresh from the seed's copy runs like a first build, on a private side
+/// file renamed into place at the end. A seeded refresh that fails (other than by
+/// cancellation) is redone cold, the failure kept in [`IndexStats::seed`]: a seed may speed
+/// a build up, never break it.
+fn seeded_build_or_heal(
+    root: &Path,
+    db_path: &Path,
+    opts: &IndexOptions,
+) -> CoreResult<IndexStats> {
+    if opts.seeds.is_empty() || !root.is_dir() || !seed::wanted(db_path) {
+        return build_or_heal(root, db_path, opts);
+    }
+    // An index of another schema is rebuilt whichever way this goes.
+    store::remove_stale_builds(db_path);
+    store::discard(db_path)?;
+    let min_shared = if opts.parse_cache.is_some() {
+        seed::MIN_SHARED_CACHED
+    } else {
+        seed::MIN_SHARED
+    };
+    let seed::Planted { mut report, copy } =
+        seed::plant(root, db_path, &opts.seeds, opts.max_file_bytes, min_shared);
+    let with_report = |s: IndexStats, report: seed::SeedReport| IndexStats { seed: report, ..s };
+    let Some(copy) = copy else {
+        return build_or_heal(root, db_path, opts).map(|s| with_report(s, report));
+    };
+    match index_run(root, db_path, opts, Some(&copy)) {
+        Ok(stats) => {
+            store::trust(db_path);
+            Ok(with_report(stats, report))
+        }
+        // `index` removes the side file; the next run seeds again.
+        Err(CoreError::Cancelled) => Err(CoreError::Cancelled),
+        Err(e) => {
+            let _ = std::fs::remove_file(&copy);
+            let used = report.used.take().unwrap_or_default();
+            report.note = Some(format!("the refresh from {used} failed ({e}); built cold"));
+            build_or_heal(root, db_path, opts).map(|s| with_report(s, report))
+        }
+    }
+}
+
 /// One build or refresh; a damaged index is discarded and built again from scratch.
 fn build_or_heal(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<IndexStats> {
     let damaged = match store::damage(db_path) {
         Some(why) => Some(why),
-        None => match index_run(root, db_path, opts) {
+        None => match index_run(root, db_path, opts, None) {
             Err(e) if e.damage().is_some() => e.damage(),
             done => {
                 store::trust(db_path);
@@ -196,7 +232,7 @@ fn build_or_heal(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult
     };
     let why = damaged.unwrap_or_default();
     store::discard(db_path)?;
-    let mut stats = index_run(root, db_path, opts)?;
+    let mut stats = index_run(root, db_path, opts, None)?;
     store::trust(db_path);
     stats.errors.insert(
         0,
@@ -210,8 +246,14 @@ fn build_or_heal(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult
 
 /// One build or refresh, stage by stage: plan (what the previous run left, what can be trusted
 /// unread) → parse (the files whose content moved) → resolve (the files that can see a
-/// change) → write (one transaction).
-fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<IndexStats> {
+/// change) → write (one transaction). `seeded` is a private copy of a seed index
+/// ([`seed::plant`]) to refresh and rename into place, as a first build renames its side file.
+fn index_run(
+    root: &Path,
+    db_path: &Path,
+    opts: &IndexOptions,
+    seeded: Option<&Path>,
+) -> CoreResult<IndexStats> {
     let t0 = Instant::now();
     if !root.is_dir() {
         return Err(CoreError::InvalidArgument(format!(
@@ -222,13 +264,19 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     // A first build writes a private side file (no journal, no fsync) and renames it into
     // place: one sequential write instead of WAL + checkpoint, and an interrupted build
     // never leaves a half-written `recon.db`.
-    let fresh = !db_path.exists();
-    let build_path = store::build_path(db_path);
-    store::remove_stale_builds(db_path);
-    let mut conn = if fresh {
-        store::open_bulk(&build_path)?
-    } else {
-        store::open(db_path)?
+    let fresh = seeded.is_some() || !db_path.exists();
+    let (build_path, mut conn) = match seeded {
+        Some(copy) => (copy.to_path_buf(), store::open_private(copy)?),
+        None => {
+            let build_path = store::build_path(db_path);
+            store::remove_stale_builds(db_path);
+            let conn = if fresh {
+                store::open_bulk(&build_path)?
+            } else {
+                store::open(db_path)?
+            };
+            (build_path, conn)
+        }
     };
     let progress = opts.progress.clone().unwrap_or_default();
 
@@ -269,6 +317,10 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
         t0,
     };
     if previous.is_cold() {
+        if seeded.is_some() {
+            // The streamed cold build writes into an empty database only.
+            return Err(CoreError::InvalidArgument("the seed holds no graph".into()));
+        }
         return cold_run(&planned, previous, conn, &progress);
     }
 
@@ -288,17 +340,28 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     let mut errors = parsed.cache_errors;
     let outcomes = parsed.outcomes;
     let inventory = Inventory::take(&found, &outcomes, &previous, &mut errors);
+    // What resolution reads outside the files (`go.mod`, `Cargo.toml`): when it moved since
+    // the index was written (or was never recorded), every file is resolved again.
+    let context = Context::read(root, rust_files(&found, &inventory.present));
+    let context_stamp = context.stamp();
+    let context_moved =
+        plan::stored_meta(&conn, "resolve_context").as_deref() != Some(context_stamp.as_str());
     let record = RunRecord {
         skipped: &inventory.skipped,
         restat: &inventory.restat,
         run_start_ns: run_start,
         layout: &layout,
+        context: &context_stamp,
     };
 
     // No-op refresh: nothing parsed or removed and every unchanged file has its blob — the
     // graph is current; only the skipped-file rows and the refresh time are rewritten, and
     // nothing at all when the run record would not change ([`plan::record_is_current`]).
-    if !fresh && inventory.n_unchanged == inventory.present.len() && inventory.removed.is_empty() {
+    if !fresh
+        && !context_moved
+        && inventory.n_unchanged == inventory.present.len()
+        && inventory.removed.is_empty()
+    {
         let blobs: i64 = conn.query_row("SELECT COUNT(*) FROM raw", [], |r| r.get(0))?;
         if blobs as usize == inventory.n_unchanged {
             let from = previous.run_start_ns;
@@ -331,18 +394,22 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     } = parse::assemble(&found, outcomes, stored, &namer, opts, &mut errors);
     plan::record_clashes(plan::file_modules(&files), &mut errors);
     let changed_ix: Vec<usize> = changed.iter().map(|c| c.index).collect();
-    let to_resolve = plan::to_resolve(
-        &conn,
-        &files,
-        &changed_ix,
-        plan::Moved {
-            interfaces: &iface_changed,
-            c_linkage: c_linkage_moved,
-        },
-        &inventory.removed,
-        &previous,
-        &namer,
-    )?;
+    let to_resolve = if context_moved {
+        (0..files.len()).collect()
+    } else {
+        plan::to_resolve(
+            &conn,
+            &files,
+            &changed_ix,
+            plan::Moved {
+                interfaces: &iface_changed,
+                c_linkage: c_linkage_moved,
+            },
+            &inventory.removed,
+            &previous,
+            &namer,
+        )?
+    };
     let changed_set: HashSet<usize> = changed_ix.iter().copied().collect();
     parse::load_full_extractions(&conn, root, &mut files, &to_resolve, &changed_set, opts)?;
 
@@ -350,7 +417,7 @@ fn index_run(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<Ind
     progress.set_stage(Stage::Resolve);
     let cached = cache::take_symbols(db_path, previous.run_start_ns);
     let symbols = Symbols::refreshed(cached, &files, &changed_ix);
-    let resolver = Resolver::new(&files, &symbols, &go_module(root)).with_cargo_crates(root);
+    let resolver = Resolver::new(&files, &symbols, &context);
     trace("symbol table", t0);
     let resolved: Vec<(usize, Resolved)> = to_resolve
         .par_iter()
@@ -504,6 +571,7 @@ fn cold_run(
         restat: &made.inventory.restat,
         run_start_ns: p.run_start,
         layout: p.layout,
+        context: &made.context,
     };
     write::write_run_record(&tx, &record)?;
     write::write_counts(&tx, n_nodes, n_edges)?;
@@ -528,6 +596,8 @@ struct Produced<'a> {
     /// indexes).
     left: ForNextRun,
     inventory: Inventory<'a>,
+    /// The resolution context's stamp ([`Context::stamp`]).
+    context: String,
     errors: Vec<(String, String)>,
     cache_hits: usize,
 }
@@ -573,7 +643,8 @@ fn produce<'a>(
 
     progress.set_stage(Stage::Resolve);
     let symbols = Symbols::build(&files);
-    let resolver = Resolver::new(&files, &symbols, &go_module(p.root)).with_cargo_crates(p.root);
+    let context = Context::read(p.root, rust_files(p.found, &inventory.present));
+    let resolver = Resolver::new(&files, &symbols, &context);
     trace("symbol table", p.t0);
     let all: Vec<usize> = (0..files.len()).collect();
     for part in all.chunks(parse::SINK_CHUNK) {
@@ -601,9 +672,21 @@ fn produce<'a>(
             symbols,
         },
         inventory,
+        context: context.stamp(),
         errors,
         cache_hits: parsed.cache_hits,
     })
+}
+
+/// The relative paths of the Rust files among `present` (those with a graph this run).
+fn rust_files<'a>(
+    found: &'a [discover::Found],
+    present: &'a rustc_hash::FxHashSet<&str>,
+) -> impl Iterator<Item = &'a str> {
+    found
+        .iter()
+        .filter(move |f| f.lang == Some(Lang::Rust) && present.contains(f.rel.as_str()))
+        .map(|f| f.rel.as_str())
 }
 
 /// What the next run in this process would otherwise read back from the `raw` table: each
@@ -654,6 +737,7 @@ fn finish(
         seconds: t0.elapsed().as_secs_f64(),
         cache_hits: 0,
         errors,
+        seed: seed::SeedReport::default(),
     })
 }
 

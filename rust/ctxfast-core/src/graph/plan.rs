@@ -258,12 +258,13 @@ impl<'a> Inventory<'a> {
 
 /// `meta.package_layout` of the index behind `conn`, if recorded.
 fn stored_layout(conn: &rusqlite::Connection) -> Option<String> {
-    conn.query_row(
-        "SELECT value FROM meta WHERE key = 'package_layout'",
-        [],
-        |r| r.get(0),
-    )
-    .ok()
+    stored_meta(conn, "package_layout")
+}
+
+/// `meta.<key>` of the index behind `conn`, if recorded.
+pub fn stored_meta(conn: &rusqlite::Connection, key: &str) -> Option<String> {
+    conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+        .ok()
 }
 
 /// True when a refresh that changed no graph row would not change the run record either, so

@@ -18,6 +18,7 @@
 //!   local scoping is not modelled well enough to make that signal trustworthy).
 
 mod builtins;
+mod context;
 mod symbols;
 #[cfg(test)]
 mod tests;
@@ -25,6 +26,7 @@ mod tests;
 use super::lang::{module_qualname, Lang};
 use super::raw::{DefKind, RawFile, Target, ARG_TYPES_OPEN, NO_ARITY};
 use super::store;
+pub use context::Context;
 use rustc_hash::{FxHashMap, FxHashSet};
 pub use symbols::{c_linkage, Symbols};
 
@@ -316,33 +318,6 @@ fn children_base_of(module: &str) -> String {
     }
 }
 
-/// The `name`s of a Cargo manifest's `[package]` and `[lib]` tables, `-` written as `_` (how
-/// code names the crate).
-fn cargo_names(manifest: &str) -> Vec<String> {
-    let mut section = "";
-    let mut out = vec![];
-    for line in manifest.lines() {
-        let line = line.trim();
-        if line.starts_with('[') {
-            section = line;
-            continue;
-        }
-        if section != "[package]" && section != "[lib]" {
-            continue;
-        }
-        if let Some((k, v)) = line.split_once('=') {
-            let v = v.trim().trim_matches('"');
-            if k.trim() == "name" && !v.is_empty() && !v.contains(['{', '[']) {
-                let name = v.replace('-', "_");
-                if !out.contains(&name) {
-                    out.push(name);
-                }
-            }
-        }
-    }
-    out
-}
-
 /// The class a Java method header declares it returns: `public Elements select(String q)` →
 /// `Elements`, `List<Node> children()` → `List`; `None` for arrays, `void` and headers it
 /// cannot read.
@@ -563,36 +538,17 @@ fn parent_module(q: &str) -> &str {
 }
 
 impl<'a> Resolver<'a> {
-    /// `sym` must be the table over `files` ([`Symbols::build`] or [`Symbols::refreshed`]).
-    pub fn new(files: &'a [FileData], sym: &'a Symbols, go_module: &str) -> Resolver<'a> {
+    /// `sym` must be the table over `files` ([`Symbols::build`] or [`Symbols::refreshed`]);
+    /// `context` is what the tree's `go.mod` and `Cargo.toml` files say ([`Context::read`]).
+    pub fn new(files: &'a [FileData], sym: &'a Symbols, context: &Context) -> Resolver<'a> {
         Resolver {
             files,
             sym,
             tables: files.iter().map(|_| std::sync::OnceLock::new()).collect(),
             def_keys: files.iter().map(|_| std::sync::OnceLock::new()).collect(),
-            go_module: go_module.to_string(),
-            cargo_crates: FxHashMap::default(),
+            go_module: context.go_module.clone(),
+            cargo_crates: context.cargo_crates.clone(),
         }
-    }
-
-    /// Reads the `Cargo.toml` next to each Rust crate root under `root`, so `use pkg_name::x`
-    /// (the package name, `-` as `_`) reaches the crate's folder whatever it is called.
-    pub fn with_cargo_crates(mut self, root: &std::path::Path) -> Self {
-        let mut roots: Vec<&String> = self.sym.rust_roots.iter().collect();
-        roots.sort();
-        for dir in roots {
-            let krate = dir.strip_suffix("src/").unwrap_or(dir);
-            let Ok(text) = std::fs::read_to_string(root.join(krate).join("Cargo.toml")) else {
-                continue;
-            };
-            let module = module_qualname(&format!("{dir}lib.rs"), Lang::Rust);
-            for name in cargo_names(&text) {
-                self.cargo_crates
-                    .entry(name)
-                    .or_insert_with(|| module.clone());
-            }
-        }
-        self
     }
 
     /// File `f`'s own tables, built on first use (thread-safe: resolution runs in parallel).

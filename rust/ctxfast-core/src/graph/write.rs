@@ -13,6 +13,13 @@ use rusqlite::{params, Transaction};
 use std::borrow::Cow;
 use std::collections::HashMap;
 
+mod rewrite;
+use rewrite::{Edges, Rewrite};
+
+/// A re-resolved file (index into the run's files) with its resolution and what of its
+/// stored rows the write replaces.
+type ToRewrite<'d> = (usize, &'d Resolved, Rewrite);
+
 /// What changes in the graph tables.
 pub struct GraphDelta<'a, 'r> {
     pub files: &'a [FileData],
@@ -65,7 +72,17 @@ pub fn write_graph(
         let rows = st.query_map([p], |r| r.get::<_, String>(0))?;
         old_quals.extend(rows.flatten());
     }
-    let deleted = delete_rows(tx, &wipe_all, delta)?;
+    // Of the re-resolved files, only the rows that differ are rewritten ([`rewrite`]).
+    let parsed: rustc_hash::FxHashSet<usize> = delta.changed.iter().map(|c| c.index).collect();
+    let plan = rewrite::plan(tx, files, delta.resolved, &parsed)?;
+    let resolved: Vec<ToRewrite<'_>> = delta
+        .resolved
+        .iter()
+        .zip(plan)
+        .filter(|(_, w)| w.anything())
+        .map(|((i, r), w)| (*i, r, w))
+        .collect();
+    let deleted = delete_rows(tx, &wipe_all, delta, &resolved)?;
     n_nodes -= deleted.0;
     n_edges -= deleted.1;
 
@@ -101,10 +118,10 @@ pub fn write_graph(
         ins_stat.execute(params![f.rel, stat.size, stat.mtime_ns])?;
         ins_raw.execute(params![f.rel, data, iface])?;
     }
-    for (i, _) in delta.resolved {
+    for (i, _, _) in &resolved {
         ids.get(files, *i)?;
     }
-    n_nodes += insert_nodes(tx, delta, &ids.known, progress)?;
+    n_nodes += insert_nodes(tx, delta, &resolved, &ids.known, progress)?;
 
     let mut ins_edge =
         tx.prepare_cached("INSERT INTO edge_rows(src, dst, kind) VALUES(?1, ?2, ?3)")?;
@@ -112,18 +129,34 @@ pub fn write_graph(
         "INSERT INTO unresolved(name, node_id, file, line, col) VALUES(?1, ?2, ?3, ?4, ?5)",
     )?;
     let mut ins_dep = tx.prepare_cached("INSERT INTO file_dep_rows(src, dst) VALUES(?1, ?2)")?;
-    for (i, r) in delta.resolved {
+    for (i, r, w) in &resolved {
         progress.check()?;
-        let rel = files[*i].rel.as_str();
-        for e in &r.edges {
-            n_edges += ins_edge.execute(params![e.src, e.dst, e.kind.code()])? as i64;
+        let (i, rel) = (*i, files[*i].rel.as_str());
+        let every: Vec<(i64, i64, i64)>;
+        let added = match &w.edges {
+            Edges::All => {
+                every = r
+                    .edges
+                    .iter()
+                    .map(|e| (e.src, e.dst, e.kind.code()))
+                    .collect();
+                &every
+            }
+            Edges::Diff { added, .. } => added,
+        };
+        for (src, dst, kind) in added {
+            n_edges += ins_edge.execute(params![src, dst, kind])? as i64;
         }
-        for u in &r.unresolved {
-            ins_unres.execute(params![u.name, u.node, rel, u.line, u.col])?;
+        if w.unresolved {
+            for u in &r.unresolved {
+                ins_unres.execute(params![u.name, u.node, rel, u.line, u.col])?;
+            }
         }
-        for d in r.deps_in_order() {
-            let (src, dst) = (ids.get(files, *i)?, ids.get(files, d as usize)?);
-            ins_dep.execute(params![src, dst])?;
+        if w.deps {
+            for d in r.deps_in_order() {
+                let (src, dst) = (ids.get(files, i)?, ids.get(files, d as usize)?);
+                ins_dep.execute(params![src, dst])?;
+            }
         }
     }
     update_name_index(tx, &old_quals, delta)?;
@@ -131,12 +164,13 @@ pub fn write_graph(
 }
 
 /// Deletes every row of the files in `wipe_all` and the resolution rows (reference sites,
-/// their edges, unresolved names, dependencies) of the re-resolved files; returns how many
-/// (nodes, edges) went.
+/// their edges, unresolved names, dependencies) of the re-resolved files that are rewritten;
+/// returns how many (nodes, edges) went.
 fn delete_rows(
     tx: &Transaction<'_>,
     wipe_all: &[&str],
     delta: &GraphDelta<'_, '_>,
+    resolved: &[ToRewrite<'_>],
 ) -> CoreResult<(i64, i64)> {
     let mut del_edges = tx.prepare_cached(
         "DELETE FROM edge_rows WHERE src IN (SELECT id FROM nodes WHERE file = ?1)",
@@ -174,12 +208,26 @@ fn delete_rows(
     for p in delta.removed {
         run(&mut del_file, p)?;
     }
-    for (i, _) in delta.resolved {
+    let mut del_edge = tx.prepare_cached("DELETE FROM edge_rows WHERE rowid = ?1")?;
+    for (i, _, w) in resolved {
         let p = delta.files[*i].rel.as_str();
-        edges += run(&mut del_edges, p)?;
-        nodes += run(&mut del_refs, p)?;
-        run(&mut del_unres, p)?;
-        run(&mut del_deps, p)?;
+        match &w.edges {
+            Edges::All => edges += run(&mut del_edges, p)?,
+            Edges::Diff { gone, .. } => {
+                for rowid in gone {
+                    edges += del_edge.execute([rowid])? as i64;
+                }
+            }
+        }
+        if w.refs {
+            nodes += run(&mut del_refs, p)?;
+        }
+        if w.unresolved {
+            run(&mut del_unres, p)?;
+        }
+        if w.deps {
+            run(&mut del_deps, p)?;
+        }
     }
     Ok((nodes, edges))
 }
@@ -225,13 +273,14 @@ struct NodeRow<'a> {
     meta: Option<(&'a str, &'a str)>,
 }
 
-/// Inserts the definitions of changed files and the reference sites of resolved files;
-/// returns how many nodes went in. A row whose id is already stored is the same node (a
+/// Inserts the definitions of changed files and the reference sites of the re-resolved
+/// files whose sites are rewritten; returns how many nodes went in. A row whose id is already stored is the same node (a
 /// reference site on a definition's line: the definition stands for it) unless the stored
 /// row has another id under the same key: that is a key collision, an error.
 fn insert_nodes(
     tx: &Transaction<'_>,
     delta: &GraphDelta<'_, '_>,
+    resolved: &[ToRewrite<'_>],
     file_ids: &HashMap<usize, i64>,
     progress: &Progress,
 ) -> CoreResult<i64> {
@@ -262,7 +311,7 @@ fn insert_nodes(
             });
         }
     }
-    for (i, r) in delta.resolved {
+    for (i, r, _) in resolved.iter().filter(|(_, _, w)| w.refs) {
         progress.check()?;
         let file = file_ids[i];
         for n in &r.ref_nodes {
@@ -351,14 +400,17 @@ pub struct RunRecord<'a> {
     pub run_start_ns: i64,
     /// The package layout signature ([`super::lang::ModuleNamer::signature`]).
     pub layout: &'a str,
+    /// What resolution read outside the files ([`super::resolve::Context::stamp`]).
+    pub context: &'a str,
 }
 
 /// Rewrites the rows of skipped files (they carry no graph), the refreshed stats, the
-/// layout and the run's times.
+/// layout, the resolution context and the run's times.
 pub fn write_run_record(tx: &Transaction<'_>, rec: &RunRecord<'_>) -> CoreResult<()> {
     tx.execute(
-        "INSERT OR REPLACE INTO meta(key, value) VALUES('package_layout', ?1)",
-        [rec.layout],
+        "INSERT OR REPLACE INTO meta(key, value) VALUES('package_layout', ?1), \
+         ('resolve_context', ?2)",
+        [rec.layout, rec.context],
     )?;
     let mut ins_stat = tx.prepare_cached(
         "INSERT OR REPLACE INTO file_stat(path, size, mtime_ns) VALUES(?1, ?2, ?3)",

@@ -208,16 +208,8 @@ impl Symbols {
                 .push(fi);
         }
         if f.lang == Lang::Rust {
-            let (dir, name) = f
-                .rel
-                .rsplit_once('/')
-                .map_or(("", f.rel.as_str()), |(d, n)| (d, n));
-            if name == "lib.rs" || name == "main.rs" {
-                self.rust_roots.insert(if dir.is_empty() {
-                    String::new()
-                } else {
-                    format!("{dir}/")
-                });
+            if let Some(dir) = rust_root(&f.rel) {
+                self.rust_roots.insert(dir);
             }
         }
     }
@@ -256,6 +248,19 @@ pub fn c_linkage(raw: &RawFile) -> impl Iterator<Item = (usize, &str, bool)> {
             Some((di, d.name.as_str(), false))
         } else {
             None
+        }
+    })
+}
+
+/// The crate directory (`""` or `dir/`) a Rust file roots when it is a `lib.rs` or
+/// `main.rs`; `None` for any other file.
+pub(super) fn rust_root(rel: &str) -> Option<String> {
+    let (dir, name) = rel.rsplit_once('/').map_or(("", rel), |(d, n)| (d, n));
+    (name == "lib.rs" || name == "main.rs").then(|| {
+        if dir.is_empty() {
+            String::new()
+        } else {
+            format!("{dir}/")
         }
     })
 }

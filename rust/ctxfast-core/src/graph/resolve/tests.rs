@@ -39,7 +39,7 @@ impl Resolution {
 fn resolve(srcs: &[(&str, &str)], f: u32) -> Resolution {
     let fs = files(srcs);
     let sym = Symbols::build(&fs);
-    let r = Resolver::new(&fs, &sym, "");
+    let r = Resolver::new(&fs, &sym, &super::Context::default());
     let resolved = r.resolve_file(f);
     let mut ids: FxHashMap<i64, String> = FxHashMap::default();
     for (fi, fd) in fs.iter().enumerate() {
