@@ -27,18 +27,6 @@ import tempfile
 import time
 from pathlib import Path
 
-QUERIES = {
-    "files": "SELECT path, sha256, language, bytes, parse_error FROM files",
-    "nodes": "SELECT * FROM nodes",
-    "edges": "SELECT src, dst, type FROM edges",
-    "defs_meta": "SELECT * FROM defs_meta",
-    "unresolved": "SELECT * FROM unresolved",
-    "name_index": "SELECT * FROM name_index",
-    "raw": "SELECT * FROM raw",
-    "file_deps": "SELECT src_file, dst_file FROM file_deps",
-    "file_stat": "SELECT * FROM file_stat",
-    "meta": "SELECT * FROM meta WHERE key NOT IN ('run_start_ns', 'last_refresh')",
-}
 VARIANTS = ("cold", "cold+cache", "seeded", "seeded+cache")
 
 
@@ -49,9 +37,8 @@ def rows_digest(db: Path) -> str:
     from ctxfast.recon import graph_db
 
     h = hashlib.sha256()
-    with graph_db.reading(db) as con:
-        for t, q in QUERIES.items():
-            h.update(repr((t, sorted(con.rows(q), key=repr))).encode())
+    for t, rows in graph_db.content_rows(db).items():
+        h.update(repr((t, rows)).encode())
     return h.hexdigest()
 
 

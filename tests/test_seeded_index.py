@@ -106,31 +106,10 @@ def trees(base: Path) -> tuple[Path, Path]:
     return a, b
 
 
-#: Every table, through the views readers use, without what only numbers rows internally
-#: (`files.id`, the edges' rowid) or times the run.
-QUERIES = {
-    "files": "SELECT path, sha256, language, bytes, parse_error FROM files",
-    "nodes": "SELECT * FROM nodes",
-    "edges": "SELECT src, dst, type FROM edges",
-    "defs_meta": "SELECT * FROM defs_meta",
-    "unresolved": "SELECT * FROM unresolved",
-    "name_index": "SELECT * FROM name_index",
-    "raw": "SELECT * FROM raw",
-    "file_deps": "SELECT src_file, dst_file FROM file_deps",
-    "file_stat": "SELECT * FROM file_stat",
-    "meta": "SELECT * FROM meta WHERE key NOT IN ('run_start_ns', 'last_refresh')",
-}
-
-
-def index_rows(db: Path) -> dict[str, list[tuple]]:
-    with graph_db.reading(db) as con:
-        return {t: sorted(con.rows(q), key=repr) for t, q in QUERIES.items()}
-
-
 def cold_rows(tree: Path, index_dir: Path) -> dict[str, list[tuple]]:
     repo = Repository(tree, index_dir)
     repo.index()
-    return index_rows(repo.graph_db)
+    return graph_db.content_rows(repo.graph_db)
 
 
 def mentions(db: Path, text: str) -> list[tuple]:
@@ -158,13 +137,13 @@ def test_seeded_index_equals_a_cold_build(tmp_path: Path, cache: bool) -> None:
     # the resolution context, so every file is resolved again.
     assert s.files_parsed == 4 and s.files_removed == 2
     assert s.files_resolved == s.files_seen
-    assert index_rows(repo.graph_db) == cold_rows(b, tmp_path / "cold")
+    assert graph_db.content_rows(repo.graph_db) == cold_rows(b, tmp_path / "cold")
     assert mentions(repo.graph_db, str(a)) == []
     # The seeded index refreshes as any other: a no-op now, and an edit is picked up.
     assert repo.index().files_parsed == 0
     write(b, {"pkg/api.py": "def start():\n    return 0\n"})
     repo.index()
-    assert index_rows(repo.graph_db) == cold_rows(b, tmp_path / "cold2")
+    assert graph_db.content_rows(repo.graph_db) == cold_rows(b, tmp_path / "cold2")
 
 
 def test_an_unchanged_context_resolves_only_what_the_edits_reach(tmp_path: Path) -> None:
@@ -175,7 +154,7 @@ def test_an_unchanged_context_resolves_only_what_the_edits_reach(tmp_path: Path)
     s = Repository(b, tmp_path / "ib", seed=tmp_path / "ia").index()
     assert s.seeded_from == str(seed.graph_db)
     assert s.files_resolved < s.files_seen
-    assert index_rows(tmp_path / "ib" / "recon.db") == cold_rows(b, tmp_path / "cold")
+    assert graph_db.content_rows(tmp_path / "ib" / "recon.db") == cold_rows(b, tmp_path / "cold")
 
 
 def foreign_schema(db: Path) -> None:
@@ -209,7 +188,7 @@ def test_an_unusable_seed_falls_back_to_a_cold_build(tmp_path: Path, spoil, why:
     assert s.seeded_from is None
     assert s.seed_note is not None and why in s.seed_note, s.seed_note
     assert s.files_parsed == s.files_seen  # cold
-    assert index_rows(tmp_path / "ib" / "recon.db") == cold_rows(b, tmp_path / "cold")
+    assert graph_db.content_rows(tmp_path / "ib" / "recon.db") == cold_rows(b, tmp_path / "cold")
 
 
 def test_a_seed_sharing_too_little_is_passed_over(tmp_path: Path) -> None:
@@ -233,7 +212,7 @@ def test_the_best_of_several_seeds_is_used_and_an_old_schema_index_is_replaced(
     foreign_schema(tmp_path / "ib" / "recon.db")
     s = Repository(b, tmp_path / "ib", seed=[tmp_path / "io", near]).index()
     assert s.seeded_from == str(near.graph_db)
-    assert index_rows(tmp_path / "ib" / "recon.db") == cold_rows(b, tmp_path / "cold")
+    assert graph_db.content_rows(tmp_path / "ib" / "recon.db") == cold_rows(b, tmp_path / "cold")
     # An index of the current schema is refreshed as it is, whatever the seed.
     assert Repository(b, tmp_path / "ib", seed=near).index().seeded_from is None
 
@@ -248,7 +227,9 @@ def test_index_many_seeds_a_new_tree_from_a_finished_one(tmp_path: Path) -> None
     assert r["v2"]["seeded_from"] == str(Path(r["v1"]["index_dir"]) / "recon.db")
     assert r["v2"]["files_parsed"] == 2  # the edited file and the new one
     assert s.to_json()["seeded"] == 1
-    assert index_rows(Path(r["v2"]["index_dir"]) / "recon.db") == cold_rows(v2, tmp_path / "cold")
+    assert graph_db.content_rows(Path(r["v2"]["index_dir"]) / "recon.db") == cold_rows(
+        v2, tmp_path / "cold"
+    )
     # A later batch finds the finished indexes under the same index root.
     v3 = tmp_path / "v3"
     shutil.copytree(v2, v3)

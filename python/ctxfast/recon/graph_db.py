@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from ctxfast import _native
 from ctxfast.errors import IndexError as CtxIndexError
@@ -85,3 +86,27 @@ def reading(db_path: str | Path) -> Iterator[Connection]:
         yield con
     finally:
         con.close()
+
+
+#: Every table of an index through the views readers use, without what only numbers rows
+#: internally (``files.id``, the edges' rowid) or times a run: two indexes of one tree hold
+#: the same graph exactly when these rows are equal, however each was built (cold, refreshed,
+#: seeded from another tree's index).
+CONTENT_QUERIES = {
+    "files": "SELECT path, sha256, language, bytes, parse_error FROM files",
+    "nodes": "SELECT * FROM nodes",
+    "edges": "SELECT src, dst, type FROM edges",
+    "defs_meta": "SELECT * FROM defs_meta",
+    "unresolved": "SELECT * FROM unresolved",
+    "name_index": "SELECT * FROM name_index",
+    "raw": "SELECT * FROM raw",
+    "file_deps": "SELECT src_file, dst_file FROM file_deps",
+    "file_stat": "SELECT * FROM file_stat",
+    "meta": "SELECT * FROM meta WHERE key NOT IN ('run_start_ns', 'last_refresh')",
+}
+
+
+def content_rows(db_path: str | Path) -> dict[str, list[tuple[Any, ...]]]:
+    """Each table's :data:`CONTENT_QUERIES` rows, sorted: what "the same graph" compares."""
+    with reading(db_path) as con:
+        return {t: sorted(con.rows(q), key=repr) for t, q in CONTENT_QUERIES.items()}
