@@ -195,3 +195,27 @@ def test_goal_rest_terms_leaves_out_the_request_verbs():
     body = one_line + "\n\nThe pager shows escape codes."
     tq = parse_task(body, None, None, cfg.query, cfg.query_stopwords, goal_rest_min=1)
     assert tq.goal_terms and goal_rest_terms(tq.task_terms, tq.goal_terms, cfg.query) == 4
+
+
+def test_a_test_inside_a_library_file_is_demoted_like_a_test_file(tmp_path):
+    """Rust keeps unit tests in ``mod tests`` of the library file itself; its path does not
+    mark them, their qualname does (a ``tests`` segment)."""
+    files = {
+        "Cargo.toml": '[package]\nname = "p"\nversion = "0.1.0"\n',
+        "src/lib.rs": (
+            "pub fn parse_width(text: &str) -> usize {\n    text.len()\n}\n\n"
+            "#[cfg(test)]\nmod tests {\n    use super::*;\n\n"
+            "    #[test]\n    fn parse_width_of_wide_glyphs_wide_glyphs() {\n"
+            '        assert_eq!(parse_width("wide glyphs"), 11);\n    }\n}\n'
+        ),
+    }
+    repo = indexed_repo(tmp_path, files)
+    task = "parse_width is wrong for wide glyphs"
+    names = [c.qualname for c in repo.retrieve(task, config={"goal_signals": False}).candidates]
+    test = next(q for q in names if q and q.endswith("parse_width_of_wide_glyphs_wide_glyphs"))
+    assert "tests" in test.split(".")
+    assert names.index(next(q for q in names if q and q.endswith(".parse_width"))) < names.index(
+        test
+    )
+    off = repo.retrieve(task, config={"goal_signals": False, "demote_tests": False}).candidates
+    assert off[0].qualname == test  # without the demotion the test's words win

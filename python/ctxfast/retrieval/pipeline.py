@@ -336,7 +336,7 @@ class Retriever:
                 bonus += cfg.traceback_bonus * (c.anchor if cfg.traceback_decay else 1.0)
             if c.qualname and c.qualname.rsplit(".", 1)[-1] in named:
                 bonus += NAMED_BONUS
-            bonus -= _demotion(ix, c.file, cfg)
+            bonus -= _demotion(ix, c.file, cfg) + _inline_test_demotion(c, cfg)
             c.score = s / top + files.get(c.file, 0.0) / top_file + bonus + g
         for c in cands:
             c.symbol = ix.local_symbol(c.file, c.qualname)
@@ -476,6 +476,15 @@ EXAMPLE_DIRS = frozenset(
 def is_example_path(path: str) -> bool:
     """Whether a directory of the POSIX ``path`` is one of ``EXAMPLE_DIRS``."""
     return any(d in EXAMPLE_DIRS for d in path.split("/")[:-1])
+
+
+def _inline_test_demotion(c: Candidate, cfg: RetrievalConfig) -> float:
+    """``test_penalty`` for a test written inside a library file (Rust's ``mod tests``, whose
+    qualname holds a ``tests`` segment), which the file's path does not mark: a fix lives in
+    the function the test calls, not in the test."""
+    if not cfg.demote_tests or not c.qualname or is_test_path(c.file):
+        return 0.0
+    return cfg.test_penalty if "tests" in c.qualname.split(".")[:-1] else 0.0
 
 
 def _demotion(ix: RepoIndex, path: str, cfg: RetrievalConfig) -> float:
