@@ -14,6 +14,7 @@ from ctxfast.text import (
     FileRole,
     file_role,
     identifiers,
+    is_test_code,
     is_test_path,
     split_identifier,
 )
@@ -116,3 +117,11 @@ def test_a_top_level_testing_directory_holds_tests_a_nested_one_library_code():
     assert is_test_path("testing/python/collect.py")
     assert not is_test_path("sympy/testing/pytest.py")
     assert not is_test_path("lib/matplotlib/testing/decorators.py")
+
+
+def test_a_test_module_inside_a_library_file_is_test_code():
+    assert is_test_code("src/lib.rs", "lib.tests.parses_wide_glyphs")
+    assert is_test_code("tests/test_a.py", "tests.test_a.test_x")
+    assert not is_test_code("src/lib.rs", "lib.parse_width")
+    assert not is_test_code("src/tests.rs", "tests")  # the module itself, not inside one
+    assert not is_test_code("src/lib.rs", None)

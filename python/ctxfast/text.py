@@ -236,6 +236,13 @@ def is_test_path(path: str) -> bool:
     )
 
 
+def is_test_code(path: str, qualname: str | None) -> bool:
+    """Whether a definition is a test: in a test file (:func:`is_test_path`), or inside a
+    library file's own test module (Rust's ``mod tests``: a ``tests`` segment in its
+    qualname before the name)."""
+    return is_test_path(path) or (bool(qualname) and "tests" in qualname.split(".")[:-1])
+
+
 def file_role(path: str) -> FileRole:
     """The role of the POSIX ``path`` (relative to the repository root). The first that
     applies wins: vendored (under a vendored or pruned directory), generated/minified, test,

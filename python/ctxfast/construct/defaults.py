@@ -24,7 +24,7 @@ from typing import Any
 from ctxfast.confine import decode, read_confined
 from ctxfast.construct.schema import CodeCandidate, ImpactEdge, ImpactType, LogEntry, Origin
 from ctxfast.recon.graph import CodeGraph, Node
-from ctxfast.text import CONFIG_KEY, CONFIG_SUFFIXES, is_test_path
+from ctxfast.text import CONFIG_KEY, CONFIG_SUFFIXES, is_test_code, is_test_path
 
 ENV_READ = re.compile(
     r"""(?:environ(?:\.get)?\s*[\[(]|getenv\s*\()\s*["']([A-Za-z_][A-Za-z0-9_]*)["']"""
@@ -269,7 +269,7 @@ def confident_localization(
             best[c.qualname] = max(best.get(c.qualname, float("-inf")), c.score)
     order = _ranked_definitions(candidates)
     files = {c.qualname: c.file for c in candidates if c.qualname}
-    library = tuple(q for q in order if not is_test_path(files[q]))
+    library = tuple(q for q in order if not is_test_code(files[q], q))
     order = library or order  # a test is the change target only when nothing else is
     if not order:
         return ()

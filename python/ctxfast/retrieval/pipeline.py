@@ -35,7 +35,7 @@ from ctxfast.retrieval.sources import (
     traceback_source,
 )
 from ctxfast.retrieval.task import TaskQuery, parse_task
-from ctxfast.text import is_test_path
+from ctxfast.text import is_test_code, is_test_path
 from ctxfast.tokens import count_tokens
 
 if TYPE_CHECKING:
@@ -479,12 +479,11 @@ def is_example_path(path: str) -> bool:
 
 
 def _inline_test_demotion(c: Candidate, cfg: RetrievalConfig) -> float:
-    """``test_penalty`` for a test written inside a library file (Rust's ``mod tests``, whose
-    qualname holds a ``tests`` segment), which the file's path does not mark: a fix lives in
-    the function the test calls, not in the test."""
-    if not cfg.demote_tests or not c.qualname or is_test_path(c.file):
-        return 0.0
-    return cfg.test_penalty if "tests" in c.qualname.split(".")[:-1] else 0.0
+    """``test_penalty`` for a test written inside a library file (Rust's ``mod tests``),
+    which the file's path does not mark (a test file's candidates lose it by path): a fix
+    lives in the function the test calls, not in the test."""
+    inline = is_test_code(c.file, c.qualname) and not is_test_path(c.file)
+    return cfg.test_penalty if cfg.demote_tests and inline else 0.0
 
 
 def _demotion(ix: RepoIndex, path: str, cfg: RetrievalConfig) -> float:
