@@ -42,6 +42,7 @@ def test_defaults_are_the_spec_numbers():
         "api_desc",
         "callgraph",
         "traceback",
+        "dispatch",
         "prune",
         "file_bm25",
         "definition_match",

@@ -27,6 +27,13 @@ class RetrievalConfig:
     lexical_max_hits: int = 40
     api_desc_k: int = 20
     callgraph_k: int = 20
+    # Handlers dispatched by class name (``retrieval/dispatch.py``): a capitalised identifier
+    # the task names recalls ``<prefix><identifier>`` of every family of at least
+    # ``dispatch_family_min`` such handlers in one scope (``_print_Poly`` for ``Poly``), and
+    # each such candidate gains ``dispatch_bonus`` in the re-rank, as a named one does.
+    dispatch: bool = True
+    dispatch_family_min: int = 5
+    dispatch_bonus: float = 0.5
     # Every BM25 query built from the task (files, definitions, API descriptions, the
     # re-rank) drops these words (``query.query_terms``); documents keep them. On the 296
     # scorable Lite instances: file Acc@5 .787 → .801, function Acc@10 .543 → .566, on both

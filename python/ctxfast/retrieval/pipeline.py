@@ -20,6 +20,7 @@ from ctxfast.recon.graph import CodeGraph
 from ctxfast.retrieval.apiindex import API_DB_NAME, ApiIndex, refresh_api_index
 from ctxfast.retrieval.candidates import Candidate, RawCandidate
 from ctxfast.retrieval.config import RetrievalConfig
+from ctxfast.retrieval.dispatch import dispatch_source
 from ctxfast.retrieval.literals import LiteralIndex
 from ctxfast.retrieval.localize import DefinitionBM25, file_scores, rank_defs_in_files
 from ctxfast.retrieval.merge import merge
@@ -192,6 +193,8 @@ class Retriever:
         if cfg.callgraph:
             raws += callgraph_source(self.graph, ix, tq, cfg.callgraph_k)
         lap("callgraph")
+        if cfg.dispatch:
+            raws += dispatch_source(ix, tq, cfg.dispatch_family_min)
         def_index = self.def_index(cfg) if cfg.def_bm25 else None
         literal_index = self.literal_index(cfg) if cfg.literals or cfg.literal_names else None
         files, signals = file_scores(ix, def_index, tq, cfg, literal_index)
@@ -336,6 +339,8 @@ class Retriever:
                 bonus += cfg.traceback_bonus * (c.anchor if cfg.traceback_decay else 1.0)
             if c.qualname and c.qualname.rsplit(".", 1)[-1] in named:
                 bonus += NAMED_BONUS
+            elif cfg.dispatch and any(p.startswith("dispatch:") for p in c.provenance):
+                bonus += cfg.dispatch_bonus
             bonus -= _demotion(ix, c.file, cfg) + _inline_test_demotion(c, cfg)
             c.score = s / top + files.get(c.file, 0.0) / top_file + bonus + g
         for c in cands:
