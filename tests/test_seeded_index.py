@@ -11,27 +11,18 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
-import textwrap
 from pathlib import Path
 
 import pytest
-from batch_fixture import two_versions
+from batch_fixture import V1, V2_CHANGES, two_versions, write
 
 from ctxfast import ParseCache, Repository
 from ctxfast.batch import index_many
 from ctxfast.recon import graph_db
 
 A = {
-    "pkg/__init__.py": "",
-    "pkg/core.py": """
-        class Engine:
-            def run(self):
-                return helper()
-
-
-        def helper():
-            return 1
-    """,
+    # The batch fixture's package and web files, with an api.py of its own.
+    **{k: V1[k] for k in ("pkg/__init__.py", "pkg/core.py", "web/app.js", "web/h.js")},
     "pkg/api.py": """
         from pkg.core import Engine, helper
 
@@ -43,8 +34,6 @@ A = {
     "pkg/use_alpha.py": "from pkg.alpha import alpha\n\n\ndef go():\n    return alpha()\n",
     "pkg/old.py": "from pkg.api import start\n\n\ndef legacy():\n    return start()\n",
     "pkg/moved.py": "from pkg.core import helper\n\n\ndef twice():\n    return helper() * 2\n",
-    "web/app.js": "import { h } from './h.js';\nexport function app() { return h(); }\n",
-    "web/h.js": "export function h() { return 1; }\n",
     "go.mod": "module example.com/first\n",
     "lib/lib.go": "package lib\n\nfunc Help() int { return 1 }\n",
     "cmd/main.go": """
@@ -64,30 +53,10 @@ A = {
 #: B's edits: core.py grows above helper (every edge into helper moves), a file is added,
 #: old.py is removed, moved.py is renamed, and go.mod names another module.
 B_EDITS = {
-    "pkg/core.py": """
-        class Engine:
-            def run(self):
-                return helper() + 1
-
-            def stop(self):
-                return 0
-
-
-        def helper():
-            return 2
-    """,
-    "pkg/extra.py": "from pkg.api import start\n\n\ndef again():\n    return start()\n",
+    **V2_CHANGES,  # core.py grows above helper; extra.py is added
     "pkg/sub/moved.py": A["pkg/moved.py"],
     "go.mod": "module example.com/second\n",
 }
-
-
-def write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(textwrap.dedent(text).lstrip("\n"))
-    return root
 
 
 def trees(base: Path) -> tuple[Path, Path]:
