@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from ctxfast.recon.graph import Node
 from ctxfast.retrieval.candidates import RawCandidate
@@ -41,19 +41,15 @@ def family_prefixes(defs: Iterable[Node], min_family: int) -> frozenset[str]:
     return frozenset(prefix for (_, _, prefix), n in counts.items() if n >= min_family)
 
 
-def dispatch_source(ix: RepoIndex, tq: TaskQuery, min_family: int) -> list[RawCandidate]:
+def dispatch_source(ix: RepoIndex, tq: TaskQuery, prefixes: Sequence[str]) -> list[RawCandidate]:
     """One candidate per handler of a capitalised identifier the task names, in every
-    family of the repository (the file evidence then tells the printers apart)."""
-    prefixes = ix.stored_pickle(
-        f"dispatch-prefixes-{min_family}", lambda: family_prefixes(ix.defs, min_family)
-    )
-    if not prefixes:
-        return []
+    family of the repository (``prefixes``, from :func:`family_prefixes`; the file evidence
+    then tells the printers apart)."""
     out: list[RawCandidate] = []
-    for ident in tq.named:
+    for ident in tq.named if prefixes else ():
         if not ident[:1].isupper() or not ident.isidentifier():
             continue
-        for prefix in sorted(prefixes):
+        for prefix in prefixes:
             for d in ix.defs_by_name.get(prefix + ident, []):
                 out.append(
                     RawCandidate(

@@ -20,7 +20,7 @@ from ctxfast.recon.graph import CodeGraph
 from ctxfast.retrieval.apiindex import API_DB_NAME, ApiIndex, refresh_api_index
 from ctxfast.retrieval.candidates import Candidate, RawCandidate
 from ctxfast.retrieval.config import RetrievalConfig
-from ctxfast.retrieval.dispatch import dispatch_source
+from ctxfast.retrieval.dispatch import dispatch_source, family_prefixes
 from ctxfast.retrieval.literals import LiteralIndex
 from ctxfast.retrieval.localize import DefinitionBM25, file_scores, rank_defs_in_files
 from ctxfast.retrieval.merge import merge
@@ -109,6 +109,7 @@ class Retriever:
         self._def_cfg: tuple[float, float, int, float] | None = None
         self._lexical: LexicalRecall | None = None
         self._literals: LiteralIndex | None = None
+        self._families: tuple[int, tuple[str, ...]] | None = None
 
     def lexical(self) -> LexicalRecall:
         """Lexical recall over this state's files (the Retriever is rebuilt when the index
@@ -134,6 +135,17 @@ class Retriever:
                 lambda: LiteralIndex(((f, ix.lines(f)) for f in ix.files), *shape),
             )
         return self._literals
+
+    def family_prefixes(self, min_family: int) -> tuple[str, ...]:
+        """The prefixes of the repository's class-dispatch families, found once per state."""
+        if self._families is None or self._families[0] != min_family:
+            ix = self.index
+            found = ix.stored_pickle(
+                f"dispatch-prefixes-{min_family}",
+                lambda: tuple(sorted(family_prefixes(ix.defs, min_family))),
+            )
+            self._families = (min_family, found)
+        return self._families[1]
 
     def def_index(self, cfg: RetrievalConfig) -> DefinitionBM25:
         shape = (cfg.k1, cfg.b, cfg.def_bm25_lines_other, cfg.def_bm25_b_other)
@@ -194,7 +206,7 @@ class Retriever:
             raws += callgraph_source(self.graph, ix, tq, cfg.callgraph_k)
         lap("callgraph")
         if cfg.dispatch:
-            raws += dispatch_source(ix, tq, cfg.dispatch_family_min)
+            raws += dispatch_source(ix, tq, self.family_prefixes(cfg.dispatch_family_min))
         def_index = self.def_index(cfg) if cfg.def_bm25 else None
         literal_index = self.literal_index(cfg) if cfg.literals or cfg.literal_names else None
         files, signals = file_scores(ix, def_index, tq, cfg, literal_index)
