@@ -136,6 +136,19 @@ def test_callers_read_as_calls_with_their_call_sites():
     assert "--CalledBy-->" not in text
 
 
+def test_module_level_callers_show_only_their_calls():
+    from ctxfast.construct import ImpactEdge
+
+    head = "pkg.db.connect"
+    body = '"""Setup script."""\nimport sys\n\nURI = sys.argv[1]\nconn = db.connect(URI)\n'
+    caller = _caller("pkg.setup", "pkg/setup.py", 1, body, head, 5)
+    target = cand(head, "pkg/db.py", 1, "def connect(uri):\n    return uri", 0.9)
+    edge = ImpactEdge(head, "pkg.setup", "CalledBy")
+    text = _unfilled("fix connect", head, [target, caller], impact=[edge]).render()
+    assert "### pkg/setup.py:5-5 · `setup` — calls `connect`" in text
+    assert "5 | conn = db.connect(URI)" in text and "import sys" not in text
+
+
 def test_a_target_calling_another_target_says_so_and_a_wrapper_names_what_it_wraps():
     native = "pkg._native.truncate"
     body = "def truncate(text):\n    return _native.truncate(text)"

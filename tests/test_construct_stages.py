@@ -11,6 +11,7 @@ from ctxfast.construct.compress import (
     code_rows,
     derive_signature,
     mask_pointer,
+    signature_lines,
 )
 from ctxfast.construct.pool import PoolInputs, build_pool
 from ctxfast.construct.relevance_gate import fold_residue, run_gate
@@ -141,6 +142,23 @@ def test_a_bare_name_many_candidates_share_is_residue_unless_qualified():
     layers = PlanNode("N", "permute gives the wrong order", "p.m0.Shape0.permute")
     g2 = run_gate(build_pool(PoolInputs("t", layers, candidates=cands), CFG), layers, CFG)
     assert g2.drivers[by_entity["p.m1.Shape1.permute"]] == "obligation:dependency"  # its name
+
+
+def test_a_name_is_named_only_as_a_whole_word():
+    cands = [
+        cand("p.target.fix", "p/target.py", 10, "def fix(x):\n    return x"),
+        cand("main", "scripts/run.py", 1, "def main():\n    pass"),  # a script's qualname
+        cand("p.rules.check", "p/rules.py", 5, "def check(x):\n    pass"),
+        cand("p.rules.check_all", "p/rules.py", 9, "def check_all(x):\n    pass"),
+    ]
+    plan = PlanNode("N", "fix breaks the domain of p.rules.check_all", "p.target.fix")
+    pool = build_pool(PoolInputs("t", plan, candidates=cands), CFG)
+    by_entity = {it.meta.entity: it.id for it in pool.items if it.kind is Kind.RETRIEVED_HIT}
+    g = run_gate(pool, plan, CFG)
+    assert g.drivers[by_entity["p.rules.check_all"]] == "obligation:dependency"
+    # "domain" does not name `main`, nor `p.rules.check_all` name `p.rules.check`
+    assert g.drivers.get(by_entity["main"]) != "obligation:dependency"
+    assert g.drivers.get(by_entity["p.rules.check"]) != "obligation:dependency"
 
 
 def test_gate_caps_admitted_set_by_source_priority():
@@ -280,6 +298,27 @@ def test_ast_slice_and_signature():
     )
     sig = derive_signature(pool.items[-1])
     assert sig == 'def g(self, x) -> int:\n    """Doc line."""'
+
+
+def test_lines_without_a_definition_stand_for_themselves_by_their_code():
+    header = '"""The module.\n\nMore prose.\n"""\n\n# a comment\nimport os\nfrom a import (\n    b,\n)\n\n'
+    header += "".join(f"import m{i}\n" for i in range(10))
+    pool = build_pool(
+        PoolInputs("t", PlanNode("N", "x"), candidates=[cand(None, "m.py", 1, header)]), CFG
+    )
+    shown = signature_lines(pool.items[-1])
+    # the imports, with their real numbers, not the docstring's opening quote
+    assert shown[:5] == (
+        (7, "import os"),
+        (8, "from a import ("),
+        (9, "    b,"),
+        (10, ")"),
+        (11, ""),
+    )
+    assert shown[5:] == ((12, "import m0"), (13, "import m1"))  # six lines of code, unbroken
+    prose = cand(None, "m.py", 3, '"""\nonly prose\n"""')
+    only = build_pool(PoolInputs("t", PlanNode("N", "x"), candidates=[prose]), CFG)
+    assert signature_lines(only.items[-1]) == ((3, '"""'),)
 
 
 def test_mask_pointer_is_short_and_deterministic():

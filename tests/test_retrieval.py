@@ -52,6 +52,7 @@ def test_defaults_are_the_spec_numbers():
         "goal_signals",
         "path_compounds",
         "literals",
+        "literal_defs",
         "literal_names",
         "literal_names_flags",
         "literal_names_quoted",

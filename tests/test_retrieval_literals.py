@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from recon_fixture import indexed_repo
@@ -225,3 +226,38 @@ def test_common_fragments_are_ignored(tmp_path):
     repo = indexed_repo(tmp_path, FILES)
     res = repo.retrieve(TASK, config={"literal_max_files": 0})
     assert res.signals["literals"] == {}
+
+
+def test_the_definition_holding_the_quoted_message_is_a_candidate_with_a_bonus(tmp_path):
+    files = dict(FILES)
+    files["pkg/registry.py"] += (
+        "\n"
+        "    def registered_model_tables(self, models):\n"
+        "        '''Every model table registered, by table name, after upgrading.'''\n"
+        "        return [model.table for model in models if model.table]\n"
+        "\n"
+        "\n"
+        "TEMPLATE = 'db_table %r is used by multiple models: %s'\n"
+    )
+    repo = indexed_repo(tmp_path, files)
+    cfg = RetrievalConfig()
+    assert (cfg.literal_defs, cfg.literal_bonus) == (True, 0.5)
+    on = repo.retrieve(TASK, config={"goal_signals": False})
+    off = repo.retrieve(TASK, config={"goal_signals": False, "literal_defs": False})
+    held = {
+        (c.qualname, c.start_line)
+        for c in on.candidates
+        if any(p == "literal:is used by multiple models" for p in c.provenance)
+    }
+    # the method printing the message, and the module constant (a line of its own)
+    assert held == {("pkg.registry.Registry.register", 2), (None, 14)}
+    assert on.candidates[0].qualname == "pkg.registry.Registry.register"
+    assert all(not p.startswith("literal:") for c in off.candidates for p in c.provenance)
+    plain = repo.retrieve(TASK, config={"goal_signals": False, "literal_bonus": 0.0})
+
+    def score(res):
+        return next(
+            c.score for c in res.candidates if c.qualname == "pkg.registry.Registry.register"
+        )
+
+    assert score(on) - score(plain) == pytest.approx(0.5)

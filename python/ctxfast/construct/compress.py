@@ -137,6 +137,9 @@ def derive_signature(item: EvidenceItem) -> str:
     return header
 
 
+#: At most this many lines stand for a definition shown as its signature.
+SIGNATURE_LINES = 6
+
 _CALL_OF = "(?<![A-Za-z0-9_]){name}\\s*\\("
 _INLINE_BODY = re.compile(r"\)\s*(?:->[^:]*)?:\s*\S")
 _DEF_LINE = re.compile(r"^\s*(?:async\s+def|def|class)\s")
@@ -190,17 +193,29 @@ def code_rows(lines: Sequence[str]) -> list[bool]:
 
 def signature_lines(item: EvidenceItem) -> Numbered:
     """The definition's header lines (up to the line that opens its body) and the first
-    line of its docstring, with their real numbers — the cheapest faithful form of code."""
+    line of its docstring, with their real numbers — the cheapest faithful form of code.
+
+    Lines with no definition (a module header, matched module-level lines) have no header:
+    their first ``SIGNATURE_LINES`` lines of code stand for them — a module's imports, not
+    the opening quote of its docstring."""
     pairs = numbered_content(item)
     if not pairs:
         return ()
     first = next((i for i, (_, t) in enumerate(pairs) if SIGNATURE_RE.match(t)), None)
     if first is None:
-        first = next((i for i, (_, t) in enumerate(pairs) if t.strip()), 0)
-        return (pairs[first],)
+        code = code_rows([t for _, t in pairs])
+        rows = [
+            i
+            for i, (p, is_code) in enumerate(zip(pairs, code, strict=True))
+            if is_code and p[1].strip()
+        ]
+        if rows:
+            # one unbroken run (blank lines between imports cost less than gap markers)
+            return pairs[rows[0] : rows[:SIGNATURE_LINES][-1] + 1]
+        return (next((p for p in pairs if p[1].strip()), pairs[0]),)
     out = []
     i = first
-    while i < len(pairs) and len(out) < 6:
+    while i < len(pairs) and len(out) < SIGNATURE_LINES:
         out.append(pairs[i])
         code = pairs[i][1].split(" #", 1)[0].rstrip()
         i += 1
@@ -288,7 +303,9 @@ def compress(
         if role in (Role.IMPACT_DIRECT, Role.CONFIG_CONSUMER):
             head = item.meta.edge_head or plan.target_entity
             sites = call_site_lines(item, head)
-            sig = tuple(sorted(set(sig) | set(sites)))
+            # module-level code has no header to show: its calls alone say how it uses X
+            headless = not any(SIGNATURE_RE.match(t) for _, t in full)
+            sig = sites if sites and headless else tuple(sorted(set(sig) | set(sites)))
         expansion: Numbered = ()
         if rendering is Rendering.VERBATIM:
             shown = full

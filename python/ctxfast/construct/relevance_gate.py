@@ -23,7 +23,7 @@ from ctxfast.construct.schema import (
     LogEntry,
     PlanNode,
 )
-from ctxfast.construct.terms import decision_terms, mentions, short_name, terms_of
+from ctxfast.construct.terms import decision_terms, has_word, short_name, terms_of
 from ctxfast.text import split_identifier
 
 _TERM_SCAN_BYTES = 4096
@@ -56,11 +56,10 @@ def _item_terms(
 
 
 def _names(entity: str, text: str) -> bool:
-    """Whether ``text`` names ``entity``: its qualname, or its short name when distinctive."""
-    if entity in text:
-        return True
+    """Whether ``text`` names ``entity``: its qualname, or its short name when distinctive
+    (both as whole words)."""
     name = short_name(entity)
-    return len(name) >= 4 and mentions(text, name)
+    return has_word(text, entity) or (len(name) >= 4 and has_word(text, name))
 
 
 def _ambiguous(

@@ -65,20 +65,21 @@ def short_name(entity: str) -> str:
 
 
 def mentions(text: str, entity: str) -> bool:
-    """True when ``text`` names ``entity`` (qualified or by its short name as a whole word)."""
+    """True when ``text`` names ``entity``, qualified or by its short name, as a whole word:
+    a script's ``main`` is not named by "domain", nor ``pkg.f`` by ``pkg.f_old``."""
     if not entity:
         return False
-    if entity in text:
-        return True
-    name = short_name(entity)
-    return (
-        bool(name)
-        and re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", text) is not None
-    )
+    return any(has_word(text, name) for name in {entity, short_name(entity)} if name)
+
+
+def has_word(text: str, name: str) -> bool:
+    """True when ``name`` occurs in ``text`` with no identifier character either side."""
+    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", text) is not None
 
 
 __all__ = [
     "decision_terms",
+    "has_word",
     "line_tokens",
     "mentions",
     "short_name",

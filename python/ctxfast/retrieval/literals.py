@@ -8,7 +8,9 @@ is prose. Each one-line literal is split at its format placeholders into constan
 fragments, and the prose-like ones of at least ``min_chars`` characters are kept (the scan
 is native, ``ctxfast_core::literals``; ``ctxfast._reference.literal_fragments`` states it as
 regular expressions). A kept fragment that occurs in the task text, whitespace-normalised,
-is a match.
+is a match, and the definition holding each matched literal is a ``literal`` candidate
+(:func:`literal_source`): the message pins the function that prints it, which is where the
+behaviour is changed more often than not.
 
 Tasks also *name* what the code declares as a literal: a command-line flag (``--glob``),
 an environment variable (``NO_COLOR``), a subcommand or key in quotes (``'cache'``). Argument
@@ -27,6 +29,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ctxfast._native import literal_fragments, literal_names
+from ctxfast.retrieval.candidates import RawCandidate
+from ctxfast.retrieval.repoindex import RepoIndex
 
 _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"\w+")
@@ -101,6 +105,33 @@ class LiteralIndex:
         """The files holding a literal spelled one of ``spellings`` (one name's spellings,
         ``--glob`` and ``glob``)."""
         return frozenset().union(*(self.names.get(s, ()) for s in spellings))
+
+
+def quoted(index: LiteralIndex, text: str, max_files: int) -> list[LiteralMatch]:
+    """The fragments ``text`` quotes that at most ``max_files`` files hold (a phrase in more
+    files than that is common wording, not a pointer)."""
+    return [m for m in index.match(text) if len(m.files) <= max_files]
+
+
+def literal_source(ix: RepoIndex, matches: Iterable[LiteralMatch]) -> list[RawCandidate]:
+    """One candidate per place of a quoted literal: the innermost definition holding it, or
+    the line itself at module level (a message template kept in a module constant). Its
+    score is the fragment's length shared among the places holding it, as in
+    :func:`file_scores`."""
+    out: list[RawCandidate] = []
+    for m in matches:
+        weight = len(m.fragment) / len(m.places)
+        for path, line in m.places:
+            d = ix.innermost(path, line)
+            if d is not None:
+                out.append(
+                    RawCandidate(
+                        "literal", m.fragment, path, d.line, d.end_line, d.qualname, d.kind, weight
+                    )
+                )
+            else:
+                out.append(RawCandidate("literal", m.fragment, path, line, line, score=weight))
+    return out
 
 
 def name_scores(

@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from ctxfast.bm25 import BM25Index
 from ctxfast.retrieval.config import RetrievalConfig
-from ctxfast.retrieval.literals import LiteralIndex
+from ctxfast.retrieval.literals import LiteralIndex, quoted
 from ctxfast.retrieval.literals import file_scores as literal_file_scores
 from ctxfast.retrieval.literals import name_scores as literal_name_scores
 from ctxfast.retrieval.query import innermost_depths
@@ -196,7 +196,7 @@ def file_scores(
                 tb[path] += 1.0 / (1 + depth)
         signals["traceback"] = _normalise(tb)
     if cfg.literals and literal_index is not None:
-        matches = [m for m in literal_index.match(tq.text) if len(m.files) <= cfg.literal_max_files]
+        matches = quoted(literal_index, tq.text, cfg.literal_max_files)
         signals["literals"] = _normalise(literal_file_scores(matches))
     if cfg.literal_names and literal_index is not None:
         signals["literal_names"] = _normalise(

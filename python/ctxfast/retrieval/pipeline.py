@@ -21,7 +21,7 @@ from ctxfast.retrieval.apiindex import API_DB_NAME, ApiIndex, refresh_api_index
 from ctxfast.retrieval.candidates import Candidate, RawCandidate
 from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.dispatch import dispatch_source, family_prefixes
-from ctxfast.retrieval.literals import LiteralIndex
+from ctxfast.retrieval.literals import LiteralIndex, literal_source, quoted
 from ctxfast.retrieval.localize import DefinitionBM25, file_scores, rank_defs_in_files
 from ctxfast.retrieval.merge import merge
 from ctxfast.retrieval.prune import prune_candidate
@@ -210,6 +210,8 @@ class Retriever:
         def_index = self.def_index(cfg) if cfg.def_bm25 else None
         literal_index = self.literal_index(cfg) if cfg.literals or cfg.literal_names else None
         files, signals = file_scores(ix, def_index, tq, cfg, literal_index)
+        if cfg.literal_defs and literal_index is not None:
+            raws += literal_source(ix, quoted(literal_index, tq.text, cfg.literal_max_files))
         if def_index is not None:
             for i, s in def_index.search(list(tq.task_terms), k=cfg.def_bm25_k, candidates=True):
                 d = def_index.defs[i]
@@ -353,6 +355,8 @@ class Retriever:
                 bonus += NAMED_BONUS
             elif cfg.dispatch and any(p.startswith("dispatch:") for p in c.provenance):
                 bonus += cfg.dispatch_bonus
+            elif cfg.literal_defs and any(p.startswith("literal:") for p in c.provenance):
+                bonus += cfg.literal_bonus
             bonus -= _demotion(ix, c.file, cfg) + _inline_test_demotion(c, cfg)
             c.score = s / top + files.get(c.file, 0.0) / top_file + bonus + g
         for c in cands:
