@@ -10,7 +10,12 @@ from recon_fixture import indexed_repo
 
 from ctxfast import Repository
 from ctxfast.retrieval.config import RetrievalConfig
-from ctxfast.retrieval.localize import DefinitionBM25, lend_to_tested_modules, rank_defs_in_files
+from ctxfast.retrieval.localize import (
+    DefinitionBM25,
+    best_defs_of_next_files,
+    lend_to_tested_modules,
+    rank_defs_in_files,
+)
 from ctxfast.retrieval.repoindex import RepoIndex
 from ctxfast.retrieval.task import parse_task
 
@@ -72,6 +77,7 @@ def repo(tmp_path_factory):
 def test_ranking_defaults_are_pinned():
     c = RetrievalConfig()
     assert (c.infile_defs, c.infile_files, c.infile_k) == (True, 1, 30)
+    assert (c.infile_next_files, c.infile_next_k) == (5, 5)
     assert c.same_file_decay == 0.0
     assert (c.demote_tests, c.test_penalty) == (True, 4.0)
     assert (c.demote_minor_languages, c.minor_language_share, c.minor_language_penalty) == (
@@ -102,6 +108,24 @@ def test_rank_defs_in_files_named_definition_first_and_file_scoped(repo):
     assert ranked[0].qualname == "shop.cart.Cart.total_price"
     both = [di.defs[i].file for i, _ in rank_defs_in_files(di, files, tq, 2, 10)]
     assert "shop/money.py" in both
+
+
+def test_the_next_files_lend_their_best_few_definitions(repo):
+    di = DefinitionBM25(RepoIndex(Path(repo.root), repo.graph_db), RetrievalConfig())
+    files = {"shop/money.py": 3.0, "shop/cart.py": 2.0, "tests/test_cart.py": 0.5}
+    cfg = RetrievalConfig()
+    tq = parse_task(TASK, None, None, cfg.query, cfg.query_stopwords)
+    picked = [di.defs[i] for i, _ in best_defs_of_next_files(di, files, tq, 2, 3, 2)]
+    # the second and third files, two each, the best of each first
+    assert [d.file for d in picked] == ["shop/cart.py"] * 2 + ["tests/test_cart.py"]
+    assert picked[0].qualname == "shop.cart.Cart.total_price"
+    assert best_defs_of_next_files(di, files, tq, 4, 5, 2) == []
+    # in the pipeline: the definitions of the file ranked second are candidates too
+    next_only = {**INFILE, "infile_files": 0}
+    on = repo.retrieve(TASK, config=next_only)
+    off = repo.retrieve(TASK, config={**next_only, "infile_next_k": 0})
+    assert not [c for c in off.candidates if c.qualname]
+    assert {c.file for c in on.candidates if "infile" in c.sources} >= {"shop/cart.py"}
 
 
 def test_test_files_are_demoted(repo):

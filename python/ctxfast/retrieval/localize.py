@@ -108,9 +108,37 @@ def rank_defs_in_files(
     the best definition in those files), +1 when the task names it, plus its file's
     normalised score as a prior — three simply added [0, 1] signals, like the file level."""
     top = sorted(files.items(), key=lambda kv: (-kv[1], kv[0]))[:n_files]
+    return _rank_defs(def_index, top, tq)[:k]
+
+
+def best_defs_of_next_files(
+    def_index: DefinitionBM25,
+    files: dict[str, float],
+    tq: TaskQuery,
+    first: int,
+    last: int,
+    k: int,
+) -> list[tuple[int, float]]:
+    """The best ``k`` definitions of each file ranked ``first`` to ``last`` (1-based), scored
+    as :func:`rank_defs_in_files` scores them: a file ranked second to fifth often holds the
+    fix while none of its definitions is recalled (the global definition search is led by
+    the largest files, the in-file ranking reads only the best file)."""
+    ranked = sorted(files.items(), key=lambda kv: (-kv[1], kv[0]))
+    out: list[tuple[int, float]] = []
+    for f, s in ranked[first - 1 : last]:
+        out += _rank_defs(def_index, [(f, s)], tq, best_file=ranked[0][1])[:k]
+    return out
+
+
+def _rank_defs(
+    def_index: DefinitionBM25,
+    top: list[tuple[str, float]],
+    tq: TaskQuery,
+    best_file: float | None = None,
+) -> list[tuple[int, float]]:
     if not top or not def_index.defs:
         return []
-    best_file = top[0][1] or 1.0
+    best_file = (top[0][1] if best_file is None else best_file) or 1.0
     idx = [i for f, _ in top for i in def_index.positions(f)]
     if not idx:
         return []
@@ -126,7 +154,7 @@ def rank_defs_in_files(
             s += 1.0
         scored.append((i, s))
     scored.sort(key=lambda t: (-t[1], t[0]))
-    return scored[:k]
+    return scored
 
 
 def _best_definitions(def_index: DefinitionBM25, terms: list[str], top: int) -> dict[str, float]:

@@ -22,7 +22,12 @@ from ctxfast.retrieval.candidates import Candidate, RawCandidate
 from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.dispatch import dispatch_source, family_prefixes
 from ctxfast.retrieval.literals import LiteralIndex, literal_source, quoted
-from ctxfast.retrieval.localize import DefinitionBM25, file_scores, rank_defs_in_files
+from ctxfast.retrieval.localize import (
+    DefinitionBM25,
+    best_defs_of_next_files,
+    file_scores,
+    rank_defs_in_files,
+)
 from ctxfast.retrieval.merge import merge
 from ctxfast.retrieval.prune import prune_candidate
 from ctxfast.retrieval.query import Query
@@ -221,9 +226,13 @@ class Retriever:
                     )
                 )
             if cfg.infile_defs:
-                for i, s in rank_defs_in_files(
-                    def_index, files, tq, cfg.infile_files, cfg.infile_k
-                ):
+                inner = rank_defs_in_files(def_index, files, tq, cfg.infile_files, cfg.infile_k)
+                if cfg.infile_next_k:
+                    inner += best_defs_of_next_files(
+                        def_index, files, tq, cfg.infile_files + 1, cfg.infile_next_files,
+                        cfg.infile_next_k,
+                    )  # fmt: skip
+                for i, s in inner:
                     d = def_index.defs[i]
                     raws.append(
                         RawCandidate(
