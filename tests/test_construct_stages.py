@@ -301,7 +301,8 @@ def test_ast_slice_and_signature():
 
 
 def test_lines_without_a_definition_stand_for_themselves_by_their_code():
-    header = '"""The module.\n\nMore prose.\n"""\n\n# a comment\nimport os\nfrom a import (\n    b,\n)\n\n'
+    header = '"""The module.\n\nMore prose.\n"""\n\n# a comment\n'
+    header += "import os\nfrom a import (\n    b,\n)\n\n"
     header += "".join(f"import m{i}\n" for i in range(10))
     pool = build_pool(
         PoolInputs("t", PlanNode("N", "x"), candidates=[cand(None, "m.py", 1, header)]), CFG

@@ -10,12 +10,7 @@ from recon_fixture import indexed_repo
 
 from ctxfast import Repository
 from ctxfast.retrieval.config import RetrievalConfig
-from ctxfast.retrieval.localize import (
-    DefinitionBM25,
-    best_defs_of_next_files,
-    lend_to_tested_modules,
-    rank_defs_in_files,
-)
+from ctxfast.retrieval.localize import DefinitionBM25, lend_to_tested_modules, rank_defs_in_files
 from ctxfast.retrieval.repoindex import RepoIndex
 from ctxfast.retrieval.task import parse_task
 
@@ -115,11 +110,13 @@ def test_the_next_files_lend_their_best_few_definitions(repo):
     files = {"shop/money.py": 3.0, "shop/cart.py": 2.0, "tests/test_cart.py": 0.5}
     cfg = RetrievalConfig()
     tq = parse_task(TASK, None, None, cfg.query, cfg.query_stopwords)
-    picked = [di.defs[i] for i, _ in best_defs_of_next_files(di, files, tq, 2, 3, 2)]
-    # the second and third files, two each, the best of each first
-    assert [d.file for d in picked] == ["shop/cart.py"] * 2 + ["tests/test_cart.py"]
-    assert picked[0].qualname == "shop.cart.Cart.total_price"
-    assert best_defs_of_next_files(di, files, tq, 4, 5, 2) == []
+    picked = [di.defs[i] for i, _ in rank_defs_in_files(di, files, tq, 1, 1, 3, 2)]
+    # the best file's best, then the second and third files, two each, the best of each first
+    assert [d.file for d in picked] == ["shop/money.py"] + ["shop/cart.py"] * 2 + [
+        "tests/test_cart.py"
+    ]
+    assert picked[1].qualname == "shop.cart.Cart.total_price"
+    assert rank_defs_in_files(di, files, tq, 1, 1, 3, 0) == rank_defs_in_files(di, files, tq, 1, 1)
     # in the pipeline: the definitions of the file ranked second are candidates too
     next_only = {**INFILE, "infile_files": 0}
     on = repo.retrieve(TASK, config=next_only)

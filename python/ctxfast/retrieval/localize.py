@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ctxfast.bm25 import BM25Index
 from ctxfast.retrieval.config import RetrievalConfig
@@ -99,34 +99,28 @@ def rank_defs_in_files(
     tq: TaskQuery,
     n_files: int,
     k: int,
+    next_files: int = 0,
+    next_k: int = 0,
 ) -> list[tuple[int, float]]:
-    """The best ``k`` definitions inside the ``n_files`` best-ranked files.
+    """The best ``k`` definitions inside the ``n_files`` best-ranked files, then the best
+    ``next_k`` of each file ranked after them up to ``next_files``.
 
     File ranking is the reliable signal (Acc@5 ≈ .80) while a global definition search lets
     a few big files crowd out the rest, so most gold functions never became candidates. Here
     each definition of a top file is scored by its own BM25 against the task (normalised by
     the best definition in those files), +1 when the task names it, plus its file's
-    normalised score as a prior — three simply added [0, 1] signals, like the file level."""
-    top = sorted(files.items(), key=lambda kv: (-kv[1], kv[0]))[:n_files]
-    return _rank_defs(def_index, top, tq)[:k]
-
-
-def best_defs_of_next_files(
-    def_index: DefinitionBM25,
-    files: dict[str, float],
-    tq: TaskQuery,
-    first: int,
-    last: int,
-    k: int,
-) -> list[tuple[int, float]]:
-    """The best ``k`` definitions of each file ranked ``first`` to ``last`` (1-based), scored
-    as :func:`rank_defs_in_files` scores them: a file ranked second to fifth often holds the
-    fix while none of its definitions is recalled (the global definition search is led by
-    the largest files, the in-file ranking reads only the best file)."""
+    normalised score as a prior — three simply added [0, 1] signals, like the file level.
+    The next files are scored the same way, each on its own (their best definitions would
+    lose to the best file's); a file ranked second to fifth often holds the fix while none of
+    its definitions is otherwise recalled."""
     ranked = sorted(files.items(), key=lambda kv: (-kv[1], kv[0]))
-    out: list[tuple[int, float]] = []
-    for f, s in ranked[first - 1 : last]:
-        out += _rank_defs(def_index, [(f, s)], tq, best_file=ranked[0][1])[:k]
+    if not ranked or not def_index.defs:
+        return []
+    scores = def_index.candidate_bm25.scores(list(tq.task_terms))
+    best_file = ranked[0][1] or 1.0
+    out = _rank_defs(def_index, ranked[:n_files], tq, scores, best_file)[:k]
+    for group in ranked[n_files:next_files] if next_k else ():
+        out += _rank_defs(def_index, [group], tq, scores, best_file)[:next_k]
     return out
 
 
@@ -134,22 +128,17 @@ def _rank_defs(
     def_index: DefinitionBM25,
     top: list[tuple[str, float]],
     tq: TaskQuery,
-    best_file: float | None = None,
+    scores: Sequence[float],
+    best_file: float,
 ) -> list[tuple[int, float]]:
-    if not top or not def_index.defs:
-        return []
-    best_file = (top[0][1] if best_file is None else best_file) or 1.0
     idx = [i for f, _ in top for i in def_index.positions(f)]
-    if not idx:
-        return []
-    all_scores = def_index.candidate_bm25.scores(list(tq.task_terms))
-    best_def = max((all_scores[i] for i in idx), default=0.0) or 1.0
+    best_def = max((scores[i] for i in idx), default=0.0) or 1.0
     named = tq.named_set
     prior = dict(top)
     scored = []
     for i in idx:
         d = def_index.defs[i]
-        s = all_scores[i] / best_def + prior[d.file] / best_file
+        s = scores[i] / best_def + prior[d.file] / best_file
         if d.name in named:
             s += 1.0
         scored.append((i, s))

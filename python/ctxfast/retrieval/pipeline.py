@@ -24,7 +24,6 @@ from ctxfast.retrieval.dispatch import dispatch_source, family_prefixes
 from ctxfast.retrieval.literals import LiteralIndex, literal_source, quoted
 from ctxfast.retrieval.localize import (
     DefinitionBM25,
-    best_defs_of_next_files,
     file_scores,
     rank_defs_in_files,
 )
@@ -226,12 +225,10 @@ class Retriever:
                     )
                 )
             if cfg.infile_defs:
-                inner = rank_defs_in_files(def_index, files, tq, cfg.infile_files, cfg.infile_k)
-                if cfg.infile_next_k:
-                    inner += best_defs_of_next_files(
-                        def_index, files, tq, cfg.infile_files + 1, cfg.infile_next_files,
-                        cfg.infile_next_k,
-                    )  # fmt: skip
+                inner = rank_defs_in_files(
+                    def_index, files, tq, cfg.infile_files, cfg.infile_k,
+                    cfg.infile_next_files, cfg.infile_next_k,
+                )  # fmt: skip
                 for i, s in inner:
                     d = def_index.defs[i]
                     raws.append(
