@@ -7,7 +7,7 @@ import re
 
 from construct_fixtures import cand
 
-from ctxfast.construct import CodeCandidate, ConstructConfig, PlanNode, construct
+from ctxfast.construct import CodeCandidate, ConstructConfig, ImpactEdge, PlanNode, construct
 from ctxfast.construct.render import TINY_PIECE_LINES, local_name, safe
 
 TARGET = "app.session.SessionManager.load"
@@ -121,30 +121,27 @@ def _unfilled(task, head, candidates, **kw):
     )
 
 
-def test_callers_read_as_calls_with_their_call_sites():
+def _connect_called_by(qualname, path, start, body, site):
+    """The unfilled window of a fix to ``pkg.db.connect`` whose one caller is ``body``
+    (calling it at line ``site``)."""
     head = "pkg.db.connect"
-    body = 'def main(argv):\n    """Uses connect() in prose."""\n    db.connect(x)\n    return 0'
-    caller = _caller("pkg.cli.main", "pkg/cli.py", 5, body, head, 7)
+    caller = _caller(qualname, path, start, body, head, site)
     target = cand(head, "pkg/db.py", 1, "def connect(uri):\n    return uri", 0.9)
-    from ctxfast.construct import ImpactEdge
+    edge = ImpactEdge(head, qualname, "CalledBy")
+    return _unfilled("fix connect", head, [target, caller], impact=[edge]).render()
 
-    edge = ImpactEdge(head, "pkg.cli.main", "CalledBy")
-    ctx = _unfilled("fix connect", head, [target, caller], impact=[edge])
-    text = ctx.render()
+
+def test_callers_read_as_calls_with_their_call_sites():
+    body = 'def main(argv):\n    """Uses connect() in prose."""\n    db.connect(x)\n    return 0'
+    text = _connect_called_by("pkg.cli.main", "pkg/cli.py", 5, body, 7)
     assert "`main` — calls `connect`" in text
     assert "7 |     db.connect(x)" in text
     assert "--CalledBy-->" not in text
 
 
 def test_module_level_callers_show_only_their_calls():
-    from ctxfast.construct import ImpactEdge
-
-    head = "pkg.db.connect"
     body = '"""Setup script."""\nimport sys\n\nURI = sys.argv[1]\nconn = db.connect(URI)\n'
-    caller = _caller("pkg.setup", "pkg/setup.py", 1, body, head, 5)
-    target = cand(head, "pkg/db.py", 1, "def connect(uri):\n    return uri", 0.9)
-    edge = ImpactEdge(head, "pkg.setup", "CalledBy")
-    text = _unfilled("fix connect", head, [target, caller], impact=[edge]).render()
+    text = _connect_called_by("pkg.setup", "pkg/setup.py", 1, body, 5)
     assert "### pkg/setup.py:5-5 · `setup` — calls `connect`" in text
     assert "5 | conn = db.connect(URI)" in text and "import sys" not in text
 
