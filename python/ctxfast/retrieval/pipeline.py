@@ -22,11 +22,7 @@ from ctxfast.retrieval.candidates import Candidate, RawCandidate
 from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.dispatch import dispatch_source, family_prefixes
 from ctxfast.retrieval.literals import LiteralIndex, literal_source, quoted
-from ctxfast.retrieval.localize import (
-    DefinitionBM25,
-    file_scores,
-    rank_defs_in_files,
-)
+from ctxfast.retrieval.localize import DefinitionBM25, file_scores, rank_defs_in_files
 from ctxfast.retrieval.merge import merge
 from ctxfast.retrieval.prune import prune_candidate
 from ctxfast.retrieval.query import Query
@@ -214,7 +210,7 @@ class Retriever:
         def_index = self.def_index(cfg) if cfg.def_bm25 else None
         literal_index = self.literal_index(cfg) if cfg.literals or cfg.literal_names else None
         files, signals = file_scores(ix, def_index, tq, cfg, literal_index)
-        if cfg.literal_defs and literal_index is not None:
+        if cfg.literals and cfg.literal_defs and literal_index is not None:
             raws += literal_source(ix, quoted(literal_index, tq.text, cfg.literal_max_files))
         if def_index is not None:
             for i, s in def_index.search(list(tq.task_terms), k=cfg.def_bm25_k, candidates=True):
