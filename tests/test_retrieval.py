@@ -112,6 +112,31 @@ def test_traceback_anchors_enclosing_definition(repo):
     assert res.ranked_files()[0] in ("pkg/db.py", "pkg/cli.py")
 
 
+def test_a_frame_of_a_renamed_module_maps_to_the_one_file_defining_its_function(tmp_path):
+    from recon_fixture import indexed_repo
+
+    files = {
+        "shop/__init__.py": "",
+        "shop/_oldcore.py": "def _lookup(key):\n    return TABLE[key]\n",
+        "shop/report.py": "def summary(items):\n    return len(items)\n",
+        "shop/views.py": "def render(items):\n    return str(items)\n",
+        "shop/html.py": "def render(items):\n    return repr(items)\n",
+    }
+    repo = indexed_repo(tmp_path, files)
+
+    def frames(path, func):
+        tb = "Traceback (most recent call last):\n"
+        tb += f'  File "/env/lib/python3.9/site-packages/{path}", line 2, in {func}\n'
+        return repo.retrieve("the summary breaks", error=tb + "KeyError: 'x'\n")
+
+    # the release printed shop/_core.py; the module is shop/_oldcore.py now
+    res = frames("shop/_core.py", "_lookup")
+    assert res.signals["traceback"] == {"shop/_oldcore.py": 1.0}
+    assert res.candidates[0].qualname == "shop._oldcore._lookup"
+    assert frames("numpy/_core.py", "_lookup").signals["traceback"] == {}  # another package
+    assert frames("shop/_render.py", "render").signals["traceback"] == {}  # two files define it
+
+
 def test_stages_switch_off(repo):
     res = repo.retrieve("main crashes", config={"lexical": False, "callgraph": False})
     for c in res.candidates:

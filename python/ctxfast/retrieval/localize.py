@@ -208,7 +208,7 @@ def file_scores(
     if cfg.traceback:
         tb: dict[str, float] = defaultdict(float)
         for frame, depth in zip(query.frames, innermost_depths(query.frames), strict=True):
-            path = index.resolve_path(frame.path)
+            path = index.resolve_frame(frame.path, frame.func)
             if path is not None:
                 tb[path] += 1.0 / (1 + depth)
         signals["traceback"] = _normalise(tb)

@@ -272,6 +272,24 @@ class RepoIndex:
         """The smallest definition containing ``line`` (traceback and hit mapping)."""
         return self.defs_by_file.innermost(path, line)
 
+    def resolve_frame(self, printed: str, func: str | None) -> str | None:
+        """The repository file a traceback frame ran in: its printed path resolved
+        (:meth:`resolve_path`), or — when no file has that path, as when the issue's release
+        kept the code in a module since renamed (``seaborn/_core.py``, now ``_oldcore.py``) —
+        the one library file defining a function named ``func`` whose every directory the
+        printed path names (a frame of another package never maps here)."""
+        path = self.resolve_path(printed)
+        name = (func or "").rsplit(".", 1)[-1]
+        if path is not None or not name.isidentifier():
+            return path
+        dirs = set(printed.replace("\\", "/").split("/")[:-1])
+        held = {
+            d.file
+            for d in self.defs_by_name.get(name, ())
+            if "/" in d.file and not is_test_path(d.file) and set(d.file.split("/")[:-1]) <= dirs
+        }
+        return held.pop() if len(held) == 1 else None
+
     def resolve_path(self, printed: str) -> str | None:
         """Maps a path as printed in a traceback or task to a repository file."""
         p = printed.replace("\\", "/").lstrip("./")

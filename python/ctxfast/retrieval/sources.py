@@ -127,7 +127,7 @@ def traceback_source(index: RepoIndex, tq: TaskQuery) -> list[RawCandidate]:
     out = []
     frames = tq.query.frames
     for frame, depth in zip(frames, innermost_depths(frames), strict=True):
-        path = index.resolve_path(frame.path)
+        path = index.resolve_frame(frame.path, frame.func)
         if path is None:
             continue
         weight = 1.0 / (1 + depth)
