@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 
 from ctxfast.bm25 import BM25Index
 from ctxfast.retrieval.config import RetrievalConfig
-from ctxfast.retrieval.literals import LiteralIndex, quoted
+from ctxfast.retrieval.literals import LiteralIndex, LiteralMatch
 from ctxfast.retrieval.literals import file_scores as literal_file_scores
 from ctxfast.retrieval.literals import name_scores as literal_name_scores
 from ctxfast.retrieval.query import innermost_depths
@@ -162,8 +162,12 @@ def file_scores(
     tq: TaskQuery,
     cfg: RetrievalConfig,
     literal_index: LiteralIndex | None = None,
+    quoted_literals: Sequence[LiteralMatch] = (),
 ) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
-    """Total score per file and the per-signal breakdown (for inspection and ablation)."""
+    """Total score per file and the per-signal breakdown (for inspection and ablation).
+    ``quoted_literals`` are the literals of ``literal_index`` the task quotes
+    (:func:`ctxfast.retrieval.literals.quoted`, found once per call by the pipeline, which
+    also makes candidates of them)."""
     query = tq.query
     terms = list(tq.terms)
     signals: dict[str, dict[str, float]] = {}
@@ -213,8 +217,7 @@ def file_scores(
                 tb[path] += 1.0 / (1 + depth)
         signals["traceback"] = _normalise(tb)
     if cfg.literals and literal_index is not None:
-        matches = quoted(literal_index, tq.text, cfg.literal_max_files)
-        signals["literals"] = _normalise(literal_file_scores(matches))
+        signals["literals"] = _normalise(literal_file_scores(quoted_literals))
     if cfg.literal_names and literal_index is not None:
         signals["literal_names"] = _normalise(
             literal_name_scores(literal_index, tq.literal_names, cfg.literal_max_files)

@@ -209,9 +209,14 @@ class Retriever:
             raws += dispatch_source(ix, tq, self.family_prefixes(cfg.dispatch_family_min))
         def_index = self.def_index(cfg) if cfg.def_bm25 else None
         literal_index = self.literal_index(cfg) if cfg.literals or cfg.literal_names else None
-        files, signals = file_scores(ix, def_index, tq, cfg, literal_index)
-        if cfg.literals and cfg.literal_defs and literal_index is not None:
-            raws += literal_source(ix, quoted(literal_index, tq.text, cfg.literal_max_files))
+        quoted_literals = (
+            quoted(literal_index, tq.text, cfg.literal_max_files)
+            if cfg.literals and literal_index is not None
+            else []
+        )
+        files, signals = file_scores(ix, def_index, tq, cfg, literal_index, quoted_literals)
+        if cfg.literal_defs:
+            raws += literal_source(ix, quoted_literals)
         if def_index is not None:
             for i, s in def_index.search(list(tq.task_terms), k=cfg.def_bm25_k, candidates=True):
                 d = def_index.defs[i]
