@@ -687,6 +687,30 @@ def test_test_callers_are_edges_without_code_candidates(tmp_path):
     assert [c.qualname for c in derived.candidates] == ["app.api.serve"]
 
 
+def test_callers_beside_the_product_are_named_like_tests(tmp_path):
+    """A benchmark or a documentation example calling the change sorts first by file:line
+    (``asv_bench/``, ``doc/``) but is no code that breaks with it: it is an edge in words,
+    counted with the tests, and the library caller keeps the code block."""
+    from ctxfast.construct.defaults import derive_impact
+
+    root = _callers_project(tmp_path)
+    for rel in ("asv_bench/benchmarks/bench_core.py", "doc/examples/use_helper.py"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(
+            "from app.core import helper\n\n\ndef run():\n    return helper(2)\n",
+            encoding="utf-8",
+        )
+    repo = ctxfast.Repository(root)
+    repo.ensure_index(True)
+    derived = derive_impact(
+        repo.graph, repo.manifest(), repo.root, ["app.core.helper"], set(), DefaultsConfig()
+    )
+    assert [c.qualname for c in derived.candidates] == ["app.api.serve"]
+    tails = [e.tail for e in derived.edges]
+    assert tails[0] == "app.api.serve"
+    assert len(tails) == 1 + DefaultsConfig().max_test_callers
+
+
 def _cand(qualname: str, score: float, file: str = "pkg/a.py") -> CodeCandidate:
     return CodeCandidate(qualname, "function", file, 1, 2, score, None, f"def {qualname}():", "r")
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 from recon_fixture import indexed_repo
 
 from ctxfast.retrieval.config import RetrievalConfig
-from ctxfast.retrieval.pipeline import _bm25_floor, is_example_path
+from ctxfast.retrieval.pipeline import _bm25_floor
 from ctxfast.retrieval.repoindex import RepoIndex
 from ctxfast.retrieval.task import goal_rest_terms, parse_task
+from ctxfast.text import is_example_path
 
 
 def test_bm25_floor_moves_the_late_files_into_the_top_in_fusion_order():
@@ -120,6 +121,9 @@ def test_example_code_is_demoted_like_tests(tmp_path):
     assert is_example_path("examples/colors.go")
     assert is_example_path("playground/ssr/src/entry.ts")
     assert not is_example_path("src/example.rs")  # a file name, not a directory
+    assert is_example_path("doc/usage/extensions/example_google.py")  # documentation
+    assert is_example_path("asv_bench/benchmarks/dataset_io.py")
+    assert not is_example_path("sphinx/ext/autodoc/__init__.py")
     repo = indexed_repo(tmp_path, EXAMPLE_FILES)
     task = "Fix dark color theme"
     # (A one-line task is its own goal sentence: the goal query is left out for clarity.)

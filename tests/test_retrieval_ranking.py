@@ -80,7 +80,7 @@ def test_ranking_defaults_are_pinned():
         0.25,
         1.0,
     )
-    assert (c.module_header, c.module_header_rank, c.module_header_lines) == (True, 3, 80)
+    assert (c.module_header, c.module_header_rank, c.module_header_lines) == (True, 5, 80)
     assert (c.tested_modules, c.tested_modules_weight, c.tested_modules_files) == (True, 0.25, 10)
 
 

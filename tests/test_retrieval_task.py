@@ -115,6 +115,41 @@ LISTING = (
 )
 
 
+SHOW_VERSIONS = (
+    "Chunked arrays are computed on update.\n"
+    "commit: None\n"
+    "python-bits: 64\n"
+    "OS: Darwin\n"
+    "OS-release: 19.6.0\n"
+    "byteorder: little\n"
+    "LC_ALL: None\n"
+    "libhdf5: 1.10.6\n"
+    "\n"
+    "Mode: fast\n"
+    "Format: wide\n"
+    "numpy 1.19.2\n"
+    "The update helper is to blame."
+)
+
+
+def test_setting_lines_go_with_the_listing_they_sit_in():
+    """``OS: Darwin`` inside a ``show_versions()`` report is the same report; two setting
+    lines beside one version line are prose's business."""
+    kept = without_listings(SHOW_VERSIONS, 3).split("\n")
+    assert kept == [
+        "Chunked arrays are computed on update.",
+        "",
+        "Mode: fast",
+        "Format: wide",
+        "numpy 1.19.2",
+        "The update helper is to blame.",
+    ]
+    cfg = RetrievalConfig()
+    tq = parse_task(SHOW_VERSIONS, None, None, cfg.query, cfg.query_stopwords)
+    assert "byteorder" not in tq.terms and "darwin" not in tq.terms
+    assert "mode" in tq.terms and "update" in tq.terms
+
+
 def test_an_environment_listing_is_left_out_of_the_query():
     kept = without_listings(LISTING, 3)
     assert kept.split("\n") == [

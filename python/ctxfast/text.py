@@ -196,6 +196,15 @@ PRUNED_DIRS: tuple[str, ...] = tuple(_native.vendored_dirs())
 VENDORED_DIR_NAMES = ("vendor", "third_party", "third-party", "external", "extern", "site-packages")
 #: Directory names of documentation.
 DOC_DIR_NAMES = ("doc", "docs", "documentation")
+#: Directories of code that ships beside the product rather than in it: documentation,
+#: examples, demo playgrounds, benchmarks and test data.
+EXAMPLE_DIR_NAMES = frozenset(
+    {
+        *DOC_DIR_NAMES,
+        *("examples", "example", "playground", "bench", "benches", "benchmark", "benchmarks"),
+        *("fixtures", "testdata", "test-data"),
+    }
+)
 #: Test file names per language: pytest, Go, Jest/Vitest (``.test``/``.spec``), JUnit.
 TEST_SUFFIXES = tuple(
     ["_test.py", "_test.go", "Test.java", "Tests.java"]
@@ -236,6 +245,13 @@ def is_test_path(path: str) -> bool:
     )
 
 
+def is_example_path(path: str) -> bool:
+    """Whether a directory of the POSIX ``path`` is one of ``EXAMPLE_DIR_NAMES``: code
+    beside the product (``doc/usage/example_google.py``, ``asv_bench/benchmarks/``) that a
+    fix rarely touches and a caller of the change there rarely breaks."""
+    return any(d in EXAMPLE_DIR_NAMES for d in path.split("/")[:-1])
+
+
 def is_test_code(path: str, qualname: str | None) -> bool:
     """Whether a definition is a test: in a test file (:func:`is_test_path`), or inside a
     library file's own test module (Rust's ``mod tests``: a ``tests`` segment in its
@@ -272,6 +288,7 @@ __all__ = [
     "CONFIG_SUFFIXES",
     "DOC_DIR_NAMES",
     "DOTTED_NAME",
+    "EXAMPLE_DIR_NAMES",
     "GENERATED_NAME_PARTS",
     "IDENTIFIER",
     "LOWER_SNAKE_CASE",
@@ -287,6 +304,7 @@ __all__ = [
     "alnum_words",
     "file_role",
     "identifiers",
+    "is_example_path",
     "is_test_path",
     "long_words",
     "split_identifier",

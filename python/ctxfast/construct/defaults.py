@@ -24,7 +24,13 @@ from typing import Any
 from ctxfast.confine import decode, read_confined
 from ctxfast.construct.schema import CodeCandidate, ImpactEdge, ImpactType, LogEntry, Origin
 from ctxfast.recon.graph import CodeGraph, Node
-from ctxfast.text import CONFIG_KEY, CONFIG_SUFFIXES, is_test_code, is_test_path
+from ctxfast.text import (
+    CONFIG_KEY,
+    CONFIG_SUFFIXES,
+    is_example_path,
+    is_test_code,
+    is_test_path,
+)
 
 ENV_READ = re.compile(
     r"""(?:environ(?:\.get)?\s*[\[(]|getenv\s*\()\s*["']([A-Za-z_][A-Za-z0-9_]*)["']"""
@@ -343,9 +349,11 @@ def called_by(
     tells the model what to run, it is not code that breaks with it, and on a popular function
     the tests outnumber the library callers (sympy's ``acsc`` had nine test callers among its
     first ten). On 131 exact-tree Lite instances at 8k, test callers as code blocks covered
-    .519, named in words .534. Only the first ``cfg.max_caller_sites`` call sites (by
-    file:line) are resolved, in one batch, so a hub with thousands of them costs a bounded
-    lookup.
+    .519, named in words .534. Callers beside the product (documentation, examples,
+    benchmarks: :func:`ctxfast.text.is_example_path`) count as tests: xarray's
+    ``asv_bench`` setups sorted first among ``Dataset``'s callers and took 1,000 tokens.
+    Only the first ``cfg.max_caller_sites`` call sites (by file:line) are resolved, in one
+    batch, so a hub with thousands of them costs a bounded lookup.
     """
     sites = graph.callers(node.id)
     considered = sites[: cfg.max_caller_sites]
@@ -354,7 +362,7 @@ def called_by(
     for site, scope in zip(considered, graph.scope_definitions(considered), strict=True):
         if scope is None or scope.id == node.id:
             continue
-        if is_test_path(scope.file):
+        if is_test_path(scope.file) or is_example_path(scope.file):
             tests.setdefault(scope.id, scope)
         else:
             library.setdefault(scope.id, (scope, []))[1].append(site.line)

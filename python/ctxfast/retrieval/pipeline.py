@@ -36,7 +36,7 @@ from ctxfast.retrieval.sources import (
     traceback_source,
 )
 from ctxfast.retrieval.task import TaskQuery, parse_task
-from ctxfast.text import is_test_code, is_test_path
+from ctxfast.text import is_example_path, is_test_code, is_test_path
 from ctxfast.tokens import count_tokens
 
 if TYPE_CHECKING:
@@ -489,21 +489,6 @@ def _fill(ix: RepoIndex, ranked: set[str], cfg: RetrievalConfig) -> list[tuple[s
     rest = [f for f in ix.files if f not in ranked]
     rest.sort(key=lambda f: (_demotion(ix, f, cfg), -len(held(f)), f))
     return [(f, 0.0) for f in rest]
-
-
-#: Directories of code that ships beside the product rather than in it: examples, demo
-#: playgrounds, benchmarks and test data.
-EXAMPLE_DIRS = frozenset(
-    {
-        *("examples", "example", "playground", "bench", "benches", "benchmark", "benchmarks"),
-        *("fixtures", "testdata", "test-data"),
-    }
-)
-
-
-def is_example_path(path: str) -> bool:
-    """Whether a directory of the POSIX ``path`` is one of ``EXAMPLE_DIRS``."""
-    return any(d in EXAMPLE_DIRS for d in path.split("/")[:-1])
 
 
 def _inline_test_demotion(c: Candidate, cfg: RetrievalConfig) -> float:

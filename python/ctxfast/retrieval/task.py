@@ -122,21 +122,35 @@ _LISTING_LINE = re.compile(
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 
 
+#: A setting line of an environment report: a name, a colon, one word (``OS: Darwin``,
+#: ``byteorder: little``, ``LANG: en_US.UTF-8``). Alone it is prose's business; inside a run
+#: of listing lines it is the same report.
+_SETTING_LINE = re.compile(r"^\s*[-*]?\s*[A-Za-z][A-Za-z0-9_.\-]*\s*:\s+[^\s:]+\s*$")
+
+
 def without_listings(text: str, min_lines: int) -> str:
-    """``text`` without its environment listings: runs of at least ``min_lines`` consecutive
-    listing lines (``pip list``, ``conda list``, ``show_versions()`` output). A task pastes
-    them as evidence of its setup; their package names would send the query to every file
-    that imports numpy or pytest."""
+    """``text`` without its environment listings: runs of consecutive listing lines
+    (``pip list``, ``conda list``, ``show_versions()`` output) holding at least ``min_lines``
+    of them. A setting line (``OS: Darwin``) continues a run without counting toward it, so
+    the machine half of a ``show_versions()`` report (``byteorder``, ``processor``,
+    ``machine``) goes with its package half. A task pastes them as evidence of its setup;
+    their names would send the query to every file that imports numpy or pytest, and to the
+    function that prints the report."""
     lines = text.split("\n")
     kept: list[str] = []
     run: list[str] = []
+    listed = 0
     for line in [*lines, ""]:
         if _LISTING_LINE.match(line):
             run.append(line)
+            listed += 1
             continue
-        if len(run) < min_lines:
+        if _SETTING_LINE.match(line):
+            run.append(line)
+            continue
+        if listed < min_lines:
             kept += run
-        run = []
+        run, listed = [], 0
         kept.append(line)
     return "\n".join(kept[:-1])
 
