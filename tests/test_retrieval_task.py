@@ -135,15 +135,10 @@ SHOW_VERSIONS = (
 def test_setting_lines_go_with_the_listing_they_sit_in():
     """``OS: Darwin`` inside a ``show_versions()`` report is the same report; two setting
     lines beside one version line are prose's business."""
-    kept = without_listings(SHOW_VERSIONS, 3).split("\n")
-    assert kept == [
-        "Chunked arrays are computed on update.",
-        "",
-        "Mode: fast",
-        "Format: wide",
-        "numpy 1.19.2",
-        "The update helper is to blame.",
-    ]
+    machine_half = SHOW_VERSIONS.split("\n")[1:8]
+    assert without_listings(SHOW_VERSIONS, 3) == SHOW_VERSIONS.replace(
+        "\n".join(machine_half) + "\n", ""
+    )
     cfg = RetrievalConfig()
     tq = parse_task(SHOW_VERSIONS, None, None, cfg.query, cfg.query_stopwords)
     assert "byteorder" not in tq.terms and "darwin" not in tq.terms
