@@ -363,6 +363,7 @@ def test_small_files_among_the_best_ranked_are_shown_whole(tmp_path):
         "big.py": "def top():\n" + "    x = 1\n" * 40,
         "small.py": "TABLE = {1: 2}\n\n\ndef helper():\n    return TABLE\n",
         "tests/test_small.py": "def test_helper():\n    assert True\n",
+        "benchmarks/bench_small.py": "def bench_helper():\n    return 1\n",
         "other.py": "def unranked():\n    return 0\n",
     }
     for rel, text in files.items():
@@ -372,10 +373,11 @@ def test_small_files_among_the_best_ranked_are_shown_whole(tmp_path):
         CodeCandidate("big.top", "function", "big.py", 1, 41, 3.0, None, "def top():", "r"),
         CodeCandidate("small.helper", "function", "small.py", 4, 5, 1.0, None, "def", "r"),
         CodeCandidate("t.test_helper", "function", "tests/test_small.py", 1, 2, 2.0, None, "", "r"),
+        CodeCandidate("b.bench", "function", "benchmarks/bench_small.py", 1, 2, 2.0, None, "", "r"),
         CodeCandidate(None, "lines", "small.py", 1, 1, 5.0, None, "TABLE = {1: 2}", "r"),
         CodeCandidate(None, "lines", "other.py", 1, 1, 5.0, None, "def unranked():", "r"),
     ]
-    ranked = ["big.py", "tests/test_small.py", "small.py", "other.py"]
+    ranked = ["big.py", "tests/test_small.py", "benchmarks/bench_small.py", "small.py", "other.py"]
 
     def small(cfg=None, target=8000, ranked=ranked):
         out, log = with_small_files(
@@ -388,13 +390,13 @@ def test_small_files_among_the_best_ranked_are_shown_whole(tmp_path):
         )
         return [(c.qualname, c.lines) for c in out if c.whole_file], [e.subject for e in log]
 
-    # big.py is over 35% of a 200-unit target; the test file and a file no definition came
-    # from are never taken; small.py (46 characters) is shown whole, as its lines 1-5, on
-    # its definition (a change target is named by its entity), not on its better-scored
-    # module-level lines.
+    # big.py is over 35% of a 200-unit target; the test file, the benchmark and a file no
+    # definition came from are never taken; small.py (46 characters) is shown whole, as its
+    # lines 1-5, on its definition (a change target is named by its entity), not on its
+    # better-scored module-level lines.
     assert small(target=200) == ([("small.helper", (1, 2, 3, 4, 5))], ["small.py"])
     assert small()[1] == ["big.py", "small.py"]
-    assert small(DefaultsConfig(small_file_rank=2), 200) == ([], [])  # ranked third
+    assert small(DefaultsConfig(small_file_rank=3), 200) == ([], [])  # ranked fourth
     assert small(DefaultsConfig(small_file_tokens=40), 200) == ([], [])  # over its cap
     assert small(DefaultsConfig(small_files_share=0.2), 200) == ([], [])  # the total cap
     assert small(DefaultsConfig(small_file_rank=0)) == ([], [])

@@ -252,6 +252,12 @@ def is_example_path(path: str) -> bool:
     return any(d in EXAMPLE_DIR_NAMES for d in path.split("/")[:-1])
 
 
+def is_library_path(path: str) -> bool:
+    """Whether the POSIX ``path`` is the product's own code: neither a test
+    (:func:`is_test_path`) nor code beside the product (:func:`is_example_path`)."""
+    return not (is_test_path(path) or is_example_path(path))
+
+
 def is_test_code(path: str, qualname: str | None) -> bool:
     """Whether a definition is a test: in a test file (:func:`is_test_path`), or inside a
     library file's own test module (Rust's ``mod tests``: a ``tests`` segment in its
@@ -305,6 +311,7 @@ __all__ = [
     "file_role",
     "identifiers",
     "is_example_path",
+    "is_library_path",
     "is_test_path",
     "long_words",
     "split_identifier",

@@ -27,9 +27,8 @@ from ctxfast.recon.graph import CodeGraph, Node
 from ctxfast.text import (
     CONFIG_KEY,
     CONFIG_SUFFIXES,
-    is_example_path,
+    is_library_path,
     is_test_code,
-    is_test_path,
 )
 
 ENV_READ = re.compile(
@@ -238,7 +237,7 @@ def best_file_fallback(
     retrieval found in no definition: the window then shows the code most likely to change
     instead of the task alone. Its text is the whole file; the whole-file rule and the line
     window decide how much of it fits. None when no library file is ranked."""
-    path = next((f for f in ranked_files if not is_test_path(f)), None)
+    path = next((f for f in ranked_files if is_library_path(f)), None)
     lines = reader.lines(path) if path else []
     if path is None or not lines:
         return None
@@ -362,7 +361,7 @@ def called_by(
     for site, scope in zip(considered, graph.scope_definitions(considered), strict=True):
         if scope is None or scope.id == node.id:
             continue
-        if is_test_path(scope.file) or is_example_path(scope.file):
+        if not is_library_path(scope.file):
             tests.setdefault(scope.id, scope)
         else:
             library.setdefault(scope.id, (scope, []))[1].append(site.line)
@@ -713,7 +712,7 @@ def with_small_files(
     whole = {c.file for c in out if c.whole_file}
     log: list[LogEntry] = []
     for path in ranked_files[: cfg.small_file_rank]:
-        if path in whole or is_test_path(path):
+        if path in whole or not is_library_path(path):
             continue
         picks = [  # a definition, since a change target is named by its entity
             (i, c)
@@ -765,7 +764,7 @@ def spare_files(
     if not positive or room <= 0 or cfg.spare_files <= 0:
         return []
     whole = {c.file for c in candidates if c.whole_file}
-    files = [f for f in ranked_files if not is_test_path(f) and f not in whole]
+    files = [f for f in ranked_files if is_library_path(f) and f not in whole]
     score = min(positive) / 2
     out = []
     for path in files[: cfg.spare_files]:
