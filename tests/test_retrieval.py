@@ -6,6 +6,7 @@ import os
 import shutil
 import sqlite3
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -135,6 +136,26 @@ def test_a_frame_of_a_renamed_module_maps_to_the_one_file_defining_its_function(
     assert res.candidates[0].qualname == "shop._oldcore._lookup"
     assert frames("numpy/_core.py", "_lookup").signals["traceback"] == {}  # another package
     assert frames("shop/_render.py", "render").signals["traceback"] == {}  # two files define it
+
+
+def test_a_frame_is_resolved_once_per_index(tmp_path, monkeypatch):
+    """The file signal and the traceback source both ask for every frame's file; the file
+    list is scanned for it once."""
+    from recon_fixture import indexed_repo
+
+    from ctxfast.retrieval.repoindex import RepoIndex
+
+    repo = indexed_repo(tmp_path, {"shop/__init__.py": "", "shop/core.py": "def f():\n    pass\n"})
+    ix = RepoIndex(Path(repo.root), repo.graph_db)
+    scans: list[str] = []
+    plain = RepoIndex.resolve_path
+    monkeypatch.setattr(
+        RepoIndex, "resolve_path", lambda self, p: scans.append(p) or plain(self, p)
+    )
+    for _ in range(3):
+        assert ix.resolve_frame("/env/site-packages/shop/core.py", "f") == "shop/core.py"
+        assert ix.resolve_frame("/env/site-packages/numpy/core.py", "g") is None
+    assert scans == ["/env/site-packages/shop/core.py", "/env/site-packages/numpy/core.py"]
 
 
 def test_stages_switch_off(repo):

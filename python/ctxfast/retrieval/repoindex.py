@@ -124,6 +124,7 @@ class RepoIndex:
         self._included: dict[str, list[str]] | None = None
         self._platforms: dict[str, dict[str, int]] | None = None
         self._minor: tuple[float, frozenset[str]] | None = None
+        self._frames: dict[tuple[str, str | None], str | None] = {}
 
     def stored_pickle(self, name: str, build: Callable[[], T]) -> T:
         """Plain data derived from this state: from the state store when it has it."""
@@ -277,7 +278,15 @@ class RepoIndex:
         (:meth:`resolve_path`), or — when no file has that path, as when the issue's release
         kept the code in a module since renamed (``seaborn/_core.py``, now ``_oldcore.py``) —
         the one library file defining a function named ``func`` whose every directory the
-        printed path names (a frame of another package never maps here)."""
+        printed path names (a frame of another package never maps here). Remembered per
+        index: the file signal and the traceback source both resolve every frame, and each
+        resolution scans the file list."""
+        key = (printed, func)
+        if key not in self._frames:
+            self._frames[key] = self._resolve_frame(printed, func)
+        return self._frames[key]
+
+    def _resolve_frame(self, printed: str, func: str | None) -> str | None:
         path = self.resolve_path(printed)
         name = (func or "").rsplit(".", 1)[-1]
         if path is not None or not name.isidentifier():
