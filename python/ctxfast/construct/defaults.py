@@ -24,12 +24,7 @@ from typing import Any
 from ctxfast.confine import decode, read_confined
 from ctxfast.construct.schema import CodeCandidate, ImpactEdge, ImpactType, LogEntry, Origin
 from ctxfast.recon.graph import CodeGraph, Node
-from ctxfast.text import (
-    CONFIG_KEY,
-    CONFIG_SUFFIXES,
-    is_library_path,
-    is_test_code,
-)
+from ctxfast.text import CONFIG_KEY, CONFIG_SUFFIXES, is_library_path, is_test_code
 
 ENV_READ = re.compile(
     r"""(?:environ(?:\.get)?\s*[\[(]|getenv\s*\()\s*["']([A-Za-z_][A-Za-z0-9_]*)["']"""
@@ -103,8 +98,10 @@ class DefaultsConfig:
     # change targets' imports also shown: 1 file .455, 3 files .470, 5 files .470 (7,787).
     spare_files: int = 3
     # A skeleton (definition lines with real line numbers) of each file holding a change
-    # target and of the best ``outline_files`` other files, so the model sees where else to
-    # look. Skeletons cost room the fill would give to bodies: on the 140 exact-tree Lite
+    # target and of the ``outline_files`` best-ranked files (the best one mostly holds a
+    # target already; the best file not holding one instead covered one fewer on the 140
+    # exact-tree Lite instances at 8k, 100 → 99), so the model sees where else to look.
+    # Skeletons cost room the fill would give to bodies: on the 140 exact-tree Lite
     # instances at the 8k target, every-hunk coverage .486 without them, .450 with the best
     # file's, .443 with the best three's; .471 with the best file's cut to 12 lines.
     file_outlines: bool = True
