@@ -140,6 +140,46 @@ def test_test_files_are_demoted(repo):
     assert dict(on.file_ranking) == dict(off.file_ranking)
 
 
+def test_an_operator_method_brings_its_reflected_twin(tmp_path):
+    """Nothing in the task names ``__rmatmul__``; it holds the same logic for the other
+    operand order, so it follows ``__matmul__`` (and the reverse)."""
+    from ctxfast.retrieval.pipeline import _operator_twin
+
+    assert [_operator_twin(n) for n in ("__add__", "__rshift__", "__rrshift__", "__ror__")] == [
+        "__radd__",
+        "__rrshift__",
+        "__rshift__",
+        "__or__",
+    ]
+    assert _operator_twin("__init__") is None and _operator_twin("__eq__") is None
+    others = "".join(
+        f"    def scale_{i}(self, factor):\n        return self.rows * factor * {i}\n\n"
+        for i in range(6)
+    )
+    body = (
+        "class Matrix:\n"
+        "    def __matmul__(self, other):\n"
+        "        if not isinstance(other, Matrix):\n"
+        "            raise TypeError('matrix product needs a matrix')\n"
+        "        return self.rows @ other.rows\n\n"
+        + others
+        + "    def __rmatmul__(self, other):\n        return other\n"
+    )
+    repo = indexed_repo(tmp_path, {"lin/__init__.py": "", "lin/matrix.py": body})
+    task = "Matrix __matmul__ raises TypeError for a scalar times a matrix; scale the rows"
+    on = [c.qualname for c in repo.retrieve(task).candidates]
+    at = on.index("lin.matrix.Matrix.__matmul__")
+    assert on[at + 1] == "lin.matrix.Matrix.__rmatmul__"
+    twin = repo.retrieve(task).candidates[at + 1]
+    assert "twin:lin.matrix.Matrix.__matmul__" in twin.provenance
+    off = [c.qualname for c in repo.retrieve(task, config={"operator_twins": False}).candidates]
+    assert (
+        off.index("lin.matrix.Matrix.__rmatmul__") > off.index("lin.matrix.Matrix.__matmul__") + 1
+    )
+    cfg = RetrievalConfig()
+    assert (cfg.operator_twins, cfg.operator_twin_rank) == (True, 10)
+
+
 def test_module_header_of_best_library_file(repo):
     res = repo.retrieve(TASK)
     header = res.candidates[RetrievalConfig().module_header_rank - 1]

@@ -237,6 +237,12 @@ class RetrievalConfig:
     module_header: bool = True
     module_header_rank: int = 5
     module_header_lines: int = 80
+    # A binary operator method among the first ``operator_twin_rank`` candidates brings its
+    # reflected twin of the same class right after it (``__rmatmul__`` after ``__matmul__``,
+    # and back): the twin holds the same logic for the other operand order, and a fix to
+    # one is usually a fix to both, while nothing in the task names the twin.
+    operator_twins: bool = True
+    operator_twin_rank: int = 10
     # A file ranking shorter than ``rank_fill`` files is completed with the files no signal
     # reached (``pipeline._fill``). Same run, 0 → 10: Rust .50/.80 → .52/.82 (a one-file
     # repository whose task shares no word with it), Go Acc@5 .84 → .86, Java and TypeScript

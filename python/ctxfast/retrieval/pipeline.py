@@ -259,6 +259,8 @@ class Retriever:
             if lib:
                 top_file = min(lib, key=lambda kv: (-kv[1], kv[0]))[0]
                 _insert_module_header(ranked, ix, top_file, cfg)
+        if cfg.operator_twins:
+            _insert_operator_twins(ranked, ix, cfg)
         lap("rerank")
         goal = set(tq.goal_tokens)
         if ranked and cfg.prune:
@@ -523,6 +525,66 @@ def _class_own_text(ix: RepoIndex, c: Candidate) -> str:
             lo, hi = d.line - c.start_line, d.end_line - c.start_line + 1
             own[lo:hi] = [False] * (hi - lo)
     return "\n".join(t for t, keep in zip(lines, own, strict=True) if keep)
+
+
+#: Binary operators with a reflected twin (``__radd__`` for ``__add__``).
+_OPERATORS = frozenset(
+    {
+        *("add", "sub", "mul", "matmul", "truediv", "floordiv", "div", "mod", "divmod", "pow"),
+        *("lshift", "rshift", "and", "xor", "or"),
+    }
+)
+_DUNDER = re.compile(r"__([a-z]+)__")
+
+
+def _operator_twin(name: str) -> str | None:
+    """``__rX__`` for ``__X__`` and back, for a binary operator ``X``; None otherwise."""
+    m = _DUNDER.fullmatch(name)
+    core = m.group(1) if m else ""
+    if core in _OPERATORS:
+        return f"__r{core}__"
+    if core.startswith("r") and core[1:] in _OPERATORS:
+        return f"__{core[1:]}__"
+    return None
+
+
+def _insert_operator_twins(ranked: list[Candidate], ix: RepoIndex, cfg: RetrievalConfig) -> None:
+    """Right after each binary operator method among the first ``operator_twin_rank``
+    candidates, its reflected twin in the same class (moved up if it ranks lower), at the
+    same score; the list stays ``top_k`` long."""
+    i = 0
+    while i < min(cfg.operator_twin_rank, len(ranked)):
+        c = ranked[i]
+        i += 1
+        if not c.qualname or "." not in c.qualname:
+            continue
+        owner, name = c.qualname.rsplit(".", 1)
+        twin_name = _operator_twin(name)
+        twin = ix.defs_by_qualname.get(f"{owner}.{twin_name}") if twin_name else None
+        if twin is None or twin.file != c.file:
+            continue
+        at = next((j for j, o in enumerate(ranked) if o.qualname == twin.qualname), None)
+        if at is not None and at < i:
+            continue
+        if at is not None:
+            moved = ranked.pop(at)
+        else:
+            full = ix.signatures.get(twin.id, "")
+            moved = Candidate(
+                twin.qualname,
+                twin.kind,
+                twin.file,
+                twin.line,
+                twin.end_line,
+                full.splitlines()[0].strip() if full else "",
+                ix.span_text(twin.file, twin.line, twin.end_line),
+            )
+            moved.symbol = ix.local_symbol(twin.file, twin.qualname)
+        moved.provenance.append(f"twin:{c.qualname}")
+        moved.score = c.score
+        ranked.insert(i, moved)
+        i += 1
+    del ranked[cfg.top_k :]
 
 
 def _insert_module_header(
