@@ -37,6 +37,13 @@ def statement_end(lines: list[str], start: int) -> int:
     return min(start, len(lines)) if lines else start
 
 
+def signature_line(index: RepoIndex, qualname: str | None) -> str:
+    """The first line of a definition's signature ("" for module-level lines)."""
+    node = index.defs_by_qualname.get(qualname) if qualname else None
+    full = index.signatures.get(node.id, "") if node is not None else ""
+    return full.splitlines()[0].strip() if full else ""
+
+
 def merge(index: RepoIndex, raws: list[RawCandidate]) -> list[Candidate]:
     by_key: dict[tuple[str, str], Candidate] = {}
     order: list[tuple[str, str]] = []
@@ -68,17 +75,13 @@ def merge(index: RepoIndex, raws: list[RawCandidate]) -> list[Candidate]:
             if raw.source == "traceback":
                 cand.anchor = max(cand.anchor, raw.score)
             continue
-        sig = ""
-        if qualname and qualname in index.defs_by_qualname:
-            full = index.signatures[index.defs_by_qualname[qualname].id]
-            sig = full.splitlines()[0].strip() if full else ""
         by_key[key] = Candidate(
             qualname,
             kind,
             raw.file,
             start,
             end,
-            sig,
+            signature_line(index, qualname),
             "",
             [prov],
             score=raw.score,

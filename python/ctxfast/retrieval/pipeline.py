@@ -23,7 +23,7 @@ from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.dispatch import dispatch_source, family_prefixes
 from ctxfast.retrieval.literals import LiteralIndex, literal_source, quoted
 from ctxfast.retrieval.localize import DefinitionBM25, file_scores, rank_defs_in_files
-from ctxfast.retrieval.merge import merge
+from ctxfast.retrieval.merge import merge, signature_line
 from ctxfast.retrieval.prune import prune_candidate
 from ctxfast.retrieval.query import Query
 from ctxfast.retrieval.render import render_slice
@@ -569,14 +569,13 @@ def _insert_operator_twins(ranked: list[Candidate], ix: RepoIndex, cfg: Retrieva
         if at is not None:
             moved = ranked.pop(at)
         else:
-            full = ix.signatures.get(twin.id, "")
             moved = Candidate(
                 twin.qualname,
                 twin.kind,
                 twin.file,
                 twin.line,
                 twin.end_line,
-                full.splitlines()[0].strip() if full else "",
+                signature_line(ix, twin.qualname),
                 ix.span_text(twin.file, twin.line, twin.end_line),
             )
             moved.symbol = ix.local_symbol(twin.file, twin.qualname)

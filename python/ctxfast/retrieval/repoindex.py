@@ -34,7 +34,7 @@ from ctxfast.retrieval.deftable import (
     build_table,
 )
 from ctxfast.retrieval.state import StateStore
-from ctxfast.text import is_test_path
+from ctxfast.text import is_library_path, is_test_path
 
 T = TypeVar("T")
 
@@ -295,7 +295,7 @@ class RepoIndex:
         held = {
             d.file
             for d in self.defs_by_name.get(name, ())
-            if "/" in d.file and not is_test_path(d.file) and set(d.file.split("/")[:-1]) <= dirs
+            if "/" in d.file and is_library_path(d.file) and set(d.file.split("/")[:-1]) <= dirs
         }
         return held.pop() if len(held) == 1 else None
 
