@@ -66,6 +66,17 @@ def test_function_acc_skips_unnamed_candidates():
     assert M.required_symbol_recall(cands[:3], gold) == 0.5
 
 
+def test_symbol_ranks_are_places_among_named_candidates():
+    cands = [("a.py", None), ("a.py", "f"), ("a.py", "f"), ("b.py", "g"), ("c.py", "h")]
+    # Sorted gold: (a.py, f) first at 1, (c.py, h) at 3, (d.py, k) never; a method nested in
+    # a surfaced function is delivered at that function's place.
+    gold = [("c.py", "h"), ("a.py", "f"), ("d.py", "k")]
+    assert M.symbol_ranks(cands, gold) == [1, 3, None]
+    assert M.symbol_ranks(cands, [("b.py", "g.inner")], {("b.py", "g")}) == [2]
+    assert M.symbol_ranks(cands, [("b.py", "g.inner")]) == [None]
+    assert M.symbol_ranks(cands, []) == []
+
+
 def test_irrelevant_context_ratio():
     gold = [Region("a.py", 10, 12)]
     lines = [("a.py", n) for n in range(8, 15)]

@@ -140,3 +140,48 @@ def test_functions_called_by_a_named_function_are_lifted(repo):
     assert on["app.store.save"] - off["app.store.save"] == pytest.approx(0.3)
     assert on["app.runner.run"] == pytest.approx(off["app.runner.run"])
     assert on.get("app.store.helper") == off.get("app.store.helper")
+
+
+CHAIN_FILES = {
+    "calc/__init__.py": "",
+    "calc/entry.py": (
+        "from calc.parser import Parser\n"
+        "\n\n"
+        "def parse_text(text):\n"
+        "    return Parser().parse(text)\n"
+    ),
+    "calc/parser.py": (
+        "class Parser:\n"
+        "    def parse(self, text):\n"
+        "        tokens = self.tokenize(text)\n"
+        "        return self.build(tokens)\n"
+        "\n"
+        "    def tokenize(self, text):\n"
+        "        return text.split()\n"
+        "\n"
+        "    def build(self, tokens):\n"
+        "        return list(tokens)\n"
+        "\n"
+        "    def unused(self, text):\n"
+        "        return text\n"
+    ),
+}
+
+
+def test_callees_of_lifted_callees_are_lifted_one_hop_further(tmp_path):
+    chain = indexed_repo(tmp_path, CHAIN_FILES)
+    task = "parse_text() splits the text wrongly"
+
+    def scores(**cfg):
+        res = chain.retrieve(task, config={"top_k": 40, **cfg})
+        return {c.symbol: c.score for c in res.candidates if c.qualname}
+
+    on, off = scores(), scores(second_callee_bonus=0.0)
+    assert RetrievalConfig().second_callee_bonus == 0.3
+    # `parse_text` calls `parse` (first hop, lifted either way); `parse` calls `tokenize`
+    # and `build` (second hop); `unused` is called by nobody, `parse_text` is named.
+    assert on["Parser.parse"] == pytest.approx(off["Parser.parse"])
+    assert on["Parser.tokenize"] - off["Parser.tokenize"] == pytest.approx(0.3)
+    assert on["Parser.build"] - off["Parser.build"] == pytest.approx(0.3)
+    assert on["Parser.unused"] == pytest.approx(off["Parser.unused"])
+    assert on["parse_text"] == pytest.approx(off["parse_text"])

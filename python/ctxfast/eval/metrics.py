@@ -92,6 +92,27 @@ def function_acc_at_k(
     return 1.0 if all(_covered(g, top, fn) for g in gold) else 0.0  # type: ignore[arg-type]
 
 
+def symbol_ranks(
+    candidate_symbols: Sequence[tuple[str, str | None]],
+    gold_symbols: Sequence[tuple[str, str]],
+    functions: Collection[tuple[str, str]] = (),
+) -> list[int | None]:
+    """For each gold symbol (sorted), the 1-based place among the distinct named candidates
+    of the first candidate that delivers it (as in :func:`function_acc_at_k`), None when none
+    does: how far a miss at k was from the cut."""
+    named = _dedup(f"{f}\0{q}" for f, q in candidate_symbols if q)
+    fn = set(functions)
+    out: list[int | None] = []
+    for g in sorted(set(gold_symbols)):
+        out.append(
+            next(
+                (n for n, s in enumerate(named, 1) if _covered(g, {tuple(s.split("\0", 1))}, fn)),  # type: ignore[arg-type]
+                None,
+            )
+        )
+    return out
+
+
 def required_file_recall(surfaced_files: Iterable[str], gold_files: Sequence[str]) -> float | None:
     """Share of gold files that the delivered result surfaces at all."""
     gold = set(gold_files)
@@ -308,5 +329,6 @@ __all__ = [
     "required_symbol_recall",
     "share",
     "shows_gold",
+    "symbol_ranks",
     "tokens_per_covered",
 ]

@@ -155,6 +155,7 @@ def score(job: Job, out: RetrievalOutput, symbol_level: bool, edge: float) -> di
             str(k): M.function_acc_at_k(syms, gsyms, k, fns) if symbol_level else None
             for k in M.KS_FUNCTION
         },
+        "symbol_ranks": M.symbol_ranks(syms, gsyms, fns) if symbol_level else None,
         "required_file_recall": M.required_file_recall(surfaced, inst.gold_files),
         "gold_files_present": M.gold_files_present(surfaced, inst.gold_files),
         "required_symbol_recall": (

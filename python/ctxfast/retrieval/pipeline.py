@@ -11,6 +11,7 @@ import json
 import math
 import re
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -374,6 +375,10 @@ class Retriever:
         if cfg.named_callee_bonus:
             for i in lifted:
                 cands[i].score += cfg.named_callee_bonus
+        if cfg.second_callee_bonus and lifted:
+            callers = {cands[i].qualname.rsplit(".", 1)[-1] for i in lifted}  # type: ignore[union-attr]
+            for i in _named_callees(cands, callers, skip=named) - lifted:
+                cands[i].score += cfg.second_callee_bonus
         if cfg.same_file_decay:
             _decay_within_files(cands, cfg.same_file_decay)
         if features is not None:
@@ -402,9 +407,11 @@ NAMED_BONUS = 0.5
 _CALLED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 
 
-def _named_callees(cands: list[Candidate], named: set[str]) -> set[int]:
+def _named_callees(cands: list[Candidate], named: set[str], skip: Collection[str] = ()) -> set[int]:
     """Indices of the candidates called by name from the body of a function the task names
-    (in the hand-set fusion they gain ``named_callee_bonus``).
+    (in the hand-set fusion they gain ``named_callee_bonus``; called with the names of those
+    callees, the next hop, which gains ``second_callee_bonus``). Names in ``named`` or
+    ``skip`` are never lifted.
 
     An issue names the entry point it used (``QuerySet.defer()``) while the fix often sits
     in what that entry point calls (``Query.add_deferred_loading``), reached through an
@@ -420,7 +427,7 @@ def _named_callees(cands: list[Candidate], named: set[str]) -> set[int]:
     for i, c in enumerate(cands):
         if c.qualname:
             name = c.qualname.rsplit(".", 1)[-1]
-            if name in called and name not in named:
+            if name in called and name not in named and name not in skip:
                 out.add(i)
     return out
 
