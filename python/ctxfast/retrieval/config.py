@@ -224,7 +224,7 @@ class RetrievalConfig:
     # its methods' bodies, which are candidates of their own (function Acc@10 .494 → .509).
     class_own_lines: bool = True
     # Candidates called by name from a function the task names gain this
-    # (``pipeline._lift_named_callees``; on the 296 scorable Lite instances function
+    # (``pipeline._named_callees``; on the 296 scorable Lite instances function
     # Acc@10 .532 → .543, seed-1 sample .492 → .508; 0.15 and 0.5 measured .540 and .536).
     named_callee_bonus: float = 0.3
     # And the candidates those lifted callees call by name gain this (one hop further, not
