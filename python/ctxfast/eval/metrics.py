@@ -73,44 +73,38 @@ def _covered(
     return False
 
 
+def symbol_ranks(
+    candidate_symbols: Sequence[tuple[str, str | None]],
+    gold_symbols: Sequence[tuple[str, str]],
+    functions: Collection[tuple[str, str]] = (),
+) -> list[int | None]:
+    """For each gold ``(file, qualname)`` (sorted), the 1-based place among the distinct
+    named candidates of the first one that delivers it — the symbol itself, or a function in
+    ``functions`` that encloses it (see :func:`_covered`) — None when none does: how far a
+    miss at k was from the cut. Candidates without a qualname (whole files, windows) do not
+    take a place: they name no function."""
+    named = [
+        tuple(s.split("\0", 1)) for s in _dedup(f"{f}\0{q}" for f, q in candidate_symbols if q)
+    ]
+    fn = set(functions)
+    return [
+        next((n for n, s in enumerate(named, 1) if _covered(g, {s}, fn)), None)  # type: ignore[arg-type]
+        for g in sorted(set(gold_symbols))
+    ]
+
+
 def function_acc_at_k(
     candidate_symbols: Sequence[tuple[str, str | None]],
     gold_symbols: Sequence[tuple[str, str]],
     k: int,
     functions: Collection[tuple[str, str]] = (),
 ) -> float | None:
-    """1.0 iff every gold ``(file, qualname)`` is among the first ``k`` distinct candidate
-    symbols, or nested in one of them that is in ``functions`` (see :func:`_covered`).
-    Candidates without a qualname (whole files, windows) do not take a slot: they name no
-    function. None when the instance has no gold symbol."""
-    gold = set(gold_symbols)
-    if not gold:
+    """1.0 iff every gold ``(file, qualname)`` is delivered among the first ``k`` distinct
+    named candidates (:func:`symbol_ranks`). None when the instance has no gold symbol."""
+    ranks = symbol_ranks(candidate_symbols, gold_symbols, functions)
+    if not ranks:
         return None
-    named = _dedup(f"{f}\0{q}" for f, q in candidate_symbols if q)
-    top = {tuple(s.split("\0", 1)) for s in named[:k]}
-    fn = set(functions)
-    return 1.0 if all(_covered(g, top, fn) for g in gold) else 0.0  # type: ignore[arg-type]
-
-
-def symbol_ranks(
-    candidate_symbols: Sequence[tuple[str, str | None]],
-    gold_symbols: Sequence[tuple[str, str]],
-    functions: Collection[tuple[str, str]] = (),
-) -> list[int | None]:
-    """For each gold symbol (sorted), the 1-based place among the distinct named candidates
-    of the first candidate that delivers it (as in :func:`function_acc_at_k`), None when none
-    does: how far a miss at k was from the cut."""
-    named = _dedup(f"{f}\0{q}" for f, q in candidate_symbols if q)
-    fn = set(functions)
-    out: list[int | None] = []
-    for g in sorted(set(gold_symbols)):
-        out.append(
-            next(
-                (n for n, s in enumerate(named, 1) if _covered(g, {tuple(s.split("\0", 1))}, fn)),  # type: ignore[arg-type]
-                None,
-            )
-        )
-    return out
+    return 1.0 if all(r is not None and r <= k for r in ranks) else 0.0
 
 
 def required_file_recall(surfaced_files: Iterable[str], gold_files: Sequence[str]) -> float | None:
@@ -135,12 +129,8 @@ def required_symbol_recall(
 ) -> float | None:
     """Share of gold symbols surfaced as a candidate ``(file, qualname)`` (or nested in a
     surfaced candidate function, as in :func:`function_acc_at_k`)."""
-    gold = set(gold_symbols)
-    if not gold:
-        return None
-    got = {(f, q) for f, q in candidate_symbols if q}
-    fn = set(functions)
-    return sum(_covered(g, got, fn) for g in gold) / len(gold)
+    ranks = symbol_ranks(list(candidate_symbols), gold_symbols, functions)
+    return sum(r is not None for r in ranks) / len(ranks) if ranks else None
 
 
 def _in_gold(file: str, line: int, gold: Sequence[Region]) -> bool:
