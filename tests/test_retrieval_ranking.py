@@ -309,3 +309,45 @@ def test_same_file_decay_lets_the_next_file_s_best_definition_up(repo):
     plain = repo.retrieve(task, config=flat).candidates
     # A file's best candidate keeps its score; the n-th loses decay × ln(1 + n).
     assert on_res.candidates[0].score == plain[0].score
+
+
+def test_the_class_of_a_leading_method_comes_at_rank_ten(tmp_path):
+    """A fix to ``Ledger.reconcile`` often adds a method or an attribute beside it; the
+    class's own lines rank low (the task shares little with them), so the class of a method
+    among the first three candidates is put at rank ``enclosing_class_rank``."""
+    methods = "".join(
+        f"    def archive_{i}(self, statement):\n        return statement.store(self, {i})\n\n"
+        for i in range(12)
+    )
+    ledger = (
+        "class Ledger:\n"
+        "    currency = 'EUR'\n\n"
+        "    def reconcile(self, statement):\n"
+        "        missing = statement.balance - self.balance\n"
+        "        if missing:\n"
+        "            raise ValueError('balance mismatch in reconcile')\n"
+        "        return statement.balance\n\n" + methods
+    )
+    others = "".join(
+        f"def check_balance_{i}(statement, mismatch):\n"
+        f"    return statement.balance + mismatch * {i}\n\n\n"
+        for i in range(14)
+    )
+    files = {"books/__init__.py": "", "books/ledger.py": ledger, "books/checks.py": others}
+    repo = indexed_repo(tmp_path, files)
+    task = "reconcile raises ValueError: balance mismatch for a statement balance"
+    res = repo.retrieve(task)
+    names = [c.qualname for c in res.candidates]
+    assert names.index("books.ledger.Ledger.reconcile") < 3
+    cls = res.candidates[RetrievalConfig().enclosing_class_rank - 1]
+    assert cls.qualname == "books.ledger.Ledger" and cls.kind == "class"
+    assert "enclosing:books.ledger.Ledger.reconcile" in cls.provenance
+    assert len(res.candidates) <= RetrievalConfig().top_k
+    off = repo.retrieve(task, config={"enclosing_class_of": 0})
+    off_names = [c.qualname for c in off.candidates]
+    assert "books.ledger.Ledger" not in off_names[:10]
+    # A class that already ranks higher stays where it is.
+    early = repo.retrieve(task, config={"enclosing_class_rank": 20})
+    assert [c.qualname for c in early.candidates].count("books.ledger.Ledger") == 1
+    cfg = RetrievalConfig()
+    assert (cfg.enclosing_class_of, cfg.enclosing_class_rank) == (3, 10)

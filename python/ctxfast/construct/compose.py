@@ -280,13 +280,16 @@ def prepare(
 
 def _retrieval_settings(given: Any, cfg: DefaultsConfig, target_tokens: int = 0) -> Any:
     """Retrieval's settings for a window: the caller's, drawing on
-    :func:`~ctxfast.construct.defaults.window_candidates` candidates unless they chose a
-    ``top_k`` themselves (a ``RetrievalConfig`` object is taken as it is)."""
-    top_k = window_candidates(cfg, target_tokens)
+    :func:`~ctxfast.construct.defaults.window_candidates` candidates and without the
+    enclosing-class insertion (``window_enclosing_classes``) unless they chose those
+    themselves (a ``RetrievalConfig`` object is taken as it is)."""
+    own: dict[str, Any] = {"top_k": window_candidates(cfg, target_tokens)}
+    if not cfg.window_enclosing_classes:
+        own["enclosing_class_of"] = 0
     if given is None:
-        return {"top_k": top_k}
-    if isinstance(given, dict) and "top_k" not in given:
-        return {**given, "top_k": top_k}
+        return own
+    if isinstance(given, dict):
+        return {**own, **given}
     return given
 
 

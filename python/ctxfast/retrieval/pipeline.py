@@ -43,6 +43,7 @@ from ctxfast.tokens import count_tokens
 if TYPE_CHECKING:
     import numpy as np
 
+    from ctxfast.recon.graph import Node
     from ctxfast.retrieval.ranker import RankerModel
 
 
@@ -262,6 +263,8 @@ class Retriever:
                 _insert_module_header(ranked, ix, top_file, cfg)
         if cfg.operator_twins:
             _insert_operator_twins(ranked, ix, cfg)
+        if cfg.enclosing_class_of and cfg.enclosing_class_rank:
+            _insert_enclosing_classes(ranked, ix, cfg)
         lap("rerank")
         goal = set(tq.goal_tokens)
         if ranked and cfg.prune:
@@ -573,19 +576,7 @@ def _insert_operator_twins(ranked: list[Candidate], ix: RepoIndex, cfg: Retrieva
         at = next((j for j, o in enumerate(ranked) if o.qualname == twin.qualname), None)
         if at is not None and at < i:
             continue
-        if at is not None:
-            moved = ranked.pop(at)
-        else:
-            moved = Candidate(
-                twin.qualname,
-                twin.kind,
-                twin.file,
-                twin.line,
-                twin.end_line,
-                signature_line(ix, twin.qualname),
-                ix.span_text(twin.file, twin.line, twin.end_line),
-            )
-            moved.symbol = ix.local_symbol(twin.file, twin.qualname)
+        moved = ranked.pop(at) if at is not None else _definition_candidate(ix, twin)
         moved.provenance.append(f"twin:{c.qualname}")
         moved.score = c.score
         ranked.insert(i, moved)
@@ -613,3 +604,44 @@ def _insert_module_header(
     header.score = ranked[min(pos, len(ranked)) - 1].score if pos and ranked else 0.0
     ranked.insert(min(pos, len(ranked)), header)
     del ranked[cfg.top_k :]
+
+
+def _insert_enclosing_classes(ranked: list[Candidate], ix: RepoIndex, cfg: RetrievalConfig) -> None:
+    """The class of each method among the first ``enclosing_class_of`` candidates (the
+    module header not counted) at rank ``enclosing_class_rank`` (moved up if it ranks lower,
+    built from the definition table if it was no candidate), unless it ranks there or higher
+    already; the list stays ``top_k`` long."""
+    at = cfg.enclosing_class_rank - 1
+    heads = [c for c in ranked if c.qualname is not None][: cfg.enclosing_class_of]
+    for c in heads:
+        qualname = c.qualname or ""
+        if c.kind not in ("function", "method") or "." not in qualname:
+            continue
+        owner = ix.defs_by_qualname.get(qualname.rsplit(".", 1)[0])
+        if owner is None or owner.kind != "class" or owner.file != c.file:
+            continue
+        now = next((j for j, o in enumerate(ranked) if o.qualname == owner.qualname), None)
+        if now is not None and now <= at:
+            continue
+        moved = ranked.pop(now) if now is not None else _definition_candidate(ix, owner)
+        moved.provenance.append(f"enclosing:{c.qualname}")
+        pos = min(at, len(ranked))
+        moved.score = ranked[pos - 1].score if pos else c.score
+        ranked.insert(pos, moved)
+    del ranked[cfg.top_k :]
+
+
+def _definition_candidate(ix: RepoIndex, node: Node) -> Candidate:
+    """A candidate for a definition no source recalled, built from the definition table:
+    its whole span, its signature line and its module-relative symbol."""
+    c = Candidate(
+        node.qualname,
+        node.kind,
+        node.file,
+        node.line,
+        node.end_line,
+        signature_line(ix, node.qualname),
+        ix.span_text(node.file, node.line, node.end_line),
+    )
+    c.symbol = ix.local_symbol(node.file, node.qualname)
+    return c
