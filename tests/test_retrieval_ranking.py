@@ -313,8 +313,9 @@ def test_same_file_decay_lets_the_next_file_s_best_definition_up(repo):
 
 def test_the_class_of_a_leading_method_comes_at_rank_ten(tmp_path):
     """A fix to ``Ledger.reconcile`` often adds a method or an attribute beside it; the
-    class's own lines rank low (the task shares little with them), so the class of a method
-    among the first three candidates is put at rank ``enclosing_class_rank``."""
+    class's own lines and its constructor rank low (the task shares little with them), so
+    the class of a method among the first three candidates is put at rank
+    ``enclosing_class_rank`` and its ``__init__`` at ``enclosing_init_rank``."""
     methods = "".join(
         f"    def archive_{i}(self, statement):\n        return statement.store(self, {i})\n\n"
         for i in range(12)
@@ -322,6 +323,8 @@ def test_the_class_of_a_leading_method_comes_at_rank_ten(tmp_path):
     ledger = (
         "class Ledger:\n"
         "    currency = 'EUR'\n\n"
+        "    def __init__(self, owner):\n"
+        "        self.owner = owner\n\n"
         "    def reconcile(self, statement):\n"
         "        missing = statement.balance - self.balance\n"
         "        if missing:\n"
@@ -336,18 +339,53 @@ def test_the_class_of_a_leading_method_comes_at_rank_ten(tmp_path):
     files = {"books/__init__.py": "", "books/ledger.py": ledger, "books/checks.py": others}
     repo = indexed_repo(tmp_path, files)
     task = "reconcile raises ValueError: balance mismatch for a statement balance"
-    res = repo.retrieve(task)
+    alone = {"second_file_rank": 0}  # every candidate before rank ten is from ledger.py
+    res = repo.retrieve(task, config=alone)
     names = [c.qualname for c in res.candidates]
     assert names.index("books.ledger.Ledger.reconcile") < 3
     cls = res.candidates[RetrievalConfig().enclosing_class_rank - 1]
     assert cls.qualname == "books.ledger.Ledger" and cls.kind == "class"
     assert "enclosing:books.ledger.Ledger.reconcile" in cls.provenance
+    init = res.candidates[RetrievalConfig().enclosing_init_rank - 1]  # where attributes are set
+    assert init.qualname == "books.ledger.Ledger.__init__"
+    assert "enclosing:books.ledger.Ledger.reconcile" in init.provenance
     assert len(res.candidates) <= RetrievalConfig().top_k
-    off = repo.retrieve(task, config={"enclosing_class_of": 0})
+    off = repo.retrieve(task, config={**alone, "enclosing_class_of": 0})
     off_names = [c.qualname for c in off.candidates]
     assert "books.ledger.Ledger" not in off_names[:10]
+    assert "books.ledger.Ledger.__init__" not in off_names[:10]
+    no_init = repo.retrieve(task, config={**alone, "enclosing_init_rank": 0}).candidates
+    assert "books.ledger.Ledger.__init__" not in [c.qualname for c in no_init[:10]]
     # A class that already ranks higher stays where it is.
-    early = repo.retrieve(task, config={"enclosing_class_rank": 20})
+    early = repo.retrieve(task, config={**alone, "enclosing_class_rank": 20})
     assert [c.qualname for c in early.candidates].count("books.ledger.Ledger") == 1
     cfg = RetrievalConfig()
-    assert (cfg.enclosing_class_of, cfg.enclosing_class_rank) == (3, 10)
+    assert (cfg.enclosing_class_of, cfg.enclosing_class_rank, cfg.enclosing_init_rank) == (3, 10, 9)
+
+
+def test_a_second_file_gets_rank_ten_when_one_file_fills_the_first_ten(tmp_path):
+    """Twelve functions of ``books/checks.py`` outrank everything in ``books/report.py``;
+    the best of the other file is moved up to rank ``second_file_rank``."""
+    checks = "".join(
+        f"def check_balance_{i}(statement, mismatch):\n"
+        f"    return statement.balance + mismatch * {i}\n\n\n"
+        for i in range(12)
+    )
+    report = (
+        "def render_report(ledger):\n    return ledger.title\n\n\n"
+        "def report_mismatch(statement):\n    return str(statement)\n"
+    )
+    files = {"books/__init__.py": "", "books/checks.py": checks, "books/report.py": report}
+    repo = indexed_repo(tmp_path, files)
+    task = "check_balance reports a balance mismatch for a statement"
+    rank = RetrievalConfig().second_file_rank
+    off = repo.retrieve(task, config={"second_file_rank": 0}).candidates
+    assert {c.file for c in off[:rank]} == {"books/checks.py"}
+    later = [c.qualname for c in off[rank:] if c.file == "books/report.py"]
+    assert later[0] == "books.report.report_mismatch"
+    on = repo.retrieve(task).candidates
+    assert on[rank - 1].qualname == "books.report.report_mismatch"
+    assert [c.qualname for c in on[: rank - 1]] == [c.qualname for c in off[: rank - 1]]
+    assert on[rank - 1].score <= on[rank - 2].score
+    assert len(on) == len(off)
+    assert rank == 10

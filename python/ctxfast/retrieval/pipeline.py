@@ -265,6 +265,9 @@ class Retriever:
             _insert_operator_twins(ranked, ix, cfg)
         if cfg.enclosing_class_of and cfg.enclosing_class_rank:
             _insert_enclosing_classes(ranked, ix, cfg)
+        if cfg.second_file_rank:
+            _ensure_second_file(ranked, cfg.second_file_rank)
+        del ranked[cfg.top_k :]
         lap("rerank")
         goal = set(tq.goal_tokens)
         if ranked and cfg.prune:
@@ -331,7 +334,8 @@ class Retriever:
         features: RankFeatures | None = None,
     ) -> list[Candidate]:
         """Identifier-weighted BM25 over the candidates, plus the file-level evidence
-        and traceback anchoring, truncated to top-k."""
+        and traceback anchoring, best first; all of them (the rank rules after it may reach
+        below top-k, :meth:`retrieve` cuts the list)."""
         if not cands:
             self._cand_index = BM25Index([""])
             if features is not None:
@@ -401,7 +405,7 @@ class Retriever:
                 for c, s in zip(cands, model.definitions.score(rows), strict=True):
                     c.score = float(s)
         cands.sort(key=lambda c: (-c.score, c.file, c.start_line))
-        return cands[: cfg.top_k]
+        return cands
 
 
 #: What a candidate the task names gains in the hand-set re-rank.
@@ -561,7 +565,7 @@ def _operator_twin(name: str) -> str | None:
 def _insert_operator_twins(ranked: list[Candidate], ix: RepoIndex, cfg: RetrievalConfig) -> None:
     """Right after each binary operator method among the first ``operator_twin_rank``
     candidates, its reflected twin in the same class (moved up if it ranks lower), at the
-    same score; the list stays ``top_k`` long."""
+    same score."""
     i = 0
     while i < min(cfg.operator_twin_rank, len(ranked)):
         c = ranked[i]
@@ -573,15 +577,8 @@ def _insert_operator_twins(ranked: list[Candidate], ix: RepoIndex, cfg: Retrieva
         twin = ix.defs_by_qualname.get(f"{owner}.{twin_name}") if twin_name else None
         if twin is None or twin.file != c.file:
             continue
-        at = next((j for j, o in enumerate(ranked) if o.qualname == twin.qualname), None)
-        if at is not None and at < i:
-            continue
-        moved = ranked.pop(at) if at is not None else _definition_candidate(ix, twin)
-        moved.provenance.append(f"twin:{c.qualname}")
-        moved.score = c.score
-        ranked.insert(i, moved)
-        i += 1
-    del ranked[cfg.top_k :]
+        if _move_to(ranked, ix, twin, i + 1, f"twin:{c.qualname}"):
+            i += 1
 
 
 def _insert_module_header(
@@ -589,7 +586,7 @@ def _insert_module_header(
 ) -> None:
     """Put ``path``'s module header (line 1 up to its first definition, at most
     ``module_header_lines``) at rank ``module_header_rank``, unless module-level lines of that
-    file already rank there; the list stays ``top_k`` long."""
+    file already rank there."""
     pos = max(cfg.module_header_rank - 1, 0)
     if any(c.file == path and c.qualname is None for c in ranked[: pos + 1]):
         return
@@ -603,15 +600,14 @@ def _insert_module_header(
     header.symbol = ix.local_symbol(path, None)
     header.score = ranked[min(pos, len(ranked)) - 1].score if pos and ranked else 0.0
     ranked.insert(min(pos, len(ranked)), header)
-    del ranked[cfg.top_k :]
 
 
 def _insert_enclosing_classes(ranked: list[Candidate], ix: RepoIndex, cfg: RetrievalConfig) -> None:
     """The class of each method among the first ``enclosing_class_of`` candidates (the
     module header not counted) at rank ``enclosing_class_rank`` (moved up if it ranks lower,
-    built from the definition table if it was no candidate), unless it ranks there or higher
-    already; the list stays ``top_k`` long."""
-    at = cfg.enclosing_class_rank - 1
+    built from the definition table if it was no candidate), and its constructor, when
+    recall found it, at rank ``enclosing_init_rank``; either stays where it is if it ranks
+    there or higher already."""
     heads = [c for c in ranked if c.qualname is not None][: cfg.enclosing_class_of]
     for c in heads:
         qualname = c.qualname or ""
@@ -620,15 +616,45 @@ def _insert_enclosing_classes(ranked: list[Candidate], ix: RepoIndex, cfg: Retri
         owner = ix.defs_by_qualname.get(qualname.rsplit(".", 1)[0])
         if owner is None or owner.kind != "class" or owner.file != c.file:
             continue
-        now = next((j for j, o in enumerate(ranked) if o.qualname == owner.qualname), None)
-        if now is not None and now <= at:
-            continue
-        moved = ranked.pop(now) if now is not None else _definition_candidate(ix, owner)
-        moved.provenance.append(f"enclosing:{c.qualname}")
-        pos = min(at, len(ranked))
-        moved.score = ranked[pos - 1].score if pos else c.score
-        ranked.insert(pos, moved)
-    del ranked[cfg.top_k :]
+        if cfg.enclosing_init_rank:
+            for name in _CONSTRUCTORS:
+                init = ix.defs_by_qualname.get(f"{owner.qualname}.{name}")
+                recalled = init is not None and any(o.qualname == init.qualname for o in ranked)
+                if init is not None and recalled and init.qualname != qualname:
+                    _move_to(ranked, ix, init, cfg.enclosing_init_rank, f"enclosing:{qualname}")
+                    break
+        _move_to(ranked, ix, owner, cfg.enclosing_class_rank, f"enclosing:{qualname}")
+
+
+#: Names of a class's constructor method (Python, JavaScript / TypeScript).
+_CONSTRUCTORS = ("__init__", "constructor")
+
+
+def _move_to(ranked: list[Candidate], ix: RepoIndex, node: Node, rank: int, why: str) -> bool:
+    """``node``'s candidate at ``rank`` with the score of the one before it (moved up if it
+    ranks lower, built from the definition table if it is no candidate), unless it ranks
+    there or higher already (then False)."""
+    now = next((j for j, o in enumerate(ranked) if o.qualname == node.qualname), None)
+    if now is not None and now < rank:
+        return False
+    moved = ranked.pop(now) if now is not None else _definition_candidate(ix, node)
+    moved.provenance.append(why)
+    pos = min(rank - 1, len(ranked))
+    moved.score = ranked[pos - 1].score if pos else moved.score
+    ranked.insert(pos, moved)
+    return True
+
+
+def _ensure_second_file(ranked: list[Candidate], rank: int) -> None:
+    """When the first ``rank`` candidates all come from one file, move the best candidate of
+    another file to ``rank``."""
+    if rank < 2 or len(ranked) <= rank or len({c.file for c in ranked[:rank]}) > 1:
+        return
+    other = next((j for j in range(rank, len(ranked)) if ranked[j].file != ranked[0].file), None)
+    if other is not None:
+        moved = ranked.pop(other)
+        moved.score = ranked[rank - 2].score
+        ranked.insert(rank - 1, moved)
 
 
 def _definition_candidate(ix: RepoIndex, node: Node) -> Candidate:
