@@ -126,6 +126,20 @@ def test_feature_export_leaves_the_hand_ranking_unchanged(tmp_path):
     assert row["path_mentions"] == 1.0 and row["is_test"] == 0.0
 
 
+def test_a_task_no_signal_reaches_ranks_without_feature_rows(tmp_path):
+    # A terse commit subject sharing no word with the code ("Handle broken pipes") leaves the
+    # pool of files some signal touched empty; both the learned ranker and the feature
+    # export must still answer, with the fill's files and no rows.
+    repo = indexed_repo(tmp_path / "repo", FILES)
+    task = "Handle broken pipes, closes"
+    plain = repo.retrieve(task, refresh=False)
+    for cfg in ({"ranker": "learned"}, {"keep_features": True}):
+        r = repo.retrieve(task, config=cfg, refresh=False)
+        assert r.features is not None and r.features.files == []
+        assert r.features.file_rows.shape == (0, len(FILE_FEATURES))
+        assert set(r.ranked_files()) == set(plain.ranked_files())
+
+
 def test_shipped_model_matches_the_feature_columns():
     model = load_model()
     assert set(model.files.features) <= set(FILE_FEATURES)

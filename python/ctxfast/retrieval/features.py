@@ -134,6 +134,8 @@ def file_features(
     # Column by column: a list comprehension per column, not a tuple per file (the pool is
     # every file some signal touches, about 300 on Django).
     rows = np.zeros((len(pool), len(FILE_FEATURES)))
+    if not pool:  # a task no signal reached: no file to describe (and no row to broadcast into)
+        return rows
     col = FILE_FEATURES.index
     for j, sig_name in enumerate(SIGNALS):
         scores = signals.get(sig_name)
