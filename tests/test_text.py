@@ -121,6 +121,9 @@ def test_a_top_level_testing_directory_holds_tests_a_nested_one_library_code():
 
 def test_a_test_module_inside_a_library_file_is_test_code():
     assert is_test_code("src/lib.rs", "lib.tests.parses_wide_glyphs")
+    assert is_test_code("src/exec/input.rs", "exec.input.path_tests.dirname_root")
+    assert not is_test_code("src/lib.rs", "lib.latest_tests_x.parses")  # a suffix, not a part
+    assert not is_test_code("a/decorators.py", "a.decorators.user_passes_test._wrapped_view")
     assert is_test_code("tests/test_a.py", "tests.test_a.test_x")
     assert not is_test_code("src/lib.rs", "lib.parse_width")
     assert not is_test_code("src/tests.rs", "tests")  # the module itself, not inside one

@@ -260,9 +260,11 @@ def is_library_path(path: str) -> bool:
 
 def is_test_code(path: str, qualname: str | None) -> bool:
     """Whether a definition is a test: in a test file (:func:`is_test_path`), or inside a
-    library file's own test module (Rust's ``mod tests``: a ``tests`` segment in its
-    qualname before the name)."""
-    return is_test_path(path) or (bool(qualname) and "tests" in qualname.split(".")[:-1])
+    library file's own test module (Rust's ``#[cfg(test)] mod tests``, or ``mod <what>_tests``:
+    such a segment in its qualname before the name). Not ``test`` or ``*_test``: those name
+    functions too (Django's ``user_passes_test``), whose nested definitions are library code."""
+    segments = (qualname or "").split(".")[:-1]
+    return is_test_path(path) or any(s == "tests" or s.endswith("_tests") for s in segments)
 
 
 def file_role(path: str) -> FileRole:
