@@ -385,6 +385,7 @@ def test_a_second_file_gets_rank_ten_when_one_file_fills_the_first_ten(tmp_path)
     assert later[0] == "books.report.report_mismatch"
     on = repo.retrieve(task).candidates
     assert on[rank - 1].qualname == "books.report.report_mismatch"
+    assert on[rank - 1].provenance[-1] == "second-file:books/checks.py"
     assert [c.qualname for c in on[: rank - 1]] == [c.qualname for c in off[: rank - 1]]
     assert on[rank - 1].score <= on[rank - 2].score
     assert len(on) == len(off)

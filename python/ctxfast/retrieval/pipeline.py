@@ -647,12 +647,13 @@ def _move_to(ranked: list[Candidate], ix: RepoIndex, node: Node, rank: int, why:
 
 def _ensure_second_file(ranked: list[Candidate], rank: int) -> None:
     """When the first ``rank`` candidates all come from one file, move the best candidate of
-    another file to ``rank``."""
+    another file to ``rank`` (its provenance says which file filled the ones before it)."""
     if rank < 2 or len(ranked) <= rank or len({c.file for c in ranked[:rank]}) > 1:
         return
     other = next((j for j in range(rank, len(ranked)) if ranked[j].file != ranked[0].file), None)
     if other is not None:
         moved = ranked.pop(other)
+        moved.provenance.append(f"second-file:{ranked[0].file}")
         moved.score = ranked[rank - 2].score
         ranked.insert(rank - 1, moved)
 
