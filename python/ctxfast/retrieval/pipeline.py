@@ -617,12 +617,11 @@ def _insert_enclosing_classes(ranked: list[Candidate], ix: RepoIndex, cfg: Retri
         if owner is None or owner.kind != "class" or owner.file != c.file:
             continue
         if cfg.enclosing_init_rank:
-            for name in _CONSTRUCTORS:
-                init = ix.defs_by_qualname.get(f"{owner.qualname}.{name}")
-                recalled = init is not None and any(o.qualname == init.qualname for o in ranked)
-                if init is not None and recalled and init.qualname != qualname:
-                    _move_to(ranked, ix, init, cfg.enclosing_init_rank, f"enclosing:{qualname}")
-                    break
+            inits = (ix.defs_by_qualname.get(f"{owner.qualname}.{n}") for n in _CONSTRUCTORS)
+            init = next((d for d in inits if d is not None), None)
+            if init is not None:
+                why = f"enclosing:{qualname}"
+                _move_to(ranked, ix, init, cfg.enclosing_init_rank, why, build=False)
         _move_to(ranked, ix, owner, cfg.enclosing_class_rank, f"enclosing:{qualname}")
 
 
@@ -630,19 +629,30 @@ def _insert_enclosing_classes(ranked: list[Candidate], ix: RepoIndex, cfg: Retri
 _CONSTRUCTORS = ("__init__", "constructor")
 
 
-def _move_to(ranked: list[Candidate], ix: RepoIndex, node: Node, rank: int, why: str) -> bool:
-    """``node``'s candidate at ``rank`` with the score of the one before it (moved up if it
-    ranks lower, built from the definition table if it is no candidate), unless it ranks
-    there or higher already (then False)."""
+def _move_to(
+    ranked: list[Candidate], ix: RepoIndex, node: Node, rank: int, why: str, *, build: bool = True
+) -> bool:
+    """``node``'s candidate at ``rank`` (moved up if it ranks lower; built from the
+    definition table if it is no candidate and ``build``), unless it ranks there or higher
+    already or is missing (then False)."""
     now = next((j for j, o in enumerate(ranked) if o.qualname == node.qualname), None)
     if now is not None and now < rank:
         return False
-    moved = ranked.pop(now) if now is not None else _definition_candidate(ix, node)
+    if now is None and not build:
+        return False
+    _place(
+        ranked, ranked.pop(now) if now is not None else _definition_candidate(ix, node), rank, why
+    )
+    return True
+
+
+def _place(ranked: list[Candidate], moved: Candidate, rank: int, why: str) -> None:
+    """Insert ``moved`` (taken out of ``ranked`` or new) at ``rank`` with the score of the
+    candidate before it, noting ``why`` in its provenance."""
     moved.provenance.append(why)
     pos = min(rank - 1, len(ranked))
     moved.score = ranked[pos - 1].score if pos else moved.score
     ranked.insert(pos, moved)
-    return True
 
 
 def _ensure_second_file(ranked: list[Candidate], rank: int) -> None:
@@ -652,10 +662,7 @@ def _ensure_second_file(ranked: list[Candidate], rank: int) -> None:
         return
     other = next((j for j in range(rank, len(ranked)) if ranked[j].file != ranked[0].file), None)
     if other is not None:
-        moved = ranked.pop(other)
-        moved.provenance.append(f"second-file:{ranked[0].file}")
-        moved.score = ranked[rank - 2].score
-        ranked.insert(rank - 1, moved)
+        _place(ranked, ranked.pop(other), rank, f"second-file:{ranked[0].file}")
 
 
 def _definition_candidate(ix: RepoIndex, node: Node) -> Candidate:
