@@ -66,6 +66,7 @@ def test_defaults_are_the_spec_numbers():
         "class_own_lines",
         "module_header",
         "operator_twins",
+        "protocol_twins",
         "platform_code",
     ]
     with pytest.raises(ConfigError, match="unknown retrieval config keys: nope"):

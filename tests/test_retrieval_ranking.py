@@ -143,7 +143,7 @@ def test_test_files_are_demoted(repo):
 def test_an_operator_method_brings_its_reflected_twin(tmp_path):
     """Nothing in the task names ``__rmatmul__``; it holds the same logic for the other
     operand order, so it follows ``__matmul__`` (and the reverse)."""
-    from ctxfast.retrieval.pipeline import _operator_twin
+    from ctxfast.retrieval.rank_rules import _operator_twin
 
     assert [_operator_twin(n) for n in ("__add__", "__rshift__", "__rrshift__", "__ror__")] == [
         "__radd__",
@@ -178,6 +178,89 @@ def test_an_operator_method_brings_its_reflected_twin(tmp_path):
     )
     cfg = RetrievalConfig()
     assert (cfg.operator_twins, cfg.operator_twin_rank) == (True, 10)
+
+
+def test_a_protocol_method_brings_its_other_half(tmp_path):
+    """``__setstate__`` reads back what ``__getstate__`` wrote: a task about unpickling
+    reaches one, the fix is often in the other. With ``protocol_twins`` it follows."""
+    from ctxfast.retrieval.rank_rules import _PROTOCOL_TWINS
+
+    others = "".join(
+        f"    def resize_{i}(self, dpi):\n        return self.state['dpi'] * dpi * {i}\n\n"
+        for i in range(6)
+    )
+    body = (
+        "class Figure:\n"
+        "    def __setstate__(self, state):\n"
+        "        state['dpi'] = state['dpi'] * 2\n"
+        "        self.state = state\n\n"
+        + others
+        + "    def __getstate__(self):\n        return dict(self.__dict__)\n"
+    )
+    repo = indexed_repo(tmp_path, {"fig/__init__.py": "", "fig/figure.py": body})
+    task = "dpi of a Figure doubles after unpickling: __setstate__ state dpi resize"
+    on_res = repo.retrieve(task)
+    on = [c.qualname for c in on_res.candidates]
+    at = on.index("fig.figure.Figure.__setstate__")
+    assert on[at + 1] == "fig.figure.Figure.__getstate__"
+    assert "twin:fig.figure.Figure.__setstate__" in on_res.candidates[at + 1].provenance
+    off = [c.qualname for c in repo.retrieve(task, config={"protocol_twins": False}).candidates]
+    getstate = off.index("fig.figure.Figure.__getstate__")
+    assert getstate > off.index("fig.figure.Figure.__setstate__") + 1
+    # Only operators and protocols have twins; any other dunder has none.
+    assert _PROTOCOL_TWINS["__exit__"] == "__enter__" and "__init__" not in _PROTOCOL_TWINS
+    assert RetrievalConfig().protocol_twins is True
+
+
+SIBLINGS = (
+    "class Choices:\n"
+    '    """Shared by every kind of choice."""\n'
+    "    label = None\n\n\n"
+    + "".join(f"def option_helper_{i}(value):\n    return value + {i}\n\n\n" for i in range(12))
+    + "class IntegerChoices(int, Choices):\n"
+    '    """Integer choices whose value prints as a number."""\n'
+    "    kind = 'integer value'\n\n\n"
+    "class TextChoices(str, Choices):\n"
+    '    """Text choices whose value prints as text."""\n'
+    "    kind = 'text value'\n"
+)
+
+
+def test_the_base_that_leading_sibling_classes_share_comes_at_rank_eight(tmp_path):
+    """A task that names ``TextChoices`` and ``IntegerChoices`` reports what they inherit;
+    their common base ``Choices`` shares no word with it, so it comes at
+    ``shared_base_rank`` when two of the first ``shared_base_of`` candidates derive from it."""
+    repo = indexed_repo(tmp_path, {"enums/__init__.py": "", "enums/choices.py": SIBLINGS})
+    task = "str() of a TextChoices or IntegerChoices value prints the member, not the value"
+    cfg = RetrievalConfig()
+    assert (cfg.shared_base_of, cfg.shared_base_rank) == (3, 8)
+    off = repo.retrieve(task, config={"shared_base_of": 0}).candidates
+    names = [c.qualname for c in off]
+    assert {"enums.choices.TextChoices", "enums.choices.IntegerChoices"} <= set(names[:3])
+    assert "enums.choices.Choices" not in names[:10]
+    on = repo.retrieve(task).candidates
+    base = on[cfg.shared_base_rank - 1]
+    assert base.qualname == "enums.choices.Choices" and base.kind == "class"
+    assert base.provenance[-1] == "shared-base:Choices"
+    assert base.start_line == 1 and base.score <= on[cfg.shared_base_rank - 2].score
+    assert [c.qualname for c in on].count("enums.choices.Choices") == 1
+    # One leading class alone implies nothing about its base.
+    alone = repo.retrieve(task, config={"shared_base_of": 1}).candidates
+    assert "enums.choices.Choices" not in [c.qualname for c in alone[:10]]
+
+
+def test_base_names_read_python_and_extends_signatures():
+    from ctxfast.retrieval.rank_rules import _BASES
+
+    def bases(line: str) -> tuple[str | None, str | None] | None:
+        m = _BASES.match(line)
+        return None if m is None else (m.group("py"), m.group("ext"))
+
+    assert bases("class TextChoices(str, Choices):") == ("str, Choices", None)
+    assert bases("export default class A<T> extends B<T> implements C {") == (None, "B")
+    assert bases("public final class Parser extends TreeBuilder {") == (None, "TreeBuilder")
+    assert bases("class Plain:") is None
+    assert bases("def class_of(x):") is None
 
 
 def test_module_header_of_best_library_file(repo):

@@ -24,9 +24,10 @@ from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.dispatch import dispatch_source, family_prefixes
 from ctxfast.retrieval.literals import LiteralIndex, literal_source, quoted
 from ctxfast.retrieval.localize import DefinitionBM25, file_scores, rank_defs_in_files
-from ctxfast.retrieval.merge import merge, signature_line
+from ctxfast.retrieval.merge import merge
 from ctxfast.retrieval.prune import prune_candidate
 from ctxfast.retrieval.query import Query
+from ctxfast.retrieval.rank_rules import apply_rank_rules
 from ctxfast.retrieval.render import render_slice
 from ctxfast.retrieval.repoindex import RepoIndex
 from ctxfast.retrieval.sources import (
@@ -43,7 +44,6 @@ from ctxfast.tokens import count_tokens
 if TYPE_CHECKING:
     import numpy as np
 
-    from ctxfast.recon.graph import Node
     from ctxfast.retrieval.ranker import RankerModel
 
 
@@ -254,19 +254,11 @@ class Retriever:
         cands = merge(ix, raws)
         lap("merge")
         ranked = self._rerank(cands, tq, files, cfg, model, features)
-        if cfg.module_header:
-            # The header of the file the fix most likely lives in: the best file that is not
-            # demoted (a test, a file of a minor language).
-            lib = [kv for kv in files.items() if _demotion(ix, kv[0], cfg) == 0.0]
-            if lib:
-                top_file = min(lib, key=lambda kv: (-kv[1], kv[0]))[0]
-                _insert_module_header(ranked, ix, top_file, cfg)
-        if cfg.operator_twins:
-            _insert_operator_twins(ranked, ix, cfg)
-        if cfg.enclosing_class_of and cfg.enclosing_class_rank:
-            _insert_enclosing_classes(ranked, ix, cfg)
-        if cfg.second_file_rank:
-            _ensure_second_file(ranked, cfg.second_file_rank)
+        # The header of the file the fix most likely lives in: the best file that is not
+        # demoted (a test, a file of a minor language).
+        lib = [kv for kv in files.items() if _demotion(ix, kv[0], cfg) == 0.0]
+        top_file = min(lib, key=lambda kv: (-kv[1], kv[0]))[0] if lib else None
+        apply_rank_rules(ranked, ix, top_file, cfg)
         del ranked[cfg.top_k :]
         lap("rerank")
         goal = set(tq.goal_tokens)
@@ -539,143 +531,3 @@ def _class_own_text(ix: RepoIndex, c: Candidate) -> str:
             lo, hi = d.line - c.start_line, d.end_line - c.start_line + 1
             own[lo:hi] = [False] * (hi - lo)
     return "\n".join(t for t, keep in zip(lines, own, strict=True) if keep)
-
-
-#: Binary operators with a reflected twin (``__radd__`` for ``__add__``).
-_OPERATORS = frozenset(
-    {
-        *("add", "sub", "mul", "matmul", "truediv", "floordiv", "div", "mod", "divmod", "pow"),
-        *("lshift", "rshift", "and", "xor", "or"),
-    }
-)
-_DUNDER = re.compile(r"__([a-z]+)__")
-
-
-def _operator_twin(name: str) -> str | None:
-    """``__rX__`` for ``__X__`` and back, for a binary operator ``X``; None otherwise."""
-    m = _DUNDER.fullmatch(name)
-    core = m.group(1) if m else ""
-    if core in _OPERATORS:
-        return f"__r{core}__"
-    if core.startswith("r") and core[1:] in _OPERATORS:
-        return f"__{core[1:]}__"
-    return None
-
-
-def _insert_operator_twins(ranked: list[Candidate], ix: RepoIndex, cfg: RetrievalConfig) -> None:
-    """Right after each binary operator method among the first ``operator_twin_rank``
-    candidates, its reflected twin in the same class (moved up if it ranks lower), at the
-    same score."""
-    i = 0
-    while i < min(cfg.operator_twin_rank, len(ranked)):
-        c = ranked[i]
-        i += 1
-        if not c.qualname or "." not in c.qualname:
-            continue
-        owner, name = c.qualname.rsplit(".", 1)
-        twin_name = _operator_twin(name)
-        twin = ix.defs_by_qualname.get(f"{owner}.{twin_name}") if twin_name else None
-        if twin is None or twin.file != c.file:
-            continue
-        if _move_to(ranked, ix, twin, i + 1, f"twin:{c.qualname}"):
-            i += 1
-
-
-def _insert_module_header(
-    ranked: list[Candidate], ix: RepoIndex, path: str, cfg: RetrievalConfig
-) -> None:
-    """Put ``path``'s module header (line 1 up to its first definition, at most
-    ``module_header_lines``) at rank ``module_header_rank``, unless module-level lines of that
-    file already rank there."""
-    pos = max(cfg.module_header_rank - 1, 0)
-    if any(c.file == path and c.qualname is None for c in ranked[: pos + 1]):
-        return
-    defs = ix.defs_by_file.get(path, [])
-    last = len(ix.lines(path))
-    end = min(defs[0].line - 1 if defs else last, cfg.module_header_lines)
-    if end < 1:
-        return
-    header = Candidate(None, "lines", path, 1, end, "", ix.span_text(path, 1, end))
-    header.provenance.append(f"module-header:{path}")
-    header.symbol = ix.local_symbol(path, None)
-    header.score = ranked[min(pos, len(ranked)) - 1].score if pos and ranked else 0.0
-    ranked.insert(min(pos, len(ranked)), header)
-
-
-def _insert_enclosing_classes(ranked: list[Candidate], ix: RepoIndex, cfg: RetrievalConfig) -> None:
-    """The class of each method among the first ``enclosing_class_of`` candidates (the
-    module header not counted) at rank ``enclosing_class_rank`` (moved up if it ranks lower,
-    built from the definition table if it was no candidate), and its constructor, when
-    recall found it, at rank ``enclosing_init_rank``; either stays where it is if it ranks
-    there or higher already."""
-    heads = [c for c in ranked if c.qualname is not None][: cfg.enclosing_class_of]
-    for c in heads:
-        qualname = c.qualname or ""
-        if c.kind not in ("function", "method") or "." not in qualname:
-            continue
-        owner = ix.defs_by_qualname.get(qualname.rsplit(".", 1)[0])
-        if owner is None or owner.kind != "class" or owner.file != c.file:
-            continue
-        if cfg.enclosing_init_rank:
-            inits = (ix.defs_by_qualname.get(f"{owner.qualname}.{n}") for n in _CONSTRUCTORS)
-            init = next((d for d in inits if d is not None), None)
-            if init is not None:
-                why = f"enclosing:{qualname}"
-                _move_to(ranked, ix, init, cfg.enclosing_init_rank, why, build=False)
-        _move_to(ranked, ix, owner, cfg.enclosing_class_rank, f"enclosing:{qualname}")
-
-
-#: Names of a class's constructor method (Python, JavaScript / TypeScript).
-_CONSTRUCTORS = ("__init__", "constructor")
-
-
-def _move_to(
-    ranked: list[Candidate], ix: RepoIndex, node: Node, rank: int, why: str, *, build: bool = True
-) -> bool:
-    """``node``'s candidate at ``rank`` (moved up if it ranks lower; built from the
-    definition table if it is no candidate and ``build``), unless it ranks there or higher
-    already or is missing (then False)."""
-    now = next((j for j, o in enumerate(ranked) if o.qualname == node.qualname), None)
-    if now is not None and now < rank:
-        return False
-    if now is None and not build:
-        return False
-    _place(
-        ranked, ranked.pop(now) if now is not None else _definition_candidate(ix, node), rank, why
-    )
-    return True
-
-
-def _place(ranked: list[Candidate], moved: Candidate, rank: int, why: str) -> None:
-    """Insert ``moved`` (taken out of ``ranked`` or new) at ``rank`` with the score of the
-    candidate before it, noting ``why`` in its provenance."""
-    moved.provenance.append(why)
-    pos = min(rank - 1, len(ranked))
-    moved.score = ranked[pos - 1].score if pos else moved.score
-    ranked.insert(pos, moved)
-
-
-def _ensure_second_file(ranked: list[Candidate], rank: int) -> None:
-    """When the first ``rank`` candidates all come from one file, move the best candidate of
-    another file to ``rank`` (its provenance says which file filled the ones before it)."""
-    if rank < 2 or len(ranked) <= rank or len({c.file for c in ranked[:rank]}) > 1:
-        return
-    other = next((j for j in range(rank, len(ranked)) if ranked[j].file != ranked[0].file), None)
-    if other is not None:
-        _place(ranked, ranked.pop(other), rank, f"second-file:{ranked[0].file}")
-
-
-def _definition_candidate(ix: RepoIndex, node: Node) -> Candidate:
-    """A candidate for a definition no source recalled, built from the definition table:
-    its whole span, its signature line and its module-relative symbol."""
-    c = Candidate(
-        node.qualname,
-        node.kind,
-        node.file,
-        node.line,
-        node.end_line,
-        signature_line(ix, node.qualname),
-        ix.span_text(node.file, node.line, node.end_line),
-    )
-    c.symbol = ix.local_symbol(node.file, node.qualname)
-    return c
