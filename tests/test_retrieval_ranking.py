@@ -140,10 +140,8 @@ def test_test_files_are_demoted(repo):
     assert dict(on.file_ranking) == dict(off.file_ranking)
 
 
-def test_an_operator_method_brings_its_reflected_twin(tmp_path):
-    """Nothing in the task names ``__rmatmul__``; it holds the same logic for the other
-    operand order, so it follows ``__matmul__`` (and the reverse)."""
-    from ctxfast.retrieval.rank_rules import _operator_twin
+def test_operator_and_protocol_twins_are_paired_by_name():
+    from ctxfast.retrieval.rank_rules import _PROTOCOL_TWINS, _operator_twin
 
     assert [_operator_twin(n) for n in ("__add__", "__rshift__", "__rrshift__", "__ror__")] == [
         "__radd__",
@@ -152,64 +150,44 @@ def test_an_operator_method_brings_its_reflected_twin(tmp_path):
         "__or__",
     ]
     assert _operator_twin("__init__") is None and _operator_twin("__eq__") is None
+    assert _PROTOCOL_TWINS["__exit__"] == "__enter__" and "__init__" not in _PROTOCOL_TWINS
+    cfg = RetrievalConfig()
+    assert (cfg.operator_twins, cfg.operator_twin_rank, cfg.protocol_twins) == (True, 10, True)
+
+
+@pytest.mark.parametrize(
+    ("first", "twin", "switch"),
+    [
+        # the reflected form holds the same logic for the other operand order
+        ("__matmul__", "__rmatmul__", "operator_twins"),
+        # what ``__getstate__`` writes, ``__setstate__`` reads back
+        ("__setstate__", "__getstate__", "protocol_twins"),
+    ],
+)
+def test_a_twin_follows_the_method_the_task_reaches(tmp_path, first, twin, switch):
+    """Nothing in the task names the twin; it follows its partner (moved up from below)."""
     others = "".join(
         f"    def scale_{i}(self, factor):\n        return self.rows * factor * {i}\n\n"
         for i in range(6)
     )
     body = (
         "class Matrix:\n"
-        "    def __matmul__(self, other):\n"
+        f"    def {first}(self, other):\n"
         "        if not isinstance(other, Matrix):\n"
-        "            raise TypeError('matrix product needs a matrix')\n"
-        "        return self.rows @ other.rows\n\n"
+        "            raise TypeError('matrix rows need a matrix')\n"
+        "        return self.rows\n\n"
         + others
-        + "    def __rmatmul__(self, other):\n        return other\n"
+        + f"    def {twin}(self, other):\n        return other\n"
     )
     repo = indexed_repo(tmp_path, {"lin/__init__.py": "", "lin/matrix.py": body})
-    task = "Matrix __matmul__ raises TypeError for a scalar times a matrix; scale the rows"
-    on = [c.qualname for c in repo.retrieve(task).candidates]
-    at = on.index("lin.matrix.Matrix.__matmul__")
-    assert on[at + 1] == "lin.matrix.Matrix.__rmatmul__"
-    twin = repo.retrieve(task).candidates[at + 1]
-    assert "twin:lin.matrix.Matrix.__matmul__" in twin.provenance
-    off = [c.qualname for c in repo.retrieve(task, config={"operator_twins": False}).candidates]
-    assert (
-        off.index("lin.matrix.Matrix.__rmatmul__") > off.index("lin.matrix.Matrix.__matmul__") + 1
-    )
-    cfg = RetrievalConfig()
-    assert (cfg.operator_twins, cfg.operator_twin_rank) == (True, 10)
-
-
-def test_a_protocol_method_brings_its_other_half(tmp_path):
-    """``__setstate__`` reads back what ``__getstate__`` wrote: a task about unpickling
-    reaches one, the fix is often in the other. With ``protocol_twins`` it follows."""
-    from ctxfast.retrieval.rank_rules import _PROTOCOL_TWINS
-
-    others = "".join(
-        f"    def resize_{i}(self, dpi):\n        return self.state['dpi'] * dpi * {i}\n\n"
-        for i in range(6)
-    )
-    body = (
-        "class Figure:\n"
-        "    def __setstate__(self, state):\n"
-        "        state['dpi'] = state['dpi'] * 2\n"
-        "        self.state = state\n\n"
-        + others
-        + "    def __getstate__(self):\n        return dict(self.__dict__)\n"
-    )
-    repo = indexed_repo(tmp_path, {"fig/__init__.py": "", "fig/figure.py": body})
-    task = "dpi of a Figure doubles after unpickling: __setstate__ state dpi resize"
-    on_res = repo.retrieve(task)
-    on = [c.qualname for c in on_res.candidates]
-    at = on.index("fig.figure.Figure.__setstate__")
-    assert on[at + 1] == "fig.figure.Figure.__getstate__"
-    assert "twin:fig.figure.Figure.__setstate__" in on_res.candidates[at + 1].provenance
-    off = [c.qualname for c in repo.retrieve(task, config={"protocol_twins": False}).candidates]
-    getstate = off.index("fig.figure.Figure.__getstate__")
-    assert getstate > off.index("fig.figure.Figure.__setstate__") + 1
-    # Only operators and protocols have twins; any other dunder has none.
-    assert _PROTOCOL_TWINS["__exit__"] == "__enter__" and "__init__" not in _PROTOCOL_TWINS
-    assert RetrievalConfig().protocol_twins is True
+    task = f"Matrix {first} raises TypeError for a scalar and a matrix; scale the rows"
+    res = repo.retrieve(task)
+    on = [c.qualname for c in res.candidates]
+    at = on.index(f"lin.matrix.Matrix.{first}")
+    assert on[at + 1] == f"lin.matrix.Matrix.{twin}"
+    assert f"twin:lin.matrix.Matrix.{first}" in res.candidates[at + 1].provenance
+    off = [c.qualname for c in repo.retrieve(task, config={switch: False}).candidates]
+    assert off.index(f"lin.matrix.Matrix.{twin}") > off.index(f"lin.matrix.Matrix.{first}") + 1
 
 
 SIBLINGS = (
