@@ -222,6 +222,8 @@ def test_the_base_that_leading_sibling_classes_share_comes_at_rank_eight(tmp_pat
     assert base.provenance[-1] == "shared-base:Choices"
     assert base.start_line == 1 and base.score <= on[cfg.shared_base_rank - 2].score
     assert [c.qualname for c in on].count("enums.choices.Choices") == 1
+    scores = [c.score for c in on]  # a moved candidate takes its predecessor's score
+    assert scores == sorted(scores, reverse=True) and len(on) <= cfg.top_k
     # One leading class alone implies nothing about its base.
     alone = repo.retrieve(task, config={"shared_base_of": 1}).candidates
     assert "enums.choices.Choices" not in [c.qualname for c in alone[:10]]
