@@ -30,8 +30,8 @@ def apply_rank_rules(
     """Every enabled rule over ``ranked`` (best first, changed in place), in this order: the
     header (rank 5), twins (right after their operator), the shared base (8), the enclosing
     class and constructor (10, 9), the second file (10). A later insert pushes what an
-    earlier rule placed below it one rank down, so the rules that measured best keep
-    their ranks. ``top_file`` is the best file that is not demoted (None: no header)."""
+    earlier rule placed below it one rank down; each rule was measured in this order.
+    ``top_file`` is the best file that is not demoted (None: no header)."""
     if cfg.module_header and top_file is not None:
         _insert_module_header(ranked, ix, top_file, cfg)
     if cfg.operator_twins:
