@@ -248,6 +248,7 @@ class RetrievalConfig:
     # and back): the twin holds the same logic for the other operand order, and a fix to
     # one is usually a fix to both, while nothing in the task names the twin.
     operator_twins: bool = True
+    operator_twin_rank: int = 10
     # With ``protocol_twins`` the two halves of a protocol are twins the same way
     # (``__getstate__`` / ``__setstate__``, ``__enter__`` / ``__exit__``, ``__getitem__`` /
     # ``__setitem__``, ``__get__`` / ``__set__``, ``__getattr__`` / ``__setattr__``): what one
@@ -255,7 +256,6 @@ class RetrievalConfig:
     # (matplotlib 23476: DPI doubled after unpickling, ``Figure.__setstate__`` ranked and the
     # fix in ``__getstate__``), none lost; the languages set unchanged.
     protocol_twins: bool = True
-    operator_twin_rank: int = 10
     # The class of each method among the first ``enclosing_class_of`` candidates, at rank
     # ``enclosing_class_rank`` unless it ranks higher already: a fix to a method often adds
     # a method or an attribute beside it (a class-level change the method's span does not

@@ -131,10 +131,10 @@ def _insert_enclosing_classes(ranked: list[Candidate], ix: RepoIndex, cfg: Retri
     heads = [c for c in ranked if c.qualname is not None][: cfg.enclosing_class_of]
     for c in heads:
         qualname = c.qualname or ""
-        if c.kind not in ("function", "method") or "." not in qualname:
+        if c.kind not in ("function", "method"):
             continue
-        owner = ix.defs_by_qualname.get(qualname.rsplit(".", 1)[0])
-        if owner is None or owner.kind != "class" or owner.file != c.file:
+        owner = _owner_class(ix, qualname)
+        if owner is None or owner.file != c.file:
             continue
         if cfg.enclosing_init_rank:
             inits = (ix.defs_by_qualname.get(f"{owner.qualname}.{n}") for n in _CONSTRUCTORS)
@@ -179,11 +179,10 @@ def _insert_shared_bases(ranked: list[Candidate], ix: RepoIndex, cfg: RetrievalC
     heads = [c for c in ranked if c.qualname is not None][: cfg.shared_base_of]
     classes: dict[str, Node] = {}
     for c in heads:
-        q = c.qualname or ""
-        node = ix.defs_by_qualname.get(q)
-        if node is not None and node.kind != "class" and "." in q:
-            node = ix.defs_by_qualname.get(q.rsplit(".", 1)[0])
-        if node is not None and node.kind == "class":
+        node = ix.defs_by_qualname.get(c.qualname or "")
+        if node is not None and node.kind != "class":
+            node = _owner_class(ix, node.qualname)
+        if node is not None:
             classes.setdefault(node.qualname, node)
     if len(classes) < 2:
         return
@@ -201,6 +200,14 @@ def _insert_shared_bases(ranked: list[Candidate], ix: RepoIndex, cfg: RetrievalC
         if pick:
             _move_to(ranked, ix, pick[0], cfg.shared_base_rank, f"shared-base:{name}")
             return
+
+
+def _owner_class(ix: RepoIndex, qualname: str) -> Node | None:
+    """The class ``qualname`` is defined in (a method's class), or None."""
+    if "." not in qualname:
+        return None
+    owner = ix.defs_by_qualname.get(qualname.rsplit(".", 1)[0])
+    return owner if owner is not None and owner.kind == "class" else None
 
 
 #: Names of a class's constructor method (Python, JavaScript / TypeScript).
