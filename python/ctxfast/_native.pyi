@@ -112,9 +112,11 @@ def index_graph(
     parse_cache_dir: str | None = None,
     parse_cache_max_bytes: int | None = None,
     seeds: list[str] | None = None,
+    owner_key: bytes | None = None,
 ) -> tuple[
     int, int, int, int, int, float, list[tuple[str, str]], int, int, str | None, str | None
 ]: ...
+def index_owner_tag(key: bytes, nonce: str, db_path: str) -> str: ...
 
 # --- BM25 + code tokenizer (rust/ctxfast-py/src/bm25.rs) ---
 @final

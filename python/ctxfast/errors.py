@@ -23,6 +23,11 @@ class IndexSchemaError(IndexError):
     """An index written by another ctxfast (another ``recon.db`` schema): re-index it."""
 
 
+class IndexUntrustedError(IndexError):
+    """An index this user's ctxfast did not write (a repository shipped it, or it was moved
+    from elsewhere): it is rebuilt, never read."""
+
+
 class BudgetError(CtxfastError):
     """The mandatory (pinned) content alone exceeds the token budget: no valid window exists."""
 
@@ -41,6 +46,7 @@ __all__ = [
     "IndexOSError",
     "IndexPermissionError",
     "IndexSchemaError",
+    "IndexUntrustedError",
     "InternalError",
     "InvalidArgumentError",
 ]

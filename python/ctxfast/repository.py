@@ -19,15 +19,18 @@ from typing import TYPE_CHECKING, Any, Union
 
 from ctxfast import _native
 from ctxfast.errors import InvalidArgumentError
+from ctxfast.index_dir import prepare as prepare_index_dir
 from ctxfast.logs import drain_native
 from ctxfast.progress import ProgressCallback, run_polled
 from ctxfast.recon.graph import CodeGraph
+from ctxfast.recon.graph_db import problem as index_problem
 from ctxfast.recon.manifest import build_manifest, render_manifest_header
 from ctxfast.recon.parse_cache import ParseCache
 from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.pipeline import RetrievalResult, Retriever
 from ctxfast.retrieval.repoindex import IndexWatch, content_key
 from ctxfast.textsafe import require_text
+from ctxfast.userkey import user_key
 
 if TYPE_CHECKING:  # imported where used: a fresh `compose` needs none of them
     from ctxfast.recon.answers import Answer
@@ -37,8 +40,6 @@ if TYPE_CHECKING:  # imported where used: a fresh `compose` needs none of them
 DEFAULT_INDEX_DIRNAME = ".ctxfast"
 GRAPH_DB_NAME = "recon.db"
 DEFAULT_MAX_FILE_BYTES = 1_000_000
-#: What ``<index_dir>/.gitignore`` holds: everything in the directory is ignored.
-GITIGNORE = "# created by ctxfast: the index is a rebuildable cache\n*\n"
 
 #: What ``Repository(seed=...)`` accepts for one seed: a repository, its index directory or
 #: its ``recon.db``.
@@ -118,6 +119,8 @@ class Repository:
         self.index_dir = (
             Path(index_dir) if index_dir is not None else self.root / DEFAULT_INDEX_DIRNAME
         )
+        # The default directory sits in the (untrusted) tree; one the caller chose is theirs.
+        self._index_dir_in_tree = index_dir is None
         self.max_file_bytes = max_file_bytes
         self.parse_cache = parse_cache
         self.seeds = seed_databases(seed)
@@ -137,10 +140,11 @@ class Repository:
         the calling thread stops the run between two files, leaves the index as it was, and
         is re-raised.
         """
-        self._ignore_in_git()
+        prepare_index_dir(self.index_dir, repository_owned=self._index_dir_in_tree)
         counters = _native.IndexProgress()
 
         pc = self.parse_cache
+        key = user_key()
 
         def run() -> tuple[Any, ...]:
             return _native.index_graph(
@@ -151,6 +155,7 @@ class Repository:
                 str(pc.dir) if pc else None,
                 pc.max_bytes if pc else None,
                 [str(p) for p in self.seeds],
+                key,
             )
 
         try:
@@ -178,17 +183,6 @@ class Repository:
             seed_note=note,
         )
 
-    def _ignore_in_git(self) -> None:
-        """Creates the index directory with a ``.gitignore`` of ``*``, so the index never
-        shows up in the user's ``git status`` (as pytest does for its cache)."""
-        try:
-            self.index_dir.mkdir(parents=True, exist_ok=True)
-            ignore = self.index_dir / ".gitignore"
-            if not ignore.exists():
-                ignore.write_text(GITIGNORE, encoding="utf-8")
-        except OSError:
-            pass  # the native run reports an unusable index directory itself
-
     def refresh(self) -> IndexStats:
         """Brings the index up to date with the files before a read, so what an agent edited
         since the last call is what the next call sees. On an unchanged tree this costs one
@@ -197,8 +191,9 @@ class Repository:
 
     def ensure_index(self, refresh: bool = True) -> None:
         """The read methods' shared first step: refresh unless the caller opted out, and
-        index regardless when there is no index yet."""
-        if refresh or not self.graph_db.exists():
+        index regardless when the index cannot be read as it stands (none yet, another
+        schema, or one this user's ctxfast did not write, such as a clone's own ``.ctxfast``)."""
+        if refresh or index_problem(self.graph_db) is not None:
             self.refresh()
 
     @property

@@ -29,9 +29,11 @@ def run_guarded(
     cwd: Path,
     timeout: float = CASE_TIMEOUT_S,
     max_memory_bytes: int | None = None,
+    env: dict[str, str] | None = None,
 ) -> str:
-    """Runs ``code`` in a fresh interpreter under ``cwd``; returns its stdout. Fails the test
-    on a hang (after ``timeout`` s), a fatal signal, or a non-zero exit."""
+    """Runs ``code`` in a fresh interpreter under ``cwd`` (``env`` added to this process's
+    environment); returns its stdout. Fails the test on a hang (after ``timeout`` s), a fatal
+    signal, or a non-zero exit."""
 
     def limits() -> None:
         os.setsid()
@@ -45,6 +47,7 @@ def run_guarded(
         stderr=subprocess.PIPE,
         text=True,
         preexec_fn=limits,
+        env={**os.environ, **(env or {})},
     )
     try:
         out, err = proc.communicate(timeout=timeout)

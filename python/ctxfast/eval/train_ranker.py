@@ -165,7 +165,7 @@ def extract_task(
         repo=np.array(task["repo"]),
         file_columns=np.array(FILE_FEATURES),
         cand_columns=np.array(CANDIDATE_FEATURES),
-        files=np.array(feats.files, dtype=object),
+        files=np.array(feats.files, dtype=str),
         file_rows=feats.file_rows,
         file_gold=np.array([f in gold_files for f in feats.files], dtype=bool),
         cand_rows=feats.candidate_rows,
@@ -203,7 +203,9 @@ def load_rows(path: Path) -> TaskRows:
 
     from ctxfast.retrieval.features import CANDIDATE_FEATURES, FILE_FEATURES
 
-    z = np.load(path, allow_pickle=True)
+    # Never pickle: a stored row file is data, and loading it must not run code. Files an
+    # older version wrote with object arrays fail here; delete them to extract them again.
+    z = np.load(path, allow_pickle=False)
 
     def stored(
         key: str, width: int, names: tuple[str, ...], added: tuple[str, ...]

@@ -24,7 +24,8 @@ from typing import Any
 
 from ctxfast import _native
 from ctxfast.errors import IndexError as CtxIndexError
-from ctxfast.errors import IndexSchemaError
+from ctxfast.errors import IndexSchemaError, IndexUntrustedError
+from ctxfast.userkey import stamp_verifies
 
 # The core's version, exposed by the binding (never copied here).
 SCHEMA_VERSION: str = _native.GRAPH_SCHEMA_VERSION
@@ -53,9 +54,38 @@ def check_schema(con: Connection, db_path: Path) -> None:
         )
 
 
+def owner_problem(con: Connection, db_path: Path) -> str | None:
+    """Why the index behind ``con`` was not written by this user's ctxfast (``None``: it was).
+    The stamp is the core's (``graph::owner``): a random ``owner_nonce`` and its ``owner_tag``
+    under the user's key (:mod:`ctxfast.userkey`), bound to the database's place."""
+    try:
+        rows = dict(
+            con.rows("SELECT key, value FROM meta WHERE key IN ('owner_nonce', 'owner_tag')")
+        )
+    except CtxIndexError as exc:
+        return f"its owner stamp cannot be read ({exc})"
+    if "owner_nonce" not in rows or "owner_tag" not in rows:
+        return "it carries no owner stamp"
+    if not stamp_verifies(rows["owner_nonce"], rows["owner_tag"], db_path):
+        return "its owner stamp does not verify"
+    return None
+
+
+def problem(db_path: str | Path) -> str | None:
+    """Why the index at ``db_path`` cannot be read as it stands (missing, of another schema,
+    not written by this user's ctxfast), or ``None``: what decides whether a read without a
+    refresh must index first."""
+    try:
+        connect(db_path).close()
+    except CtxIndexError as exc:
+        return str(exc)
+    return None
+
+
 def connect(db_path: str | Path, *, busy_timeout: float = BUSY_TIMEOUT_S) -> Connection:
-    """A read-only connection to the graph at ``db_path``, its schema version checked.
-    Any thread may use it, one query at a time."""
+    """A read-only connection to the graph at ``db_path``, its schema version and owner stamp
+    checked (an index a repository shipped is never read). Any thread may use it, one query
+    at a time."""
     path = Path(db_path)
     try:
         con = Connection(path, busy_timeout)
@@ -63,6 +93,12 @@ def connect(db_path: str | Path, *, busy_timeout: float = BUSY_TIMEOUT_S) -> Con
         raise CtxIndexError(f"cannot open {path}: {exc}") from exc
     try:
         check_schema(con, path)
+        why = owner_problem(con, path)
+        if why is not None:
+            raise IndexUntrustedError(
+                f"index at {path} was not written by this user's ctxfast ({why}): "
+                "re-index (`ctxfast index` rebuilds it)"
+            )
     except BaseException:
         con.close()
         raise
@@ -89,9 +125,9 @@ def reading(db_path: str | Path) -> Iterator[Connection]:
 
 
 #: Every table of an index through the views readers use, without what only numbers rows
-#: internally (``files.id``, the edges' rowid) or times a run: two indexes of one tree hold
-#: the same graph exactly when these rows are equal, however each was built (cold, refreshed,
-#: seeded from another tree's index).
+#: internally (``files.id``, the edges' rowid), times a run or stamps its owner: two indexes
+#: of one tree hold the same graph exactly when these rows are equal, however each was built
+#: (cold, refreshed, seeded from another tree's index).
 CONTENT_QUERIES = {
     "files": "SELECT path, sha256, language, bytes, parse_error FROM files",
     "nodes": "SELECT * FROM nodes",
@@ -102,7 +138,8 @@ CONTENT_QUERIES = {
     "raw": "SELECT * FROM raw",
     "file_deps": "SELECT src_file, dst_file FROM file_deps",
     "file_stat": "SELECT * FROM file_stat",
-    "meta": "SELECT * FROM meta WHERE key NOT IN ('run_start_ns', 'last_refresh')",
+    "meta": "SELECT * FROM meta WHERE key NOT IN "
+    "('run_start_ns', 'last_refresh', 'owner_nonce', 'owner_tag')",
 }
 
 

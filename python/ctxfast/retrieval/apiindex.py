@@ -4,10 +4,16 @@
 description to description: match what the code will *call* against what the task *means*.
 The index is derived from ``recon.db`` and re-indexed per changed file (keyed by the file's
 content hash), so a refresh costs only the files that changed.
+
+Like ``recon.db`` it carries an owner stamp (:mod:`ctxfast.userkey`) in ``api_meta``: an
+``api.db`` this user's ctxfast did not write (a repository shipped it), or one SQLite finds
+damaged, is removed and built again from ``recon.db``, never read.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import sqlite3
 import sys
 from pathlib import Path
@@ -15,7 +21,9 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ctxfast.bm25 import BM25Index, SymbolSet
 from ctxfast.errors import IndexError as CtxIndexError
+from ctxfast.index_dir import drop_odd
 from ctxfast.recon import graph_db
+from ctxfast.userkey import new_stamp, stamp_verifies
 
 if TYPE_CHECKING:
     from ctxfast.retrieval.repoindex import RepoIndex
@@ -31,7 +39,12 @@ CREATE TABLE IF NOT EXISTS api_index (
 );
 CREATE INDEX IF NOT EXISTS api_index_file ON api_index(file);
 CREATE TABLE IF NOT EXISTS api_files (path TEXT PRIMARY KEY, sha256 TEXT);
+CREATE TABLE IF NOT EXISTS api_meta (key TEXT PRIMARY KEY, value TEXT);
 """
+#: The files SQLite keeps for ``api.db``.
+_SIDE_SUFFIXES = ("", "-wal", "-shm", "-journal")
+
+log = logging.getLogger(__name__)
 
 
 class ApiRow(NamedTuple):
@@ -51,17 +64,67 @@ def first_paragraph(doc: str, max_chars: int = DOCSTRING_MAX_CHARS) -> str:
 
 
 def refresh_api_index(recon_db: Path, api_db: Path) -> int:
-    """Brings ``api.db`` in line with ``recon.db``; returns how many files were re-indexed."""
+    """Brings ``api.db`` in line with ``recon.db``; returns how many files were re-indexed.
+    An ``api.db`` not written by this user's ctxfast, or damaged, is rebuilt from scratch."""
     src = graph_db.connect(recon_db)
     try:
         files = dict(src.rows("SELECT path, sha256 FROM files WHERE sha256 IS NOT NULL"))
+        api_db.parent.mkdir(parents=True, exist_ok=True)
+        for suffix in _SIDE_SUFFIXES:
+            drop_odd(api_db.with_name(api_db.name + suffix), want_dir=False)
+        why = _foreign(api_db)
+        if why is not None:
+            log.warning("rebuilding %s: %s", api_db, why)
+            _discard(api_db)
+        try:
+            return _sync(src, files, api_db)
+        except sqlite3.DatabaseError as exc:  # damaged since the check: rebuild once
+            log.warning("rebuilding %s: %s", api_db, exc)
+            _discard(api_db)
+            return _sync(src, files, api_db)
     except CtxIndexError as exc:
-        src.close()
         raise CtxIndexError(f"cannot read {recon_db}: {exc}") from exc
-    api_db.parent.mkdir(parents=True, exist_ok=True)
+    finally:
+        src.close()
+
+
+def _foreign(api_db: Path) -> str | None:
+    """Why ``api_db`` cannot be trusted (``None``: missing, or stamped by this user's
+    ctxfast and sound enough to read its stamp)."""
+    if not api_db.exists():
+        return None
+    try:
+        con = sqlite3.connect(f"file:{api_db}?mode=ro", uri=True)
+        try:
+            rows = dict(con.execute("SELECT key, value FROM api_meta"))
+        finally:
+            con.close()
+    except sqlite3.DatabaseError as exc:
+        return f"unreadable ({exc})"
+    if not stamp_verifies(rows.get("owner_nonce"), rows.get("owner_tag"), api_db):
+        return "not written by this user's ctxfast"
+    return None
+
+
+def _discard(api_db: Path) -> None:
+    for suffix in _SIDE_SUFFIXES:
+        with contextlib.suppress(FileNotFoundError):
+            api_db.with_name(api_db.name + suffix).unlink()
+
+
+def _sync(src: graph_db.Connection, files: dict[str, str], api_db: Path) -> int:
+    """Re-indexes the files of ``recon.db`` whose content hash ``api_db`` does not hold yet
+    (stamping a new ``api_db`` as this user's)."""
     dst = sqlite3.connect(api_db)
     try:
         dst.executescript(SCHEMA)
+        if dst.execute("SELECT COUNT(*) FROM api_meta").fetchone()[0] == 0:
+            nonce, tag = new_stamp(api_db)
+            with dst:
+                dst.executemany(
+                    "INSERT INTO api_meta VALUES (?, ?)",
+                    [("owner_nonce", nonce), ("owner_tag", tag)],
+                )
         known = dict(dst.execute("SELECT path, sha256 FROM api_files"))
         changed = sorted(p for p, s in files.items() if known.get(p) != s)
         removed = sorted(set(known) - set(files))
@@ -93,7 +156,6 @@ def refresh_api_index(recon_db: Path, api_db: Path) -> int:
                 dst.execute("INSERT INTO api_files VALUES (?, ?)", (path, files[path]))
         return len(changed) + len(removed)
     finally:
-        src.close()
         dst.close()
 
 
@@ -134,7 +196,7 @@ class ApiIndex:
             self._where = where()
             self.bm25 = build()
         else:
-            self._where = index.stored_pickle("api_where", where)
+            self._where = index.stored_plain("api_where", where)
             self.bm25 = index.stored_bm25("api_bm25", build)
 
     def _row(self, con: sqlite3.Connection, doc: int) -> ApiRow | None:
@@ -155,9 +217,13 @@ class ApiIndex:
         hits = [(i, s) for i, s in self.bm25.query(q, k=k) if s > 0]
         if not hits:
             return []
-        con = sqlite3.connect(f"file:{self.api_db}?mode=ro", uri=True)
         try:
-            rows = [(self._row(con, i), s) for i, s in hits]
-        finally:
-            con.close()
+            con = sqlite3.connect(f"file:{self.api_db}?mode=ro", uri=True)
+            try:
+                rows = [(self._row(con, i), s) for i, s in hits]
+            finally:
+                con.close()
+        except sqlite3.DatabaseError as exc:  # damaged since the refresh: the next one rebuilds
+            log.warning("API descriptions unavailable (%s): %s", self.api_db, exc)
+            return []
         return [(r, s) for r, s in rows if r is not None]

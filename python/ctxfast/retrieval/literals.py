@@ -27,6 +27,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from ctxfast._native import literal_fragments, literal_names
 from ctxfast.retrieval.candidates import RawCandidate
@@ -84,6 +85,25 @@ class LiteralIndex:
         for frag in self.places:
             a, b = _WORD.findall(frag)[:2]
             self._by_head[(a, b)].append(frag)
+
+    def to_plain(self) -> tuple[Any, ...]:
+        """The index as plain values (what the state store keeps: no pickle)."""
+        return (
+            self.min_chars,
+            self.name_max_chars,
+            self.names,
+            self.places,
+            self._files,
+            dict(self._by_head),
+        )
+
+    @classmethod
+    def from_plain(cls, plain: tuple[Any, ...]) -> LiteralIndex:
+        """The index :meth:`to_plain` gave."""
+        out = cls.__new__(cls)
+        (out.min_chars, out.name_max_chars, out.names, out.places, out._files, by_head) = plain
+        out._by_head = defaultdict(list, by_head)
+        return out
 
     def match(self, text: str) -> list[LiteralMatch]:
         """Every stored fragment that occurs in ``text`` (whitespace-normalised), longest

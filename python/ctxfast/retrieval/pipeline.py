@@ -132,9 +132,11 @@ class Retriever:
             != shape
         ):
             ix = self.index
-            self._literals = ix.stored_pickle(
-                "literals-{}-n{}".format(*shape),
-                lambda: LiteralIndex(((f, ix.lines(f)) for f in ix.files), *shape),
+            self._literals = LiteralIndex.from_plain(
+                ix.stored_plain(
+                    "literals-{}-n{}".format(*shape),
+                    lambda: LiteralIndex(((f, ix.lines(f)) for f in ix.files), *shape).to_plain(),
+                )
             )
         return self._literals
 
@@ -142,7 +144,7 @@ class Retriever:
         """The prefixes of the repository's class-dispatch families, found once per state."""
         if self._families is None or self._families[0] != min_family:
             ix = self.index
-            found = ix.stored_pickle(
+            found = ix.stored_plain(
                 f"dispatch-prefixes-{min_family}",
                 lambda: tuple(sorted(family_prefixes(ix.defs, min_family))),
             )

@@ -126,9 +126,10 @@ class RepoIndex:
         self._minor: tuple[float, frozenset[str]] | None = None
         self._frames: dict[tuple[str, str | None], str | None] = {}
 
-    def stored_pickle(self, name: str, build: Callable[[], T]) -> T:
-        """Plain data derived from this state: from the state store when it has it."""
-        return build() if self.state is None else self.state.get_pickled(name, build)
+    def stored_plain(self, name: str, build: Callable[[], T]) -> T:
+        """Plain data derived from this state (tuples, lists, dicts, sets of str and int):
+        from the state store when it has it."""
+        return build() if self.state is None else self.state.get_plain(name, build)
 
     def stored_bm25(self, name: str, build: Callable[[], BM25Index]) -> BM25Index:
         """A BM25 index over this state's symbol set, from the state store when it has it."""
@@ -181,7 +182,7 @@ class RepoIndex:
         ``include!("path")`` (the path relative to the including file's directory), computed
         once; files that include nothing are absent."""
         if self._included is None:
-            self._included = self.stored_pickle("included-1", self._scan_includes)
+            self._included = self.stored_plain("included-1", self._scan_includes)
         return self._included
 
     def _scan_includes(self) -> dict[str, list[str]]:
@@ -207,7 +208,7 @@ class RepoIndex:
         file named for the platform (``term_windows.go``, ``windows.rs``) is platform code
         throughout: it counts as much as the most gated file. Computed once."""
         if self._platforms is None:
-            self._platforms = self.stored_pickle("platform-gates-1", self._scan_platforms)
+            self._platforms = self.stored_plain("platform-gates-1", self._scan_platforms)
         return self._platforms
 
     def _scan_platforms(self) -> dict[str, dict[str, int]]:

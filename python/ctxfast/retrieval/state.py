@@ -8,19 +8,32 @@ index's content key (the hash of every indexed file's content hash) and read by 
 process that sees the same key. A new key (any file changed) makes the old files stale; the
 first write under the new key removes them. The store is a cache: a missing, unreadable or
 corrupt piece is rebuilt, and a directory that cannot be written only costs the speed-up.
+
+The directory is untrusted (a repository can ship its ``.ctxfast/``, and a piece's name is a
+hash anyone can compute from the tree), so nothing read from it can execute or mislead: plain
+data is stored with :mod:`marshal` (values only — no code runs on load, unlike pickle), every
+piece carries a keyed BLAKE2b tag over its name and bytes under the user's key
+(:mod:`ctxfast.userkey`) and is decoded only when the tag verifies, and files are opened without
+following links or blocking (:func:`ctxfast.confine.read_confined`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
+import hashlib
+import hmac
 import logging
+import marshal
 import os
-import pickle
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
+
+from ctxfast.confine import read_confined
+from ctxfast.index_dir import drop_odd
+from ctxfast.userkey import user_key
 
 T = TypeVar("T")
 
@@ -28,7 +41,16 @@ STATE_DIRNAME = "state"
 #: Length of the content-key prefix that names a state file (64 bits of a SHA-256).
 KEY_CHARS = 16
 #: Bump when the layout of a stored piece changes, so old files are never misread.
-FORMAT = 3
+FORMAT = 4
+#: What every piece starts with, then its tag, then the payload.
+MAGIC = b"ctxfast-state\x00"
+TAG_BYTES = 32
+#: A piece larger than this is not read back (rebuilt instead): no stored file can make a
+#: reader allocate without bound.
+MAX_PIECE_BYTES = 1 << 31
+#: Temporary files are named ``.tmp-<pid>-…`` so a sweep can tell a live writer's from one a
+#: killed process left behind.
+TMP_PREFIX = ".tmp-"
 
 log = logging.getLogger(__name__)
 
@@ -68,37 +90,64 @@ class StateStore:
         dump: Callable[[T], bytes],
         load: Callable[[bytes], T],
     ) -> T:
-        """The piece ``name``: read back if stored for this key, else built and stored."""
+        """The piece ``name``: read back if stored for this key and its tag verifies, else
+        built and stored."""
         path = self.path(name)
-        try:
-            data = path.read_bytes()
-        except OSError:
-            pass
-        else:
+        payload = self._read(path)
+        if payload is not None:
             try:
                 with gc_paused():
-                    return load(data)
-            except Exception as exc:  # a corrupt or foreign file: rebuild it
+                    return load(payload)
+            except Exception as exc:  # verified yet undecodable: another build's layout
                 log.warning("rebuilding unreadable retrieval state %s: %s", path, exc)
         value = build()
         self._store(path, dump(value))
         return value
 
-    def get_pickled(self, name: str, build: Callable[[], T]) -> T:
-        """:meth:`get` for plain Python data (tuples, lists, dicts of str and int)."""
-        return self.get(
-            name, build, lambda v: pickle.dumps(v, protocol=pickle.HIGHEST_PROTOCOL), pickle.loads
-        )
+    def get_plain(self, name: str, build: Callable[[], T]) -> T:
+        """:meth:`get` for plain Python data (tuples, lists, dicts, sets of str and int)."""
+        return self.get(name, build, marshal.dumps, marshal.loads)
 
-    def _store(self, path: Path, data: bytes) -> None:
+    def _tag(self, path: Path, payload: bytes) -> bytes:
+        mac = hashlib.blake2b(key=user_key(), digest_size=TAG_BYTES, person=b"ctxfast-state")
+        mac.update(path.name.encode("utf-8", "surrogateescape") + b"\x00")
+        mac.update(payload)
+        return mac.digest()
+
+    def _read(self, path: Path) -> bytes | None:
+        """The payload stored at ``path`` if its tag verifies; ``None`` when missing, and a
+        logged ``None`` when unreadable or not written by this user's ctxfast."""
         try:
-            self.dir.mkdir(parents=True, exist_ok=True)
+            data = read_confined(
+                self.dir.parent, f"{STATE_DIRNAME}/{path.name}", max_bytes=MAX_PIECE_BYTES
+            )
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            log.info("retrieval state %s not read: %s", path, exc)
+            return None
+        head = len(MAGIC) + TAG_BYTES
+        payload = data[head:]
+        if (
+            len(data) < head
+            or not data.startswith(MAGIC)
+            or not hmac.compare_digest(data[len(MAGIC) : head], self._tag(path, payload))
+        ):
+            log.warning("rebuilding retrieval state %s: not written by this user's ctxfast", path)
+            return None
+        return payload
+
+    def _store(self, path: Path, payload: bytes) -> None:
+        try:
+            drop_odd(self.dir, want_dir=True)
+            self.dir.mkdir(mode=0o700, parents=True, exist_ok=True)
             if not self._swept:
                 self._sweep()
-            fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=".tmp-")
+            fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=f"{TMP_PREFIX}{os.getpid()}-")
             try:
                 with os.fdopen(fd, "wb") as fh:
-                    fh.write(data)
+                    fh.write(MAGIC + self._tag(path, payload))
+                    fh.write(payload)
                 os.replace(tmp, path)  # readers see the old file or the whole new one
             except BaseException:
                 Path(tmp).unlink(missing_ok=True)
@@ -107,12 +156,32 @@ class StateStore:
             log.info("retrieval state not stored (%s): %s", path, exc)
 
     def _sweep(self) -> None:
-        """Removes the files of other index states (temp files are left to their writers,
-        which may be live processes storing the same new state)."""
+        """Removes the files of other index states, and temporary files whose writer is gone
+        (a live process may be storing the same new state: its files are left alone)."""
         self._swept = True
         for p in self.dir.iterdir():
-            if not p.name.startswith((self.prefix, ".tmp-")):
-                p.unlink(missing_ok=True)
+            if p.name.startswith(TMP_PREFIX):
+                if _writer_alive(p.name):
+                    continue
+            elif p.name.startswith(self.prefix):
+                continue
+            with contextlib.suppress(OSError):
+                p.unlink()
+
+
+def _writer_alive(name: str) -> bool:
+    """True when the temporary file ``name`` (``.tmp-<pid>-…``) may belong to a live process:
+    its pid runs, or the name carries none (an older layout's: left to age out)."""
+    pid = name[len(TMP_PREFIX) :].split("-", 1)[0]
+    if not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else
+        return True
+    return True
 
 
 __all__ = ["STATE_DIRNAME", "StateStore", "gc_paused"]

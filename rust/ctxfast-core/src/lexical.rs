@@ -300,7 +300,12 @@ fn search_file(
     // reader checks every 64 KB buffer, the slice only the first one — so such a file goes
     // through the reader over its bytes.
     let res = match src {
-        Haystack::Path(path) => searcher.search_path(matcher, path, sink),
+        // Opened without following a link or blocking: a file swapped for a FIFO (or a link
+        // out of the tree) since the walk is skipped, not waited on.
+        Haystack::Path(path) => match crate::graph::discover::open_regular(path) {
+            Ok((file, _)) => searcher.search_file(matcher, &file, sink),
+            Err(_) => return Err(()),
+        },
         Haystack::Bytes {
             bytes,
             has_nul: true,
@@ -588,6 +593,29 @@ mod tests {
         req.languages = langs.map(|l| l.iter().map(|s| s.to_string()).collect());
         req.max_hits = max_hits;
         search(&req).unwrap()
+    }
+
+    #[test]
+    fn a_file_swapped_for_a_fifo_or_a_link_after_the_walk_is_skipped_not_waited_on() {
+        let d = tempfile::tempdir().unwrap();
+        let fifo = d.path().join("swapped.py");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: mkfifo on a NUL-terminated path this test owns.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let outside = d.path().join("outside.txt");
+        fs::write(&outside, "needle\n").unwrap();
+        let link = d.path().join("linked.py");
+        std::os::unix::fs::symlink(&outside, &link).unwrap();
+        let cm = ChunkMatcher::new(&["needle"]).unwrap();
+        let mut searcher = new_searcher();
+        // A blocking open of the FIFO would wait here for a writer forever.
+        for p in [&fifo, &link] {
+            assert!(search_file(&mut searcher, Haystack::Path(p), &cm, 5, 100).is_err());
+        }
+        let plain = d.path().join("plain.py");
+        fs::write(&plain, "x = 'needle'\n").unwrap();
+        let hits = search_file(&mut searcher, Haystack::Path(&plain), &cm, 5, 100).unwrap();
+        assert_eq!(hits[0].len(), 1);
     }
 
     #[test]

@@ -57,10 +57,12 @@ type StatsTuple = (
 /// shared parse cache there (`parse_cache_max_bytes` bounds it; the core's default
 /// otherwise). `seeds` are `recon.db` paths of similar trees' indexes: a new index starts
 /// from the one sharing the most files (`seeded_from`), or `seed_note` says why none did.
+/// `owner_key` is the user's secret key: an index or seed not stamped under it is rebuilt or
+/// passed over, and the index written is stamped.
 #[pyfunction]
 #[pyo3(signature = (
     root, db_path, max_file_bytes = 1_000_000, progress = None, parse_cache_dir = None,
-    parse_cache_max_bytes = None, seeds = None
+    parse_cache_max_bytes = None, seeds = None, owner_key = None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn index_graph(
@@ -72,6 +74,7 @@ fn index_graph(
     parse_cache_dir: Option<PathBuf>,
     parse_cache_max_bytes: Option<u64>,
     seeds: Option<Vec<PathBuf>>,
+    owner_key: Option<Vec<u8>>,
 ) -> PyResult<StatsTuple> {
     let parse_cache = parse_cache_dir.map(|dir| {
         let mut o = ParseCacheOptions::new(dir);
@@ -85,6 +88,7 @@ fn index_graph(
         progress: progress.map(|p| p.inner.clone()),
         parse_cache,
         seeds: seeds.unwrap_or_default(),
+        owner_key,
         ..IndexOptions::default()
     };
     detached(py, move || {
@@ -112,8 +116,17 @@ fn node_key(id: &str) -> i64 {
     graph::store::node_key(id)
 }
 
+/// The owner tag of an index with `nonce` at `db_path` under `key` (hex HMAC-SHA256): what
+/// `meta.owner_tag` holds when this user's ctxfast wrote the index. One rule for the core's
+/// check and Python's (readers, `api.db`).
+#[pyfunction]
+fn index_owner_tag(key: &[u8], nonce: &str, db_path: PathBuf) -> String {
+    graph::owner::tag(key, nonce, &db_path)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<IndexProgress>()?;
+    m.add_function(wrap_pyfunction!(index_owner_tag, m)?)?;
     m.add_function(wrap_pyfunction!(index_graph, m)?)?;
     m.add_function(wrap_pyfunction!(node_key, m)?)?;
     // The version `recon.db` is stamped with; Python readers refuse any other.

@@ -57,10 +57,12 @@ pub fn discover(root: &Path, max_file_bytes: u64) -> Vec<Found> {
         .run(|| {
             let out = &out;
             Box::new(move |entry| {
-                if let Ok(entry) = entry {
-                    if let Some(f) = found(root, &entry, max_file_bytes) {
-                        out.lock().unwrap_or_else(|p| p.into_inner()).push(f);
-                    }
+                let f = match entry {
+                    Ok(entry) => found(root, &entry, max_file_bytes),
+                    Err(err) => unwalkable(root, &err),
+                };
+                if let Some(f) = f {
+                    out.lock().unwrap_or_else(|p| p.into_inner()).push(f);
                 }
                 ignore::WalkState::Continue
             })
@@ -68,6 +70,36 @@ pub fn discover(root: &Path, max_file_bytes: u64) -> Vec<Found> {
     let mut out = out.into_inner().unwrap_or_else(|p| p.into_inner());
     out.sort_by(|a, b| a.rel.cmp(&b.rel));
     out
+}
+
+/// The record of an entry the walk could not read (a path longer than the system allows, a
+/// directory without read permission), so it is skipped with its reason, never silently.
+fn unwalkable(root: &Path, err: &ignore::Error) -> Option<Found> {
+    fn path_of(e: &ignore::Error) -> Option<&Path> {
+        match e {
+            ignore::Error::WithPath { path, .. } => Some(path),
+            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+                path_of(err)
+            }
+            ignore::Error::Partial(errs) => errs.iter().find_map(path_of),
+            _ => None,
+        }
+    }
+    let path = path_of(err)?;
+    let rel_os = path.strip_prefix(root).ok()?;
+    let rel = rel_os
+        .components()
+        .map(|c| escaped_name(c.as_os_str()))
+        .collect::<Vec<_>>()
+        .join("/");
+    (!rel.is_empty()).then(|| Found {
+        rel,
+        abs: path.to_path_buf(),
+        lang: None,
+        bytes: 0,
+        mtime_ns: 0,
+        skip: Some(format!("unreadable: {err}")),
+    })
 }
 
 /// The record of one walked entry; `None` for directories and files that are not source.
@@ -169,13 +201,11 @@ pub fn escaped_name(s: &std::ffi::OsStr) -> String {
 /// The skip reason of a FIFO, socket or device.
 pub const NOT_REGULAR: &str = "skipped: not a regular file (FIFO, socket or device)";
 
-/// The bytes of the regular file at `path`, checked at read time on the descriptor read: the
-/// last component is opened without following a symlink and without blocking (a file swapped
-/// for a FIFO after the walk must not hang the build), and anything but a regular file is an
-/// error. Reads at most `max_bytes + 1` bytes, so a file grown past the cap since the walk
-/// costs no more than the cap.
-pub fn read_regular(path: &Path, max_bytes: u64) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
+/// The regular file at `path` opened for reading, with its metadata read from the open
+/// descriptor: the last component is not followed if it is a symlink and the open does not
+/// block (a FIFO swapped in since a walk must not hang the reader); anything but a regular
+/// file is an error.
+pub fn open_regular(path: &Path) -> std::io::Result<(std::fs::File, std::fs::Metadata)> {
     use std::os::unix::fs::OpenOptionsExt;
     let file = std::fs::OpenOptions::new()
         .read(true)
@@ -185,6 +215,17 @@ pub fn read_regular(path: &Path, max_bytes: u64) -> std::io::Result<Vec<u8>> {
     if !meta.is_file() {
         return Err(std::io::Error::other(NOT_REGULAR));
     }
+    Ok((file, meta))
+}
+
+/// The bytes of the regular file at `path`, checked at read time on the descriptor read: the
+/// last component is opened without following a symlink and without blocking (a file swapped
+/// for a FIFO after the walk must not hang the build), and anything but a regular file is an
+/// error. Reads at most `max_bytes + 1` bytes, so a file grown past the cap since the walk
+/// costs no more than the cap.
+pub fn read_regular(path: &Path, max_bytes: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let (file, meta) = open_regular(path)?;
     if meta.len() > max_bytes {
         return Err(std::io::Error::other(format!(
             "skipped: {} bytes exceeds the {max_bytes} byte limit",

@@ -54,6 +54,7 @@ pub mod bulk;
 pub mod cache;
 pub mod discover;
 pub mod lang;
+pub mod owner;
 pub mod parse;
 pub mod parse_cache;
 pub mod plan;
@@ -93,6 +94,10 @@ pub struct IndexOptions {
     /// Indexes (`recon.db` paths) of similar trees: a new index starts from a copy of the one
     /// sharing the most files and is refreshed from there (none by default; see [`seed`]).
     pub seeds: Vec<std::path::PathBuf>,
+    /// The user's secret key ([`owner`]): an index or seed not stamped under it is not
+    /// trusted (rebuilt, passed over), and every index written is stamped. `None` (the
+    /// default) trusts any index, for callers that own the directory outright.
+    pub owner_key: Option<Vec<u8>>,
 }
 
 impl Default for IndexOptions {
@@ -104,6 +109,7 @@ impl Default for IndexOptions {
             lock_wait: store::DEFAULT_LOCK_WAIT,
             wal_truncate_bytes: store::WAL_TRUNCATE_BYTES,
             seeds: vec![],
+            owner_key: None,
         }
     }
 }
@@ -161,11 +167,32 @@ fn process_cpu_seconds() -> f64 {
 /// removed and rebuilt from scratch, and the reason is the first entry of `errors`.
 pub fn index(root: &Path, db_path: &Path, opts: &IndexOptions) -> CoreResult<IndexStats> {
     let result = store::lock_builds(db_path, opts.lock_wait).and_then(|_lock| {
-        let out = seeded_build_or_heal(root, db_path, opts);
+        let foreign = match &opts.owner_key {
+            Some(key) => owner::foreign(db_path, key),
+            None => None,
+        };
+        if foreign.is_some() {
+            store::discard(db_path)?;
+        }
+        let mut out = seeded_build_or_heal(root, db_path, opts);
         if matches!(out, Err(CoreError::Cancelled)) {
             // Still under the lock: a cancelled first build leaves no side file behind (a
             // cancelled refresh was rolled back).
             store::remove_stale_builds(db_path);
+        }
+        if let (Ok(stats), Some(key)) = (&mut out, &opts.owner_key) {
+            // A first build stamps its file before renaming it into place; an index kept
+            // was checked above. This only writes for an index stamped some other way.
+            owner::stamp(db_path, key)?;
+            if let Some(why) = foreign {
+                stats.errors.insert(
+                    0,
+                    (
+                        db_path.display().to_string(),
+                        format!("index not written by this user's ctxfast ({why}); rebuilt from scratch"),
+                    ),
+                );
+            }
         }
         out
     });
@@ -196,8 +223,7 @@ fn seeded_build_or_heal(
     } else {
         seed::MIN_SHARED
     };
-    let seed::Planted { mut report, copy } =
-        seed::plant(root, db_path, &opts.seeds, opts.max_file_bytes, min_shared);
+    let seed::Planted { mut report, copy } = seed::plant(root, db_path, opts, min_shared);
     let with_report = |s: IndexStats, report: seed::SeedReport| IndexStats { seed: report, ..s };
     let Some(copy) = copy else {
         return build_or_heal(root, db_path, opts).map(|s| with_report(s, report));
@@ -512,6 +538,10 @@ fn close_run(
     let stats =
         finish(&conn, p.found, counts, errors, p.t0).map(|s| IndexStats { cache_hits, ..s });
     if p.fresh {
+        // Stamped before it is renamed into place: the stamp is part of the one write.
+        if let Some(key) = &p.opts.owner_key {
+            owner::write_stamp(&conn, key, p.db_path)?;
+        }
         // Readers and later refreshes expect WAL (persistent in the file header).
         conn.pragma_update(None, "journal_mode", "WAL")?;
         drop(conn);

@@ -98,7 +98,9 @@ fn now_ms() -> i64 {
 impl ParseCache {
     /// Opens (creating if needed) the cache in `opts.dir`.
     pub fn open(opts: &ParseCacheOptions) -> CoreResult<ParseCache> {
-        std::fs::create_dir_all(&opts.dir)
+        // Private to this user (0700): the cache holds extractions of every tree indexed.
+        std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
+            .create(&opts.dir)
             .context(|| format!("cannot create parse cache dir {}", opts.dir.display()))?;
         let conn = open_db(&opts.dir.join(FILE_NAME))?;
         Ok(ParseCache {

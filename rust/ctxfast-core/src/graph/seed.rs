@@ -18,11 +18,13 @@
 //! context (`go.mod`, `Cargo.toml`) is compared with the one the seed recorded
 //! ([`super::resolve::Context`]).
 //!
-//! Seeding is fail-soft: a seed that is missing, damaged, of another schema, or shares too
+//! Seeding is fail-soft: a seed that is missing, damaged, of another schema, not stamped by
+//! this user's ctxfast ([`owner`]: it may be a hostile tree's shipped index), or shares too
 //! little with the tree is passed over with the reason in [`SeedReport::note`], and the
 //! build runs cold as it would have without one.
 
 use super::discover::{self, Found};
+use super::owner;
 use super::parse::sha_key;
 use super::store;
 use crate::error::{CoreError, CoreResult};
@@ -88,13 +90,8 @@ pub fn wanted(db_path: &Path) -> bool {
 /// that renames it into place, if it shares at least `min_shared` of the sampled files
 /// ([`MIN_SHARED`], [`MIN_SHARED_CACHED`]); on any failure nothing is left behind and the
 /// note says why.
-pub fn plant(
-    root: &Path,
-    db_path: &Path,
-    seeds: &[PathBuf],
-    max_file_bytes: u64,
-    min_shared: f64,
-) -> Planted {
+pub fn plant(root: &Path, db_path: &Path, opts: &super::IndexOptions, min_shared: f64) -> Planted {
+    let (seeds, max_file_bytes) = (&opts.seeds, opts.max_file_bytes);
     let found = discover::discover(root, max_file_bytes);
     let sample = sample(&found, max_file_bytes);
     if sample.is_empty() {
@@ -106,7 +103,15 @@ pub fn plant(
         if same_file(seed, db_path) {
             continue;
         }
-        match score(seed, &sample) {
+        let scored = match opts
+            .owner_key
+            .as_deref()
+            .and_then(|k| owner::foreign(seed, k))
+        {
+            Some(why) => Err(format!("not written by this user's ctxfast ({why})")),
+            None => score(seed, &sample),
+        };
+        match scored {
             Ok(n) if best.is_none_or(|(_, b)| n > b) => best = Some((seed, n)),
             Ok(_) => {}
             Err(why) => notes.push(format!("{}: {why}", seed.display())),

@@ -132,23 +132,85 @@ pub const DEFAULT_LOCK_WAIT: std::time::Duration = std::time::Duration::from_sec
 /// of one index (processes or threads) take turns instead of racing for SQLite's write lock
 /// or a shared side file. The kernel drops it when the holder dies, even by `kill -9`.
 pub struct BuildLock {
-    _file: std::fs::File,
+    _file: Option<std::fs::File>,
+}
+
+/// True for the errors of a directory or file system this process may not write.
+fn read_only(e: &std::io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::EROFS) | Some(libc::EACCES) | Some(libc::EPERM)
+    )
+}
+
+/// Every name the index keeps beside `db_path` (the database, its journals, its lock and
+/// check stamp).
+const SIDE_SUFFIXES: &[&str] = &["", "-wal", "-shm", "-journal", ".lock", ".checked"];
+
+/// Removes any of the index's own files that is a symbolic link or not a regular file (a
+/// link itself, never what it points at). A repository can ship its `.ctxfast/` with
+/// `recon.db` linked to another SQLite file or `recon.db.checked` to a file to overwrite;
+/// this index never makes such entries, so removing them only costs a rebuild.
+pub fn drop_links(db_path: &Path) {
+    for suffix in SIDE_SUFFIXES {
+        let p = side(db_path, suffix);
+        let Ok(m) = std::fs::symlink_metadata(&p) else {
+            continue;
+        };
+        if m.file_type().is_symlink() || !m.file_type().is_dir() && !m.is_file() {
+            if std::fs::remove_file(&p).is_ok() {
+                crate::log::push(
+                    crate::log::Level::Warning,
+                    format!("removed {}: not a regular file", p.display()),
+                );
+            }
+        } else if m.is_dir() && std::fs::remove_dir_all(&p).is_ok() {
+            crate::log::push(
+                crate::log::Level::Warning,
+                format!(
+                    "removed {}: a directory where the index keeps a file",
+                    p.display()
+                ),
+            );
+        }
+    }
 }
 
 /// Takes the [`BuildLock`] of `db_path` (creating its directory), waiting up to `wait`.
+/// Links among the index's own files are removed first ([`drop_links`]). In a directory this
+/// user cannot write, an existing lock file is locked through a read-only descriptor, and
+/// none is needed when there is none (nobody can build there): a complete, current index in
+/// a read-only directory is still read.
 pub fn lock_builds(db_path: &Path, wait: std::time::Duration) -> CoreResult<BuildLock> {
     use std::os::fd::AsRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
     if let Some(dir) = db_path.parent() {
         std::fs::create_dir_all(dir)
             .context(|| format!("cannot create index dir {}", dir.display()))?;
     }
+    drop_links(db_path);
     let path = side(db_path, ".lock");
-    let file = std::fs::OpenOptions::new()
+    let opened = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
-        .open(&path)
-        .context(|| format!("cannot open {}", path.display()))?;
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(&path);
+    let file = match opened {
+        Ok(f) => f,
+        Err(e) if read_only(&e) => match std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(&path)
+        {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(BuildLock { _file: None })
+            }
+            Err(e) => return Err(CoreError::io(e, &format!("cannot open {}", path.display()))),
+        },
+        Err(e) => return Err(CoreError::io(e, &format!("cannot open {}", path.display()))),
+    };
     let deadline = std::time::Instant::now() + wait;
     // SAFETY: flock on a descriptor this function owns for the whole call.
     while unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
@@ -171,7 +233,7 @@ pub fn lock_builds(db_path: &Path, wait: std::time::Duration) -> CoreResult<Buil
         }
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
-    Ok(BuildLock { _file: file })
+    Ok(BuildLock { _file: Some(file) })
 }
 
 /// A side-file name for one cold build, unique per call (`recon.db.building-<pid>-<n>`): two
