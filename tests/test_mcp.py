@@ -20,6 +20,7 @@ async def _session_run(root, idx, body):
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "ctxfast", "mcp", str(root), "--index-dir", str(idx)],
+        cwd=root,  # the server's start directory is an allowed root: keep it in tmp_path
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
@@ -107,19 +108,25 @@ def _free_port() -> int:
 
 
 def test_the_tools_answer_over_streamable_http_on_loopback(tmp_path):
-    """``ctxfast mcp --http``: the SDK's streamable HTTP client reaches the same tools at
-    ``http://127.0.0.1:PORT/mcp``, on a real server process."""
+    """``ctxfast mcp --http``: the SDK's streamable HTTP client, sending the bearer token
+    from ``CTXFAST_MCP_TOKEN``, reaches the same tools at ``http://127.0.0.1:PORT/mcp``, on a
+    real server process."""
+    import os
     import socket
     import subprocess
     import time
 
+    import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
     root = write_project(tmp_path / "proj")
     port = _free_port()
+    token = "test-token-for-this-server"
     args = ["mcp", str(root), "--index-dir", str(tmp_path / "idx"), "--http", "--port", str(port)]
     server = subprocess.Popen(
         [sys.executable, "-m", "ctxfast", *args],
+        cwd=root,
+        env={**os.environ, "CTXFAST_MCP_TOKEN": token},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
@@ -136,8 +143,10 @@ def test_the_tools_answer_over_streamable_http_on_loopback(tmp_path):
                 time.sleep(0.2)
 
         async def session_run():
+            headers = {"Authorization": f"Bearer {token}"}
             async with (
-                streamable_http_client(url) as streams,
+                httpx2.AsyncClient(headers=headers, timeout=60) as http,
+                streamable_http_client(url, http_client=http) as streams,
                 ClientSession(streams[0], streams[1]) as s,
             ):
                 await s.initialize()

@@ -18,6 +18,7 @@ import errno
 import os
 import stat
 from pathlib import Path, PurePosixPath
+from typing import BinaryIO
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -52,7 +53,8 @@ def read_confined(
 ) -> bytes:
     """The bytes of the regular file ``rel`` inside ``root``; raises ``ConfinementError``
     (an ``OSError``) for a symlink in the path, a special file, or — with ``max_bytes`` — a
-    file larger than that, and ``OSError`` for a missing one."""
+    file larger than that, and ``OSError`` for a missing one. The file is read from the
+    descriptor the component-by-component walk opened, so what was checked is what is read."""
     root_path = Path(root)
     parts = _parts(root_path, rel, links_inside)
     start = os.path.realpath(root_path) if links_inside else os.fspath(root_path)
@@ -81,11 +83,21 @@ def read_confined(
         st = os.fstat(fh.fileno())
         if not stat.S_ISREG(st.st_mode):
             raise ConfinementError(errno.EINVAL, "not a regular file", str(rel))
-        if max_bytes is not None and st.st_size > max_bytes:
-            raise ConfinementError(
-                errno.EFBIG, f"{st.st_size} bytes exceeds the {max_bytes}-byte cap", str(rel)
-            )
-        return fh.read() if max_bytes is None else fh.read(max_bytes)
+        if max_bytes is None:
+            return fh.read()
+        return _read_capped(fh, st.st_size, max_bytes, str(rel))
+
+
+def _read_capped(fh: BinaryIO, size: int, max_bytes: int, rel: str) -> bytes:
+    """At most ``max_bytes`` of an open file, refused when it holds more: the size ``fstat``
+    gave is checked first (no read at all for a big file), then at most one byte over the cap
+    is read, so a file that grows after the ``fstat`` is refused too, never read whole."""
+    if size > max_bytes:
+        raise ConfinementError(errno.EFBIG, f"{size} bytes exceeds the {max_bytes}-byte cap", rel)
+    data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise ConfinementError(errno.EFBIG, f"more than the {max_bytes}-byte cap", rel)
+    return data
 
 
 def read_regular(path: str | os.PathLike[str]) -> bytes:

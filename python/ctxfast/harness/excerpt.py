@@ -110,6 +110,14 @@ def _render(
     return "\n".join(out)
 
 
+def _read(path: Path) -> str:
+    """The text of a file the caller named (never a FIFO or device)."""
+    try:
+        return decode(read_regular(path))
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from exc
+
+
 def excerpt(
     path: str | Path,
     identifiers: Iterable[str],
@@ -121,6 +129,7 @@ def excerpt(
     max_windows: int = DEFAULT_MAX_WINDOWS,
     encoding: str = DEFAULT_ENCODING,
     display_path: str | None = None,
+    content: str | None = None,
 ) -> Excerpt:
     """An excerpt of the file at ``path`` of at most ``max_tokens`` tokens (exact count).
 
@@ -129,14 +138,14 @@ def excerpt(
     is shown instead, so the model still sees the file's shape. ``identifier_only`` (default:
     ``role in IDENTIFIER_ONLY_ROLES``) always returns the outline. The text starts with a
     ``path (N lines)`` header; an empty text means not even the header fits.
+
+    ``content`` is the file's text when the caller has read it already (the MCP server reads
+    through ``confine.read_confined``, which a path given here would bypass); ``path`` then
+    only names the file.
     """
     if max_tokens < 0:
         raise ConfigError(f"max_tokens must be >= 0, got {max_tokens}")
-    p = Path(path)
-    try:
-        source = decode(read_regular(p))
-    except OSError as exc:
-        raise ConfigError(f"cannot read {p}: {exc}") from exc
+    source = content if content is not None else _read(Path(path))
     shown = display_path or str(path)
     lines = source.splitlines()
     total = len(lines)
