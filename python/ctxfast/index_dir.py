@@ -54,7 +54,8 @@ def prepare(index_dir: Path, *, repository_owned: bool) -> None:
     if repository_owned:
         drop_odd(index_dir, want_dir=True)
     with contextlib.suppress(OSError):
-        index_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        # Never the repository itself: a tree deleted since is not made again by its index.
+        index_dir.mkdir(mode=0o700, parents=not repository_owned, exist_ok=True)
         ignore = index_dir / ".gitignore"
         drop_odd(ignore, want_dir=False)
         if not ignore.exists():

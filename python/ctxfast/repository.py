@@ -140,6 +140,8 @@ class Repository:
         the calling thread stops the run between two files, leaves the index as it was, and
         is re-raised.
         """
+        if not self.root.is_dir():
+            raise InvalidArgumentError(f"repository path is no longer a directory: {self.root}")
         prepare_index_dir(self.index_dir, repository_owned=self._index_dir_in_tree)
         counters = _native.IndexProgress()
 

@@ -4,7 +4,7 @@ shipped.
 A clone can bring its own ``.ctxfast/`` along, holding a ``recon.db`` whose rows describe other
 source and retrieval state files of any content. Everything ctxfast stores under an index
 directory is therefore tagged with a keyed MAC (the core's owner stamp in ``recon.db`` and
-``api.db``, a keyed BLAKE2b over each retrieval-state piece) and used only when the tag
+``api.db``, an HMAC-SHA256 over each retrieval-state piece) and used only when the tag
 verifies; without this key nobody can make one that does.
 
 The key is 32 random bytes in ``$CTXFAST_CONFIG_DIR/index.key`` (default

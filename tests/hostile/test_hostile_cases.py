@@ -178,7 +178,21 @@ def test_a_path_longer_than_path_max_is_recorded_not_dropped(tmp_path: Path) -> 
     stats = ctxfast.Repository(tmp_path).index()
     deep = [e for e in stats.errors if e["path"].startswith("d" * 200)]
     assert deep and all("unreadable" in e["error"] for e in deep), stats.errors
-    assert "def next_page" in ctxfast.compose(ctxfast.Repository(tmp_path), "fix next_page").render()
+    window = ctxfast.compose(ctxfast.Repository(tmp_path), "fix next_page").render()
+    assert "def next_page" in window
+
+
+def test_a_deleted_tree_is_an_error_and_is_not_made_again(tmp_path: Path) -> None:
+    import shutil
+
+    pager_repo(tmp_path / "repo")
+    repo = ctxfast.Repository(tmp_path / "repo")
+    repo.index()
+    shutil.rmtree(tmp_path / "repo")
+    for call in (repo.index, lambda: ctxfast.compose(repo, "fix next_page")):
+        with pytest.raises(InvalidArgumentError, match="no longer a directory"):
+            call()
+    assert not (tmp_path / "repo").exists()
 
 
 def test_the_parse_cache_is_private_to_its_user(tmp_path: Path) -> None:
