@@ -335,7 +335,7 @@ def test_rows_cached_before_a_column_existed_read_it_as_zero(tmp_path):
     np.savez_compressed(
         path,
         repo=np.array("acme/shop"),
-        files=np.array(["a.py", "b.py"], dtype=object),
+        files=np.array(["a.py", "b.py"], dtype=str),
         file_rows=frows,
         file_gold=np.array([True, False]),
         cand_rows=crows,

@@ -55,6 +55,18 @@ def read_confined(
     (an ``OSError``) for a symlink in the path, a special file, or — with ``max_bytes`` — a
     file larger than that, and ``OSError`` for a missing one. The file is read from the
     descriptor the component-by-component walk opened, so what was checked is what is read."""
+    with open_confined(root, rel, links_inside=links_inside) as fh:
+        if max_bytes is None:
+            return fh.read()
+        return _read_capped(fh, os.fstat(fh.fileno()).st_size, max_bytes, str(rel))
+
+
+def open_confined(
+    root: str | os.PathLike[str], rel: str | os.PathLike[str], *, links_inside: bool = False
+) -> BinaryIO:
+    """The regular file ``rel`` inside ``root``, open for reading, checked as
+    :func:`read_confined` checks it: for callers that read it in parts (a header, then the
+    rest) instead of copying one whole read."""
     root_path = Path(root)
     parts = _parts(root_path, rel, links_inside)
     start = os.path.realpath(root_path) if links_inside else os.fspath(root_path)
@@ -79,13 +91,11 @@ def read_confined(
             raise
     finally:
         os.close(dir_fd)
-    with os.fdopen(fd, "rb") as fh:
-        st = os.fstat(fh.fileno())
-        if not stat.S_ISREG(st.st_mode):
-            raise ConfinementError(errno.EINVAL, "not a regular file", str(rel))
-        if max_bytes is None:
-            return fh.read()
-        return _read_capped(fh, st.st_size, max_bytes, str(rel))
+    fh = os.fdopen(fd, "rb")
+    if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+        fh.close()
+        raise ConfinementError(errno.EINVAL, "not a regular file", str(rel))
+    return fh
 
 
 def _read_capped(fh: BinaryIO, size: int, max_bytes: int, rel: str) -> bytes:
@@ -116,4 +126,4 @@ def decode(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-__all__ = ["ConfinementError", "decode", "read_confined", "read_regular"]
+__all__ = ["ConfinementError", "decode", "open_confined", "read_confined", "read_regular"]

@@ -398,18 +398,26 @@ def _guarded(scenario: str, tmp_path: Path) -> None:
 
 
 def scenario_timeout(tmp_path: Path) -> None:
-    """A call behind a held root lock (another call's long refresh) and a slow input: each
-    returns a tool error at ``request_timeout_s``; the server keeps serving. The slow call's
-    work cannot be stopped: it finishes in the background, its root busy until then."""
+    """A call behind a held root lock (another call's long refresh) and a call whose work runs
+    long: each returns a tool error at ``request_timeout_s``; the server keeps serving. The
+    long call's work cannot be stopped: it finishes in the background, its root busy until
+    then. The work is held on an event, not on a slow input, so no machine is too fast."""
+    import ctxfast.harness.excerpt as excerpt_module
+
     repo = tmp_path / "repo"
     pager_repo(repo)
     pager_repo(tmp_path / "other")
-    lines = [f"def f{i}(n{i % 97}): return g{i % 89}(n{i % 97})" for i in range(4_000)]
-    (repo / "big.py").write_text("\n".join(lines) + "\n")
-    idents = [".".join(f"x{i}_{j}" for j in range(5)) for i in range(20)]  # 120 names
     repos = Repositories(repo, roots=[tmp_path])
     server = build_server(repos, request_timeout_s=0.3)
     busy = repos.acquire(None)
+    release = threading.Event()
+    real_excerpt = excerpt_module.excerpt
+
+    def held_excerpt(*args: Any, **kwargs: Any) -> Any:
+        release.wait(WATCHDOG_S)
+        return real_excerpt(*args, **kwargs)
+
+    excerpt_module.excerpt = held_excerpt
 
     async def body(c: Any) -> None:
         busy.lock.acquire()
@@ -418,8 +426,9 @@ def scenario_timeout(tmp_path: Path) -> None:
         busy.lock.release()
         repos.release(busy)
         answered(await c.call_tool("status", {}))
-        slow = {"file": "big.py", "identifiers": idents, "max_tokens": 50}
-        assert "request_timeout_s" in refused(await c.call_tool("excerpt", slow))
+        held = {"file": "pager.py", "max_tokens": 50}
+        assert "request_timeout_s" in refused(await c.call_tool("excerpt", held))
+        release.set()
         other = {"root": str(tmp_path / "other"), "file": "pager.py"}
         answered(await c.call_tool("excerpt", other))
 

@@ -246,8 +246,7 @@ def definitions_at_parent(mirror: Path, c: Commit, files: list[str]) -> dict[str
     Only the gold files are written: a definition's local qualname depends on its own file
     alone, and parsing a handful of files keeps mining cheap.
     """
-    from ctxfast._native import index_graph
-    from ctxfast.recon.graph import CodeGraph
+    from ctxfast.repository import Repository
 
     with tempfile.TemporaryDirectory(prefix="ctxfast-mine-") as tmp:
         root = Path(tmp) / "tree"
@@ -261,9 +260,9 @@ def definitions_at_parent(mirror: Path, c: Commit, files: list[str]) -> dict[str
                     check=True,
                 ).stdout
             )
-        db = Path(tmp) / "recon.db"
-        index_graph(str(root), str(db))
-        graph = CodeGraph(db)
+        repo = Repository(root, Path(tmp) / "index")
+        repo.index()
+        graph = repo.graph
         out: dict[str, list[Any]] = {}
         for f in files:
             module = graph.module_qualname(f) or ""

@@ -14,7 +14,7 @@ hash anyone can compute from the tree), so nothing read from it can execute or m
 data is stored with :mod:`marshal` (values only — no code runs on load, unlike pickle), every
 piece carries an HMAC-SHA256 tag over its name and bytes under the user's key
 (:mod:`ctxfast.userkey`) and is decoded only when the tag verifies, and files are opened without
-following links or blocking (:func:`ctxfast.confine.read_confined`).
+following links or blocking (:func:`ctxfast.confine.open_confined`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
-from ctxfast.confine import read_confined
+from ctxfast.confine import open_confined
 from ctxfast.index_dir import drop_odd
 from ctxfast.userkey import user_key
 
@@ -118,22 +118,25 @@ class StateStore:
 
     def _read(self, path: Path) -> bytes | None:
         """The payload stored at ``path`` if its tag verifies; ``None`` when missing, and a
-        logged ``None`` when unreadable or not written by this user's ctxfast."""
+        logged ``None`` when unreadable or not written by this user's ctxfast. The header is
+        read apart from the payload, so the payload (tens of MB) is never copied."""
+        head = len(MAGIC) + TAG_BYTES
         try:
-            data = read_confined(
-                self.dir.parent, f"{STATE_DIRNAME}/{path.name}", max_bytes=MAX_PIECE_BYTES
-            )
+            with open_confined(self.dir.parent, f"{STATE_DIRNAME}/{path.name}") as fh:
+                if os.fstat(fh.fileno()).st_size > MAX_PIECE_BYTES:
+                    log.info("retrieval state %s not read: over %d bytes", path, MAX_PIECE_BYTES)
+                    return None
+                header = fh.read(head)
+                payload = fh.read()
         except FileNotFoundError:
             return None
         except OSError as exc:
             log.info("retrieval state %s not read: %s", path, exc)
             return None
-        head = len(MAGIC) + TAG_BYTES
-        payload = data[head:]
         if (
-            len(data) < head
-            or not data.startswith(MAGIC)
-            or not hmac.compare_digest(data[len(MAGIC) : head], self._tag(path, payload))
+            len(header) < head
+            or not header.startswith(MAGIC)
+            or not hmac.compare_digest(header[len(MAGIC) :], self._tag(path, payload))
         ):
             log.warning("rebuilding retrieval state %s: not written by this user's ctxfast", path)
             return None
