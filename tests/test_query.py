@@ -205,6 +205,57 @@ def test_frames_in_every_supported_format():
     ]
 
 
+FASTAPI_TB = """decimal_encoder fails for Decimal NaN
+
+Traceback (most recent call last):
+  File "/Users/someone/projects/FastAPI/nan.py", line 5, in <module>
+    print(jsonable_encoder(Decimal("NaN")))
+  File "/Users/someone/.venv/lib/python3.11/site-packages/fastapi/encoders.py", line 6, \
+in decimal_encoder
+    if dec_value.as_tuple().exponent >= 0:
+TypeError: '>=' not supported between instances of 'str' and 'int'
+"""
+#: The repository's names: its package, its classes ``File``, ``UploadFile`` and ``FastAPI``.
+FASTAPI_NAMES = frozenset(
+    {"fastapi", "File", "UploadFile", "FastAPI", "decimal_encoder", "jsonable_encoder", "Users"}
+)
+
+
+@pytest.mark.parametrize("where", ["task", "error"])
+def test_frame_boilerplate_and_paths_are_not_identifiers(where):
+    """The ``File`` of ``File "…"`` and the components of a frame's path (the user's home,
+    their script's folder, a virtualenv) resolved against the repository's classes
+    (``File``, ``FastAPI``) and pulled them into the window."""
+    q = (
+        build_query(FASTAPI_TB, name_index=FASTAPI_NAMES)
+        if where == "task"
+        else build_query("decimal_encoder fails", error=FASTAPI_TB, name_index=FASTAPI_NAMES)
+    )
+    assert q.identifiers == ["decimal_encoder", "jsonable_encoder"]
+    assert not {"File", "FastAPI", "fastapi", "Users", "someone", "venv"} & set(
+        q.identifiers + q.unresolved_terms
+    )
+    # The frames keep their paths: retrieval maps the one inside the repository to its file.
+    assert [(f.path, f.func) for f in q.frames] == [
+        ("/Users/someone/projects/FastAPI/nan.py", "<module>"),
+        (
+            "/Users/someone/.venv/lib/python3.11/site-packages/fastapi/encoders.py",
+            "decimal_encoder",
+        ),
+    ]
+
+
+def test_frame_paths_of_every_format_are_left_out_of_identifiers():
+    paths = {"proj", "src", "view", "models", "query", "sklearn", "home"}
+    names = frozenset({*paths, "lookup", "render", "remember", "clone"})
+    q = build_query("crash", error=PY_TB + IPY_OLD + NODE + GO + RUST + JAVA, name_index=names)
+    assert paths.isdisjoint(q.identifiers)
+    assert {"lookup", "render", "remember", "clone"} <= set(q.identifiers)  # the functions
+    assert len(q.frames) == len(parse_frames(PY_TB + IPY_OLD + NODE + GO + RUST + JAVA))
+    prose = build_query("the File menu and `src/app.py` crash", name_index={"File", "app"})
+    assert "File" in prose.identifiers  # outside a frame line, a word is a word
+
+
 def test_build_query_collects_frames_from_error_then_task():
     q = build_query("Crash!\n" + JAVA, error=PY_TB)
     assert [f.lang for f in q.frames] == ["python", "python", "java", "java"]

@@ -18,7 +18,7 @@ from ctxfast.errors import ConfigError
 from ctxfast.retrieval.apiindex import refresh_api_index
 from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.merge import statement_end
-from ctxfast.retrieval.render import BANNER
+from ctxfast.retrieval.render import PREAMBLE
 
 
 @pytest.fixture(scope="module")
@@ -87,8 +87,8 @@ def test_task_reaches_the_right_definitions(repo):
 def test_render_shape_and_cap(repo):
     res = repo.retrieve("main() crashes when parse_args gets None")
     text = res.render()
-    assert text.startswith(BANNER + "\n###\npkg.cli.main [pkg/cli.py:5, ")
-    assert "\ndef main(argv: list[str]) -> int:\n" in text
+    assert text.startswith(PREAMBLE + "\n### pkg.cli.main [pkg/cli.py:5, ")
+    assert "]\n```\ndef main(argv: list[str]) -> int:\n" in text
     assert res.token_count == count_tokens(text) <= 4000
 
 
@@ -98,7 +98,7 @@ def test_cap_never_exceeded_and_blocks_whole(repo, cap):
     full = repo.retrieve("main() crashes when parse_args gets None").render()
     res = repo.retrieve("main() crashes when parse_args gets None", max_tokens=cap)
     assert res.token_count <= cap
-    for block in res.render().split("\n###\n")[1:]:
+    for block in res.render().split("\n### ")[1:]:
         assert block in full  # whole blocks only, never cut mid-entry
 
 

@@ -28,7 +28,10 @@ IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 DOTTED_NAME = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 #: CamelCase: a capitalised word with an inner capital (``MemStore``), or an acronym running
 #: into a word (``HTTPServer``). Plain capitalised English words (``The``) are not CamelCase.
-CAMEL_CASE = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+\b|\b[A-Z]{2,}[a-z][A-Za-z0-9]*\b")
+#: Written without a repeated group and with possessive runs: ``(?:[A-Z][A-Za-z0-9]*)+``
+#: matched the same words, but tried every way of cutting ``AaAAAA…A_`` into groups before
+#: failing, twice as long for each more capital (a 40-letter word never finished).
+CAMEL_CASE = re.compile(r"\b[A-Z][a-z0-9]++[A-Z][A-Za-z0-9]*+\b|\b[A-Z]{2,}+[a-z][A-Za-z0-9]*+\b")
 #: snake_case of any letter case (``load_session``, ``MAX_SIZE``, ``_private``).
 SNAKE_CASE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+\b|\b_[A-Za-z0-9_]+\b")
 #: Lower-case snake_case only: the escalation gate leaves ``UPPER_CASE`` to the config-key
@@ -175,8 +178,10 @@ CONFIG_KEY = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
 #: alone); a dash or word character before it means a hyphenated word, not a flag.
 COMMAND_FLAG = re.compile(r"(?<![\w-])--[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*")
 #: One name-like token in quotes or backticks (``'cache'``, ``"rails"``, `` `PAGER` ``):
-#: group 2 is the name.
-QUOTED_NAME = re.compile(r"(?<!\w)(['\"`])([A-Za-z0-9_.-]*[A-Za-z][A-Za-z0-9_.-]*)\1(?!\w)")
+#: group 2 is the name, a run of name characters holding a letter. The run before its first
+#: letter holds no letter, so there is one way to read a name, not one per letter of it (a
+#: backtick before 60 KB of letters took seconds).
+QUOTED_NAME = re.compile(r"(?<!\w)(['\"`])([0-9_.-]*+[A-Za-z][A-Za-z0-9_.-]*+)\1(?!\w)")
 #: Suffixes of configuration files.
 CONFIG_SUFFIXES = (".env", ".toml", ".yaml", ".yml", ".ini", ".cfg", ".conf", ".json")
 #: A configuration file named in prose (``setup.cfg``, ``conf/app.yaml``, ``.env``).
@@ -205,9 +210,10 @@ EXAMPLE_DIR_NAMES = frozenset(
         *("fixtures", "testdata", "test-data"),
     }
 )
-#: Test file names per language: pytest, Go, Jest/Vitest (``.test``/``.spec``), JUnit.
+#: Test file names per language: pytest, Go, Jest/Vitest (``.test``/``.spec``), JUnit,
+#: PHPUnit, RSpec and Minitest.
 TEST_SUFFIXES = tuple(
-    ["_test.py", "_test.go", "Test.java", "Tests.java"]
+    ["_test.py", "_test.go", "Test.java", "Tests.java", "Test.php", "_spec.rb", "_test.rb"]
     + [
         f".{kind}.{ext}"
         for kind in ("test", "spec")
@@ -233,7 +239,10 @@ def is_test_path(path: str) -> bool:
     """Whether the POSIX ``path`` is a test file: under a ``tests``/``test``/``__tests__``
     directory, or a top-level ``testing`` one (pytest's own suite; a ``testing`` package
     inside the library, ``sympy/testing``, is library code), or named as a test
-    (``test_*.py``, ``*_test.go``, ``*.spec.ts``, ...)."""
+    (``test_*.py``, ``*_test.go``, ``*.spec.ts``, ``*Test.php``, ``*_spec.rb``, ...). Two
+    directory names are tests in one language only, where they are the convention and
+    elsewhere may name library code: RSpec's ``spec/`` for Ruby, Symfony's ``Tests/`` for
+    PHP."""
     name = path.rsplit("/", 1)[-1]
     return (
         path.startswith(("tests/", "test/", "__tests__/", "testing/"))
@@ -242,6 +251,8 @@ def is_test_path(path: str) -> bool:
         or "/__tests__/" in path
         or name.startswith("test_")
         or name.endswith(TEST_SUFFIXES)
+        or (name.endswith(".rb") and (path.startswith("spec/") or "/spec/" in path))
+        or (name.endswith(".php") and (path.startswith("Tests/") or "/Tests/" in path))
     )
 
 

@@ -33,7 +33,10 @@ def deeply_nested(root: Path) -> None:
     (root / "calls.py").write_text(
         "def f(x):\n    return x\n\nV = " + "f(" * 700 + "1" + ")" * 700 + "\n"
     )
-    (root / "arrays.js").write_text("const a = " + "[" * 3000 + "]" * 3000 + ";\n")
+    # Brackets 100 to a line: on one 6 KB line the file would be skipped as minified before
+    # the visitor ever saw it.
+    nest = ("[" * 100 + "\n") * 30 + ("]" * 100 + "\n") * 30
+    (root / "arrays.js").write_text("const a = " + nest + ";\n")
 
 
 def outside_file(base: Path) -> Path:

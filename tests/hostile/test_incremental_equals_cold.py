@@ -15,6 +15,7 @@ import pytest
 from hostile_repos import cold_dump, dump
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from php_ruby_fixtures import PHP, RUBY, write
 
 import ctxfast
 
@@ -171,3 +172,54 @@ def test_an_inherited_edge_follows_a_base_change_made_in_a_third_file(
     repo.index()
     assert (INHERITED_EDGE in dump(db)) is edge_after
     assert dump(db) == cold_dump(tmp_path / "tree", tmp_path / "cold")
+
+
+@pytest.mark.parametrize(
+    ("files", "edits"),
+    [
+        (
+            PHP,
+            [
+                (
+                    "src/Line.php",
+                    "<?php\nnamespace Shop;\n\n\nclass Line { public function price() {} }\n",
+                ),
+                ("src/Basket.php", None),
+                (
+                    "src/Other.php",
+                    "<?php\nnamespace Shop;\n\nclass Basket { public function clear() {} }\n",
+                ),
+                ("src/Pricing/Rules.php", "<?php\nnamespace Shop\\Pricing;\n\nclass Rules {}\n"),
+            ],
+        ),
+        (
+            RUBY,
+            [
+                (
+                    "lib/shop/line.rb",
+                    "\nmodule Shop\n  class Line\n    def price; end\n  end\nend\n",
+                ),
+                ("lib/shop/basket.rb", None),
+                ("lib/other.rb", "module Shop\n  class Basket\n    def clear; end\n  end\nend\n"),
+                ("lib/helpers.rb", "def check; end\n"),
+                ("lib/shop/pricing.rb", "module Shop\n  module Pricing\n  end\nend\n"),
+            ],
+        ),
+    ],
+    ids=["php", "ruby"],
+)
+def test_php_and_ruby_refresh_after_every_edit_equals_a_cold_build(
+    tmp_path: Path, files: dict[str, str], edits: list[tuple[str, str | None]]
+) -> None:
+    tree, scratch = tmp_path / "tree", tmp_path / "cold"
+    write(tree, files)
+    repo = ctxfast.Repository(tree)
+    repo.index()
+    for step, (rel, text) in enumerate(edits):
+        if text is None:
+            (tree / rel).unlink()
+        else:
+            (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+            (tree / rel).write_text(text)
+        repo.index()
+        assert dump(tree / ".ctxfast" / "recon.db") == cold_dump(tree, scratch), f"step {step}"

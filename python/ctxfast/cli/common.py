@@ -10,19 +10,69 @@ carries exactly the requested output.
 from __future__ import annotations
 
 import argparse
+import io
+import os
+import stat
 import sys
 import time
+from typing import BinaryIO
 
+from ctxfast.errors import InvalidArgumentError
 from ctxfast.progress import IndexBar
 from ctxfast.repository import Repository
 
+#: The most bytes one input file (``--error``, ``--traceback``, ``--patch``, ``--test-output``,
+#: ``tokens FILE``, or stdin) may hold: far above any real traceback or diff, far below what
+#: would exhaust memory. A larger input is refused, never cut, so no evidence is silently lost.
+MAX_INPUT_BYTES = 4 * 1024 * 1024
+
+#: ``os.open`` flags of an input file: ``O_NONBLOCK`` so that opening a FIFO with no writer
+#: returns at once (the type check below then refuses it) instead of waiting forever.
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+def _too_large(label: str) -> InvalidArgumentError:
+    return InvalidArgumentError(
+        f"{label}: input larger than the {MAX_INPUT_BYTES // (1024 * 1024)} MiB "
+        f"({MAX_INPUT_BYTES} bytes) cap on input files"
+    )
+
+
+def _capped(stream: BinaryIO, label: str) -> bytes:
+    """At most :data:`MAX_INPUT_BYTES` of ``stream``: one byte more is read only to tell a
+    file of exactly the cap from a larger one (``/dev/zero`` on stdin ends here too)."""
+    data = stream.read(MAX_INPUT_BYTES + 1)
+    if len(data) > MAX_INPUT_BYTES:
+        raise _too_large(label)
+    return data
+
+
+def _regular_file_bytes(path: str) -> bytes:
+    """The bytes of ``path`` if it is a regular file within the cap. The type is checked on
+    the opened descriptor (``fstat``), so a FIFO, a device (``/dev/zero``) or a directory is
+    refused without a single read, and a file swapped in after a path check changes nothing;
+    the size is checked before reading, so a 1 GB file fails at once."""
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise InvalidArgumentError(f"{path}: not a regular file (a FIFO, device or directory)")
+        if st.st_size > MAX_INPUT_BYTES:
+            raise _too_large(path)
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as fh:
+        return _capped(fh, path)
+
 
 def read_input(path: str) -> str:
-    """The text of ``path``, or of stdin for ``-`` (undecodable bytes replaced)."""
-    if path == "-":
-        return sys.stdin.read()
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        return fh.read()
+    """The text of ``path``, or of stdin for ``-``: undecodable bytes replaced, Windows and
+    old Mac line endings read as newlines (as text-mode reading did). Only a regular file is
+    read, and no input beyond :data:`MAX_INPUT_BYTES`: a FIFO, ``/dev/zero`` or a huge file
+    is an error (exit status 2), never a hang or a memory blow-up."""
+    data = _capped(sys.stdin.buffer, "stdin") if path == "-" else _regular_file_bytes(path)
+    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="replace").read()
 
 
 def status_line(msg: str) -> None:

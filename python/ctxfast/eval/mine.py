@@ -85,6 +85,8 @@ SOURCE_EXTENSIONS = (
     ".go",
     ".rs",
     ".java",
+    ".php",
+    ".rb",
 )
 #: Folders whose files are not the product's source even when they are code.
 NON_SOURCE_DIRS = (

@@ -37,7 +37,10 @@ RECON_CONTEXT_MAX_TOKENS = 4_000
 _TICKS = re.compile(r"`([A-Za-z_][A-Za-z0-9_.]*)`")
 # S5: config keys and config files.
 _ENV_REF = re.compile(r"\benv\.[A-Za-z_][A-Za-z0-9_]*")
-_FILE_EXTS = (".py", ".js", ".ts", ".go", ".rs", ".java", ".toml", ".json", ".yaml", ".yml")
+_FILE_EXTS = (
+    *(".py", ".js", ".ts", ".go", ".rs", ".java", ".php", ".rb"),
+    *(".toml", ".json", ".yaml", ".yml"),
+)
 
 
 def code_identifiers(text: str) -> list[str]:

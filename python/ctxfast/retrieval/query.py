@@ -25,7 +25,9 @@ does not end it); error lines are ordered ``Error:``/``Exception:`` first, then 
 then ``Traceback``, the error log's last lines first (the final exception is the specific one);
 and, as an extension, a qualified exception line without those markers
 (``django.core.exceptions.ObjectDoesNotExist: x``) ranks with the ``Error:`` lines. Dotted
-candidates that are file names (``memstore.py``) are left to ``file_paths``.
+candidates that are file names (``memstore.py``) are left to ``file_paths``. A traceback
+frame line gives identifiers only its function name: its ``File "…", line N`` and its path are
+where the code ran, not names of it (:func:`without_frame_paths`).
 """
 
 from __future__ import annotations
@@ -283,14 +285,17 @@ def goal_hint(task_text: str, config: QueryConfig | None = None) -> str:
     text = task_text[: cfg.max_text_chars].lstrip(" \t\r\n#>*-")
     m = _rx(cfg.goal_sentence_end_re).search(text)
     sentence = (text[: m.start()] if m else text).strip()
-    verbs = sorted(cfg.goal_verbs, key=len, reverse=True)
-    verb_rx = _rx(r"^(?:" + "|".join(re.escape(v) for v in verbs) + r")\b[\s:,\-]*", re.IGNORECASE)
-    while True:
-        stripped = verb_rx.sub("", sentence, count=1)
-        if stripped == sentence:
-            break
-        sentence = stripped
-    return sentence.strip()[: cfg.max_goal_chars]
+    return _without_leading_verbs(sentence, cfg.goal_verbs).strip()[: cfg.max_goal_chars]
+
+
+def _without_leading_verbs(sentence: str, goal_verbs: tuple[str, ...]) -> str:
+    """``sentence`` without the run of request verbs it opens with (``fix: add ...``), each
+    with the spaces and ``:,-`` after it, longest verb first. One pass over the run: cutting
+    one verb at a time copied the rest of the sentence once per verb, quadratic in a
+    sentence of repeated verbs."""
+    verbs = "|".join(re.escape(v) for v in sorted(goal_verbs, key=len, reverse=True))
+    run = _rx(r"^(?:(?:" + verbs + r")\b[\s:,\-]*+)*+", re.IGNORECASE).match(sentence)
+    return sentence[run.end() :] if run else sentence
 
 
 # --- traceback frames ----------------------------------------------------------------------
@@ -308,8 +313,14 @@ _JS = re.compile(
     r":(?P<line>\d+):\d+\)?\s*$"
 )
 _GO = re.compile(r"^\s*(?P<path>(?:[A-Za-z]:)?[^\s:()]+\.go):(?P<line>\d+)\b")
-_GO_FUNC = re.compile(r"^(?P<func>[\w./*()\[\]-]+)\(.*\)$")
-_RUST = re.compile(r"(?P<path>[^\s:'\"(),]+\.rs):(?P<line>\d+):\d+")
+#: The function line above a Go frame: ``pkg.(*T).Method(0x1, ...)``. The lookahead checks
+#: the line ends with ``)`` once, up front: written after the name, as ``\(.*\)$``, it
+#: rescanned the rest of the line from every ``(`` of a line that did not.
+_GO_FUNC = re.compile(r"^(?=.*\)$)(?P<func>[\w./*()\[\]-]+)\(")
+#: A Rust location ``src/lib.rs:12:5`` anywhere in a line. The lookbehind starts a path only
+#: where a run of path characters starts (the leftmost match always did): a search tried
+#: every position inside a run, and each rescanned the run to its end.
+_RUST = re.compile(r"(?<![^\s:'\"(),])(?P<path>[^\s:'\"(),]+\.rs):(?P<line>\d+):\d+")
 _RUST_FUNC = re.compile(r"^\s*\d+: (?P<func>\S+)")
 
 
@@ -350,6 +361,42 @@ def _frames_in(text: str, cfg: QueryConfig) -> list[Frame]:
     return frames
 
 
+#: The other frame formats (in the order :func:`_frames_in` tries them) and their path group.
+_FRAME_PATHS = (
+    (_PYTEST, "path"),
+    (_IPY_OLD, "path"),
+    (_JAVA, "file"),
+    (_RUST, "path"),
+    (_JS, "path"),
+    (_GO, "path"),
+)
+
+
+def _frame_free(line: str) -> str:
+    """``line`` without what a traceback frame on it says about where the code ran: a Python
+    frame's ``File "…", line N`` (its ``File`` is boilerplate, not the class ``File``), any
+    other frame's path. Its function name and anything else on the line stay."""
+    if m := _PY_FILE.match(line) or _IPY8_FILE.match(line):
+        return line[: m.start()] + line[m.end("line") :]
+    for rx, group in _FRAME_PATHS:
+        if m := rx.search(line) if rx is _RUST else rx.match(line):
+            return line[: m.start(group)] + line[m.end(group) :]
+    return line
+
+
+def without_frame_paths(text: str, config: QueryConfig | None = None) -> str:
+    """``text`` with every traceback frame line cut to what names code (:func:`_frame_free`),
+    for identifier extraction: a frame's path is the user's home, a virtualenv's
+    site-packages or their own script as often as a repository file, and its components
+    (``/Users/me/FastAPI/nan.py``) and the ``File`` keyword matched classes of the repository
+    (``FastAPI``, ``File``, ``UploadFile``). The path itself still reaches retrieval as the
+    frame's (:attr:`Query.frames`), which maps a repository file and drops any other. Lines
+    over ``max_line_chars`` are left as they are (no frame is that long)."""
+    cfg = config or DEFAULT_CONFIG
+    lines = text.split("\n")
+    return "\n".join(ln if len(ln) > cfg.max_line_chars else _frame_free(ln) for ln in lines)
+
+
 def parse_frames(text: str, config: QueryConfig | None = None) -> list[Frame]:
     """Stack frames of Python (incl. pytest, IPython/Jupyter), JS/Node, Go, Rust and Java
     traces in ``text``, in order of appearance, duplicates removed, at most ``max_frames``."""
@@ -387,7 +434,8 @@ def build_query(
     cfg = config or DEFAULT_CONFIG
     task = task_text[: cfg.max_text_chars]
     err = _clip_error(error or "", cfg)
-    identifiers, unresolved = _identifiers([task, err], cfg, name_index)
+    texts = [without_frame_paths(t, cfg) for t in (task, err)]
+    identifiers, unresolved = _identifiers(texts, cfg, name_index)
     frames = list(dict.fromkeys([*_frames_in(err, cfg), *_frames_in(task, cfg)]))
     return Query(
         identifiers=identifiers,
@@ -430,4 +478,5 @@ __all__ = [
     "innermost_depths",
     "parse_frames",
     "query_terms",
+    "without_frame_paths",
 ]

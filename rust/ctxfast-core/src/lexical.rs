@@ -56,7 +56,7 @@ pub const LANGUAGE_GLOBS: &[(&str, &[&str])] = &[
         &["*.cc", "*.cpp", "*.cxx", "*.hh", "*.hpp", "*.hxx", "*.h"],
     ),
     ("csharp", &["*.cs"]),
-    ("ruby", &["*.rb"]),
+    ("ruby", &["*.rb", "*.rake"]),
     ("php", &["*.php"]),
     ("swift", &["*.swift"]),
     ("scala", &["*.scala"]),

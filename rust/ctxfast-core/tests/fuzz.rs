@@ -50,6 +50,15 @@ fn vocabulary(lang: Lang) -> Vec<&'static str> {
             "#include |#define |struct |typedef |static |int |void |char |return |if |else \
              |x|Foo|\"s\"|/* d */|->|class |namespace |template<|::|public:|new |this"
         }
+        Lang::Php => {
+            "<?php |namespace |use |class |interface |trait |enum |extends |implements \
+             |function |public |static |const |new |return |$this|->|::|self|parent|$x|Foo\
+             |\\|'s'|/** d */|?>|fn |match "
+        }
+        Lang::Ruby => {
+            "module |class |def |self.|end|< |include |require |require_relative |do \
+             |x|@x|Foo|::|.new|'s'|# d\n|return |yield |class << self|if |unless |=> "
+        }
     };
     words.split('|').chain(PUNCT.split('|')).collect()
 }
@@ -93,6 +102,20 @@ fn nesters(lang: Lang) -> &'static [(&'static str, &'static str)] {
             ("1 + ", ""),
             ("{", "}"),
         ],
+        Lang::Php => &[
+            ("f(", ")"),
+            ("[", "]"),
+            ("$x->", ""),
+            ("1 + ", ""),
+            ("new A(", ")"),
+        ],
+        Lang::Ruby => &[
+            ("f(", ")"),
+            ("[", "]"),
+            ("x.", ""),
+            ("1 + ", ""),
+            ("Foo::", ""),
+        ],
     }
 }
 
@@ -105,6 +128,8 @@ fn wrap(lang: Lang, expr: &str) -> String {
         Lang::Rust => format!("fn f() {{ let s = {expr}; }}\n"),
         Lang::Java => format!("class C {{ Object s = {expr}; }}\n"),
         Lang::C | Lang::Cpp => format!("int f(void) {{ int s = {expr}; return s; }}\n"),
+        Lang::Php => format!("<?php\nfunction f() {{ $s = {expr}; }}\n"),
+        Lang::Ruby => format!("def f\n  s = {expr}\nend\n"),
     }
 }
 

@@ -416,7 +416,7 @@ fn index_run(
         mut files,
         changed,
         iface_changed,
-        c_linkage_moved,
+        linkage_moved,
     } = parse::assemble(&found, outcomes, stored, &namer, opts, &mut errors);
     plan::record_clashes(plan::file_modules(&files), &mut errors);
     let changed_ix: Vec<usize> = changed.iter().map(|c| c.index).collect();
@@ -429,7 +429,7 @@ fn index_run(
             &changed_ix,
             plan::Moved {
                 interfaces: &iface_changed,
-                c_linkage: c_linkage_moved,
+                linkage: linkage_moved,
             },
             &inventory.removed,
             &previous,

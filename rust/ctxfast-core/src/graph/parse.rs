@@ -9,7 +9,7 @@ use super::parse_cache::{self, ParseCache};
 use super::plan::Previous;
 use super::progress::Progress;
 use super::raw::RawFile;
-use super::resolve::{c_linkage, FileData};
+use super::resolve::{linkage_keys, FileData};
 use super::{cache, IndexOptions};
 use crate::error::CoreResult;
 use rayon::prelude::*;
@@ -140,6 +140,9 @@ fn parse_one(
     if discover::is_binary(&bytes) {
         return Outcome::Skipped("skipped: binary file (NUL byte in the first 8 KB)".into());
     }
+    if lang.is_js() && discover::is_minified(&bytes) {
+        return Outcome::Skipped(discover::MINIFIED_LINES.into());
+    }
     let sha = sha_key(&bytes, &f.rel);
     if !reparse_all && previous.sha(&f.rel) == Some(sha.as_str()) {
         return Outcome::Unchanged;
@@ -239,16 +242,10 @@ pub struct Assembled {
     pub changed: Vec<ChangedFile>,
     /// Of those, the ones whose interface moved (indexes into `files`).
     pub iface_changed: Vec<usize>,
-    /// Some parsed C/C++ file changed what it puts in the repository-wide function maps
-    /// ([`c_linkage`]): a call in any C/C++ file may now resolve differently.
-    pub c_linkage_moved: bool,
-}
-
-/// The keys of [`c_linkage`], sorted: what other files' C calls can see of `raw`.
-fn c_keys(raw: &RawFile) -> Vec<(&str, bool)> {
-    let mut k: Vec<(&str, bool)> = c_linkage(raw).map(|(_, key, m)| (key, m)).collect();
-    k.sort_unstable();
-    k
+    /// The [`super::lang::Lang::linkage_family`] bits of the parsed files that changed what
+    /// they put in the repository-wide name maps ([`linkage_keys`]): a call in any file of
+    /// those families may now resolve differently.
+    pub linkage_moved: u8,
 }
 
 /// Puts the fresh extractions of parsed files and the stored interfaces of unchanged ones
@@ -266,7 +263,7 @@ pub fn assemble(
         files: vec![],
         changed: vec![],
         iface_changed: vec![],
-        c_linkage_moved: false,
+        linkage_moved: 0,
     };
     for (f, o) in found.iter().zip(outcomes) {
         let (Some(lang), false) = (f.lang, matches!(o, Outcome::Skipped(_))) else {
@@ -281,7 +278,7 @@ pub fn assemble(
                 None => {
                     // Stored row without a usable blob: re-parse it.
                     let (bytes, ex) = parse_again(&f.abs, lang, &module, opts);
-                    out.c_linkage_moved |= lang.is_c_family();
+                    out.linkage_moved |= lang.linkage_family();
                     out.iface_changed.push(out.files.len());
                     out.changed.push(ChangedFile {
                         index: out.files.len(),
@@ -302,9 +299,14 @@ pub fn assemble(
                     errors.push((f.rel.clone(), e.clone()));
                 }
                 let old = stored.remove(&f.rel);
-                if lang.is_c_family() {
-                    let before = old.as_ref().map(c_keys).unwrap_or_default();
-                    out.c_linkage_moved |= before != c_keys(&raw);
+                if lang.linkage_family() != 0 {
+                    let before = old
+                        .as_ref()
+                        .map(|o| linkage_keys(lang, o))
+                        .unwrap_or_default();
+                    if before != linkage_keys(lang, &raw) {
+                        out.linkage_moved |= lang.linkage_family();
+                    }
                 }
                 let same =
                     old.is_some_and(|old| old.same_interface(&raw, lang.signatures_resolve()));

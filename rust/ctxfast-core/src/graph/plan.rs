@@ -398,8 +398,9 @@ pub fn file_modules(files: &[FileData]) -> impl Iterator<Item = (&str, Cow<'_, s
 pub struct Moved<'a> {
     /// The files whose interface moved (indexes into the run's files).
     pub interfaces: &'a [usize],
-    /// Whether some C/C++ file changed what it puts in the repository-wide function maps.
-    pub c_linkage: bool,
+    /// The [`Lang::linkage_family`] bits of the files that changed what they put in the
+    /// repository-wide name maps (C/C++ functions, PHP and Ruby names).
+    pub linkage: u8,
 }
 
 /// The files of this run (indexes into `files`) whose references must be resolved again:
@@ -408,10 +409,10 @@ pub struct Moved<'a> {
 /// see that: those with an edge or a dependency into a touched file, those whose unresolved
 /// names mention a name a touched file defines, those importing a module (or a name) whose
 /// last segment is a touched module's name, and one step further the files reading through
-/// a file whose imports may flip. A C/C++ call no scope or header defines resolves through
-/// the repository-wide function maps, and a miss there is no unresolved name: when a parsed
-/// C/C++ file changed what it puts in those maps (`c_linkage_moved`) or a C/C++ file was
-/// removed, every C/C++ file is resolved again.
+/// a file whose imports may flip. A C/C++, PHP or Ruby call no scope, header or import
+/// defines resolves through the repository-wide name maps, and a miss there is no
+/// unresolved name: when a parsed file changed what it puts in those maps (`linkage`) or a
+/// file of that language family was removed, every file of the family is resolved again.
 pub fn to_resolve(
     conn: &rusqlite::Connection,
     files: &[FileData],
@@ -426,14 +427,15 @@ pub fn to_resolve(
     }
     let Moved {
         interfaces: iface_changed,
-        c_linkage: c_linkage_moved,
+        linkage: mut families,
     } = moved;
     let mut affected: FxHashSet<usize> = changed.iter().copied().collect();
-    let c_removed = removed
-        .iter()
-        .any(|p| Lang::from_path(p).is_some_and(Lang::is_c_family));
-    if c_linkage_moved || c_removed {
-        affected.extend((0..files.len()).filter(|&i| files[i].lang.is_c_family()));
+    for p in removed {
+        families |= Lang::from_path(p).map_or(0, Lang::linkage_family);
+    }
+    if families != 0 {
+        affected
+            .extend((0..files.len()).filter(|&i| files[i].lang.linkage_family() & families != 0));
     }
     affected.extend(same_package_readers(files, iface_changed));
     if !iface_changed.is_empty() || !removed.is_empty() {

@@ -19,16 +19,19 @@
 
 mod builtins;
 mod context;
+mod php;
+mod ruby;
 mod symbols;
 #[cfg(test)]
 mod tests;
 
 use super::lang::{module_qualname, Lang};
-use super::raw::{DefKind, RawFile, Target, ARG_TYPES_OPEN, NO_ARITY};
+use super::raw::{DefKind, RawFile, RawRef, Target, ARG_TYPES_OPEN, NO_ARITY};
 use super::store;
 pub use context::Context;
 use rustc_hash::{FxHashMap, FxHashSet};
-pub use symbols::{c_linkage, Symbols};
+use symbols::DefAt;
+pub use symbols::{c_linkage, linkage_keys, Symbols};
 
 /// One parsed file as resolution sees it.
 pub struct FileData {
@@ -67,7 +70,7 @@ fn prefix_of(rel: &str, lang: Lang, module: &str, raw: &RawFile) -> String {
             Some((dir, _)) => dir.replace('/', "."),
             None => "root".into(),
         },
-        Lang::Java if !raw.package.is_empty() => raw.package.clone(),
+        Lang::Java | Lang::Php if !raw.package.is_empty() => raw.package.clone(),
         _ => module.to_string(),
     }
 }
@@ -1075,7 +1078,8 @@ impl<'a> Resolver<'a> {
                     Res::External
                 }
             }
-            Lang::Java => Res::Package(module.to_string()),
+            Lang::Java | Lang::Php => Res::Package(module.to_string()),
+            Lang::Ruby => self.rb_require(fd, module, level),
             Lang::C | Lang::Cpp => self.c_include(fd, module, level),
             Lang::Rust => {
                 let segs: Vec<&str> = module.split("::").collect();
@@ -1130,6 +1134,37 @@ impl<'a> Resolver<'a> {
             }
         }
         Res::External
+    }
+
+    /// The project file a `require` (`level` 0, from the load path: `lib/` is stripped from
+    /// module names) or `require_relative` (`level` 1, from the requiring file's folder)
+    /// names.
+    fn rb_require(&self, fd: &FileData, path: &str, level: u32) -> Res {
+        let full = if level > 0 {
+            let dir = fd.rel.rsplit_once('/').map_or("", |(d, _)| d);
+            let mut parts: Vec<&str> = if dir.is_empty() {
+                vec![]
+            } else {
+                dir.split('/').collect()
+            };
+            for seg in path.split('/') {
+                match seg {
+                    "." | "" => {}
+                    ".." => {
+                        parts.pop();
+                    }
+                    s => parts.push(s),
+                }
+            }
+            parts.join("/")
+        } else {
+            path.to_string()
+        };
+        let module = module_qualname(&format!("{full}.rb"), Lang::Ruby);
+        match self.sym.module_by_qual.get(&module) {
+            Some(&m) if self.files[m as usize].lang == Lang::Ruby => Res::Module(m),
+            _ => Res::External,
+        }
     }
 
     /// The one C++ method `owner.name` in the project, if exactly one is defined.
@@ -1460,7 +1495,26 @@ impl<'a> Resolver<'a> {
             site_keys.insert((scope, line), key);
             key
         };
+        let own_rules = match fd.lang {
+            Lang::Php => Some(Resolver::php_ref as fn(&Self, u32, &RawRef) -> Option<DefAt>),
+            Lang::Ruby => Some(Resolver::rb_ref as fn(&Self, u32, &RawRef) -> Option<DefAt>),
+            _ => None,
+        };
         for r in &fd.raw.refs {
+            // PHP and Ruby name things their own way (namespaces, reopened constants): each
+            // has its own rules, and an edge only where they reach a project definition.
+            if let Some(rules) = own_rules {
+                if let Some((df, dd)) = rules(self, f, r) {
+                    let name = r.path.last().map(String::as_str).unwrap_or("");
+                    let e = Edge {
+                        src: emit(&mut out, r.scope, name, r.line, r.col),
+                        dst: self.def_key(df, dd),
+                        kind: EdgeKind::Invoke,
+                    };
+                    out.add_edge(&mut seen_edges, e, Some(df));
+                }
+                continue;
+            }
             let (path, arg_types) = split_arg_types(&r.path);
             let head = path[0].as_str();
             let via_self = fd.raw.defs[r.scope as usize]
@@ -1593,7 +1647,12 @@ impl<'a> Resolver<'a> {
             }
         }
         for (bi, b) in fd.raw.bindings.iter().enumerate() {
-            let r = self.resolve_binding(f, bi as u32, false, 0);
+            let r = match fd.lang {
+                Lang::Php => self
+                    .php_binding(f, bi as u32)
+                    .map_or(Res::External, |(df, dd)| Res::Def(df, dd)),
+                _ => self.resolve_binding(f, bi as u32, false, 0),
+            };
             let name = b.name.rsplit('.').next().unwrap_or(&b.name);
             let name = if name == "*" { "*" } else { name };
             match self.target(&r) {

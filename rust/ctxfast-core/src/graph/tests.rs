@@ -1259,3 +1259,5 @@ fn forget_process_cache(db: &Path) {
     cache::take(db, tag);
     cache::take_symbols(db, tag);
 }
+
+mod php_ruby;

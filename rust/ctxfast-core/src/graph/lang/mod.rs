@@ -10,7 +10,9 @@ mod compat;
 mod go;
 mod java;
 mod js;
+mod php;
 mod python;
+mod ruby;
 mod rust_lang;
 
 pub use java::type_name as java_type_name;
@@ -27,6 +29,8 @@ pub enum Lang {
     Java,
     C,
     Cpp,
+    Php,
+    Ruby,
 }
 
 impl Lang {
@@ -46,6 +50,9 @@ impl Lang {
             "cc" | "cpp" | "cxx" | "c++" | "hh" | "hpp" | "hxx" | "h++" | "ipp" | "tpp" => {
                 Lang::Cpp
             }
+            "php" => Lang::Php,
+            // Rakefiles' `.rake` tasks are Ruby too; `.gemspec` is a manifest, not code.
+            "rb" | "rake" => Lang::Ruby,
             _ => return None,
         })
     }
@@ -61,11 +68,13 @@ impl Lang {
             Lang::Java => "java",
             Lang::C => "c",
             Lang::Cpp => "cpp",
+            Lang::Php => "php",
+            Lang::Ruby => "ruby",
         }
     }
 
     /// Every language, in a fixed order.
-    pub const ALL: [Lang; 9] = [
+    pub const ALL: [Lang; 11] = [
         Lang::Python,
         Lang::JavaScript,
         Lang::TypeScript,
@@ -75,6 +84,8 @@ impl Lang {
         Lang::Java,
         Lang::C,
         Lang::Cpp,
+        Lang::Php,
+        Lang::Ruby,
     ];
 
     pub fn from_name(s: &str) -> Option<Lang> {
@@ -92,6 +103,9 @@ impl Lang {
             Lang::Java => tree_sitter_java::LANGUAGE.into(),
             Lang::C => tree_sitter_c::LANGUAGE.into(),
             Lang::Cpp => tree_sitter_cpp::LANGUAGE.into(),
+            // The grammar with the HTML around `<?php … ?>`: templates mix both.
+            Lang::Php => tree_sitter_php::LANGUAGE_PHP.into(),
+            Lang::Ruby => tree_sitter_ruby::LANGUAGE.into(),
         }
     }
 
@@ -124,6 +138,19 @@ impl Lang {
     /// True for C and C++, which share one extractor and one include resolver.
     pub fn is_c_family(self) -> bool {
         matches!(self, Lang::C | Lang::Cpp)
+    }
+
+    /// The languages whose calls may resolve through repository-wide name maps (a name
+    /// defined once in the project: [`super::resolve::Symbols`]), one bit per family: C and
+    /// C++ share one; PHP and Ruby have their own. A file changing what it puts in those
+    /// maps makes every file of its family resolve again (`plan::to_resolve`). 0: none.
+    pub fn linkage_family(self) -> u8 {
+        match self {
+            Lang::C | Lang::Cpp => 1,
+            Lang::Php => 2,
+            Lang::Ruby => 4,
+            _ => 0,
+        }
     }
 }
 
@@ -286,7 +313,10 @@ impl ModuleNamer {
 /// * Rust: the `src/` segment is dropped and `lib.rs`/`main.rs`/`mod.rs` name their directory;
 ///   the root crate's `src/lib.rs` is `crate` (its child modules are top-level: `src/a.rs` → `a`).
 /// * Java: a leading `src/main/java/`, `src/test/java/` or `src/` is stripped.
-/// * JS/TS and Go: the path without extension, with `/` → `.`.
+/// * Ruby: a leading `lib/` is stripped (`lib/rack/utils.rb` → `rack.utils`), which is also
+///   how `require "rack/utils"` names it.
+/// * JS/TS, Go and PHP: the path without extension, with `/` → `.` (PHP definitions are
+///   qualified by their `namespace`, not by the module: see `RawFile::package`).
 /// * C/C++: the extension stays, as `_ext` (`src/io.c` → `src.io_c`, `src/io.h` →
 ///   `src.io_h`): a source file and its header are two modules.
 ///
@@ -321,6 +351,9 @@ pub fn module_qualname(path: &str, lang: Lang) -> String {
                 // The root crate's `src/lib.rs`/`src/main.rs`: its child modules are top-level.
                 return "crate".to_string();
             }
+        }
+        Lang::Ruby if segs.len() > 1 && segs[0] == "lib" => {
+            segs.remove(0);
         }
         Lang::Java => {
             for prefix in [
@@ -403,6 +436,8 @@ pub fn extract(lang: Lang, src: &[u8], module: &str, end_line: u32) -> Extracted
         Lang::Rust => rust_lang::walk(&mut b, root),
         Lang::Java => java::walk(&mut b, root),
         Lang::C | Lang::Cpp => c_family::walk(&mut b, root),
+        Lang::Php => php::walk(&mut b, root),
+        Lang::Ruby => ruby::walk(&mut b, root),
     }
     let syntax = root.has_error().then(|| first_error(root));
     let too_deep = b.too_deep.map(|line| {

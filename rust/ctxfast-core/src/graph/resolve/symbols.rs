@@ -43,6 +43,13 @@ pub struct Symbols {
     /// C++ methods by `Class.method`, wherever they are defined: the class body is usually in
     /// a header and the method bodies in a source file.
     pub(super) c_methods: FxHashMap<String, Vec<DefAt>>,
+    /// PHP and Ruby definitions by ([`Lang::linkage_family`], name): PHP functions outside
+    /// classes and classes, every Ruby method and class. A call no scope, import or ancestor
+    /// resolves reaches the definition when it is the only one of its name in the project.
+    pub(super) named: FxHashMap<(u8, String), Vec<DefAt>>,
+    /// Ruby definitions by local qualname (`Rack.Utils.escape`) in every file: Ruby reopens
+    /// a class or module in as many files as it likes, so a constant names them all.
+    pub(super) rb_by_local: FxHashMap<String, Vec<DefAt>>,
     /// Directories (`""`, `crates/core/`, `x/src/`) holding a Rust crate root (`lib.rs` or
     /// `main.rs`): `crate::` in a file below one means that root.
     pub(super) rust_roots: FxHashSet<String>,
@@ -65,7 +72,7 @@ impl Symbols {
                 s.add_def(q, (fi, di as u32));
             }
             s.add_file(fi, f);
-            s.add_c_defs(fi, f);
+            s.add_linkage_defs(fi, f);
         }
         s.quals = quals;
         s
@@ -108,13 +115,21 @@ impl Symbols {
         }
         if parsed
             .iter()
-            .any(|&fi| files[fi as usize].lang.is_c_family())
+            .any(|&fi| files[fi as usize].lang.linkage_family() != 0)
         {
-            for v in self.c_funcs.values_mut().chain(self.c_methods.values_mut()) {
+            for v in self
+                .c_funcs
+                .values_mut()
+                .chain(self.c_methods.values_mut())
+                .chain(self.rb_by_local.values_mut())
+                .chain(self.named.values_mut())
+            {
                 v.retain(|d| !parsed.contains(&d.0));
             }
             self.c_funcs.retain(|_, v| !v.is_empty());
             self.c_methods.retain(|_, v| !v.is_empty());
+            self.rb_by_local.retain(|_, v| !v.is_empty());
+            self.named.retain(|_, v| !v.is_empty());
         }
         let mut order: Vec<u32> = parsed.into_iter().collect();
         order.sort_unstable();
@@ -125,7 +140,7 @@ impl Symbols {
                 self.add_def(q, (fi, di as u32));
             }
             self.quals[fi as usize] = fq;
-            self.add_c_defs(fi, f);
+            self.add_linkage_defs(fi, f);
         }
     }
 
@@ -214,24 +229,71 @@ impl Symbols {
         }
     }
 
-    /// File `fi`'s C/C++ functions and methods, each in its place in (file, definition)
-    /// order.
-    fn add_c_defs(&mut self, fi: u32, f: &FileData) {
-        if !f.lang.is_c_family() {
-            return;
-        }
-        for (di, key, method) in c_linkage(&f.raw) {
-            let map = if method {
-                &mut self.c_methods
-            } else {
-                &mut self.c_funcs
-            };
-            let v = map.entry(key.to_string()).or_default();
-            let at = (fi, di as u32);
+    /// What file `fi` puts in the repository-wide name maps (C/C++ functions and methods,
+    /// PHP and Ruby names, Ruby locals), each in its place in (file, definition) order.
+    fn add_linkage_defs(&mut self, fi: u32, f: &FileData) {
+        fn put<K: std::hash::Hash + Eq>(map: &mut FxHashMap<K, Vec<DefAt>>, key: K, at: DefAt) {
+            let v = map.entry(key).or_default();
             let pos = v.partition_point(|x| *x < at);
             v.insert(pos, at);
         }
+        if f.lang.is_c_family() {
+            for (di, key, method) in c_linkage(&f.raw) {
+                let map = if method {
+                    &mut self.c_methods
+                } else {
+                    &mut self.c_funcs
+                };
+                put(map, key.to_string(), (fi, di as u32));
+            }
+            return;
+        }
+        let family = f.lang.linkage_family();
+        if family == 0 {
+            return;
+        }
+        for (di, d) in f.raw.defs.iter().enumerate().skip(1) {
+            let at = (fi, di as u32);
+            if f.lang == Lang::Ruby {
+                put(&mut self.rb_by_local, d.local.clone(), at);
+            }
+            let named = match d.kind {
+                DefKind::Class => true,
+                DefKind::Function => f.lang == Lang::Ruby || d.parent == 0,
+                _ => false,
+            };
+            if named {
+                put(&mut self.named, (family, d.name.clone()), at);
+            }
+        }
     }
+}
+
+/// What of `raw` (a file of language `lang`) other files' resolution can see through the
+/// repository-wide name maps, sorted: when it changes, every file of the language's
+/// [`Lang::linkage_family`] is resolved again. Empty for the other languages.
+pub fn linkage_keys(lang: Lang, raw: &RawFile) -> Vec<String> {
+    let mut k: Vec<String> = if lang.is_c_family() {
+        c_linkage(raw)
+            .map(|(_, key, m)| format!("{key}:{m}"))
+            .collect()
+    } else if lang.linkage_family() != 0 {
+        // Names and locals, and the bases a lookup climbs through, but no lines: an edit
+        // that only moves definitions re-resolves the files pointing into them (their
+        // edges and dependencies), not the whole language.
+        let mut k: Vec<String> = raw
+            .defs
+            .iter()
+            .skip(1)
+            .map(|d| format!("{}:{}:{}", d.kind.as_str(), d.local, d.bases.join(",")))
+            .collect();
+        k.push(format!("package:{}", raw.package));
+        k
+    } else {
+        vec![]
+    };
+    k.sort_unstable();
+    k
 }
 
 /// What a C/C++ extraction puts in the repository-wide maps any C file's call may resolve

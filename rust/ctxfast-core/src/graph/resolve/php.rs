@@ -1,0 +1,222 @@
+//! PHP name resolution. Classes and functions are named by namespace (`App\Http\Kernel` is
+//! qualname `App.Http.Kernel`, see `lang::php`), so a name resolves as PHP resolves it: a
+//! fully qualified `\A\B` as is, a first segment imported by `use` through its import, any
+//! other name inside the file's namespace. That is also what PSR-4 autoloading does, without
+//! reading `composer.json`: the namespace a file declares is the one its path maps to. A
+//! name no rule finds (a file without a namespace, a global function) reaches the project's
+//! only class or function of that name ([`super::Symbols::named`]).
+//!
+//! Members are found on the class and then its ancestors (`extends`, `implements` and used
+//! traits), through `$this`, `self::`, `static::`, `parent::`, a class name, or a variable or
+//! property whose declared or constructed class is known.
+
+use super::symbols::DefAt;
+use super::{consulted, Resolver};
+use crate::graph::lang::Lang;
+use crate::graph::raw::{DefKind, RawRef, Target};
+
+/// How far member lookup climbs the ancestors.
+const MAX_ANCESTORS: u32 = 8;
+
+impl Resolver<'_> {
+    /// The project definition a PHP reference reaches (see `lang::php` for the path forms).
+    pub(super) fn php_ref(&self, f: u32, r: &RawRef) -> Option<DefAt> {
+        let path = &r.path;
+        let head = path[0].as_str();
+        match (head, path.len()) {
+            ("new", 2) => self.php_class(f, r.scope, &path[1]),
+            (_, 1) => self.php_function(f, head),
+            ("$this" | "self" | "static", 2) => {
+                let class = self.php_enclosing_class(f, r.scope)?;
+                self.php_member(class, &path[1], 0)
+            }
+            ("parent", 2) => {
+                let class = self.php_enclosing_class(f, r.scope)?;
+                let base = *self.php_bases(class).first()?;
+                self.php_member(base, &path[1], 0)
+            }
+            ("$this", 3) => {
+                let class = self.php_enclosing_class(f, r.scope)?;
+                let held = self.php_typed_attr(class, &path[1], 0)?;
+                self.php_member(held, &path[2], 0)
+            }
+            (h, 2) if h.starts_with('$') => {
+                let class = self.t(f as usize).typed_locals.get(&(r.scope, &h[1..]))?;
+                let class = self.php_class(f, r.scope, class)?;
+                self.php_member(class, &path[1], 0)
+            }
+            (_, 2) => {
+                let class = self.php_class(f, r.scope, head)?;
+                self.php_member(class, &path[1], 0)
+            }
+            _ => None,
+        }
+    }
+
+    /// What a `use` import (binding `bi` of file `f`) names, when it is in the project.
+    pub(super) fn php_binding(&self, f: u32, bi: u32) -> Option<DefAt> {
+        let b = &self.files[f as usize].raw.bindings[bi as usize];
+        let Target::Symbol { module, name, .. } = &b.target else {
+            return None;
+        };
+        let full = if module.is_empty() {
+            name.clone()
+        } else {
+            format!("{module}.{name}")
+        };
+        self.sym.def_by_qual.get(&full).copied().or_else(|| {
+            module
+                .is_empty()
+                .then(|| self.php_named(name, None))
+                .flatten()
+        })
+    }
+
+    /// The fully qualified, dotted name `written` (a class or function name as written in
+    /// file `f`) denotes, and whether a `use` import gave it.
+    fn php_full_name(&self, f: u32, written: &str) -> (String, bool) {
+        if let Some(abs) = written.strip_prefix('\\') {
+            return (abs.replace('\\', "."), false);
+        }
+        let (first, rest) = written.split_once('\\').unwrap_or((written, ""));
+        let fd = &self.files[f as usize];
+        if let Some(bs) = self.t(f as usize).bindings.get(&(0, first)) {
+            if let Target::Symbol { module, name, .. } = &fd.raw.bindings[bs[0].0 as usize].target {
+                let mut full = if module.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{module}.{name}")
+                };
+                if !rest.is_empty() {
+                    full = format!("{full}.{}", rest.replace('\\', "."));
+                }
+                return (full, true);
+            }
+        }
+        let dotted = written.replace('\\', ".");
+        if fd.raw.package.is_empty() {
+            (dotted, false)
+        } else {
+            (format!("{}.{dotted}", fd.raw.package), false)
+        }
+    }
+
+    /// The class (or interface, trait, enum) `written` names in `scope` of file `f`.
+    fn php_class(&self, f: u32, scope: u32, written: &str) -> Option<DefAt> {
+        match written.to_ascii_lowercase().as_str() {
+            "self" | "static" => return self.php_enclosing_class(f, scope),
+            "parent" => {
+                let class = self.php_enclosing_class(f, scope)?;
+                return self.php_bases(class).first().copied();
+            }
+            _ => {}
+        }
+        let (full, imported) = self.php_full_name(f, written);
+        if let Some(&at) = self.sym.def_by_qual.get(&full) {
+            if self.kind(at) == DefKind::Class {
+                return Some(at);
+            }
+        }
+        // An imported name that is not in the project is a dependency's, whatever the
+        // project happens to define under the same short name.
+        if imported {
+            return None;
+        }
+        let short = written.rsplit('\\').next().unwrap_or(written);
+        self.php_named(short, Some(DefKind::Class))
+    }
+
+    /// The function `written` calls from file `f`: in the namespace, imported, or (as PHP
+    /// falls back to global functions) the project's only function of that name.
+    fn php_function(&self, f: u32, written: &str) -> Option<DefAt> {
+        let (full, imported) = self.php_full_name(f, written);
+        if let Some(&at) = self.sym.def_by_qual.get(&full) {
+            if self.kind(at) == DefKind::Function {
+                return Some(at);
+            }
+        }
+        if imported {
+            return None;
+        }
+        let short = written.rsplit('\\').next().unwrap_or(written);
+        self.php_named(short, Some(DefKind::Function))
+    }
+
+    /// The project's only PHP class or top-level function named `name` (of `kind`, if given).
+    fn php_named(&self, name: &str, kind: Option<DefKind>) -> Option<DefAt> {
+        let all = self
+            .sym
+            .named
+            .get(&(Lang::Php.linkage_family(), name.to_string()))?;
+        let mut hits = all
+            .iter()
+            .filter(|&&at| kind.is_none_or(|k| self.kind(at) == k));
+        match (hits.next(), hits.next()) {
+            (Some(&at), None) => Some(at),
+            _ => None,
+        }
+    }
+
+    fn kind(&self, (f, d): DefAt) -> DefKind {
+        self.files[f as usize].raw.defs[d as usize].kind
+    }
+
+    /// The class definition enclosing `scope` of file `f`.
+    fn php_enclosing_class(&self, f: u32, scope: u32) -> Option<DefAt> {
+        let defs = &self.files[f as usize].raw.defs;
+        let mut s = scope;
+        while s != 0 {
+            let d = &defs[s as usize];
+            if d.kind == DefKind::Class {
+                return Some((f, s));
+            }
+            s = if d.parent < s { d.parent } else { 0 };
+        }
+        None
+    }
+
+    /// The project classes `class` extends, implements or uses (as traits), in that order.
+    fn php_bases(&self, (f, d): DefAt) -> Vec<DefAt> {
+        consulted(f);
+        let def = &self.files[f as usize].raw.defs[d as usize];
+        def.bases
+            .iter()
+            .filter_map(|b| self.php_class(f, def.parent, b))
+            .filter(|&at| at != (f, d))
+            .collect()
+    }
+
+    /// Member `name` (method, constant, property) of `class` or of its nearest ancestor
+    /// declaring it.
+    fn php_member(&self, class: DefAt, name: &str, depth: u32) -> Option<DefAt> {
+        let (f, d) = class;
+        consulted(f);
+        let q = format!("{}.{name}", self.sym.quals[f as usize][d as usize]);
+        if let Some(&at) = self.sym.def_by_qual.get(&q) {
+            return Some(at);
+        }
+        if depth >= MAX_ANCESTORS {
+            return None;
+        }
+        self.php_bases(class)
+            .into_iter()
+            .find_map(|b| self.php_member(b, name, depth + 1))
+    }
+
+    /// The class property `name` of `class` (or of an ancestor) is declared or assigned to
+    /// hold.
+    fn php_typed_attr(&self, class: DefAt, name: &str, depth: u32) -> Option<DefAt> {
+        let (f, d) = class;
+        consulted(f);
+        if let Some(c) = self.t(f as usize).typed_attrs.get(&(d, name)) {
+            let parent = self.files[f as usize].raw.defs[d as usize].parent;
+            return self.php_class(f, parent, c);
+        }
+        if depth >= MAX_ANCESTORS {
+            return None;
+        }
+        self.php_bases(class)
+            .into_iter()
+            .find_map(|b| self.php_typed_attr(b, name, depth + 1))
+    }
+}

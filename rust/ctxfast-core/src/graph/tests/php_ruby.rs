@@ -1,0 +1,493 @@
+//! PHP and Ruby end to end: definitions and their qualnames, call and import edges through
+//! each language's own name rules, documentation, refreshes equal to cold builds, and
+//! fail-soft parsing.
+
+use super::*;
+
+/// The qualnames (line dropped) that the reference sites inside `scope` point to.
+fn callees(db: &Path, scope: &str) -> Vec<String> {
+    let mut out: Vec<String> = pairs(
+        db,
+        &format!("SELECT src, dst FROM edges WHERE type = 'invoke' AND src LIKE '{scope}:%'"),
+    )
+    .into_iter()
+    .map(|(_, d)| d.rsplit_once(':').map_or(d.clone(), |(q, _)| q.to_string()))
+    .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn imports(db: &Path) -> Vec<(String, String)> {
+    pairs(
+        db,
+        "SELECT n.file, e.dst FROM edges e JOIN nodes n ON n.id = e.src \
+         WHERE e.type = 'import' ORDER BY n.file, e.dst",
+    )
+    .into_iter()
+    .map(|(f, d)| {
+        (
+            f,
+            d.rsplit_once(':').map_or(d.clone(), |(q, _)| q.to_string()),
+        )
+    })
+    .collect()
+}
+
+const PHP_KERNEL: &str = r#"<?php
+namespace App\Http;
+
+use App\Util\Helper;
+use App\Util\Missing as Gone;
+use function App\Util\helper;
+use Vendor\Lib\Client;
+
+/**
+ * The kernel.
+ *
+ * Long description.
+ */
+final class Kernel extends Base implements Contract
+{
+    use Greets;
+
+    const VERSION = '1';
+    private Bar $bar;
+
+    public function __construct(private Clock $clock) {}
+
+    /** Runs a request. */
+    public function run(Request $r): Response
+    {
+        $this->handle();
+        self::boot();
+        static::handle();
+        parent::start();
+        Helper::assist();
+        helper();
+        \legacy_fn();
+        $r->send();
+        $this->bar->ping();
+        $this->clock->tick();
+        $this->greet();
+        $made = new Request();
+        $made->send();
+        $c = new Client();
+        $c->send();
+        Gone::x();
+        return new Response(self::VERSION);
+    }
+
+    private function handle() {}
+}
+"#;
+
+fn php_repo() -> tempfile::TempDir {
+    repo(&[
+        ("src/Http/Kernel.php", PHP_KERNEL),
+        (
+            "src/Http/Base.php",
+            "<?php\nnamespace App\\Http;\n\nabstract class Base\n{\n    public function start() {}\n    public static function boot() {}\n}\n",
+        ),
+        (
+            "src/Http/Contract.php",
+            "<?php\nnamespace App\\Http;\n\ninterface Contract\n{\n    public function run(Request $r): Response;\n}\n",
+        ),
+        (
+            "src/Http/Greets.php",
+            "<?php\nnamespace App\\Http;\n\ntrait Greets\n{\n    public function greet() {}\n}\n",
+        ),
+        (
+            "src/Http/Request.php",
+            "<?php\nnamespace App\\Http;\n\nclass Request\n{\n    public function send() {}\n}\n",
+        ),
+        (
+            "src/Http/Response.php",
+            "<?php\nnamespace App\\Http;\n\nclass Response {}\n",
+        ),
+        (
+            "src/Http/Bar.php",
+            "<?php\nnamespace App\\Http;\n\nclass Bar\n{\n    public function ping() {}\n}\n",
+        ),
+        (
+            "src/Http/Clock.php",
+            "<?php\nnamespace App\\Http;\n\nenum Clock: string\n{\n    case Utc = 'utc';\n    public function tick() {}\n}\n",
+        ),
+        (
+            "src/Util/Helper.php",
+            "<?php\nnamespace App\\Util;\n\nclass Helper\n{\n    public static function assist() {}\n}\n\nfunction helper() {}\n",
+        ),
+        ("lib/functions.php", "<?php\n\nfunction legacy_fn() {}\n"),
+        // A dependency's class the project also happens to name: never a target.
+        ("src/Other/Client.php", "<?php\nnamespace App\\Other;\n\nclass Client\n{\n    public function send() {}\n}\n"),
+    ])
+}
+
+#[test]
+fn php_definitions_are_qualified_by_namespace() {
+    let d = php_repo();
+    let db = d.path().join(".ctxfast/recon.db");
+    index(d.path(), &db, &IndexOptions::default()).unwrap();
+    let defs = pairs(
+        &db,
+        "SELECT qualname, kind FROM nodes WHERE file = 'src/Http/Kernel.php' AND kind != 'ref' \
+         ORDER BY line",
+    );
+    let defs: Vec<(&str, &str)> = defs.iter().map(|(q, k)| (q.as_str(), k.as_str())).collect();
+    assert_eq!(
+        defs,
+        vec![
+            ("src.Http.Kernel", "def"),
+            ("App.Http.Kernel", "class"),
+            ("App.Http.Kernel.VERSION", "var"),
+            ("App.Http.Kernel.bar", "var"),
+            ("App.Http.Kernel.__construct", "function"),
+            ("App.Http.Kernel.run", "function"),
+            ("App.Http.Kernel.handle", "function"),
+        ]
+    );
+    let meta = pairs(
+        &db,
+        "SELECT n.qualname, m.signature || ' | ' || m.doc FROM defs_meta m \
+         JOIN nodes n ON n.id = m.id WHERE n.qualname IN ('App.Http.Kernel', 'App.Http.Kernel.run')",
+    );
+    assert!(
+        meta.contains(&(
+            "App.Http.Kernel".into(),
+            "final class Kernel extends Base implements Contract | The kernel.".into()
+        )),
+        "{meta:?}"
+    );
+    assert!(meta.contains(&(
+        "App.Http.Kernel.run".into(),
+        "public function run(Request $r): Response | Runs a request.".into()
+    )));
+    let enum_members = count(
+        &db,
+        "SELECT COUNT(*) FROM nodes WHERE qualname IN ('App.Http.Clock.Utc', 'App.Http.Clock.tick')",
+    );
+    assert_eq!(enum_members, 2);
+}
+
+#[test]
+fn php_calls_resolve_through_namespaces_imports_and_ancestors() {
+    let d = php_repo();
+    let db = d.path().join(".ctxfast/recon.db");
+    index(d.path(), &db, &IndexOptions::default()).unwrap();
+    assert_eq!(
+        callees(&db, "App.Http.Kernel.run"),
+        vec![
+            "App.Http.Bar.ping",       // typed property
+            "App.Http.Base.boot",      // self:: reaches an inherited static
+            "App.Http.Base.start",     // parent::
+            "App.Http.Clock.tick",     // promoted constructor property
+            "App.Http.Greets.greet",   // a used trait's method
+            "App.Http.Kernel.VERSION", // self::CONST
+            "App.Http.Kernel.handle",  // $this-> and static::
+            "App.Http.Request",        // new, in the namespace
+            "App.Http.Request.send",   // typed parameter, and `$made = new Request`
+            "App.Http.Response",       // new
+            "App.Util.Helper.assist",  // use + static call
+            "App.Util.helper",         // use function
+            "lib.functions.legacy_fn", // global function, the only one of its name
+        ]
+    );
+    // Imports reach what they name in the project, and nothing for a dependency's.
+    assert_eq!(
+        imports(&db),
+        vec![
+            ("src/Http/Kernel.php".into(), "App.Util.Helper".into()),
+            ("src/Http/Kernel.php".into(), "App.Util.helper".into()),
+        ]
+    );
+}
+
+fn ruby_repo() -> tempfile::TempDir {
+    repo(&[
+        ("lib/shop.rb", "require \"shop/cart\"\n\nmodule Shop\n  def self.version\n    \"1\"\n  end\nend\n"),
+        (
+            "lib/shop/cart.rb",
+            concat!(
+                "require_relative \"base\"\n",
+                "\n",
+                "module Shop\n",
+                "  # A cart of items.\n",
+                "  # Holds them.\n",
+                "  class Cart < Base\n",
+                "    include Pricing\n",
+                "    TAX = 2\n",
+                "\n",
+                "    def initialize\n",
+                "      @items = Item.new\n",
+                "    end\n",
+                "\n",
+                "    # Adds one.\n",
+                "    def add(x)\n",
+                "      total\n",
+                "      self.clear\n",
+                "      Pricing.round(x)\n",
+                "      Shop::Item.build\n",
+                "      item = Item.new\n",
+                "      item.weigh\n",
+                "      @items.weigh\n",
+                "      helper_fn\n",
+                "      price\n",
+                "      discount\n",
+                "      x.unknown\n",
+                "      TAX\n",
+                "    end\n",
+                "\n",
+                "    def total; end\n",
+                "\n",
+                "    def clear\n",
+                "    end\n",
+                "  end\n",
+                "end\n",
+            ),
+        ),
+        ("lib/shop/base.rb", "module Shop\n  class Base\n    def price\n    end\n  end\nend\n"),
+        (
+            "lib/shop/pricing.rb",
+            "module Shop\n  module Pricing\n    def self.round(x)\n    end\n\n    def discount\n    end\n  end\nend\n",
+        ),
+        (
+            "lib/shop/item.rb",
+            "module Shop\n  class Item\n    def self.build\n    end\n\n    def weigh\n    end\n  end\nend\n",
+        ),
+        // Reopened elsewhere: the conventional file still stands for `Shop::Item`.
+        ("lib/shop/ext.rb", "class Shop::Item\n  def extra\n  end\nend\n"),
+        ("lib/helpers.rb", "def helper_fn\nend\n"),
+        (
+            "spec/cart_spec.rb",
+            "require_relative \"../lib/shop/cart\"\n\ndescribe Shop::Cart do\n  it \"adds\" do\n    Shop::Cart.new.add(1)\n  end\nend\n",
+        ),
+    ])
+}
+
+#[test]
+fn ruby_definitions_calls_and_requires_resolve() {
+    let d = ruby_repo();
+    let db = d.path().join(".ctxfast/recon.db");
+    index(d.path(), &db, &IndexOptions::default()).unwrap();
+    let defs = pairs(
+        &db,
+        "SELECT qualname, kind FROM nodes WHERE file = 'lib/shop/cart.rb' AND kind != 'ref' \
+         ORDER BY line",
+    );
+    let defs: Vec<(&str, &str)> = defs.iter().map(|(q, k)| (q.as_str(), k.as_str())).collect();
+    assert_eq!(
+        defs,
+        vec![
+            ("shop.cart", "def"),
+            ("shop.cart.Shop", "class"),
+            ("shop.cart.Shop.Cart", "class"),
+            ("shop.cart.Shop.Cart.TAX", "var"),
+            ("shop.cart.Shop.Cart.initialize", "function"),
+            ("shop.cart.Shop.Cart.add", "function"),
+            ("shop.cart.Shop.Cart.total", "function"),
+            ("shop.cart.Shop.Cart.clear", "function"),
+        ]
+    );
+    assert_eq!(
+        count(
+            &db,
+            "SELECT COUNT(*) FROM nodes WHERE qualname = 'shop.ext.Shop.Item.extra'"
+        ),
+        1,
+        "`class A::B` defines B inside A"
+    );
+    let docs = pairs(
+        &db,
+        "SELECT n.qualname, m.doc FROM defs_meta m JOIN nodes n ON n.id = m.id \
+         WHERE n.qualname IN ('shop.cart.Shop.Cart', 'shop.cart.Shop.Cart.add') ORDER BY 1",
+    );
+    assert_eq!(
+        docs,
+        vec![
+            (
+                "shop.cart.Shop.Cart".into(),
+                "A cart of items. Holds them.".into()
+            ),
+            ("shop.cart.Shop.Cart.add".into(), "Adds one.".into()),
+        ]
+    );
+    assert_eq!(
+        callees(&db, "shop.cart.Shop.Cart.add"),
+        vec![
+            "helpers.helper_fn",                  // top-level method
+            "shop.base.Shop.Base.price",          // superclass
+            "shop.cart.Shop.Cart.TAX",            // constant
+            "shop.cart.Shop.Cart.clear",          // self.
+            "shop.cart.Shop.Cart.total",          // implicit receiver
+            "shop.item.Shop.Item",                // Item.new, in the lib/ file of Shop::Item
+            "shop.item.Shop.Item.build",          // Shop::Item.build
+            "shop.item.Shop.Item.weigh",          // through a local and an ivar
+            "shop.pricing.Shop.Pricing.discount", // a mixin's method
+            "shop.pricing.Shop.Pricing.round",    // a module's singleton method
+        ]
+    );
+    assert_eq!(
+        imports(&db),
+        vec![
+            ("lib/shop.rb".into(), "shop.cart".into()),
+            ("lib/shop/cart.rb".into(), "shop.base".into()),
+            ("spec/cart_spec.rb".into(), "shop.cart".into()),
+        ]
+    );
+}
+
+#[test]
+fn php_and_ruby_refreshes_match_a_cold_build_at_every_step() {
+    let d = repo(&[
+        ("src/A.php", "<?php\nnamespace P;\n\nclass A\n{\n    public function f() { b_fn(); }\n}\n"),
+        ("src/b.php", "<?php\n\nfunction b_fn() {}\n"),
+        ("src/C.php", "<?php\nnamespace P;\n\nclass C extends A\n{\n    public function g() { $this->f(); }\n}\n"),
+        ("lib/a.rb", "class A\n  def f\n    b_fn\n  end\nend\n"),
+        ("lib/b.rb", "def b_fn\nend\n"),
+        ("lib/c.rb", "class C < A\n  def g\n    f\n  end\nend\n"),
+    ]);
+    let db = d.path().join(".ctxfast/recon.db");
+    let opts = IndexOptions::default();
+    index(d.path(), &db, &opts).unwrap();
+    let w = |r: &Path, p: &str, t: &str| fs::write(r.join(p), t).unwrap();
+    let steps: [&dyn Fn(&Path); 7] = [
+        // A second `b_fn`: no longer the only one of its name.
+        &|r| w(r, "src/d.php", "<?php\n\nfunction b_fn() {}\n"),
+        &|r| w(r, "lib/d.rb", "def b_fn\nend\n"),
+        &|r| fs::remove_file(r.join("src/d.php")).unwrap(),
+        &|r| fs::remove_file(r.join("lib/d.rb")).unwrap(),
+        // Lines move under the callees; the base moves to another namespace.
+        &|r| {
+            w(
+                r,
+                "lib/a.rb",
+                "\n\nclass A\n  def f\n    b_fn\n  end\nend\n",
+            )
+        },
+        &|r| {
+            w(
+                r,
+                "src/A.php",
+                "<?php\nnamespace Q;\n\nclass A\n{\n    public function f() { b_fn(); }\n}\n",
+            )
+        },
+        &|r| {
+            w(r, "src/C.php", "<?php\nnamespace P;\n\nuse Q\\A;\n\nclass C extends A\n{\n    public function g() { $this->f(); }\n}\n")
+        },
+    ];
+    for (n, step) in steps.iter().enumerate() {
+        step(d.path());
+        index(d.path(), &db, &opts).unwrap();
+        assert!(matches_cold(d.path(), &db), "step {n}");
+    }
+    assert_eq!(callees(&db, "P.C.g"), vec!["Q.A.f"]);
+    assert_eq!(callees(&db, "c.C.g"), vec!["a.A.f"]);
+    assert_eq!(callees(&db, "a.A.f"), vec!["b.b_fn"]);
+}
+
+#[test]
+fn php_and_ruby_syntax_errors_keep_what_parses() {
+    let d = repo(&[
+        (
+            "src/Broken.php",
+            "<?php\nnamespace P;\n\nclass Ok\n{\n    public function fine() {}\n}\n\nclass Bad {\n    public function (\n",
+        ),
+        ("lib/broken.rb", "class Ok\n  def fine\n  end\nend\n\nclass Bad\n  def oops(\n"),
+    ]);
+    let db = d.path().join(".ctxfast/recon.db");
+    index(d.path(), &db, &IndexOptions::default()).unwrap();
+    assert_eq!(
+        count(
+            &db,
+            "SELECT COUNT(*) FROM files WHERE parse_error LIKE 'syntax error%'"
+        ),
+        2
+    );
+    assert_eq!(
+        count(
+            &db,
+            "SELECT COUNT(*) FROM nodes WHERE qualname IN ('P.Ok.fine', 'broken.Ok.fine')"
+        ),
+        2
+    );
+}
+
+#[test]
+fn php_and_ruby_module_names_and_test_files() {
+    assert_eq!(Lang::from_path("src/A.php"), Some(Lang::Php));
+    assert_eq!(Lang::from_path("lib/tasks/db.rake"), Some(Lang::Ruby));
+    assert_eq!(
+        module_qualname("lib/rack/utils.rb", Lang::Ruby),
+        "rack.utils"
+    );
+    assert_eq!(
+        module_qualname("app/models/user.rb", Lang::Ruby),
+        "app.models.user"
+    );
+    assert_eq!(
+        module_qualname("src/Http/Kernel.php", Lang::Php),
+        "src.Http.Kernel"
+    );
+}
+
+#[test]
+fn minified_and_bundled_files_are_recorded_as_skipped_never_parsed() {
+    let minified = format!("{}\n", "function a(b){return b+1};".repeat(200));
+    let d = repo(&[
+        ("src/App.php", "<?php\nnamespace P;\n\nclass App {}\n"),
+        ("public/js/jquery.min.js", "function jQuery(s){return s}\n"),
+        ("public/js/vendor.bundle.js", "function v(){}\n"),
+        ("dist/scripts.js", "function page() {\n  return 1;\n}\n"),
+        (
+            "packages/ui/build/index.js",
+            "function ui() {\n  return 1;\n}\n",
+        ),
+        ("assets/app.js", minified.as_str()),
+        // Hand-written code under build/ in another language is source.
+        ("build/tool.php", "<?php\nfunction tool() {}\n"),
+        ("src/ok.js", "function ok() {\n  return 1;\n}\n"),
+        // Long lines in another language are parsed (a generated table, deep nesting).
+        (
+            "src/table.php",
+            &format!("<?php\n$t = [{}];\n", "1, ".repeat(600)),
+        ),
+    ]);
+    let db = d.path().join(".ctxfast/recon.db");
+    index(d.path(), &db, &IndexOptions::default()).unwrap();
+    let skipped = pairs(
+        &db,
+        "SELECT path, parse_error FROM files WHERE sha256 IS NULL ORDER BY path",
+    );
+    assert_eq!(
+        skipped,
+        vec![
+            ("assets/app.js".into(), discover::MINIFIED_LINES.into()),
+            ("dist/scripts.js".into(), discover::BUNDLE_DIR.into()),
+            (
+                "packages/ui/build/index.js".into(),
+                discover::BUNDLE_DIR.into()
+            ),
+            (
+                "public/js/jquery.min.js".into(),
+                discover::MINIFIED_NAME.into()
+            ),
+            (
+                "public/js/vendor.bundle.js".into(),
+                discover::MINIFIED_NAME.into()
+            ),
+        ]
+    );
+    let parsed = pairs(
+        &db,
+        "SELECT path, language FROM files WHERE sha256 IS NOT NULL ORDER BY path",
+    );
+    assert_eq!(
+        parsed,
+        vec![
+            ("build/tool.php".into(), "php".into()),
+            ("src/App.php".into(), "php".into()),
+            ("src/ok.js".into(), "javascript".into()),
+            ("src/table.php".into(), "php".into()),
+        ]
+    );
+}
