@@ -13,9 +13,12 @@ damaged, is removed and built again from ``recon.db``, never read.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import logging
+import os
 import sqlite3
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -70,22 +73,47 @@ def refresh_api_index(recon_db: Path, api_db: Path) -> int:
     try:
         files = dict(src.rows("SELECT path, sha256 FROM files WHERE sha256 IS NOT NULL"))
         api_db.parent.mkdir(parents=True, exist_ok=True)
-        for suffix in _SIDE_SUFFIXES:
-            drop_odd(api_db.with_name(api_db.name + suffix), want_dir=False)
-        why = _foreign(api_db)
-        if why is not None:
-            log.warning("rebuilding %s: %s", api_db, why)
-            _discard(api_db)
-        try:
-            return _sync(src, files, api_db)
-        except sqlite3.DatabaseError as exc:  # damaged since the check: rebuild once
-            log.warning("rebuilding %s: %s", api_db, exc)
-            _discard(api_db)
-            return _sync(src, files, api_db)
+        with _refresh_lock(api_db):
+            return _check_and_sync(src, files, api_db)
     except CtxIndexError as exc:
         raise CtxIndexError(f"cannot read {recon_db}: {exc}") from exc
     finally:
         src.close()
+
+
+@contextlib.contextmanager
+def _refresh_lock(api_db: Path) -> Iterator[None]:
+    """Refreshes of one ``api.db`` take turns (threads and processes): one that found a
+    half-made file of another would take it for a foreign one and remove it under it. In a
+    directory this process cannot write, nobody refreshes, and no lock is needed."""
+    lock = api_db.with_name(api_db.name + ".lock")
+    drop_odd(lock, want_dir=False)
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError:
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _check_and_sync(src: graph_db.Connection, files: dict[str, str], api_db: Path) -> int:
+    """:func:`_sync`, after removing an ``api_db`` that cannot be trusted."""
+    for suffix in _SIDE_SUFFIXES:
+        drop_odd(api_db.with_name(api_db.name + suffix), want_dir=False)
+    why = _foreign(api_db)
+    if why is not None:
+        log.warning("rebuilding %s: %s", api_db, why)
+        _discard(api_db)
+    try:
+        return _sync(src, files, api_db)
+    except sqlite3.DatabaseError as exc:  # damaged since the check: rebuild once
+        log.warning("rebuilding %s: %s", api_db, exc)
+        _discard(api_db)
+        return _sync(src, files, api_db)
 
 
 def _foreign(api_db: Path) -> str | None:
