@@ -45,8 +45,9 @@ def test_every_spec_default_is_pinned():
     assert c.target_tokens == 8000
     assert c.gap_lines == 32
     assert c.evidence_ranker is True
+    assert c.task_tokens == 1500
     # Every field is pinned above: a new cap must get a pinned default too.
-    assert len(dataclasses.fields(c)) == 32
+    assert len(dataclasses.fields(c)) == 33
 
 
 @pytest.mark.parametrize(

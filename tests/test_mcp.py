@@ -54,6 +54,10 @@ def test_every_tool_answers_over_stdio_and_sees_edits(tmp_path):
         assert win["token_count"] <= 3000 == win["max_tokens"]
         assert win["token_count"] == ctxfast.count_tokens(win["text"])
         assert "def connect(uri: str):" in win["text"]
+        # The fill size is the client's to set, separately from the ceiling (a fill size the
+        # ceiling cannot hold is a tool error, below).
+        sized = _ok(await s.call_tool("compose", {"task": TASK, "ceiling": 3000, "target": 400}))
+        assert sized["token_count"] <= 3000 and "def connect(uri: str):" in sized["text"]
 
         got = _ok(await s.call_tool("retrieve", {"task": TASK, "max_tokens": 400}))
         assert got["token_count"] <= 400
@@ -84,6 +88,7 @@ def test_every_tool_answers_over_stdio_and_sees_edits(tmp_path):
         for name, args in [
             ("compose", {"task": ""}),
             ("compose", {"task": TASK, "ceiling": -5}),
+            ("compose", {"task": TASK, "ceiling": 1000, "target": 2000}),
             ("retrieve", {"max_tokens": 10}),
             ("graph", {"symbol": "no.such.symbol"}),
             ("excerpt", {"file": "../outside.py"}),

@@ -424,9 +424,13 @@ def build_server(
         test_outputs: Texts | None = None,
         patch: Text | None = None,
         root: Root = None,
+        target: Annotated[
+            int | None,
+            Field(ge=1, description="tokens the window fills toward (default 8,000; ≤ ceiling)"),
+        ] = None,
     ) -> ComposeAnswer:
         """The budgeted context window for the next step on `task`: the code it points at,
-        its callers and the plan, never over `ceiling` tokens."""
+        its callers and the plan, filled toward `target` tokens and never over `ceiling`."""
         from ctxfast.construct.compose import compose as run
 
         def go(repo: Repository) -> ComposeAnswer:
@@ -438,6 +442,7 @@ def build_server(
                 test_outputs=test_outputs or (),
                 patch=patch,
                 ceiling=ceiling,
+                target=target,
             )
             return ComposeAnswer(
                 text=ctx.render(),

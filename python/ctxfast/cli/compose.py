@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from ctxfast.cli.common import add_repository_arguments, open_repo, read_input, status_line
+from ctxfast.cli.parser import add_task_argument, read_task
 from ctxfast.errors import InvalidArgumentError
 from ctxfast.exitstatus import ExitStatus, warn
 
@@ -21,15 +22,17 @@ def run(args: argparse.Namespace) -> ExitStatus:
         if args.ranker_url
         else None
     )
+    task = read_task(args.task)
     repo = open_repo(args)
     ctx = compose(
         repo,
-        args.task,
+        task,
         patch=read_input(args.patch) if args.patch else None,
         errors=[read_input(p) for p in args.error],
         tracebacks=[read_input(p) for p in args.traceback],
         test_outputs=[read_input(p) for p in args.test_output],
         ceiling=args.ceiling,
+        target=args.target,
         ranker=ranker,
         refresh=False,
     )
@@ -47,12 +50,20 @@ def run(args: argparse.Namespace) -> ExitStatus:
 def register(sub: Any) -> None:
     p = sub.add_parser("compose", help="build the budgeted context window for a task")
     add_repository_arguments(p)
-    p.add_argument("task", help="the task text (issue, instruction)")
+    add_task_argument(p)
     p.add_argument("--error", action="append", default=[], help="file with an error message")
     p.add_argument("--traceback", action="append", default=[], help="file with a traceback")
     p.add_argument("--patch", default=None, help="file with the current working diff")
     p.add_argument("--test-output", action="append", default=[], help="file with test output")
     p.add_argument("--ceiling", type=int, default=24_000, help="token ceiling of the window")
+    p.add_argument(
+        "--target",
+        type=int,
+        default=None,
+        metavar="N",
+        help="tokens the window fills toward with the next-best code, at most --ceiling "
+        "(default: 8000, or the ceiling when smaller)",
+    )
     p.add_argument("--json", action="store_true", help="print the window with its logs as JSON")
     p.add_argument("--ranker-url", default=None, help="OpenAI-compatible base URL (…/v1)")
     p.add_argument("--ranker-model", default=None, help="model name for the ranking call")

@@ -1,9 +1,12 @@
-"""The argument parser every ``ctxfast`` (sub)command is built with, and their examples."""
+"""The argument parser every ``ctxfast`` (sub)command is built with, their examples, and the
+task argument the task commands share."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
+
+from ctxfast.cli.common import read_input
 
 #: One example per subcommand (``prog`` without the leading ``ctxfast``), shown by --help.
 EXAMPLES = {
@@ -52,3 +55,27 @@ class Parser(argparse.ArgumentParser):
         example = EXAMPLES.get(self.prog.removeprefix("ctxfast").strip())
         if example and self.epilog is None:
             self.epilog = f"example:\n  {example}"
+
+
+TASK_HELP = (
+    "the task text (issue, instruction); - reads it from stdin, @PATH from a file "
+    "(@@ for a task that starts with @)"
+)
+
+
+def add_task_argument(p: argparse.ArgumentParser) -> None:
+    """The task positional of ``compose`` and ``retrieve`` (read with :func:`read_task`)."""
+    p.add_argument("task", help=TASK_HELP)
+
+
+def read_task(value: str) -> str:
+    """The task a task argument names: ``-`` stdin, ``@PATH`` that file, ``@@…`` the literal
+    ``@…``, anything else itself. An issue is too long and too full of quotes for one shell
+    argument; the reading (size cap, regular files only) is ``read_input``'s."""
+    if value == "-":
+        return read_input("-")
+    if value.startswith("@@"):
+        return value[1:]
+    if value.startswith("@"):
+        return read_input(value[1:])
+    return value

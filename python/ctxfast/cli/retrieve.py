@@ -7,15 +7,15 @@ import json
 from typing import Any
 
 from ctxfast.cli.common import add_repository_arguments, open_repo, read_input
+from ctxfast.cli.parser import add_task_argument, read_task
 from ctxfast.exitstatus import ExitStatus, warn
 
 
 def run(args: argparse.Namespace) -> ExitStatus:
+    task = read_task(args.task)
     repo = open_repo(args)
     error = "\n\n".join(read_input(p) for p in args.error) or None
-    result = repo.retrieve(
-        args.task, error=error, test=args.test, max_tokens=args.tokens, refresh=False
-    )
+    result = repo.retrieve(task, error=error, test=args.test, max_tokens=args.tokens, refresh=False)
     if args.json:
         payload = {
             "query": result.query.to_dict(),
@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> ExitStatus:
 def register(sub: Any) -> None:
     p = sub.add_parser("retrieve", help="find the code a task (and its error) points at")
     add_repository_arguments(p)
-    p.add_argument("task", help="the task text")
+    add_task_argument(p)
     p.add_argument("--error", action="append", default=[], help="file with an error/traceback")
     p.add_argument("--test", default=None, help="id of the failing test")
     p.add_argument("--tokens", type=int, default=4000, help="token cap of the slice")

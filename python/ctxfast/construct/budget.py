@@ -18,7 +18,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from ctxfast.construct.compress import Block, best_line_windows, mask_pointer, with_lines
+from ctxfast.construct.compress import (
+    Block,
+    best_line_windows,
+    mask_pointer,
+    own_lines,
+    with_lines,
+)
 from ctxfast.construct.gaps import Source, close_gaps
 from ctxfast.construct.order import middle_third_violations
 from ctxfast.construct.render import Layout, lay_out, task_text
@@ -62,6 +68,14 @@ class _Measure:
 
     def exact(self, text: str) -> int:
         return count_tokens(text, self.config.encoding)
+
+
+def fill_size(config: ConstructConfig, ceiling: int) -> int:
+    """The size the window fills toward: ``target_tokens``, or the ceiling when that is
+    smaller. Every size derived from the target (the whole files ``compose`` chooses, the
+    fill) then scales with a small ceiling instead of being chosen for a window the ceiling
+    cannot hold and cut back by the ladder (2,000 tokens left a 761-token window)."""
+    return min(config.target_tokens, ceiling)
 
 
 def is_fill(b: Block) -> bool:
@@ -145,11 +159,13 @@ def run_budget(
     ceiling: int,
     freshest: str | None,
     source: Source | None = None,
+    first: str | None = None,
 ) -> BudgetResult:
     """Fill toward the target, then fit under ``ceiling`` by the eviction ladder; never
-    exceed it."""
+    exceed it. ``first`` is the change target the evidence ranks first: the ladder reduces
+    it only after every other block of the working set."""
     m = _Measure(config, ceiling)
-    target = min(config.target_tokens, ceiling)
+    target = fill_size(config, ceiling)
     state, fill_log = fill(task, blocks, config, target, freshest, m, source)
     log: list[str] = []
     flags: list[str] = []
@@ -184,7 +200,7 @@ def run_budget(
         return next(i for i, b in enumerate(state) if b.id == bid)
 
     if not ok:
-        ok = _ladder(task, state, config, ceiling, freshest, m, step, set_block, index)
+        ok = _ladder(task, state, config, ceiling, freshest, m, step, set_block, index, first)
     stable_only = False
     if not ok:
         stable_only = True
@@ -249,7 +265,12 @@ def _ladder(
     step: Callable[[str, Callable[[], bool]], bool],
     set_block: Callable[..., None],
     index: Callable[[str], int],
+    first: str | None = None,
 ) -> bool:
+    def is_first(b: Block) -> bool:
+        """The change target the evidence ranks first: its full body goes last."""
+        return first is not None and b.role is Role.CHANGE_TARGET and b.item.meta.entity == first
+
     # ---- step 1: transient state -------------------------------------------------------
     transient = sorted(
         (b for b in state if b.tier == "transient" and b.id != freshest),
@@ -307,6 +328,7 @@ def _ladder(
     working = [b for b in state if b.critical and b.tier == "working_set"]
     working.sort(
         key=lambda b: (
+            is_first(b),
             b.irreducible,
             b.role is Role.CHANGE_TARGET,
             b.item.kind is Kind.PATCH,
@@ -316,6 +338,16 @@ def _ladder(
     terms = [b.text for b in state if b.role is Role.REQUIREMENT]
     for b in working:
         if b.role is Role.CHANGE_TARGET and b.rendering is Rendering.VERBATIM and b.is_code:
+            own = own_lines(b.item, b.shown)
+            if len(own) < len(b.shown):
+
+                def to_own(b: Block = b, own: tuple = own) -> bool:
+                    state[index(b.id)] = with_lines(b, own)
+                    return True
+
+                if step(f"ladder 2: change target {b.id} to its definition's own lines", to_own):
+                    return True
+                b = state[index(b.id)]
             window = config.window_lines
             while window >= 4:
                 shown = b.shown
@@ -353,7 +385,8 @@ def _ladder(
 
             if step(f"ladder 2: {cur.role.value} {cur.id} verbatim → signature", demote):
                 return True
-    for b in [b for b in state if b.tier != "stable_core" and b.id != freshest]:
+    rest = [b for b in state if b.tier != "stable_core" and b.id != freshest]
+    for b in sorted(rest, key=is_first):
 
         def drop_ws(b: Block = b) -> bool:
             state.pop(index(b.id))
@@ -396,4 +429,4 @@ def _ladder(
     return False
 
 
-__all__ = ["BudgetResult", "fill", "is_fill", "run_budget"]
+__all__ = ["BudgetResult", "fill", "fill_size", "is_fill", "run_budget"]

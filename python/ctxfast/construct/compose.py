@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ctxfast.construct.budget import fill_size
 from ctxfast.construct.class_view import class_view
 from ctxfast.construct.defaults import (
     DefaultsConfig,
@@ -325,6 +326,21 @@ def _outlines(
     return out
 
 
+def with_target(cfg: ConstructConfig, target: int | None, ceiling: int) -> ConstructConfig:
+    """``cfg`` filling toward ``target`` tokens when one is given. The fill size is the
+    caller's only way to a larger window than the default's (a larger ceiling alone only
+    bounds it), so a size the ceiling cannot hold is refused rather than silently capped."""
+    if target is None:
+        return cfg
+    if isinstance(target, bool) or not isinstance(target, int) or target <= 0:
+        raise InvalidArgumentError(f"target must be a positive number of tokens, got {target!r}")
+    if target > ceiling:
+        raise InvalidArgumentError(
+            f"target ({target} tokens) must not exceed the ceiling ({ceiling} tokens)"
+        )
+    return replace(cfg, target_tokens=target)
+
+
 def compose(
     repo: Repository,
     task: str,
@@ -338,6 +354,7 @@ def compose(
     tool_outputs: Sequence[str] = (),
     test_outputs: Sequence[str] = (),
     ceiling: int = 24_000,
+    target: int | None = None,
     ranker: Ranker | None = None,
     config: ConstructConfig | None = None,
     defaults: DefaultsConfig | None = None,
@@ -369,6 +386,9 @@ def compose(
         test_outputs: test-run outputs (freshest last); the freshest steers retrieval when
             there is no error or traceback.
         ceiling: the token budget of the whole window (exact count, ``config.encoding``).
+        target: the size the window fills toward with the next-best evidence, in tokens
+            (positive, at most ``ceiling``). Default: ``config.target_tokens`` (8,000), or
+            the ceiling when that is smaller.
         ranker: an optional model that orders the few candidates the rules cannot decide;
             ``model_calls`` counts its calls: 0 without one, or when no undecided residue
             (at most ``config.residue_cap`` items) remains.
@@ -380,7 +400,7 @@ def compose(
         refresh: ``False`` skips the index refresh (for a caller that just refreshed it or
             knows the files did not change).
     """
-    cfg = config or ConstructConfig()
+    cfg = with_target(config or ConstructConfig(), target, ceiling)
     inputs = prepare(
         repo,
         task,
@@ -393,7 +413,7 @@ def compose(
         defaults=defaults,
         retrieval_config=retrieval_config,
         refresh=refresh,
-        target_tokens=cfg.target_tokens,
+        target_tokens=fill_size(cfg, ceiling),
         large_item_lines=cfg.large_item_lines,
         encoding=cfg.encoding,
     )
@@ -420,4 +440,11 @@ def compose(
     return replace(ctx, admission_log=(*inputs.log, *ctx.admission_log), timings_ms=timings)
 
 
-__all__ = ["RETRIEVAL_TOKENS", "ComposeInputs", "compose", "prepare", "to_code_candidates"]
+__all__ = [
+    "RETRIEVAL_TOKENS",
+    "ComposeInputs",
+    "compose",
+    "prepare",
+    "to_code_candidates",
+    "with_target",
+]

@@ -191,14 +191,30 @@ def code_rows(lines: Sequence[str]) -> list[bool]:
     return out
 
 
+def own_lines(item: EvidenceItem, pairs: Numbered) -> Numbered:
+    """The lines of ``pairs`` inside the item's own definition span (``start_line`` to
+    ``end_line``), or all of ``pairs`` when the item names no definition or none lie there.
+
+    A definition may carry more lines than its own: its whole file, its class's header, the
+    module's imports. The window's header names the definition, so a cheaper form of the item
+    (its signature, a line window) is cut from the definition's lines: cut from the whole
+    file, it showed the file's first ``def`` or its imports under the definition's name."""
+    meta = item.meta
+    if not meta.entity or meta.start_line is None or meta.end_line is None:
+        return pairs
+    own = tuple(p for p in pairs if meta.start_line <= p[0] <= meta.end_line)
+    return own or pairs
+
+
 def signature_lines(item: EvidenceItem) -> Numbered:
     """The definition's header lines (up to the line that opens its body) and the first
     line of its docstring, with their real numbers — the cheapest faithful form of code.
 
     Lines with no definition (a module header, matched module-level lines) have no header:
     their first ``SIGNATURE_LINES`` lines of code stand for them — a module's imports, not
-    the opening quote of its docstring."""
-    pairs = numbered_content(item)
+    the opening quote of its docstring. Only the definition's own lines are read
+    (:func:`own_lines`)."""
+    pairs = own_lines(item, numbered_content(item))
     if not pairs:
         return ()
     first = next((i for i, (_, t) in enumerate(pairs) if SIGNATURE_RE.match(t)), None)
@@ -255,6 +271,24 @@ def best_window(
         texts = [t if c else "" for t, c in zip(texts, code_rows(texts), strict=True)]
     st, en, _ = best_line_windows(texts, terms, config.window_lines, min_len=config.min_term_len)[0]
     return pairs[st:en], True
+
+
+def body_window(
+    item: EvidenceItem,
+    pairs: Numbered,
+    terms: Collection[str],
+    config: ConstructConfig,
+    keep_tail: bool = False,
+) -> tuple[Numbered, bool]:
+    """:func:`best_window` of ``item``'s lines ``pairs``, the window taken from the
+    definition's own lines (:func:`own_lines`) when the body is cut: a window of a whole file
+    or of a class header plus a method must still show the definition its header names."""
+    if len(pairs) <= config.large_item_lines:
+        return pairs, False
+    own = own_lines(item, pairs)
+    if len(own) <= config.large_item_lines:
+        return own, True
+    return best_window(own, terms, config, keep_tail)
 
 
 def _sliced(item: EvidenceItem, name: str) -> Numbered | None:
@@ -323,8 +357,8 @@ def compress(
                     )
                 )
             elif role is not Role.FILE_OUTLINE and not item.meta.whole_file:
-                shown, cut = best_window(
-                    full, terms, config, keep_tail=role is Role.INSERTION_POINT
+                shown, cut = body_window(
+                    item, full, terms, config, keep_tail=role is Role.INSERTION_POINT
                 )
                 if cut:
                     log.append(
@@ -341,7 +375,9 @@ def compress(
             if item.meta.score is not None or a.driver.startswith("rank:"):
                 # Retrieval found it: the window may show its body when it has room.
                 # (a file chosen whole grows to the whole file, never to a line window)
-                expansion = full if item.meta.whole_file else best_window(full, terms, config)[0]
+                expansion = (
+                    full if item.meta.whole_file else body_window(item, full, terms, config)[0]
+                )
             if sig != full:
                 log.append(
                     LogEntry(
@@ -428,11 +464,13 @@ __all__ = [
     "ast_slice",
     "best_line_windows",
     "best_window",
+    "body_window",
     "call_site_lines",
     "compress",
     "derive_signature",
     "mask_pointer",
     "numbered_content",
+    "own_lines",
     "signature_lines",
     "with_lines",
 ]

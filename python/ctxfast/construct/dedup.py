@@ -10,7 +10,6 @@ too. Low-scoring ranker admissions that no load-bearing item mentions are droppe
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -89,20 +88,36 @@ def _subject(b: Block) -> str:
     return m.entity or (f"{m.file}:{m.start_line}-{m.end_line}" if m.file else b.item.kind.value)
 
 
+def _says_the_task(said: str, task: str, cut: bool = False) -> bool:
+    """``said`` is ``task`` up to whitespace, or its start when the pool's byte cap ``cut``
+    it."""
+    said, want = " ".join(said.split()), " ".join(task.split())
+    return bool(want) and (said == want or (cut and want.startswith(said)))
+
+
 def _restates(b: Block, task: str) -> bool:
     """A requirement that only repeats the task (the default plan's obligation and
-    acceptance criterion): the plan node's ``obligation:`` text without its ``target:`` line
-    (the target is labelled on its code), or a criterion, equal to the task — or to its
-    start when the pool's byte cap cut the item."""
-    if b.item.kind not in (Kind.PLAN_NODE, Kind.ACCEPTANCE_CRITERIA) or not task.strip():
+    acceptance criterion): a criterion equal to the task, or a plan node whose obligation is
+    the task and that adds nothing but its target (the target is labelled on its code)."""
+    plan = b.item.meta.plan
+    if b.item.kind is Kind.ACCEPTANCE_CRITERIA:
+        return _says_the_task(b.item.content, task, b.item.meta.truncated)
+    if b.item.kind is not Kind.PLAN_NODE or plan is None:
         return False
-    text = b.item.content
-    if b.item.kind is Kind.PLAN_NODE:
-        if not text.startswith("obligation: "):
-            return False
-        text = re.sub(r"\ntarget: [^\n]*$", "", text[len("obligation: ") :])
-    said, want = " ".join(text.split()), " ".join(task.split())
-    return said == want or (b.item.meta.truncated and want.startswith(said))
+    extra = plan.preconditions or plan.required_validation
+    return not extra and _says_the_task(plan.obligation, task)
+
+
+def _without_restated_obligation(b: Block, task: str) -> Block:
+    """A plan node kept for what it adds to the task, without an obligation that only
+    repeats the task: the window states the task once."""
+    plan = b.item.meta.plan
+    if b.item.kind is not Kind.PLAN_NODE or plan is None:
+        return b
+    if not _says_the_task(plan.obligation, task):
+        return b
+    meta = replace(b.item.meta, plan=replace(plan, obligation=""))
+    return replace(b, item=replace(b.item, meta=meta))
 
 
 def dedup(
@@ -228,6 +243,7 @@ def dedup(
         if _restates(b, task):
             log.append(LogEntry("dedup", b.id, "duplicate", "restates the task", _subject(b)))
             continue
+        b = _without_restated_obligation(b, task)
         m = b.item.meta
         if m.edge_type is not None and not b.is_code and m.entity in code_entities:
             log.append(

@@ -19,6 +19,7 @@ from ctxfast.construct.gaps import Source
 from ctxfast.construct.pool import PoolInputs, build_pool
 from ctxfast.construct.ranker import Ranker, rank_residue
 from ctxfast.construct.relevance_gate import fold_residue, run_gate
+from ctxfast.construct.render import TASK_ID
 from ctxfast.construct.represent import represent
 from ctxfast.construct.schema import (
     CodeCandidate,
@@ -30,6 +31,7 @@ from ctxfast.construct.schema import (
     LogEntry,
     PlanNode,
 )
+from ctxfast.construct.task_cap import cap_task
 from ctxfast.construct.terms import decision_terms
 from ctxfast.errors import InvalidArgumentError
 
@@ -56,6 +58,16 @@ def _freshest_failure(items: Sequence[EvidenceItem], admitted: set[str]) -> str 
         if cands:
             return max(cands, key=lambda it: it.meta.seq).id
     return None
+
+
+def _task_section(task: str, config: ConstructConfig) -> tuple[str, list[LogEntry]]:
+    """The task as the window shows it, cut to ``config.task_tokens`` (retrieval, the gate
+    and dedup read all of it), with the log entry of the cut."""
+    shown, cut = cap_task(task, config.task_tokens, config.encoding)
+    if shown == task:
+        return task, []
+    why = f"over {config.task_tokens} tokens: {cut} lines cut (head, last frames and tail kept)"
+    return shown, [LogEntry("construct", TASK_ID, "task_cut", why, "task")]
 
 
 def construct(
@@ -186,7 +198,11 @@ def construct(
     lap("dedup")
     if freshest is not None and not any(b.id == freshest for b in blocks):
         freshest = None
-    result = run_budget(task, blocks, config, ceiling, freshest, source)  # (f) + (g)
+    shown_task, tlog = _task_section(task, config)
+    log.extend(tlog)
+    result = run_budget(
+        shown_task, blocks, config, ceiling, freshest, source, plan.target_entity
+    )  # (f) + (g)
     log.extend(result.fill_log)
     placed = {i for e in result.entries for i in e.item_id.split("+")}
     left_out = {e.item_id for e in result.fill_log if e.decision == "left_out"}

@@ -147,7 +147,7 @@ def build_pool(inputs: PoolInputs, config: ConstructConfig) -> Pool:
         Kind.PLAN_NODE,
         "\n".join(plan_lines),
         f"07: plan node {plan.node_id}",
-        ItemMeta(entity=plan.target_entity),
+        ItemMeta(entity=plan.target_entity, plan=plan),
     )
     for i, crit in enumerate(plan.acceptance_criteria):
         add(

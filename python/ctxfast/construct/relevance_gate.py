@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ctxfast.construct.pool import Pool
@@ -24,6 +24,7 @@ from ctxfast.construct.schema import (
     PlanNode,
 )
 from ctxfast.construct.terms import decision_terms, has_word, short_name, terms_of
+from ctxfast.retrieval.query import without_frame_paths
 from ctxfast.text import split_identifier
 
 _TERM_SCAN_BYTES = 4096
@@ -158,6 +159,18 @@ def _driver(
     return None
 
 
+def _without_frame_paths(plan: PlanNode) -> PlanNode:
+    """``plan`` with the traceback frame lines of its texts cut to what names code (the rule
+    of query construction, :func:`~ctxfast.retrieval.query.without_frame_paths`): a pasted
+    frame ``File "/Users/me/FastAPI/nan.py"`` does not name the class ``FastAPI``."""
+    return replace(
+        plan,
+        obligation=without_frame_paths(plan.obligation),
+        preconditions=tuple(map(without_frame_paths, plan.preconditions)),
+        acceptance_criteria=tuple(map(without_frame_paths, plan.acceptance_criteria)),
+    )
+
+
 def run_gate(
     pool: Pool, plan: PlanNode, config: ConstructConfig, extra_terms: Sequence[str] = ()
 ) -> GateResult:
@@ -177,6 +190,7 @@ def run_gate(
         )
     )
     freshest = _freshest(pool)
+    naming = _without_frame_paths(plan)
     target = _target_span(pool)
     target_files = frozenset(
         it.meta.file
@@ -192,7 +206,7 @@ def run_gate(
         short_name(it.meta.entity) for it in pool.items if it.kind in CODE_KINDS and it.meta.entity
     )
     for item in pool.items:
-        drv = _driver(item, plan, pool, config, freshest, target, target_files, namesakes)
+        drv = _driver(item, naming, pool, config, freshest, target, target_files, namesakes)
         if drv is not None:
             admitted.append(item)
             drivers[item.id] = drv

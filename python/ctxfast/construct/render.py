@@ -21,7 +21,7 @@ from ctxfast.construct.compress import Block, Numbered
 from ctxfast.construct.dedup import ROLE_RANK
 from ctxfast.construct.order import LIVE_ORDER
 from ctxfast.construct.represent import Rendering, Role
-from ctxfast.construct.schema import Kind, WindowEntry
+from ctxfast.construct.schema import Kind, PlanNode, WindowEntry
 from ctxfast.construct.terms import short_name
 from ctxfast.fence import DATA_NOTICE, fence_block, safe_label
 from ctxfast.numbered import render_numbered
@@ -46,6 +46,8 @@ _LANGUAGES = {
     ".cc": "cpp",
     ".cpp": "cpp",
     ".hpp": "cpp",
+    ".php": "php",
+    ".rb": "ruby",
 }
 _LIVE_TITLES = {
     Kind.PATCH: "Current diff",
@@ -223,13 +225,27 @@ def _span_inside(b: Block, shown: Numbered) -> str:
     return f" ({start}-{end})" if shown[0][0] <= start and end <= shown[-1][0] else ""
 
 
+def _outside_span(b: Block, shown: Numbered) -> str:
+    """`` ({start}-{end})`` when none of ``shown`` lies in the block's definition span (a
+    piece holding only the class header or the imports shown with a change target), else
+    ``""``: such a piece is the definition's context, and its header says so instead of
+    naming the definition over lines that are not it."""
+    start, end = b.item.meta.start_line, b.item.meta.end_line
+    if start is None or end is None or any(start <= n <= end for n, _ in shown):
+        return ""
+    return f" ({start}-{end})"
+
+
 def code_block_text(b: Block, shown: Numbered, continued: bool = False) -> str:
     path = b.item.meta.file or ""
     head = f"### {safe(path)}:{shown[0][0]}-{shown[-1][0]}"
     ent = b.item.meta.entity
     label = _label(b) + (", continued" if continued else "")
     named = ent and not ent.startswith(f"{path}:")  # a config line's entity is its address
-    if named:
+    outside = _outside_span(b, shown) if named else ""
+    if outside:
+        head += f" — context of `{safe(local_name(ent, path))}`{outside}"
+    elif named:
         head += f" · `{safe(local_name(ent, path))}`{_span_inside(b, shown)} — {label}"
     else:
         head += f" — {label}"
@@ -246,10 +262,25 @@ def group_text(g: FileGroup) -> str:
     return "\n\n".join(parts)
 
 
+def _plan_text(plan: PlanNode) -> str:
+    """The plan node's lines: the caller's obligation (none when it only restates the task,
+    see :mod:`ctxfast.construct.dedup`) and preconditions as stated, the names that may come
+    from the repository (the target, the validating tests) escaped like a block header's, so a
+    file name holding a newline cannot open a section of its own."""
+    lines = [f"obligation: {plan.obligation}"] if plan.obligation else []
+    if plan.target_entity:
+        lines.append(f"target: `{safe(plan.target_entity)}`")
+    lines += [f"precondition: {p}" for p in plan.preconditions]
+    lines += [f"required validation: `{safe(v)}`" for v in plan.required_validation]
+    return "\n".join(lines)
+
+
 def _plain(b: Block) -> str:
     """A non-code block in words: requirements as stated, impact edges as sentences, live
     outputs fenced under a title."""
     item, meta = b.item, b.item.meta
+    if item.kind is Kind.PLAN_NODE and meta.plan is not None:
+        return _plan_text(meta.plan)
     if item.kind in LIVE_ORDER:
         return f"### {_LIVE_TITLES[item.kind]}\n{fence_block(b.text, 'text')}"
     if meta.edge_type and meta.entity and meta.edge_head:

@@ -90,6 +90,9 @@ class ItemMeta:
     #: The item is its file, whole, chosen for the window (``defaults.with_whole_files``):
     #: its size is bounded by the window's target, so no per-item cap or line window cuts it.
     whole_file: bool = False
+    #: A plan node's fields (its ``content`` is their text for the gate and the ranker): the
+    #: window lays the plan out from them, each repository-derived name escaped.
+    plan: PlanNode | None = None
 
 
 @dataclass(frozen=True)
@@ -262,6 +265,10 @@ class ConstructConfig:
     # Without a model ranker, the residue is ranked once, deterministically, from the
     # retrieval evidence (``construct.evidence_ranker``); False keeps the frugal window.
     evidence_ranker: bool = True
+    # The task's section of the window is cut to this many tokens (0: never cut), keeping
+    # its head, a traceback's last frames and its tail (``construct.task_cap``): the task
+    # is never evicted, so a 120 KB task left no room for any code.
+    task_tokens: int = 1500
 
     def __post_init__(self) -> None:
         for name in (
@@ -277,6 +284,7 @@ class ConstructConfig:
             "target_tokens",
             "gap_lines",
             "named_ambiguity",
+            "task_tokens",
         ):
             if getattr(self, name) < 0:
                 raise InvalidArgumentError(f"{name} must be non-negative")
