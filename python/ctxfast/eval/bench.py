@@ -60,6 +60,13 @@ class Instance:
         return "unknown"
 
     @property
+    def multi_file(self) -> bool:
+        """The record's ``multi_file``, else more than one gold file: a fix spread over files
+        is judged apart, since every one of its files must reach the window."""
+        given = self.raw.get("multi_file")
+        return bool(given) if given is not None else len(self.gold_files) > 1
+
+    @property
     def source_key(self) -> str:
         """The ``repo@version`` key of ``sources.json``."""
         return f"{self.repo}@{self.version}"
@@ -72,16 +79,27 @@ class Instance:
         show, so a window showing the whole file would never count as covering it."""
         out = []
         for h in self.gold_hunks:
-            start, end = int(h["start"]), int(h["end"])
+            start, end = hunk_span(h)
             if tree is not None:
-                last = _line_count(tree / h["file"])
+                last = line_count(tree / h["file"])
                 if last is not None and end > last:
                     start, end = min(start, last), last
             out.append(Region(h["file"], start, end))
         return out
 
 
-def _line_count(path: Path) -> int | None:
+def hunk_span(hunk: dict[str, Any]) -> tuple[int, int]:
+    """A gold hunk's 1-based inclusive lines: ``start``/``end`` (the Lite set and the miner)
+    or ``start_line``/``end_line`` (the issue corpus), so both benchmarks load unchanged."""
+    if "start" in hunk:
+        return int(hunk["start"]), int(hunk["end"])
+    try:
+        return int(hunk["start_line"]), int(hunk["end_line"])
+    except KeyError as exc:
+        raise EvalError(f"gold hunk without start/end lines: {hunk.get('file')}") from exc
+
+
+def line_count(path: Path) -> int | None:
     """Lines of a file as an editor numbers them (None when it cannot be read)."""
     try:
         data = path.read_bytes()
@@ -245,7 +263,9 @@ __all__ = [
     "Instance",
     "Region",
     "gold_file_globs",
+    "hunk_span",
     "language_of_path",
+    "line_count",
     "load_alignment",
     "load_bench",
     "located_regions",

@@ -89,6 +89,7 @@ def curve_targets(flag: str | None, configured: Any) -> tuple[int, ...]:
 
 def run_suite(args: argparse.Namespace) -> int:
     from ctxfast.eval.bench import gold_file_globs, load_alignment, load_bench, sample
+    from ctxfast.eval.breakdown import repo_halves
     from ctxfast.eval.runner import RunConfig, build_results, resolve_jobs
     from ctxfast.eval.sources import DirTrees, ReleaseTrees
     from ctxfast.eval.systems import (
@@ -180,6 +181,8 @@ def run_suite(args: argparse.Namespace) -> int:
         primary = bm25
         baselines = [StuffEverything(bm25, window_tokens=window_tokens)]
 
+    if (args.tasks_jsonl or args.summary_md) and constructor is None:
+        raise EvalError("--tasks-jsonl/--summary-md need the construct suite with ctxfast")
     meta = {
         "name": args.suite,
         "bench": str(bench_path),
@@ -213,6 +216,7 @@ def run_suite(args: argparse.Namespace) -> int:
         ablate=args.ablate,
         construct=constructor,
         stuffing=bm25 if constructor is not None else None,
+        halves=repo_halves(i.repo for i in instances),
     )
     if args.model_url and args.model:
         _run_model_probes(args, results, jobs, primary, constructor, cache)
@@ -222,8 +226,29 @@ def run_suite(args: argparse.Namespace) -> int:
         from ctxfast.eval.report import write_report
 
         write_report(results, Path(args.report))
+    write_breakdown(results, args.tasks_jsonl, args.summary_md)
     print(summary(results))
     return 0
+
+
+def write_breakdown(results: dict[str, Any], tasks: str | None, summary_md: str | None) -> None:
+    """``--tasks-jsonl`` (one record per task: slices, misses and why, largest block) and
+    ``--summary-md`` (the breakdown tables); both need the window and its same-token
+    baseline, so a run without them is refused rather than writing empty files."""
+    if not (tasks or summary_md):
+        return
+    bd = results.get("window_breakdown") or {}
+    if not bd:
+        raise EvalError("--tasks-jsonl/--summary-md need the construct suite with ctxfast")
+    from ctxfast.eval.breakdown import format_markdown, task_records
+
+    halves = {r: h for h, repos in bd["halves"].items() for r in repos}
+    if tasks:
+        recs = task_records(results["per_instance"], bd["systems"], halves)
+        text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in recs)
+        Path(tasks).write_text(text, encoding="utf-8")
+    if summary_md:
+        Path(summary_md).write_text(format_markdown(bd), encoding="utf-8")
 
 
 def summary(results: dict[str, Any]) -> str:
@@ -268,6 +293,11 @@ def summary(results: dict[str, Any]) -> str:
                 f"{f(m['gold_coverage']):>10} {f(m['gold_file_presence']):>10} "
                 f"{tok(m['tokens_p50']):>10} {tok(m['tokens_per_covered']):>11}"
             )
+    bd = results.get("window_breakdown") or {}
+    if bd:
+        from ctxfast.eval.breakdown import format_misses, format_table
+
+        lines += [format_table(bd), format_misses(bd)]
     curve = results.get("coverage_curve") or {}
     for w, b in zip(curve.get("window", []), curve.get("stuffing", []), strict=True):
         lines.append(
@@ -275,7 +305,8 @@ def summary(results: dict[str, Any]) -> str:
             f"({tok(w['tokens_p50'])} tok p50), {curve['stuffing_system']} "
             f"{f(b['gold_coverage'])} ({tok(b['tokens_p50'])} tok p50)"
         )
-    if len(results["per_language"]) > 1:
+    # The construct suite ranks no files: its table per language is window_breakdown's.
+    if len(results["per_language"]) > 1 and results["suite"]["name"] != "construct":
         names = [results["suite"]["system"], *results["baseline"]]
         lines.append(f"{'language':12} {'n':>3} " + " ".join(f"{n[:22]:>22}" for n in names))
         for lang, m in results["per_language"].items():
@@ -368,6 +399,16 @@ def register(sub: Any) -> None:
         s.add_argument("--alignment", help="sdist_alignment.jsonl (default: next to sources)")
         s.add_argument("--out", default="results.json", help="where the results JSON goes")
         s.add_argument("--report", help="write report.html + PNG plots into this directory")
+        s.add_argument(
+            "--tasks-jsonl",
+            help="construct: write one JSON line per task (slices, missed hunks and why, "
+            "largest block) for the window and BM25 at the same tokens",
+        )
+        s.add_argument(
+            "--summary-md",
+            help="construct: write the per-language / single-multi / halves table and the "
+            "miss taxonomy as Markdown",
+        )
         s.add_argument("--config", help="JSON config (max_tokens, window_tokens, ...)")
         s.add_argument("--ablate", action="store_true", help="switch each mechanism off in turn")
         s.add_argument(

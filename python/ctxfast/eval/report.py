@@ -175,6 +175,31 @@ def _comparison_table(results: dict[str, Any]) -> str:
     )
 
 
+def _breakdown_section(results: dict[str, Any]) -> str:
+    """The window and BM25 at the same tokens per slice (language group, fix size, half),
+    then the miss taxonomy; empty when the run built no window."""
+    bd = results.get("window_breakdown") or {}
+    if not bd:
+        return ""
+    roles = list(bd["systems"])
+    cols = ("gold_coverage", "gold_file_presence", "tokens_p50")
+    head = "".join(f"<th>{html.escape(r)} {c}</th>" for r in roles for c in cols)
+    body = "".join(
+        f"<tr><td>{html.escape(g)}</td><td>{m['instances']}</td>"
+        + "".join(f"<td>{_fmt(m[r][c])}</td>" for r in roles for c in cols)
+        + "</tr>"
+        for g, m in bd["groups"].items()
+    )
+    from ctxfast.eval.breakdown import format_misses
+
+    return (
+        "<h2>Window per slice (same instances)</h2>"
+        f"<p>halves: {html.escape(bd['half_rule'])}</p>"
+        f"<table><tr><th>slice</th><th>n</th>{head}</tr>{body}</table>"
+        f"<h3>Misses and largest blocks</h3><pre>{html.escape(format_misses(bd))}</pre>"
+    )
+
+
 def write_report(results: dict[str, Any], out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     pngs = _plots(results, out)
@@ -243,6 +268,7 @@ td,th{{border:1px solid #ccc;padding:2px 6px}}table{{border-collapse:collapse}}<
 scored counts: {html.escape(str(results["suite"].get("scored")))}</p>
 <h2>Headline</h2><table><tr><th>metric</th>{head}</tr>{"".join(rows)}</table>
 {_comparison_table(results)}
+{_breakdown_section(results)}
 <h2>Per repository ({html.escape(results["suite"]["system"])})</h2>
 <table><tr><th>repo</th><th>n</th><th>Acc@1</th><th>Acc@3</th><th>Acc@5</th><th>Acc@10</th>
 <th>MRR</th>{"".join(f"<th>{k}</th>" for k in REPO_WINDOW_KEYS)}</tr>{"".join(repo_rows)}</table>

@@ -11,7 +11,7 @@ from __future__ import annotations
 import multiprocessing
 import sys
 from collections import defaultdict
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field, is_dataclass, replace
 from pathlib import Path
@@ -19,8 +19,9 @@ from typing import Any
 
 from ctxfast.eval import coverage as C
 from ctxfast.eval import metrics as M
+from ctxfast.eval import window_misses as W
 from ctxfast.eval.ablation import ablation_entry
-from ctxfast.eval.bench import Instance, Region, located_regions, present_symbols
+from ctxfast.eval.bench import Instance, Region, line_count, located_regions, present_symbols
 from ctxfast.eval.compare import construction_rule, recon_rule, retrieval_rule
 from ctxfast.eval.errors import EvalError
 from ctxfast.eval.sources import Tree
@@ -45,6 +46,8 @@ TOP_KEYS = (
     "gold_file_presence", "window_tokens_p50", "construct_comparison", "coverage_curve",
     # added by issue 16
     "per_language",
+    # the window per language, fix size and repository half, with its misses explained
+    "window_breakdown",
 )  # fmt: skip
 METRIC_KEYS = (*TOP_KEYS[3:18], "gold_file_presence", "window_tokens_p50")
 SUITE_METRICS = {
@@ -133,9 +136,23 @@ def edge_placement(
     return all(s <= lo or s >= hi for s in starts)
 
 
+def tree_line_counts(root: Path) -> Callable[[str], int | None]:
+    """Line counts of a tree's files, each file read once (the miss analysis asks for the
+    same gold file once per missed hunk)."""
+    seen: dict[str, int | None] = {}
+
+    def count(path: str) -> int | None:
+        if path not in seen:
+            seen[path] = line_count(root / path)
+        return seen[path]
+
+    return count
+
+
 def score(job: Job, out: RetrievalOutput, symbol_level: bool, edge: float) -> dict[str, Any]:
     """Every per-instance metric for one system's output."""
     inst, gold = job.instance, job.gold
+    lines_of = tree_line_counts(job.tree.path)
     rf = out.ranked_files
     syms = [(c.file, c.qualname) for c in out.candidates]
     fns = {(c.file, c.qualname) for c in out.candidates if c.qualname and c.is_function}
@@ -174,6 +191,9 @@ def score(job: Job, out: RetrievalOutput, symbol_level: bool, edge: float) -> di
         ),
         "placement_ok": edge_placement(out.candidates, gold, out.token_count, edge),
         "top_files": rf[:10],
+        "hunks": len(gold),
+        "missed_hunks": W.missed_hunks(out.candidates, gold, lines_of),
+        "largest_block": W.largest_block(out.candidates, gold, inst.gold_files, lines_of),
     }
 
 
@@ -457,6 +477,7 @@ def build_results(
     ablate: bool = False,
     construct: CtxfastConstruct | None = None,
     stuffing: BM25Files | None = None,
+    halves: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Run, score and assemble ``results.json`` with exactly :data:`TOP_KEYS`.
 
@@ -465,7 +486,9 @@ def build_results(
     precision, tokens per covered); without it they are scored on the primary system's own
     delivered context. With ``stuffing`` (whole-file BM25) beside it, the run adds the
     baseline cut at each window's own token count (``bm25_same_tokens``), the window-versus-
-    baselines table and the coverage-versus-tokens curve at ``cfg.curve_targets``.
+    baselines table, the coverage-versus-tokens curve at ``cfg.curve_targets`` and the
+    ``window_breakdown`` of the two (repository ``halves`` as given, else
+    :func:`~ctxfast.eval.breakdown.repo_halves` of the instances' repositories).
 
     Everything runs in one pass over the trees, so each tree is prepared once for all the
     systems sharing a handle (curve points and ablation variants included)."""
@@ -544,6 +567,7 @@ def build_results(
             "repo": j.instance.repo,
             "language": j.instance.language,
             "tree": j.tree.key,
+            "multi_file": j.instance.multi_file,
             "gold_files": j.instance.gold_files,
             "located_hunks": len(j.gold),
             "total_hunks": j.n_hunks,
@@ -558,6 +582,14 @@ def build_results(
                 "stuffing": {str(t): C.instance_point(rows[b][iid]) for t, _, b in curve_runs},
             }
         per_instance.append(entry)
+    window_bd: dict[str, Any] = {}
+    if construct is not None and "bm25_same_tokens" in b_runs:
+        from ctxfast.eval.breakdown import breakdown, repo_halves
+
+        # keyed as per_instance files the rows: the constructor's name, each baseline's
+        roles = {"window": construct.name, "bm25_same_tokens": "bm25_same_tokens"}
+        split = halves if halves is not None else repo_halves(j.instance.repo for j in jobs)
+        window_bd = breakdown(per_instance, roles, split)
     ablation = ablation_report(variants, rows, errors, ok_ids) if ablate else {}
     decision = decide(primary, top, base)
     meta = dict(suite_meta)
@@ -579,6 +611,7 @@ def build_results(
         "decision": decision,
         "construct_comparison": comparison,
         "coverage_curve": curve,
+        "window_breakdown": window_bd,
     }
     return {k: results[k] for k in TOP_KEYS}
 

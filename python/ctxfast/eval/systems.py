@@ -44,6 +44,9 @@ class Candidate:
     #: True when the piece is a whole function or method (it delivers the functions
     #: nested in it; see ``metrics.function_acc_at_k``)
     is_function: bool = False
+    #: How the piece is shown, for the miss analysis (``eval.window_misses``): a window
+    #: block's ``role:rendering``, ``file:whole`` or ``file:prefix`` for stuffed files.
+    view: str | None = None
 
     def lines(self) -> list[tuple[str, int]]:
         span = self.kept_lines if self.kept_lines is not None else range(self.start, self.end + 1)
@@ -112,6 +115,10 @@ def read_text(path: Path) -> str:
 
 # --------------------------------------------------------------------------- rendering
 
+#: ``Candidate.view`` of a file stuffed whole, and of the last file cut at the token cap.
+WHOLE_FILE = "file:whole"
+FILE_PREFIX = "file:prefix"
+
 
 def render_files(
     root: Path, files: Sequence[str], max_tokens: int, encoding: str = "cl100k_base"
@@ -135,7 +142,7 @@ def render_files(
             parts.append(block)
             used += cost
             n = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
-            cands.append(Candidate(f, None, 1, max(n, 1), tokens=cost))
+            cands.append(Candidate(f, None, 1, max(n, 1), tokens=cost, view=WHOLE_FILE))
             continue
         room = max_tokens - used - count_tokens(header, encoding)
         kept: list[str] = []
@@ -150,7 +157,7 @@ def render_files(
             cost = count_tokens(block, encoding)
             parts.append(block)
             used += cost
-            cands.append(Candidate(f, None, 1, len(kept), tokens=cost))
+            cands.append(Candidate(f, None, 1, len(kept), tokens=cost, view=FILE_PREFIX))
         break
     rendered = "".join(parts)
     return rendered, cands, count_tokens(rendered, encoding) if rendered else 0
@@ -430,10 +437,14 @@ class CtxfastRetrieval:
         return ("ctxfast",)
 
     def prepare(self, tree: Tree, cache_dir: Path) -> CtxfastHandle:
+        from ctxfast.recon.parse_cache import ParseCache
         from ctxfast.repository import Repository
 
         index_dir = str(cache_dir / "index" / tree.key)
-        repo = Repository(str(tree.path), index_dir=index_dir)
+        # The parse cache gives the rows a cold build gives (benches/README.md, issue 15) but
+        # parses a file shared by several trees of one repository once, not once per tree.
+        cache = ParseCache(cache_dir / "parse")
+        repo = Repository(str(tree.path), index_dir=index_dir, parse_cache=cache)
         repo.index()
         # Trees are fixed during a run: the index was just refreshed, so the timed calls skip it.
         repo.retrieve("warm up", refresh=False)  # build in-memory state outside the timed calls
@@ -499,6 +510,7 @@ def window_candidates(
                 int(it.end_line or start),
                 kept_lines=shown,
                 tokens=size,
+                view=f"{it.role}:{it.rendering}",
             )
         )
     return out
@@ -583,6 +595,8 @@ class CtxfastConstruct:
 
 __all__ = [
     "CONSTRUCT_SWITCHES",
+    "FILE_PREFIX",
+    "WHOLE_FILE",
     "BM25Files",
     "Candidate",
     "CtxfastConstruct",
