@@ -123,11 +123,14 @@ class StateStore:
         head = len(MAGIC) + TAG_BYTES
         try:
             with open_confined(self.dir.parent, f"{STATE_DIRNAME}/{path.name}") as fh:
-                if os.fstat(fh.fileno()).st_size > MAX_PIECE_BYTES:
+                size = os.fstat(fh.fileno()).st_size
+                if size > MAX_PIECE_BYTES:
                     log.info("retrieval state %s not read: over %d bytes", path, MAX_PIECE_BYTES)
                     return None
-                header = fh.read(head)
-                payload = fh.read()
+                # Positioned reads into exactly sized buffers: a buffered read after the
+                # header would join its buffer to the rest, copying the whole payload.
+                header = os.pread(fh.fileno(), head, 0)
+                payload = os.pread(fh.fileno(), max(size - head, 0), head)
         except FileNotFoundError:
             return None
         except OSError as exc:
