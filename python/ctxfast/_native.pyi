@@ -35,6 +35,7 @@ __all__ = [
     "encode",
     "fits",
     "index_graph",
+    "index_owner_tag",
     "lexical_language_globs",
     "lexical_search",
     "literal_fragments",
