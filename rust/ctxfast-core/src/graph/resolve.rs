@@ -22,6 +22,7 @@ mod context;
 mod php;
 mod ruby;
 mod symbols;
+
 #[cfg(test)]
 mod tests;
 
@@ -1141,22 +1142,7 @@ impl<'a> Resolver<'a> {
     /// names.
     fn rb_require(&self, fd: &FileData, path: &str, level: u32) -> Res {
         let full = if level > 0 {
-            let dir = fd.rel.rsplit_once('/').map_or("", |(d, _)| d);
-            let mut parts: Vec<&str> = if dir.is_empty() {
-                vec![]
-            } else {
-                dir.split('/').collect()
-            };
-            for seg in path.split('/') {
-                match seg {
-                    "." | "" => {}
-                    ".." => {
-                        parts.pop();
-                    }
-                    s => parts.push(s),
-                }
-            }
-            parts.join("/")
+            beside(&fd.rel, path)
         } else {
             path.to_string()
         };
@@ -1205,24 +1191,9 @@ impl<'a> Resolver<'a> {
     /// The project file an `#include` names: next to the includer (quoted includes only),
     /// then from the root, then the one file whose path ends with it (`-I include/` layouts).
     fn c_include(&self, fd: &FileData, path: &str, level: u32) -> Res {
-        let dir = fd.rel.rsplit_once('/').map_or("", |(d, _)| d);
         let mut candidates = vec![];
         if level > 0 {
-            let mut parts: Vec<&str> = if dir.is_empty() {
-                vec![]
-            } else {
-                dir.split('/').collect()
-            };
-            for seg in path.split('/') {
-                match seg {
-                    "." | "" => {}
-                    ".." => {
-                        parts.pop();
-                    }
-                    s => parts.push(s),
-                }
-            }
-            candidates.push(parts.join("/"));
+            candidates.push(beside(&fd.rel, path));
         }
         candidates.push(path.trim_start_matches("./").to_string());
         for c in &candidates {
@@ -1692,4 +1663,25 @@ impl<'a> Resolver<'a> {
         out.deps.remove(&f);
         out
     }
+}
+
+/// `path` as written relative to the folder of the file `rel` (`..` climbs, `.` stays), as
+/// a POSIX path from the root: what `require_relative` and a quoted `#include` name.
+fn beside(rel: &str, path: &str) -> String {
+    let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
+    let mut parts: Vec<&str> = if dir.is_empty() {
+        vec![]
+    } else {
+        dir.split('/').collect()
+    };
+    for seg in path.split('/') {
+        match seg {
+            "." | "" => {}
+            ".." => {
+                parts.pop();
+            }
+            s => parts.push(s),
+        }
+    }
+    parts.join("/")
 }
