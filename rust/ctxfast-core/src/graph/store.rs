@@ -290,8 +290,26 @@ pub fn trust(db_path: &Path) {
     };
     let checked = side(db_path, ".checked");
     if std::fs::read_to_string(&checked).ok() != Some(stamp.clone()) {
-        let _ = std::fs::write(checked, stamp);
+        let _ = write_no_follow(&checked, stamp.as_bytes());
     }
+}
+
+/// Writes `data` to `path`, replacing a link there instead of writing through it: the check
+/// stamp of a seed's index is written outside this run's build lock, where a link may have
+/// appeared since [`drop_links`] last ran.
+fn write_no_follow(path: &Path, data: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) {
+        std::fs::remove_file(path)?;
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)?
+        .write_all(data)
 }
 
 /// Removes a damaged database and its WAL side files, so the next build starts cold.
@@ -544,6 +562,21 @@ pub fn open_with_text_ids(db: &Path) -> Connection {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_check_stamp_replaces_a_link_instead_of_writing_through_it() {
+        let d = tempfile::tempdir().unwrap();
+        let db = d.path().join("recon.db");
+        std::fs::write(&db, b"x").unwrap();
+        let target = d.path().join("precious");
+        std::fs::write(&target, b"keep").unwrap();
+        std::os::unix::fs::symlink(&target, side(&db, ".checked")).unwrap();
+        trust(&db);
+        assert_eq!(std::fs::read(&target).unwrap(), b"keep");
+        assert!(std::fs::symlink_metadata(side(&db, ".checked"))
+            .unwrap()
+            .is_file());
+    }
 
     #[test]
     fn node_keys_are_stable_positive_and_distinct() {
