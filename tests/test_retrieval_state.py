@@ -138,17 +138,17 @@ def test_retrieval_definitions_are_the_graphs_node_rows(root):
 
 def test_the_collector_is_paused_only_while_state_loads(root, monkeypatch):
     import gc
-    import marshal
+    import json
 
     ctxfast.Repository(root).retrieve(TASK)  # stores the state
     seen = []
-    loads = marshal.loads
+    loads = json.loads
 
     def spy(data):
         seen.append(gc.isenabled())
         return loads(data)
 
-    monkeypatch.setattr(marshal, "loads", spy)
+    monkeypatch.setattr(json, "loads", spy)
     try:
         assert gc.isenabled()
         ctxfast.Repository(root).retrieve(TASK)

@@ -320,3 +320,16 @@ def test_a_read_only_index_dir_holding_a_current_index_is_read(tmp_path: Path) -
         pytest.skip(f"no read-only mount here: {proc.stderr.strip()}")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == clean
+
+
+def test_no_loader_in_the_package_can_build_code() -> None:
+    """Stored data is read back with JSON or a bounds-checked native decoder only: pickle can
+    run code on load, and marshal can build code objects from bytes."""
+    package = Path(ctxfast.__file__).parent
+    found = [
+        f"{p.relative_to(package)}: {word}"
+        for p in package.rglob("*.py")
+        for word in ("pickle.load", "marshal.load", "allow_pickle=True", "import pickle")
+        if word in p.read_text(encoding="utf-8")
+    ]
+    assert found == []

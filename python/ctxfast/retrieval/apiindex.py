@@ -17,10 +17,9 @@ import fcntl
 import logging
 import os
 import sqlite3
-import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ctxfast.bm25 import BM25Index, SymbolSet
 from ctxfast.errors import IndexError as CtxIndexError
@@ -199,6 +198,19 @@ def _read_rows(api_db: Path) -> list[ApiRow]:
     return list(map(ApiRow._make, rows))
 
 
+def _where_to_plain(where: list[tuple[str, int, str]]) -> dict[str, list[Any]]:
+    """The locations as JSON columns, each file named once (what the index keeps in memory
+    and in the state store): a search makes a row's triple only for its few hits."""
+    files = sorted({f for f, _, _ in where})
+    number = {f: i for i, f in enumerate(files)}
+    return {
+        "files": files,
+        "file": [number[f] for f, _, _ in where],
+        "line": [line for _, line, _ in where],
+        "qualname": [q for _, _, q in where],
+    }
+
+
 class ApiIndex:
     """BM25 over ``desc_text`` (the same identifier-weighted scorer as the re-rank).
 
@@ -213,7 +225,7 @@ class ApiIndex:
 
         def where() -> list[tuple[str, int, str]]:
             rows.extend(_read_rows(api_db))
-            return [(sys.intern(r.file), r.line, r.qualname) for r in rows]
+            return [(r.file, r.line, r.qualname) for r in rows]
 
         def build() -> BM25Index:
             if not rows:
@@ -221,11 +233,16 @@ class ApiIndex:
             return BM25Index([r.desc_text for r in rows] or [""], symbols=symbols)
 
         if index is None:
-            self._where = where()
+            self._where = _where_to_plain(where())
             self.bm25 = build()
         else:
-            self._where = index.stored_plain("api_where", where)
+            self._where = index.stored_plain("api_where", lambda: _where_to_plain(where()))
             self.bm25 = index.stored_bm25("api_bm25", build)
+
+    def _place(self, doc: int) -> tuple[str, int, str]:
+        """``(file, line, qualname)`` of description ``doc``."""
+        w = self._where
+        return w["files"][w["file"][doc]], w["line"][doc], w["qualname"][doc]
 
     def _row(self, con: sqlite3.Connection, doc: int) -> ApiRow | None:
         """The row of description ``doc`` (a BM25 document number); ``None`` when another
@@ -234,13 +251,13 @@ class ApiIndex:
         row = con.execute(
             f"SELECT {_COLUMNS} FROM api_index WHERE file = ? AND line = ? AND qualname = ?"
             " LIMIT 1",
-            self._where[doc],
+            self._place(doc),
         ).fetchone()
         return None if row is None else ApiRow._make(row)
 
     def search(self, q: str | list[str], k: int = API_DESC_TOP_K) -> list[tuple[ApiRow, float]]:
         """The best descriptions for ``q`` (text, or query terms already tokenized)."""
-        if not self._where or not (q.strip() if isinstance(q, str) else q):
+        if not self._where["file"] or not (q.strip() if isinstance(q, str) else q):
             return []
         hits = [(i, s) for i, s in self.bm25.query(q, k=k) if s > 0]
         if not hits:

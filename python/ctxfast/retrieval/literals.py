@@ -75,34 +75,37 @@ class LiteralIndex:
         holders: dict[str, set[str]] = defaultdict(set)
         for i, name in literal_names(texts, name_max_chars):
             holders[name].add(paths[i])
-        self.names = {n: frozenset(p) for n, p in holders.items()}
+        # Sorted lists, not sets: the index is stored as JSON and read back as it is.
+        self.names = {n: sorted(p) for n, p in holders.items()}
         places: dict[str, set[tuple[str, int]]] = defaultdict(set)
         for i, line, frag in found:
             places[frag].add((paths[i], line))
-        self.places = {f: tuple(sorted(p)) for f, p in places.items()}
-        self._files = {f: frozenset(path for path, _ in p) for f, p in places.items()}
+        self.places: dict[str, list[tuple[str, int]]] = {f: sorted(p) for f, p in places.items()}
         self._by_head: dict[tuple[str, str], list[str]] = defaultdict(list)
         for frag in self.places:
             a, b = _WORD.findall(frag)[:2]
             self._by_head[(a, b)].append(frag)
 
-    def to_plain(self) -> tuple[Any, ...]:
-        """The index as plain values (what the state store keeps: no pickle)."""
-        return (
-            self.min_chars,
-            self.name_max_chars,
-            self.names,
-            self.places,
-            self._files,
-            dict(self._by_head),
-        )
+    def to_plain(self) -> dict[str, Any]:
+        """The index as JSON values (what the state store keeps): sets as sorted lists, the
+        word-pair keys as ``[a, b, fragments]`` rows (read back without a regex pass)."""
+        return {
+            "min_chars": self.min_chars,
+            "name_max_chars": self.name_max_chars,
+            "names": self.names,
+            "places": self.places,
+            "by_head": [[a, b, frags] for (a, b), frags in self._by_head.items()],
+        }
 
     @classmethod
-    def from_plain(cls, plain: tuple[Any, ...]) -> LiteralIndex:
+    def from_plain(cls, plain: dict[str, Any]) -> LiteralIndex:
         """The index :meth:`to_plain` gave."""
         out = cls.__new__(cls)
-        (out.min_chars, out.name_max_chars, out.names, out.places, out._files, by_head) = plain
-        out._by_head = defaultdict(list, by_head)
+        out.min_chars = plain["min_chars"]
+        out.name_max_chars = plain["name_max_chars"]
+        out.names = plain["names"]
+        out.places = plain["places"]  # [path, line] pairs: made tuples for the few matched
+        out._by_head = defaultdict(list, {(a, b): frags for a, b, frags in plain["by_head"]})
         return out
 
     def match(self, text: str) -> list[LiteralMatch]:
@@ -117,7 +120,8 @@ class LiteralIndex:
             for frag in self._by_head.get(head, ()):
                 if frag not in seen and frag in flat:
                     seen.add(frag)
-                    out.append(LiteralMatch(frag, self.places[frag], self._files[frag]))
+                    where = tuple((path, line) for path, line in self.places[frag])
+                    out.append(LiteralMatch(frag, where, frozenset(p for p, _ in where)))
         out.sort(key=lambda m: (-len(m.fragment), m.fragment))
         return out
 

@@ -144,9 +144,11 @@ class Retriever:
         """The prefixes of the repository's class-dispatch families, found once per state."""
         if self._families is None or self._families[0] != min_family:
             ix = self.index
-            found = ix.stored_plain(
-                f"dispatch-prefixes-{min_family}",
-                lambda: tuple(sorted(family_prefixes(ix.defs, min_family))),
+            found = tuple(
+                ix.stored_plain(
+                    f"dispatch-prefixes-{min_family}",
+                    lambda: sorted(family_prefixes(ix.defs, min_family)),
+                )
             )
             self._families = (min_family, found)
         return self._families[1]

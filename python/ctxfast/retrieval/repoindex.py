@@ -127,8 +127,8 @@ class RepoIndex:
         self._frames: dict[tuple[str, str | None], str | None] = {}
 
     def stored_plain(self, name: str, build: Callable[[], T]) -> T:
-        """Plain data derived from this state (tuples, lists, dicts, sets of str and int):
-        from the state store when it has it."""
+        """JSON data derived from this state (dicts with str keys, lists, str, int): from the
+        state store when it has it."""
         return build() if self.state is None else self.state.get_plain(name, build)
 
     def stored_bm25(self, name: str, build: Callable[[], BM25Index]) -> BM25Index:

@@ -11,7 +11,7 @@ corrupt piece is rebuilt, and a directory that cannot be written only costs the 
 
 The directory is untrusted (a repository can ship its ``.ctxfast/``, and a piece's name is a
 hash anyone can compute from the tree), so nothing read from it can execute or mislead: plain
-data is stored with :mod:`marshal` (values only — no code runs on load, unlike pickle), every
+data is stored as JSON (values only: unlike pickle or marshal it cannot even describe code), every
 piece carries an HMAC-SHA256 tag over its name and bytes under the user's key
 (:mod:`ctxfast.userkey`) and is decoded only when the tag verifies, and files are opened without
 following links or blocking (:func:`ctxfast.confine.open_confined`).
@@ -23,8 +23,8 @@ import contextlib
 import gc
 import hashlib
 import hmac
+import json
 import logging
-import marshal
 import os
 import tempfile
 from collections.abc import Callable, Iterator
@@ -41,7 +41,7 @@ STATE_DIRNAME = "state"
 #: Length of the content-key prefix that names a state file (64 bits of a SHA-256).
 KEY_CHARS = 16
 #: Bump when the layout of a stored piece changes, so old files are never misread.
-FORMAT = 4
+FORMAT = 5
 #: What every piece starts with, then its tag, then the payload.
 MAGIC = b"ctxfast-state\x00"
 TAG_BYTES = 32
@@ -105,8 +105,10 @@ class StateStore:
         return value
 
     def get_plain(self, name: str, build: Callable[[], T]) -> T:
-        """:meth:`get` for plain Python data (tuples, lists, dicts, sets of str and int)."""
-        return self.get(name, build, marshal.dumps, marshal.loads)
+        """:meth:`get` for JSON data (dicts with str keys, lists, str, int; a tuple comes back
+        as a list). The caller shapes its value for it, as the large pieces do
+        (``LiteralIndex.to_plain``, the API index's locations)."""
+        return self.get(name, build, _dump_json, json.loads)
 
     def _tag(self, path: Path, payload: bytes) -> bytes:
         # HMAC-SHA256: hardware SHA makes it the cheapest keyed MAC here (22 ms for sympy's
@@ -175,6 +177,12 @@ class StateStore:
                 continue
             with contextlib.suppress(OSError):
                 p.unlink()
+
+
+def _dump_json(value: object) -> bytes:
+    # ASCII with escapes: a lone surrogate (a file name decoded with surrogateescape) round-
+    # trips as ``\udcxx`` instead of making bytes no UTF-8 decoder reads back.
+    return json.dumps(value, separators=(",", ":")).encode("ascii")
 
 
 def _writer_alive(name: str) -> bool:
