@@ -110,15 +110,20 @@ def _read_capped(fh: BinaryIO, size: int, max_bytes: int, rel: str) -> bytes:
     return data
 
 
-def read_regular(path: str | os.PathLike[str]) -> bytes:
+def read_regular(path: str | os.PathLike[str], *, max_bytes: int | None = None) -> bytes:
     """The bytes of a file the caller names directly (no root to confine to): still never a
     FIFO or device (no hang, no endless read) — the final component may be a link, since the
-    caller chose the path."""
+    caller chose the path. With ``max_bytes``, a larger file is refused as
+    :func:`read_confined` refuses it."""
     fd = os.open(os.fspath(path), os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    st = os.fstat(fd)  # before fdopen, which refuses a directory with its own error
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise ConfinementError(errno.EINVAL, "not a regular file", os.fspath(path))
     with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            raise ConfinementError(errno.EINVAL, "not a regular file", os.fspath(path))
-        return fh.read()
+        if max_bytes is None:
+            return fh.read()
+        return _read_capped(fh, st.st_size, max_bytes, os.fspath(path))
 
 
 def decode(data: bytes) -> str:

@@ -10,13 +10,13 @@ carries exactly the requested output.
 from __future__ import annotations
 
 import argparse
+import errno
 import io
-import os
-import stat
 import sys
 import time
 from typing import BinaryIO
 
+from ctxfast.confine import ConfinementError, read_regular
 from ctxfast.errors import InvalidArgumentError
 from ctxfast.progress import IndexBar
 from ctxfast.repository import Repository
@@ -25,10 +25,6 @@ from ctxfast.repository import Repository
 #: ``tokens FILE``, or stdin) may hold: far above any real traceback or diff, far below what
 #: would exhaust memory. A larger input is refused, never cut, so no evidence is silently lost.
 MAX_INPUT_BYTES = 4 * 1024 * 1024
-
-#: ``os.open`` flags of an input file: ``O_NONBLOCK`` so that opening a FIFO with no writer
-#: returns at once (the type check below then refuses it) instead of waiting forever.
-_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
 
 
 def _too_large(label: str) -> InvalidArgumentError:
@@ -48,22 +44,17 @@ def _capped(stream: BinaryIO, label: str) -> bytes:
 
 
 def _regular_file_bytes(path: str) -> bytes:
-    """The bytes of ``path`` if it is a regular file within the cap. The type is checked on
-    the opened descriptor (``fstat``), so a FIFO, a device (``/dev/zero``) or a directory is
-    refused without a single read, and a file swapped in after a path check changes nothing;
-    the size is checked before reading, so a 1 GB file fails at once."""
-    fd = os.open(path, _OPEN_FLAGS)
+    """The bytes of ``path`` if it is a regular file within the cap (``confine.read_regular``:
+    the type checked on the opened descriptor, so a FIFO, ``/dev/zero`` or a directory is
+    refused without a read; the size before reading, so a 1 GB file fails at once)."""
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise InvalidArgumentError(f"{path}: not a regular file (a FIFO, device or directory)")
-        if st.st_size > MAX_INPUT_BYTES:
-            raise _too_large(path)
-    except BaseException:
-        os.close(fd)
-        raise
-    with os.fdopen(fd, "rb") as fh:
-        return _capped(fh, path)
+        return read_regular(path, max_bytes=MAX_INPUT_BYTES)
+    except ConfinementError as exc:
+        if exc.errno == errno.EFBIG:
+            raise _too_large(path) from None
+        raise InvalidArgumentError(
+            f"{path}: not a regular file (a FIFO, device or directory)"
+        ) from None
 
 
 def read_input(path: str) -> str:
