@@ -53,6 +53,16 @@ def test_corpus_hunks_are_cut_at_the_last_line(tmp_path):
     assert inst.hunk_regions(tmp_path) == [Region("a.py", 1, 1), Region("a.py", 3, 3)]
 
 
+def test_an_insertion_before_the_first_line_starts_at_line_one(tmp_path):
+    """``[0, 1]`` names the place before line 1: a window showing line 1 shows it."""
+    (tmp_path / "a.py").write_text("x\ny\n")
+    inst = Instance(
+        "i", "o/r", "", "t", ["a.py"], gold_hunks=[{"file": "a.py", "start": 0, "end": 1}]
+    )
+    assert inst.hunk_regions() == [Region("a.py", 1, 1)]
+    assert inst.hunk_regions(tmp_path) == [Region("a.py", 1, 1)]
+
+
 def test_multi_file_from_the_record_else_the_gold_files():
     two = Instance("i", "o/r", "", "t", ["a.py", "b.py"])
     assert two.multi_file
@@ -115,6 +125,27 @@ def test_largest_block_kind_and_gold():
     small = W.largest_block(cands[:1], gold, ["pkg/core.py"], counts)
     assert small["holds_gold"] and small["kind"].endswith("part, gold file")
     assert W.largest_block([cands[2]], gold, [], counts) is None  # nothing priced
+
+
+def test_block_summaries_and_token_accounts():
+    gold = [Region("pkg/core.py", 30, 32)]
+    cands = [
+        _cand("pkg/core.py", 1, 80, "change_target:verbatim", tokens=400),
+        _cand("pkg/util.py", 1, 20, "change_target:verbatim", tokens=100),
+        _cand("pkg/big.py", 5, 9, "related_symbol:verbatim", tokens=50),
+        _cand("pkg/none.py", 1, 3, "related_symbol:signature", tokens=0),
+    ]
+    counts = _lines({"pkg/core.py": 80, "pkg/util.py": 20, "pkg/big.py": 300})
+    blocks = W.block_summaries(cands, gold, ["pkg/core.py"], counts)
+    assert [b["file"] for b in blocks] == ["pkg/core.py", "pkg/util.py", "pkg/big.py"]
+    assert [b["whole"] for b in blocks] == [True, True, False]
+    assert [b["gold_lines"] for b in blocks] == [3, 0, 0]
+    assert blocks[0]["relation"] == "gold file" and blocks[1]["relation"] == "non-gold source"
+    a = W.token_accounts([{"blocks": blocks}, {"blocks": None}])
+    assert a["tokens"] == 550
+    assert a["relation_share"] == {"gold file": round(400 / 550, 3), "non-gold source": 0.273}
+    assert (a["whole_file_blocks"], a["whole_file_tokens"]) == (2, 500)
+    assert (a["whole_file_blocks_with_gold"], a["whole_file_tokens_with_gold"]) == (1, 400)
 
 
 def test_task_outcome_and_gap_quartiles():
@@ -271,6 +302,7 @@ def test_breakdown_slices_and_records():
         "tokens",
         "missed_hunks",
         "largest_block",
+        "blocks",
     }
 
 

@@ -76,10 +76,12 @@ class Instance:
 
         With the ``tree`` at hand, a hunk is cut at its file's last line: an insertion after
         the last line names the line after it (``[last, last + 1]``), which no window can
-        show, so a window showing the whole file would never count as covering it."""
+        show, so a window showing the whole file would never count as covering it. For the
+        same reason an insertion before the first line (``[0, 1]``) starts at line 1."""
         out = []
         for h in self.gold_hunks:
             start, end = hunk_span(h)
+            start = max(start, 1)
             if tree is not None:
                 last = line_count(tree / h["file"])
                 if last is not None and end > last:

@@ -37,7 +37,14 @@ HALF_RULE = (
 )
 #: The two systems the breakdown compares, by role.
 ROLES = ("window", "bm25_same_tokens")
-TASK_FIELDS = ("covered", "gold_files_present", "tokens", "missed_hunks", "largest_block")
+TASK_FIELDS = (
+    "covered",
+    "gold_files_present",
+    "tokens",
+    "missed_hunks",
+    "largest_block",
+    "blocks",
+)
 
 
 def language_group(language: str) -> str:
@@ -110,6 +117,7 @@ def breakdown(
         "largest_block_unrelated": {
             role: W.unrelated_largest(rows) for role, rows in every.items()
         },
+        "token_accounts": {role: W.token_accounts(rows) for role, rows in every.items()},
     }
 
 
@@ -159,6 +167,14 @@ def format_misses(bd: Mapping[str, Any]) -> str:
             "most common kinds:"
         )
         lines.extend(f"  - {k['windows']} × {k['kind']}" for k in u["top_kinds"])
+    for role, a in (bd.get("token_accounts") or {}).items():
+        shares = ", ".join(f"{k} {v:.3f}" for k, v in a["relation_share"].items())
+        lines.append(
+            f"- {role}: block tokens by file relation: {shares}; files shown whole: "
+            f"{a['whole_file_blocks']} blocks, {a['whole_file_tokens']} tokens, of which "
+            f"{a['whole_file_blocks_with_gold']} blocks ({a['whole_file_tokens_with_gold']} "
+            "tokens) show a gold line"
+        )
     return "\n".join(lines)
 
 

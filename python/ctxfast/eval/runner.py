@@ -194,6 +194,7 @@ def score(job: Job, out: RetrievalOutput, symbol_level: bool, edge: float) -> di
         "hunks": len(gold),
         "missed_hunks": W.missed_hunks(out.candidates, gold, lines_of),
         "largest_block": W.largest_block(out.candidates, gold, inst.gold_files, lines_of),
+        "blocks": W.block_summaries(out.candidates, gold, inst.gold_files, lines_of),
     }
 
 

@@ -168,6 +168,62 @@ def largest_block(
     }
 
 
+def block_summaries(
+    cands: Sequence[Any],
+    gold: Sequence[Region],
+    gold_files: Sequence[str],
+    line_count: LineCount,
+) -> list[dict[str, Any]]:
+    """Every priced block in window order: its file, view, tokens, how many lines it shows
+    of how many, whether that is the whole file, the file's relation to the task and how
+    many gold hunk lines it shows. What the window spends where, for the whole-file and
+    per-relation token accounts of :func:`token_accounts`."""
+    out = []
+    for c in cands:
+        if c.tokens <= 0:
+            continue
+        lines = [n for _, n in c.lines()]
+        n_file = line_count(c.file)
+        golden = {n for n in lines for g in gold if g.file == c.file and g.start <= n <= g.end}
+        out.append(
+            {
+                "file": c.file,
+                "view": c.view,
+                "tokens": c.tokens,
+                "shown_lines": len(lines),
+                "file_lines": n_file,
+                "whole": bool(n_file) and len(lines) >= WHOLE_SHARE * n_file,  # type: ignore[operator]
+                "relation": file_relation(c.file, gold_files),
+                "gold_lines": len(golden),
+            }
+        )
+    return out
+
+
+def token_accounts(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Where a system's block tokens go over all windows: per file relation (gold file,
+    test, other source, ...) the tokens and their share; and the blocks showing a file
+    whole: how many, their tokens, and how many of them (and of their tokens) show a gold
+    line. Rows without ``blocks`` count nothing."""
+    blocks = [b for r in rows for b in r.get("blocks") or []]
+    total = sum(b["tokens"] for b in blocks) or 1
+    by_relation: dict[str, int] = {}
+    for b in blocks:
+        by_relation[b["relation"]] = by_relation.get(b["relation"], 0) + b["tokens"]
+    whole = [b for b in blocks if b["whole"]]
+    golden = [b for b in whole if b["gold_lines"]]
+    return {
+        "tokens": sum(b["tokens"] for b in blocks),
+        "relation_share": {
+            k: round(v / total, 3) for k, v in sorted(by_relation.items(), key=lambda kv: -kv[1])
+        },
+        "whole_file_blocks": len(whole),
+        "whole_file_tokens": sum(b["tokens"] for b in whole),
+        "whole_file_blocks_with_gold": len(golden),
+        "whole_file_tokens_with_gold": sum(b["tokens"] for b in golden),
+    }
+
+
 def task_outcome(missed: Sequence[Mapping[str, Any]]) -> str:
     """A task by its worst miss: ``covered``, ``some_file_absent`` (a ranking problem
     first) or ``only_present_misses`` (every gold file is in, some lines are not)."""
@@ -243,6 +299,7 @@ __all__ = [
     "SKELETON",
     "TASK_OUTCOMES",
     "block_kind",
+    "block_summaries",
     "file_relation",
     "is_cut",
     "is_skeleton",
@@ -252,5 +309,6 @@ __all__ = [
     "present_form",
     "shown_by_file",
     "task_outcome",
+    "token_accounts",
     "unrelated_largest",
 ]
