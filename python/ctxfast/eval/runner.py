@@ -42,9 +42,10 @@ TOP_KEYS = (
     "tokens_retrieved_p50", "retrieve_ms_p50", "region_recall_at_5", "context_efficiency",
     "question_accuracy", "gold_coverage", "relevance_precision", "tokens_per_covered",
     "baseline", "per_repo", "per_instance", "ablation", "decision",
-    # added by issue 13 (appended: the keys above keep their places)
+    # Later keys are appended, so the keys above keep their places in every result file:
+    # the window's coverage and curve,
     "gold_file_presence", "window_tokens_p50", "construct_comparison", "coverage_curve",
-    # added by issue 16
+    # the figures per language,
     "per_language",
     # the window per language, fix size and repository half, with its misses explained
     "window_breakdown",

@@ -441,7 +441,7 @@ class CtxfastRetrieval:
         from ctxfast.repository import Repository
 
         index_dir = str(cache_dir / "index" / tree.key)
-        # The parse cache gives the rows a cold build gives (benches/README.md, issue 15) but
+        # The parse cache gives the rows a cold build gives (benches/README.md) but
         # parses a file shared by several trees of one repository once, not once per tree.
         cache = ParseCache(cache_dir / "parse")
         repo = Repository(str(tree.path), index_dir=index_dir, parse_cache=cache)
@@ -476,7 +476,7 @@ class CtxfastRetrieval:
 
 _UNSET = object()
 
-#: ``--ablate`` switches of the constructor, one per standalone mechanism of issue 13:
+#: ``--ablate`` switches of the constructor, one per mechanism that works on its own:
 #: name -> (settings object it lives in, field, value that switches it off).
 CONSTRUCT_SWITCHES: dict[str, tuple[str, str, Any]] = {
     "confidence_localization": ("defaults", "confidence_localization", False),
