@@ -418,7 +418,8 @@ def _same_system(a: Any, b: Any) -> bool:
     default target is the default window; BM25 at 4,000 tokens is the BM25 baseline)."""
     if type(a) is not type(b) or not is_dataclass(a):
         return a is b
-    return replace(a, name="") == replace(b, name="")  # type: ignore[type-var]
+    same: bool = replace(a, name="") == replace(b, name="")  # type: ignore[type-var]
+    return same
 
 
 @dataclass

@@ -74,9 +74,13 @@ class RetrievalOutput:
 class System(Protocol):
     """Anything the harness can evaluate."""
 
-    name: str
-    #: True when candidates carry qualnames, so function-level metrics mean something.
-    symbol_level: bool
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def symbol_level(self) -> bool:
+        """True when candidates carry qualnames, so function-level metrics mean something."""
+        ...
 
     def switches(self) -> list[str]:
         """Mechanisms ``--ablate`` can switch off one at a time."""
@@ -301,7 +305,8 @@ class StuffEverything:
         raise KeyError(switch)
 
     def handle_key(self) -> Hashable:
-        return self.pool.handle_key()
+        key: Hashable = self.pool.handle_key()
+        return key
 
     def prepare(self, tree: Tree, cache_dir: Path) -> Any:
         return self.pool.prepare(tree, cache_dir)
@@ -322,9 +327,14 @@ class MatchedSystem(Protocol):
     """A baseline whose budget is another system's output on the same instance; the runner
     runs ``reference`` first and hands its output over."""
 
-    name: str
-    symbol_level: bool
-    reference: str
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def symbol_level(self) -> bool: ...
+
+    @property
+    def reference(self) -> str: ...
 
     def handle_key(self) -> Hashable: ...
 
@@ -548,7 +558,10 @@ class CtxfastConstruct:
     def without(self, switch: str) -> CtxfastConstruct:
         where, name, off = CONSTRUCT_SWITCHES[switch]
         changed = {**getattr(self, where), name: off}
-        return replace(self, name=f"{self.name}-without-{switch}", **{where: changed})
+        renamed = f"{self.name}-without-{switch}"
+        if where == "config":
+            return replace(self, name=renamed, config=changed)
+        return replace(self, name=renamed, defaults=changed)
 
     def at_target(self, tokens: int) -> CtxfastConstruct:
         """The same constructor filling toward ``tokens`` (one point of the coverage curve)."""

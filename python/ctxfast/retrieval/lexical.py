@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ctxfast import _native
 from ctxfast.errors import InvalidArgumentError
@@ -185,7 +186,7 @@ def _check_counts(**values: int) -> None:
             raise InvalidArgumentError(f"{name} must be a non-negative int, got {v!r}")
 
 
-def _to_result(raw: tuple) -> LexicalResult:  # type: ignore[type-arg]
+def _to_result(raw: tuple[Any, ...]) -> LexicalResult:
     raw_terms, skipped, unknown, n_files, unreadable = raw
     by_term = {
         term: TermHits(

@@ -172,7 +172,7 @@ def name_scores(
     return dict(scores)
 
 
-def file_scores(matches: list[LiteralMatch]) -> dict[str, float]:
+def file_scores(matches: Iterable[LiteralMatch]) -> dict[str, float]:
     """Per file: each matched fragment adds its length in characters, shared among the files
     that hold it (a message found in one file is stronger evidence than a common phrase)."""
     scores: dict[str, float] = defaultdict(float)

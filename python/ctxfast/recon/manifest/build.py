@@ -321,7 +321,7 @@ def enforce_cap(
     is never silent."""
     if count_tokens(render_manifest_json(manifest), encoding) <= max_tokens:
         return manifest
-    m = json.loads(json.dumps(manifest))
+    m: dict[str, Any] = json.loads(json.dumps(manifest))
     original = {k: len(m[k]) for k in TRIMMABLE}
     notes: list[dict[str, Any]] = []
 
