@@ -231,7 +231,7 @@ def aggregate(rows: Sequence[dict[str, Any]], suite: str) -> dict[str, Any]:
     keep = set(SUITE_METRICS[suite])
     for k in METRIC_KEYS:
         if k not in keep:
-            agg[k] = {kk: None for kk in agg[k]} if isinstance(agg[k], dict) else None
+            agg[k] = dict.fromkeys(agg[k]) if isinstance(agg[k], dict) else None
     return agg
 
 

@@ -345,7 +345,7 @@ class CodeGraph:
 
     def meta(self) -> dict[str, str]:
         """The ``meta`` table (``schema_version``, ``last_refresh`` as Unix seconds)."""
-        return {k: v for k, v in self._q("SELECT key, value FROM meta ORDER BY key")}
+        return dict(self._q("SELECT key, value FROM meta ORDER BY key"))
 
     def counts(self) -> dict[str, int]:
         """Row counts per node kind and per edge type (cheap summary for reports)."""
