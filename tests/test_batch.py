@@ -90,7 +90,8 @@ def test_index_many_cli(tmp_path: Path) -> None:
 
 
 def test_ray_engine_on_a_local_ray(tmp_path: Path) -> None:
-    import ray
+    # Ray is an optional extra (ctxfast[ray]): without it this engine is not tested.
+    ray = pytest.importorskip("ray")
 
     v1, v2 = two_versions(tmp_path)
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)

@@ -8,9 +8,9 @@ import threading
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import reference as ref
 
 import ctxfast
-from ctxfast import _reference as ref
 from ctxfast.bm25 import BM25Index, SymbolSet, tokenize_code
 from ctxfast.errors import CtxfastError, InvalidArgumentError
 

@@ -46,4 +46,3 @@ def test_the_room_the_fill_leaves_shows_the_best_ranked_files_whole(tmp_path):
     # Whole, past the 200 lines where any other body is cut to a 40-line window.
     assert shown() == set(range(1, 221))
     assert len(shown(spare_files=0)) < 10
-    assert DefaultsConfig().spare_files == 3

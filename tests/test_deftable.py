@@ -112,7 +112,7 @@ def assert_same(table, ref):
         assert module_of.get(k, "") == ref["module_of"].get(k, "")
         assert (k in names) == (k in ref["names"])
     for f, group in ref["by_file"].items():
-        for line in range(0, max(d.end_line for d in group) + 2):
+        for line in range(max(d.end_line for d in group) + 2):
             inside = [d for d in group if d.line <= line <= d.end_line]
             want = min(inside, key=lambda d: d.end_line - d.line) if inside else None
             assert by_file.innermost(f, line) == want

@@ -11,12 +11,36 @@ from pathlib import Path
 import pytest
 
 from ctxfast import Repository
+from ctxfast.eval.errors import EvalError
 from ctxfast.eval.fidelity_langs import (
+    ANALYSERS_ENV,
     DEBIAN_TYPESCRIPT,
     RefSite,
+    analyser_command,
+    analysers_dir,
     call_graph_fidelity,
     reference_sites,
 )
+
+#: The analysers stay in the source repository, out of the wheel; the suite runs against an
+#: installed package too, so it names them.
+ANALYSERS = Path(__file__).resolve().parent.parent / "benches" / "analysers"
+
+
+@pytest.fixture(autouse=True)
+def _analysers(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ANALYSERS_ENV, str(ANALYSERS))
+
+
+def test_analysers_are_found_through_the_environment() -> None:
+    assert analysers_dir() == ANALYSERS
+    programs = {"go_calls.go", "ts_calls.js", "JavaCalls.java", "rust_calls.py"}
+    assert programs <= {p.name for p in ANALYSERS.iterdir()}
+
+
+def test_an_unknown_language_has_no_analyser(tmp_path: Path) -> None:
+    with pytest.raises(EvalError, match="no independent analyser"):
+        analyser_command("cobol", tmp_path)
 
 
 def _runs(tool: str) -> bool:

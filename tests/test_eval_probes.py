@@ -240,7 +240,7 @@ def test_unreachable_endpoint_fails_soft(tmp_path, gamma):
     for key in ("oracle_diagnostic", "lost_in_the_middle_bury"):
         probe = res["suite"]["probes"][key]
         assert probe["status"] == "failed" and probe["answered"] == 0 and probe["errors"] == 2
-        assert probe["success_rate"] == {k: None for k in probe["success_rate"]}
+        assert probe["success_rate"] == dict.fromkeys(probe["success_rate"])
 
 
 def test_fixture_bench_all_with_report_and_probes(tmp_path, model_url):

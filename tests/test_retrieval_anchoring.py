@@ -133,11 +133,13 @@ def test_functions_called_by_a_named_function_are_lifted(repo):
         res = repo.retrieve(task, config=cfg)
         return {c.qualname: c.score for c in res.candidates if c.qualname}
 
-    on, off = scores(), scores(named_callee_bonus=0.0)
-    assert RetrievalConfig().named_callee_bonus == 0.3
+    on, off, more = scores(), scores(named_callee_bonus=0.0), scores(named_callee_bonus=0.5)
+    bonus = RetrievalConfig().named_callee_bonus
+    assert bonus > 0  # on by default
     # `run` calls `prepare` and `save` by name; `helper` is not called from it.
-    assert on["app.runner.prepare"] - off["app.runner.prepare"] == pytest.approx(0.3)
-    assert on["app.store.save"] - off["app.store.save"] == pytest.approx(0.3)
+    assert on["app.runner.prepare"] - off["app.runner.prepare"] == pytest.approx(bonus)
+    assert on["app.store.save"] - off["app.store.save"] == pytest.approx(bonus)
+    assert more["app.store.save"] - off["app.store.save"] == pytest.approx(0.5)
     assert on["app.runner.run"] == pytest.approx(off["app.runner.run"])
     assert on.get("app.store.helper") == off.get("app.store.helper")
 
@@ -177,11 +179,12 @@ def test_callees_of_lifted_callees_are_lifted_one_hop_further(tmp_path):
         return {c.symbol: c.score for c in res.candidates if c.qualname}
 
     on, off = scores(), scores(second_callee_bonus=0.0)
-    assert RetrievalConfig().second_callee_bonus == 0.3
+    bonus = RetrievalConfig().second_callee_bonus
+    assert bonus > 0  # on by default
     # `parse_text` calls `parse` (first hop, lifted either way); `parse` calls `tokenize`
     # and `build` (second hop); `unused` is called by nobody, `parse_text` is named.
     assert on["Parser.parse"] == pytest.approx(off["Parser.parse"])
-    assert on["Parser.tokenize"] - off["Parser.tokenize"] == pytest.approx(0.3)
-    assert on["Parser.build"] - off["Parser.build"] == pytest.approx(0.3)
+    assert on["Parser.tokenize"] - off["Parser.tokenize"] == pytest.approx(bonus)
+    assert on["Parser.build"] - off["Parser.build"] == pytest.approx(bonus)
     assert on["Parser.unused"] == pytest.approx(off["Parser.unused"])
     assert on["parse_text"] == pytest.approx(off["parse_text"])

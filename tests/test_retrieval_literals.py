@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import reference
 from recon_fixture import indexed_repo
 
-from ctxfast import _reference as reference
 from ctxfast._native import literal_fragments, literal_names
 from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.literals import LiteralIndex, file_scores, name_scores

@@ -329,7 +329,6 @@ def test_long_definitions_outside_python_are_scored_with_a_milder_length_penalty
         di = DefinitionBM25(index, cfg)
         return di.defs[di.search(["frobnicate"], 5)[0][0]].qualname
 
-    assert RetrievalConfig().def_bm25_b_other == 0.3
     assert best(RetrievalConfig()) == "crate.main"
     assert best(RetrievalConfig(def_bm25_b_other=0.75)) == "walk.walk"
     # Candidates are still searched with the usual b: the short definition a fix changes.
@@ -352,7 +351,6 @@ def test_a_short_file_ranking_is_completed_with_the_files_no_signal_reached(tmp_
     }
     repo = indexed_repo(tmp_path, files)
     task = "Handle broken pipes"
-    assert RetrievalConfig().rank_fill == 10
     assert repo.retrieve(task).ranked_files() == ["src/main.rs", "src/util.rs", "tests/cli.rs"]
     assert repo.retrieve(task, config={"rank_fill": 2}).ranked_files() == [
         "src/main.rs",

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from oracles import reference as _reference
 
 import ctxfast
-from ctxfast import _native, _reference, _tiktoken_ref
+from ctxfast import _native, _tiktoken_ref
 from ctxfast.bench import stdlib_sources
 from ctxfast.errors import CtxfastError, EncodingError, InternalError, InvalidArgumentError
 

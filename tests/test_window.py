@@ -5,8 +5,9 @@ import itertools
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import reference as _reference
 
-from ctxfast import _native, _reference
+from ctxfast import _native
 from ctxfast.errors import ConfigError, InvalidArgumentError
 from ctxfast.harness.excerpt import best_windows
 

@@ -61,7 +61,8 @@ def get_encoding(name: str) -> Any:
     real_loader = public.load_tiktoken_bpe
 
     def load_local(_url: str, expected_hash: str | None = None) -> dict[bytes, int]:
-        return real_loader(local, expected_hash=expected_hash)
+        ranks: dict[bytes, int] = real_loader(local, expected_hash=expected_hash)
+        return ranks
 
     public.load_tiktoken_bpe = load_local
     try:

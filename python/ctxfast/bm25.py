@@ -1,6 +1,6 @@
 """Identifier-weighted BM25 and the code tokenizer, as reusable pieces.
 
-The score is exactly the spec's::
+The score is Okapi BM25 with identifier weights, exactly::
 
     score(d, q) = Σ_{t ∈ q∩d} w(t)·idf(t)·tf·(k1+1) / (tf + k1·(1 − b + b·|d|/avgdl))
     idf(t)      = ln((N − n(t) + 0.5) / (n(t) + 0.5) + 1)

@@ -31,7 +31,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 try:  # pydantic builds the output schemas and needs this TypedDict before Python 3.12
     from typing_extensions import TypedDict
@@ -386,7 +386,11 @@ def build_server(
 
     async def call(root: str | None, fn: Callable[[Repository], Any]) -> Any:
         """``fn`` on a worker thread, awaited: the event loop keeps serving, a client that
-        cancels or goes away cancels the wait, and the time bound ends it."""
+        cancels or goes away cancels the wait, and the time bound ends it.
+
+        It returns what ``fn`` returns, or ``None`` for a call cancelled before ``fn`` ran
+        (whose client no longer reads the answer), so it is typed ``Any``: that is what the
+        tools' ``# type: ignore[no-any-return]`` below stand for."""
         cancelled = threading.Event()
         deadline = time.monotonic() + request_timeout_s
         work = functools.partial(run_on, repos, root, fn, deadline, cancelled)
@@ -569,7 +573,8 @@ def build_server(
         """Build or refresh the index now (every other tool also refreshes it first)."""
 
         def go(repo: Repository) -> IndexAnswer:
-            return IndexAnswer(**dataclasses.asdict(repo.index()))  # type: ignore[typeddict-item]
+            # IndexStats' fields as a plain dict (the TypedDict names the ones clients read).
+            return cast(IndexAnswer, dataclasses.asdict(repo.index()))
 
         return await call(root, go)  # type: ignore[no-any-return]
 

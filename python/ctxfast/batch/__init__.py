@@ -213,7 +213,7 @@ def index_many(
     t0 = time.perf_counter()
     summary = BatchSummary(engine, workers, threads_per_worker, cache, 0.0)
     seeds = SeedPool(finished_under(index_root)) if seed else None
-    jobs = []
+    jobs: list[dict[str, Any]] = []
     for t in todo:
         if not recheck and is_current(t.root, t.index_dir):
             summary.results.append({"root": t.root, "index_dir": t.index_dir, "status": "skipped"})

@@ -10,6 +10,7 @@ then the indexes earlier batches finished under the same ``index_root``.
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from ctxfast.batch.worker import STAMP_NAME
 MAX_CANDIDATES = 32
 
 
-def finished_under(index_root: str | Path | None) -> list[str]:
+def finished_under(index_root: str | os.PathLike[str] | None) -> list[str]:
     """The index directories under ``index_root`` that a batch finished (they hold its
     stamp), the most recently finished first; ``[]`` without an ``index_root``."""
     if index_root is None:

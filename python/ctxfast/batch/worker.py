@@ -49,11 +49,12 @@ def is_current(root: str, index_dir: str) -> bool:
         state = _db_state(Path(index_dir) / GRAPH_DB_NAME)
     except (OSError, ValueError):
         return False
-    return (
+    current: bool = (
         data.get("root") == str(Path(root).resolve())
         and data.get("version") == __version__
         and data.get("db") == state
     )
+    return current
 
 
 def index_tree(job: dict[str, Any]) -> dict[str, Any]:

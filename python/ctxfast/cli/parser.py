@@ -28,9 +28,9 @@ EXAMPLES = {
     "eval all": "ctxfast eval all bench.jsonl --pypi-sources sources.json --out results.json",
     "eval fidelity": "ctxfast eval fidelity path/to/repo --sample 200",
     "eval compare": "ctxfast eval compare current.json candidate.json",
-    "eval mine": "ctxfast eval mine --mirror-root /work/.mirror --dev-set --out langs_dev.jsonl",
+    "eval mine": "ctxfast eval mine --mirror-root mirrors/ --dev-set --out langs_dev.jsonl",
     "eval train-ranker": "ctxfast eval train-ranker --corpus corpus/*.jsonl "
-    "--mirror-root /work/.mirror --work corpus/work --out ranker_model.json",
+    "--mirror-root mirrors/ --work corpus/work --out ranker_model.json",
 }
 
 

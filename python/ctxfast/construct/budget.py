@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 
 from ctxfast.construct.compress import (
     Block,
+    Numbered,
     best_line_windows,
     mask_pointer,
     own_lines,
@@ -341,7 +342,7 @@ def _ladder(
             own = own_lines(b.item, b.shown)
             if len(own) < len(b.shown):
 
-                def to_own(b: Block = b, own: tuple = own) -> bool:
+                def to_own(b: Block = b, own: Numbered = own) -> bool:
                     state[index(b.id)] = with_lines(b, own)
                     return True
 
@@ -355,7 +356,7 @@ def _ladder(
                     window //= 2
                     continue
 
-                def shrink(b: Block = b, window: int = window, shown: tuple = shown) -> bool:
+                def shrink(b: Block = b, window: int = window, shown: Numbered = shown) -> bool:
                     texts = [t for _, t in shown]
                     st, en, _ = best_line_windows(texts, decision_terms(terms), window)[0]
                     state[index(b.id)] = with_lines(b, shown[st:en])

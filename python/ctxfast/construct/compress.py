@@ -229,13 +229,13 @@ def signature_lines(item: EvidenceItem) -> Numbered:
             # one unbroken run (blank lines between imports cost less than gap markers)
             return pairs[rows[0] : rows[:SIGNATURE_LINES][-1] + 1]
         return (next((p for p in pairs if p[1].strip()), pairs[0]),)
-    out = []
+    out: list[tuple[int, str]] = []
     i = first
     while i < len(pairs) and len(out) < SIGNATURE_LINES:
         out.append(pairs[i])
-        code = pairs[i][1].split(" #", 1)[0].rstrip()
+        line_code = pairs[i][1].split(" #", 1)[0].rstrip()
         i += 1
-        if code.endswith((":", "{", ";")) or _INLINE_BODY.search(code):
+        if line_code.endswith((":", "{", ";")) or _INLINE_BODY.search(line_code):
             break
     if i < len(pairs) and pairs[i][1].strip().startswith(('"""', "'''", 'r"""')):
         out.append(pairs[i])

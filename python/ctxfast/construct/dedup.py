@@ -226,11 +226,11 @@ def dedup(
     code_at = {b.item.meta.entity: i for i, b in enumerate(out) if b.is_code and not b.pointer_to}
     for b in out:  # a consumer shown as code is labelled with what it consumes
         m = b.item.meta
-        i = code_at.get(m.entity) if m.edge_type is not None and not b.is_code else None
-        if i is not None and out[i].item.meta.site_of is None and m.edge_head:
-            item = out[i].item
-            out[i] = replace(
-                out[i],
+        at = code_at.get(m.entity) if m.edge_type is not None and not b.is_code else None
+        if at is not None and out[at].item.meta.site_of is None and m.edge_head:
+            item = out[at].item
+            out[at] = replace(
+                out[at],
                 item=replace(
                     item, meta=replace(item.meta, site_of=m.edge_head, site_edge=m.edge_type)
                 ),

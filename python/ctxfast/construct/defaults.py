@@ -742,7 +742,7 @@ def with_small_files(
         log.append(
             LogEntry(
                 "defaults",
-                c.qualname,
+                c.qualname or path,
                 "small_file",
                 f"{len(lines)} lines, {tokens} tokens: a small file among the best-ranked, "
                 "shown whole as a change target",

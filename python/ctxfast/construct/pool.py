@@ -262,7 +262,7 @@ def build_pool(inputs: PoolInputs, config: ConstructConfig) -> Pool:
             )
         items.append(EvidenceItem(item_id, source, kind, content, prov, meta))
 
-    rank = {s: i for i, s in enumerate(config.source_priority)}
+    rank: dict[str, int] = {s: i for i, s in enumerate(config.source_priority)}
     # Queue order: source priority; live outputs freshest first so the cap never drops the
     # current failure in favour of an older one.
     queue = sorted(

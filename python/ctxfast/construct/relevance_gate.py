@@ -233,7 +233,7 @@ def run_gate(
                 LogEntry("gate", item.id, "rejected", f"no driver; shares {shared} decision terms")
             )
 
-    rank = {s: i for i, s in enumerate(config.source_priority)}
+    rank: dict[str, int] = {s: i for i, s in enumerate(config.source_priority)}
     order = sorted(admitted, key=lambda it: (rank[it.source], it.meta.seq))
     keep = {it.id for it in order[: config.admitted_cap]}
     final: list[str] = []

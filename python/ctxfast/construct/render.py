@@ -239,7 +239,7 @@ def _outside_span(b: Block, shown: Numbered) -> str:
 def code_block_text(b: Block, shown: Numbered, continued: bool = False) -> str:
     path = b.item.meta.file or ""
     head = f"### {safe(path)}:{shown[0][0]}-{shown[-1][0]}"
-    ent = b.item.meta.entity
+    ent = b.item.meta.entity or ""
     label = _label(b) + (", continued" if continued else "")
     named = ent and not ent.startswith(f"{path}:")  # a config line's entity is its address
     outside = _outside_span(b, shown) if named else ""

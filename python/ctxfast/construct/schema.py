@@ -220,7 +220,6 @@ class ConstructConfig:
     score_threshold: float = 0.5
     max_completion_tokens: int = 1024
     temperature: float = 0.0
-    ranker_timeout_s: float = 30.0
     ranker_max_response_bytes: int = 64 * 1024
     residue_signature_chars: int = 200
     # (c)/(d) representation and compression

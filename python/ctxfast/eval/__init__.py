@@ -2,8 +2,8 @@
 
 The harness is deliberately independent of the stages it measures: systems plug in through the
 small :class:`~ctxfast.eval.systems.System` protocol, metrics are pure functions over plain data
-(:mod:`ctxfast.eval.metrics`), and the decision rules of the specs are applied mechanically
-(:mod:`ctxfast.eval.compare`, :mod:`ctxfast.eval.ablation`).
+(:mod:`ctxfast.eval.metrics`), and the decision rules (when a change wins, loses or cannot be
+judged) are applied mechanically (:mod:`ctxfast.eval.compare`, :mod:`ctxfast.eval.ablation`).
 """
 
 from ctxfast.eval.bench import Instance, Region, load_alignment, load_bench, sample

@@ -101,7 +101,7 @@ def retrieval_rule(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]
         _cond("tokens_retrieved_p50", fa["tokens_retrieved_p50"], fb["tokens_retrieved_p50"], "<=")
     )
     return {
-        "rule": "spec-04 §7.4 retrieval",
+        "rule": "retrieval",
         "conditions": conds,
         "unmeasured": list(MODEL_CONDITIONS),
         "verdict": _verdict(conds, {0}),
@@ -120,7 +120,7 @@ def recon_rule(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
             _cond("question_accuracy", fa["question_accuracy"], fb["question_accuracy"], ">=")
         )
     return {
-        "rule": "spec-03 §9 reconnaissance",
+        "rule": "reconnaissance",
         "conditions": conds,
         "unmeasured": list(MODEL_CONDITIONS),
         "verdict": _verdict(conds, set(range(len(conds)))),
@@ -144,7 +144,7 @@ def construction_rule(
         _cond("relevance_precision", fa["relevance_precision"], fb["relevance_precision"], ">"),
     ]
     return {
-        "rule": "spec-08 §7.4 construction",
+        "rule": "construction",
         "conditions": conds,
         "unmeasured": list(MODEL_CONDITIONS),
         "verdict": _verdict(conds, {0, 1}),

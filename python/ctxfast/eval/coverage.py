@@ -1,4 +1,4 @@
-"""The construct suite's two views of a window (issue 13): against its baselines on the same
+"""The construct suite's two views of a window: against its baselines on the same
 instances, and gold coverage against tokens as the window is allowed to grow.
 
 Pure functions over what :func:`ctxfast.eval.runner.aggregate` returns and the per-instance

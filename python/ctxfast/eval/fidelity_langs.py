@@ -2,7 +2,8 @@
 
 jedi is the reference for Python (:mod:`ctxfast.eval.fidelity`). For the other graph
 languages the reference is the compiler's own name resolution, run as a small program that
-writes every call site with the declaration the compiler binds it to (``analysers/``):
+writes every call site with the declaration the compiler binds it to (the analysers, in the
+source repository's ``benches/analysers/``; see :func:`analysers_dir`):
 
 * Go — ``go/types`` (the standard library's type checker; Debian ``golang-go``), module
   packages type-checked from source;
@@ -26,6 +27,7 @@ caller sites of that definition against the analyser's call sites of it, as ``(f
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
 import subprocess
@@ -38,7 +40,8 @@ from typing import Any
 from ctxfast.eval.errors import EvalError
 from ctxfast.eval.fidelity import PR
 
-ANALYSERS_DIR = Path(__file__).with_name("analysers")
+#: Where an installed package finds the analysers (a source checkout finds them by itself).
+ANALYSERS_ENV = "CTXFAST_ANALYSERS_DIR"
 #: Where Debian's node-typescript installs the compiler (``require`` path).
 DEBIAN_TYPESCRIPT = "/usr/share/nodejs/typescript"
 #: Seconds one analyser run may take on a large tree before it is abandoned.
@@ -56,28 +59,47 @@ class RefSite:
     resolved: bool
 
 
+def analysers_dir() -> Path:
+    """The directory holding the analyser programs.
+
+    They are programs of the evaluation lab, not of the library, so they stay in the source
+    repository (``benches/analysers/``) and out of the wheel: ``$CTXFAST_ANALYSERS_DIR`` names
+    them for an installed package, and a source checkout (an editable install) finds its own.
+    """
+    named = os.environ.get(ANALYSERS_ENV)
+    if named:
+        return Path(named)
+    checkout = Path(__file__).resolve().parents[3] / "benches" / "analysers"
+    if checkout.is_dir():
+        return checkout
+    raise EvalError(
+        "the call-graph analysers are in the ctxfast source repository (benches/analysers/): "
+        f"run from a source checkout (pip install -e .) or set {ANALYSERS_ENV} to that directory"
+    )
+
+
 def analyser_command(language: str, root: Path) -> tuple[list[str], str]:
     """The command printing ``language``'s call sites of ``root``, and the analyser's name."""
     if language == "go":
         tool = shutil.which("go")
         if tool is None:
             raise EvalError("Go fidelity needs the Go toolchain: apt-get install golang-go")
-        return [tool, "run", str(ANALYSERS_DIR / "go_calls.go"), str(root)], "go/types"
+        return [tool, "run", str(analysers_dir() / "go_calls.go"), str(root)], "go/types"
     if language in ("typescript", "tsx"):
         node = shutil.which("node")
         ts = DEBIAN_TYPESCRIPT if Path(DEBIAN_TYPESCRIPT).exists() else "typescript"
         if node is None:
             raise EvalError("TypeScript fidelity needs node and node-typescript (Debian)")
-        return [node, str(ANALYSERS_DIR / "ts_calls.js"), str(root), ts], "tsc checker"
+        return [node, str(analysers_dir() / "ts_calls.js"), str(root), ts], "tsc checker"
     if language == "java":
         java = shutil.which("java")
         if java is None:
             raise EvalError("Java fidelity needs a JDK 17+ (apt-get install openjdk-17-jdk)")
-        return [java, str(ANALYSERS_DIR / "JavaCalls.java"), str(root)], "javac attribution"
+        return [java, str(analysers_dir() / "JavaCalls.java"), str(root)], "javac attribution"
     if language == "rust":
         if shutil.which("rust-analyzer") is None:
             raise EvalError("Rust fidelity needs rust-analyzer: rustup component add rust-analyzer")
-        cmd = [sys.executable, str(ANALYSERS_DIR / "rust_calls.py"), str(root)]
+        cmd = [sys.executable, str(analysers_dir() / "rust_calls.py"), str(root)]
         return cmd, "rust-analyzer lsif"
     raise EvalError(f"no independent analyser for {language!r} (go, typescript, java, rust)")
 
@@ -204,9 +226,10 @@ def call_graph_fidelity(
 
 
 __all__ = [
-    "ANALYSERS_DIR",
+    "ANALYSERS_ENV",
     "RefSite",
     "analyser_command",
+    "analysers_dir",
     "call_graph_fidelity",
     "reference_sites",
 ]

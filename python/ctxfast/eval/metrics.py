@@ -1,4 +1,4 @@
-"""Metric definitions of issue 7 as pure functions over plain data.
+"""The evaluation metrics, as pure functions over plain data.
 
 Every function takes lists/tuples/dicts only (no trees, no systems), so the arithmetic is pinned
 by hand-computed tests. Conventions: ranks are 1-based; a metric that cannot be scored for an

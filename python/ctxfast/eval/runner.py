@@ -42,9 +42,10 @@ TOP_KEYS = (
     "tokens_retrieved_p50", "retrieve_ms_p50", "region_recall_at_5", "context_efficiency",
     "question_accuracy", "gold_coverage", "relevance_precision", "tokens_per_covered",
     "baseline", "per_repo", "per_instance", "ablation", "decision",
-    # added by issue 13 (appended: the keys above keep their places)
+    # Later keys are appended, so the keys above keep their places in every result file:
+    # the window's coverage and curve,
     "gold_file_presence", "window_tokens_p50", "construct_comparison", "coverage_curve",
-    # added by issue 16
+    # the figures per language,
     "per_language",
     # the window per language, fix size and repository half, with its misses explained
     "window_breakdown",
@@ -231,7 +232,7 @@ def aggregate(rows: Sequence[dict[str, Any]], suite: str) -> dict[str, Any]:
     keep = set(SUITE_METRICS[suite])
     for k in METRIC_KEYS:
         if k not in keep:
-            agg[k] = {kk: None for kk in agg[k]} if isinstance(agg[k], dict) else None
+            agg[k] = dict.fromkeys(agg[k]) if isinstance(agg[k], dict) else None
     return agg
 
 
@@ -418,7 +419,8 @@ def _same_system(a: Any, b: Any) -> bool:
     default target is the default window; BM25 at 4,000 tokens is the BM25 baseline)."""
     if type(a) is not type(b) or not is_dataclass(a):
         return a is b
-    return replace(a, name="") == replace(b, name="")  # type: ignore[type-var]
+    same: bool = replace(a, name="") == replace(b, name="")  # type: ignore[type-var]
+    return same
 
 
 @dataclass

@@ -74,9 +74,13 @@ class RetrievalOutput:
 class System(Protocol):
     """Anything the harness can evaluate."""
 
-    name: str
-    #: True when candidates carry qualnames, so function-level metrics mean something.
-    symbol_level: bool
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def symbol_level(self) -> bool:
+        """True when candidates carry qualnames, so function-level metrics mean something."""
+        ...
 
     def switches(self) -> list[str]:
         """Mechanisms ``--ablate`` can switch off one at a time."""
@@ -301,7 +305,8 @@ class StuffEverything:
         raise KeyError(switch)
 
     def handle_key(self) -> Hashable:
-        return self.pool.handle_key()
+        key: Hashable = self.pool.handle_key()
+        return key
 
     def prepare(self, tree: Tree, cache_dir: Path) -> Any:
         return self.pool.prepare(tree, cache_dir)
@@ -322,9 +327,14 @@ class MatchedSystem(Protocol):
     """A baseline whose budget is another system's output on the same instance; the runner
     runs ``reference`` first and hands its output over."""
 
-    name: str
-    symbol_level: bool
-    reference: str
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def symbol_level(self) -> bool: ...
+
+    @property
+    def reference(self) -> str: ...
 
     def handle_key(self) -> Hashable: ...
 
@@ -441,7 +451,7 @@ class CtxfastRetrieval:
         from ctxfast.repository import Repository
 
         index_dir = str(cache_dir / "index" / tree.key)
-        # The parse cache gives the rows a cold build gives (benches/README.md, issue 15) but
+        # The parse cache gives the rows a cold build gives (benches/README.md) but
         # parses a file shared by several trees of one repository once, not once per tree.
         cache = ParseCache(cache_dir / "parse")
         repo = Repository(str(tree.path), index_dir=index_dir, parse_cache=cache)
@@ -476,7 +486,7 @@ class CtxfastRetrieval:
 
 _UNSET = object()
 
-#: ``--ablate`` switches of the constructor, one per standalone mechanism of issue 13:
+#: ``--ablate`` switches of the constructor, one per mechanism that works on its own:
 #: name -> (settings object it lives in, field, value that switches it off).
 CONSTRUCT_SWITCHES: dict[str, tuple[str, str, Any]] = {
     "confidence_localization": ("defaults", "confidence_localization", False),
@@ -548,7 +558,10 @@ class CtxfastConstruct:
     def without(self, switch: str) -> CtxfastConstruct:
         where, name, off = CONSTRUCT_SWITCHES[switch]
         changed = {**getattr(self, where), name: off}
-        return replace(self, name=f"{self.name}-without-{switch}", **{where: changed})
+        renamed = f"{self.name}-without-{switch}"
+        if where == "config":
+            return replace(self, name=renamed, config=changed)
+        return replace(self, name=renamed, defaults=changed)
 
     def at_target(self, tokens: int) -> CtxfastConstruct:
         """The same constructor filling toward ``tokens`` (one point of the coverage curve)."""

@@ -263,7 +263,8 @@ def fit_listwise(
     def softmax_minus_target(s: np.ndarray) -> np.ndarray:
         top = np.maximum.reduceat(s, starts)
         e = np.exp(s - top[owner])
-        return e / np.add.reduceat(e, starts)[owner] - target
+        gradient: np.ndarray = e / np.add.reduceat(e, starts)[owner] - target
+        return gradient
 
     centre = np.zeros(xs.shape[1])
     if prior is not None:

@@ -67,7 +67,7 @@ def line_scores(lines: Sequence[str], identifiers: Iterable[str]) -> list[float]
     patterns = _identifier_patterns(identifiers)
     scores: list[float] = []
     for line in lines:
-        hits = sum(1 for p in patterns if p.search(line))
+        hits: float = sum(1 for p in patterns if p.search(line))
         if hits and SIGNATURE_RE.match(line):
             hits += DEFINITION_BONUS
         scores.append(float(hits))

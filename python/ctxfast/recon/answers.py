@@ -114,11 +114,10 @@ def _test_files_for(graph: CodeGraph, subject: str) -> list[str]:
     except InvalidArgumentError:
         return []
     files = {s.file for s in graph.callers(node.id)}
-    files |= {
-        graph.node(e.src).file
-        for e in graph.edges_to(node.id, "import")  # type: ignore[union-attr]
-        if graph.node(e.src) is not None
-    }
+    for e in graph.edges_to(node.id, "import"):
+        importer = graph.node(e.src)
+        if importer is not None:
+            files.add(importer.file)
     return sorted(f for f in files if is_test_path(f))
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ctxfast._native import node_key
 from ctxfast.errors import IndexError as CtxIndexError
@@ -98,7 +98,7 @@ class Signature:
     doc: str
 
 
-def _node(row: tuple) -> Node:  # type: ignore[type-arg]
+def _node(row: tuple[Any, ...]) -> Node:
     return Node(*row)
 
 
@@ -121,7 +121,7 @@ class CodeGraph:
             self._local.con = con
         return con
 
-    def _q(self, sql: str, args: tuple = ()) -> list[tuple]:  # type: ignore[type-arg]
+    def _q(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         con = self._con()
         try:
             return con.rows(sql, args)
@@ -177,7 +177,7 @@ class CodeGraph:
             f"SELECT {_id('d')} AS dst_id, e.type FROM edges e JOIN nodes d ON d.id = e.dst "
             "WHERE e.src = ?"
         )
-        args: tuple = (node_key(node_id),)  # type: ignore[type-arg]
+        args: tuple[Any, ...] = (node_key(node_id),)
         if type is not None:
             sql, args = sql + " AND e.type = ?", (*args, type)
         rows = self._q(sql + " ORDER BY dst_id, e.type", args)
@@ -188,7 +188,7 @@ class CodeGraph:
             f"SELECT {_id('s')} AS src_id, e.type FROM edges e JOIN nodes s ON s.id = e.src "
             "WHERE e.dst = ?"
         )
-        args: tuple = (node_key(node_id),)  # type: ignore[type-arg]
+        args: tuple[Any, ...] = (node_key(node_id),)
         if type is not None:
             sql, args = sql + " AND e.type = ?", (*args, type)
         rows = self._q(sql + " ORDER BY src_id, e.type", args)
@@ -273,7 +273,7 @@ class CodeGraph:
             f"SELECT {NODE_COLUMNS}, {_id('n')}, {_id('d')} AS dst_id, e.type FROM nodes n "
             "JOIN edges e ON e.src = n.id JOIN nodes d ON d.id = e.dst WHERE n.file = ?"
         )
-        args: tuple = (file,)  # type: ignore[type-arg]
+        args: tuple[Any, ...] = (file,)
         if type is not None:
             sql, args = sql + " AND e.type = ?", (file, type)
         return [
@@ -333,7 +333,7 @@ class CodeGraph:
             f"SELECT u.name, {_id('n')}, u.file, u.line, u.col FROM unresolved u "
             "JOIN nodes n ON n.id = u.node_id"
         )
-        args: tuple = ()  # type: ignore[type-arg]
+        args: tuple[Any, ...] = ()
         if file is not None:
             sql, args = sql + " WHERE u.file = ?", (file,)
         order = " ORDER BY u.file, u.line, u.col, u.rowid"
@@ -345,7 +345,7 @@ class CodeGraph:
 
     def meta(self) -> dict[str, str]:
         """The ``meta`` table (``schema_version``, ``last_refresh`` as Unix seconds)."""
-        return {k: v for k, v in self._q("SELECT key, value FROM meta ORDER BY key")}
+        return dict(self._q("SELECT key, value FROM meta ORDER BY key"))
 
     def counts(self) -> dict[str, int]:
         """Row counts per node kind and per edge type (cheap summary for reports)."""

@@ -58,4 +58,5 @@ def pagerank(
             x = new
             break
         x = new
-    return x / x.sum()
+    ranks: np.ndarray = x / x.sum()
+    return ranks

@@ -1,7 +1,7 @@
 """Every switch, weight, cap and threshold of the retrieval pipeline, as data.
 
-Each default is the spec's number (or the measured choice documented beside it) and is pinned
-by a test; the evaluation harness ablates a stage by switching it off here.
+Each default is the starting value the pipeline was designed with, or the measured choice
+documented beside it; the evaluation harness ablates a stage by switching it off here.
 """
 
 from __future__ import annotations
@@ -147,8 +147,8 @@ class RetrievalConfig:
     tested_modules: bool = True
     tested_modules_weight: float = 0.25
     tested_modules_files: int = 10
-    # Definition-level BM25 also feeds candidates (beyond the spec's three sources): the
-    # best ``def_bm25_k`` definitions, re-ranked with their file's evidence.
+    # Definition-level BM25 also feeds candidates (beside the lexical, api-desc and call-graph
+    # sources): the best ``def_bm25_k`` definitions, re-ranked with their file's evidence.
     def_bm25_k: int = 50
     # Each line of a definition's BM25 text is cut to this many characters: a definition
     # copies its first lines, and in a minified one-line file every definition would copy the

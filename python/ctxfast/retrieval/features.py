@@ -185,7 +185,8 @@ def softmax(scores: np.ndarray) -> np.ndarray:
     if scores.size == 0:
         return scores
     e = np.exp(scores - scores.max())
-    return e / e.sum()
+    probabilities: np.ndarray = e / e.sum()
+    return probabilities
 
 
 def candidate_features(

@@ -1,6 +1,6 @@
 """Lexical recall: fixed-string search of many terms in one walk.
 
-This is the spec's ``rg -F '<term>' … -g '*.py' | head -40`` done in-process with ripgrep's
+This is ``rg -F '<term>' … -g '*.py' | head -40`` done in-process with ripgrep's
 own crates (``grep-searcher``, ``grep-regex`` in fixed-string mode, ``ignore``), so no
 subprocess is spawned and no term is ever interpreted as a regex or by a shell. Differences
 from the literal invocation, all deliberate and documented in ``ctxfast-core/src/lexical.rs``:
@@ -18,18 +18,20 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ctxfast import _native
 from ctxfast.errors import InvalidArgumentError
 from ctxfast.text import PRUNED_DIRS
 
-#: The spec's result cap per term (``head -40``).
+#: The result cap per term (``head -40``): enough lines to place a term, few enough to read.
 DEFAULT_MAX_HITS = 40
 #: Matched line text is cut to this many characters (minified code has megabyte lines).
 DEFAULT_MAX_LINE_CHARS = 500
 #: Directory names never searched, at any depth: the ones the indexer prunes too.
 DEFAULT_EXCLUDE_ANY_DEPTH: tuple[str, ...] = PRUNED_DIRS
-#: Directory names not searched directly under the root (the spec's ``!build/**``).
+#: Directory names not searched directly under the root (``!build/**``: build output copies
+#: the sources).
 DEFAULT_EXCLUDE_ROOT: tuple[str, ...] = ("build",)
 #: A :class:`LexicalCorpus` holds at most this many bytes; later files are read per search.
 DEFAULT_CORPUS_MAX_BYTES = 512 << 20
@@ -184,7 +186,7 @@ def _check_counts(**values: int) -> None:
             raise InvalidArgumentError(f"{name} must be a non-negative int, got {v!r}")
 
 
-def _to_result(raw: tuple) -> LexicalResult:  # type: ignore[type-arg]
+def _to_result(raw: tuple[Any, ...]) -> LexicalResult:
     raw_terms, skipped, unknown, n_files, unreadable = raw
     by_term = {
         term: TermHits(

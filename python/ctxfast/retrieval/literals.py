@@ -6,11 +6,11 @@ generated line — and the code holds that text as a string literal, usually as 
 from, which neither vocabulary (BM25) nor names (definition matching) see when the message
 is prose. Each one-line literal is split at its format placeholders into constant
 fragments, and the prose-like ones of at least ``min_chars`` characters are kept (the scan
-is native, ``ctxfast_core::literals``; ``ctxfast._reference.literal_fragments`` states it as
-regular expressions). A kept fragment that occurs in the task text, whitespace-normalised,
-is a match, and the definition holding each matched literal is a ``literal`` candidate
-(:func:`literal_source`): the message pins the function that prints it, which is where the
-behaviour is changed more often than not.
+is native, ``ctxfast_core::literals``; the tests' oracle, ``tests/oracles/reference.py``,
+states it as regular expressions). A kept fragment that occurs in the task text,
+whitespace-normalised, is a match, and the definition holding each matched literal is a
+``literal`` candidate (:func:`literal_source`): the message pins the function that prints it,
+which is where the behaviour is changed more often than not.
 
 Tasks also *name* what the code declares as a literal: a command-line flag (``--glob``),
 an environment variable (``NO_COLOR``), a subcommand or key in quotes (``'cache'``). Argument
@@ -172,7 +172,7 @@ def name_scores(
     return dict(scores)
 
 
-def file_scores(matches: list[LiteralMatch]) -> dict[str, float]:
+def file_scores(matches: Iterable[LiteralMatch]) -> dict[str, float]:
     """Per file: each matched fragment adds its length in characters, shared among the files
     that hold it (a message found in one file is stronger evidence than a common phrase)."""
     scores: dict[str, float] = defaultdict(float)

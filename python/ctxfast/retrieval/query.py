@@ -1,7 +1,7 @@
 """Query construction: task text → a deterministic retrieval query.
 
 No model and no embedding: identifiers, error strings, test ids, file paths and a goal hint
-are pulled out with the spec's regexes (defaults of :class:`QueryConfig`, pinned by tests),
+are pulled out with regular expressions (the defaults of :class:`QueryConfig`),
 and tracebacks in any of five formats become ``(path, line)`` frames, because a frame names
 the code that failed more precisely than any prose.
 
@@ -17,7 +17,7 @@ Bounded work: ``error`` is clipped to its head and tail (a pasted 1 MB log costs
 64 KB), ``task_text`` to ``max_text_chars``, and regexes run per whitespace token or per line
 with length caps, so no pathological input can make a backtracking regex quadratic.
 
-Deliberate, documented refinements of the spec's literal rules: ``file_paths`` requires the
+Deliberate refinements of the plain rules, each for a mistake it avoids: ``file_paths`` requires the
 extension to end the match (``x.json`` is not ``x.js``); a quoted string must not be glued to
 letters on either side (so the apostrophes of ``don't … it's`` are not a quote) and is kept
 without its quotes; the goal sentence ends at a ``.`` followed by whitespace (so ``foo.bar``
@@ -65,7 +65,7 @@ class QueryConfig:
     goal_verbs: tuple[str, ...] = SPEC_GOAL_VERBS
     goal_sentence_end_re: str = r"\.(?=\s|$)|\n"
     # Extension: a qualified exception line (``django.core.exceptions.ObjectDoesNotExist: x``)
-    # ranks with ``Error:`` lines although it contains none of the spec's markers.
+    # ranks with ``Error:`` lines although it contains none of the markers above.
     exception_line_re: str = r"^(?:[A-Za-z_]\w*\.)+[A-Z]\w*: \S"
     max_identifiers: int = 32
     max_unresolved: int = 32

@@ -45,7 +45,8 @@ class LinearStage:
         if rows.size == 0:
             return np.zeros(len(rows))
         x = rows[:, list(self.columns)] if self.columns else rows
-        return ((x - self.mean) / self.scale) @ self.weights
+        scores: np.ndarray = ((x - self.mean) / self.scale) @ self.weights
+        return scores
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -58,7 +59,8 @@ class LinearStage:
     @classmethod
     def from_dict(cls, data: dict[str, Any], expected: tuple[str, ...]) -> LinearStage:
         feats = tuple(data["features"])
-        return cls(feats, *_arrays(data, feats), columns=columns_of(feats, expected))
+        mean, scale, weights = _arrays(data, feats)
+        return cls(feats, mean, scale, weights, columns=columns_of(feats, expected))
 
 
 def columns_of(feats: tuple[str, ...], expected: tuple[str, ...]) -> tuple[int, ...]:
@@ -116,7 +118,8 @@ class TreeStage:
         for _ in range(self.depth):
             right = flat[base + split[node]] > thr[node]
             node = child[2 * node + right]
-        return self.value[node].sum(axis=1)
+        scores: np.ndarray = self.value[node].sum(axis=1)
+        return scores
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -174,7 +177,8 @@ class SumStage:
         return tuple(dict.fromkeys((*self.linear.features, *self.trees.features)))
 
     def score(self, rows: np.ndarray) -> np.ndarray:
-        return self.linear.score(rows) + self.trees.score(rows)
+        scores: np.ndarray = self.linear.score(rows) + self.trees.score(rows)
+        return scores
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": "sum", "linear": self.linear.to_dict(), "trees": self.trees.to_dict()}

@@ -115,7 +115,7 @@ def frame_definition(index: RepoIndex, path: str, frame: Frame) -> Node | None:
     name = (frame.func or "").rsplit(".", 1)[-1]
     if not name or name.startswith("<") or (d is not None and d.name == name):
         return d
-    named = [x for x in index.defs_by_file.get(path, ()) if x.name == name]
+    named: list[Node] = [x for x in index.defs_by_file.get(path, ()) if x.name == name]
     if not named:
         return d
     return min(named, key=lambda x: (abs(x.line - frame.line), x.line))

@@ -108,7 +108,8 @@ class StateStore:
         """:meth:`get` for JSON data (dicts with str keys, lists, str, int; a tuple comes back
         as a list). The caller shapes its value for it, as the large pieces do
         (``LiteralIndex.to_plain``, the API index's locations)."""
-        return self.get(name, build, _dump_json, json.loads)
+        value: T = self.get(name, build, _dump_json, json.loads)
+        return value
 
     def _tag(self, path: Path, payload: bytes) -> bytes:
         # HMAC-SHA256: hardware SHA makes it the cheapest keyed MAC here (22 ms for sympy's

@@ -3,7 +3,7 @@
 Before, each signal re-derived what it needed from the raw text (the BM25 terms were built
 four times, the code identifiers three times, the path words once more), so two signals could
 disagree about what the task said and every new signal paid for its own parse. Here the
-§3.1 :class:`~ctxfast.retrieval.query.Query` and every derived view of the text — BM25 terms
+query (:class:`~ctxfast.retrieval.query.Query`) and every derived view of the text — BM25 terms
 of the task alone and of the task with its error, the re-rank terms, the identifiers the task
 names, the words a path may hold — are computed once by :func:`parse_task`; the signals in
 ``localize``, ``sources`` and ``pipeline`` take the :class:`TaskQuery` and never the text.

@@ -2,10 +2,10 @@
 
 Every artifact the model emits (an edit, an ``execute`` payload, a proposed tool) is compared
 with each retrieved block; if the token overlap with any block exceeds 90% after whitespace
-normalisation, the artifact is rejected with the spec's exact reason. The check is harness-side
+normalisation, the artifact is rejected with one fixed reason. The check is harness-side
 and deterministic because the model cannot be trusted to enforce it on itself.
 
-*Token overlap* is defined precisely here, since the spec leaves it open: both texts are
+*Token overlap* is defined precisely here, so that the rule is reproducible: both texts are
 whitespace-normalised and split into whitespace tokens, and the overlap is the Indel
 (longest-common-subsequence) similarity of the two token sequences,
 ``2·LCS / (len(artifact) + len(block))``, computed by rapidfuzz in C++. It is symmetric, so
@@ -23,7 +23,7 @@ from rapidfuzz.process import cdist
 
 from ctxfast.errors import InvalidArgumentError
 
-#: The spec's exact rejection reason.
+#: The rejection reason, fixed so that a harness can match it exactly.
 VERBATIM_REASON = "verbatim reproduction of untrusted retrieved content"
 #: Reject when the overlap is strictly greater than this.
 DEFAULT_OVERLAP_THRESHOLD = 0.9

@@ -6,6 +6,8 @@ when nothing evidences them; unparseable files land in ``errors``; the rendering
 tokens.
 """
 
+from typing import Any
+
 from ctxfast.recon.manifest._common import ManifestConfig
 from ctxfast.recon.manifest.build import (
     build_manifest,
@@ -17,12 +19,14 @@ from ctxfast.recon.manifest.header import manifest_header, render_manifest_heade
 SCHEMA_RESOURCE = "manifest.schema.json"
 
 
-def load_schema() -> dict:  # type: ignore[type-arg]
+def load_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) every manifest validates against."""
     import json
     from importlib import resources
 
-    return json.loads(resources.files("ctxfast.recon").joinpath(SCHEMA_RESOURCE).read_text("utf-8"))
+    text = resources.files("ctxfast.recon").joinpath(SCHEMA_RESOURCE).read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
 
 
 __all__ = [

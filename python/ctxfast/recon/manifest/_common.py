@@ -79,7 +79,7 @@ CANONICAL_RUNNERS = ("build", "test", "lint")
 
 @dataclass(frozen=True)
 class ManifestConfig:
-    """Every cap and threshold of the manifest; the defaults are the spec's and tests pin them."""
+    """Every cap and threshold of the manifest."""
 
     max_tokens: int = 5000
     header_tokens: int = 500
@@ -133,7 +133,7 @@ class Source:
 
 @dataclass
 class RunnerCandidate:
-    """A command that could fill a runner slot; ``level`` is the spec's priority (0 best)."""
+    """A command that could fill a runner slot; ``level`` is its priority (0 best)."""
 
     level: int
     canonical: str | None

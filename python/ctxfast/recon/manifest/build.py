@@ -1,5 +1,5 @@
 """Build the repository manifest: discover manifest files, run one parser per
-file family, canonicalize runners in the spec's priority order, and enforce the token cap.
+file family, canonicalize runners in a fixed priority order, and enforce the token cap.
 
 The result is a plain ``dict`` matching ``manifest.schema.json``. Building never raises on
 repository content: every unparseable or unreadable file becomes an ``errors`` entry and the
@@ -149,7 +149,7 @@ def build_manifest(root: str | Path, config: ManifestConfig | None = None) -> di
 
 def _run_parser(col: Collector, src: Source, parser: Parser, root_level: bool, order: int) -> None:
     """Run one parser all-or-nothing: on failure its partial claims are rolled back and the
-    file is recorded in ``errors`` (spec: "the file is skipped")."""
+    file is recorded in ``errors``: one bad file is skipped, never half-read."""
     snapshot = {k: len(v) for k, v in vars(col).items() if isinstance(v, list)}
     try:
         parser(col, src, root_level)
@@ -321,7 +321,7 @@ def enforce_cap(
     is never silent."""
     if count_tokens(render_manifest_json(manifest), encoding) <= max_tokens:
         return manifest
-    m = json.loads(json.dumps(manifest))
+    m: dict[str, Any] = json.loads(json.dumps(manifest))
     original = {k: len(m[k]) for k in TRIMMABLE}
     notes: list[dict[str, Any]] = []
 
