@@ -25,7 +25,6 @@ from ctxfast.construct import (
     PlanNode,
     to_code_candidates,
 )
-from ctxfast.construct.defaults import SourceReader, with_small_files, with_whole_files
 from ctxfast.errors import InvalidArgumentError
 
 TASK = "connect should reject an empty database uri"
@@ -150,8 +149,6 @@ def test_callers_are_capped_and_the_cap_is_logged(project):
     assert (d.margin_lines, d.attached_lines) == (2, 10)
     assert (d.max_test_callers, d.max_caller_sites) == (2, 400)
     assert d.candidates_per_1k_tokens == 5
-    assert (d.whole_file_share, d.whole_files) == (0.65, 1)
-    assert (d.small_file_rank, d.small_file_tokens, d.small_files_share) == (8, 2000, 0.35)
 
 
 def test_larger_windows_draw_on_more_retrieved_candidates():
@@ -336,78 +333,6 @@ def test_a_whole_file_is_not_cut_to_a_line_window_or_the_item_byte_cap(tmp_path)
     assert shown == set(range(1, 250))
 
 
-def test_the_whole_file_is_the_best_ranked_target_file(tmp_path):
-    (tmp_path / "a.py").write_text("def first():\n    return 1\n", encoding="utf-8")
-    (tmp_path / "b.py").write_text("def second():\n    return 2\n", encoding="utf-8")
-    cands = [
-        CodeCandidate("a.first", "function", "a.py", 1, 2, 2.0, None, "def first():", "r"),
-        CodeCandidate("b.second", "function", "b.py", 1, 2, 1.0, None, "def second():", "r"),
-    ]
-    heads = ["a.first", "b.second"]
-
-    def whole(ranked, cfg=None):
-        out, log = with_whole_files(
-            SourceReader(tmp_path),
-            cands,
-            heads,
-            ranked,
-            cfg or DefaultsConfig(),
-            8000,
-            lambda text, limit: len(text) if len(text) <= limit else None,
-        )
-        return [c.file for c in out if c.whole_file], [e.subject for e in log]
-
-    assert whole(["b.py", "a.py"]) == (["b.py"], ["b.py"])  # retrieval's order, not targets'
-    assert whole(["a.py", "b.py"]) == (["a.py"], ["a.py"])
-    assert whole([]) == (["a.py"], ["a.py"])  # unranked files: the targets' order
-    assert whole(["b.py"], DefaultsConfig(whole_files=2))[0] == ["a.py", "b.py"]
-    assert whole(["b.py"], DefaultsConfig(whole_file_share=0.0)) == ([], [])
-
-
-def test_small_files_among_the_best_ranked_are_shown_whole(tmp_path):
-    files = {
-        "big.py": "def top():\n" + "    x = 1\n" * 40,
-        "small.py": "TABLE = {1: 2}\n\n\ndef helper():\n    return TABLE\n",
-        "tests/test_small.py": "def test_helper():\n    assert True\n",
-        "benchmarks/bench_small.py": "def bench_helper():\n    return 1\n",
-        "other.py": "def unranked():\n    return 0\n",
-    }
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text, encoding="utf-8")
-    cands = [
-        CodeCandidate("big.top", "function", "big.py", 1, 41, 3.0, None, "def top():", "r"),
-        CodeCandidate("small.helper", "function", "small.py", 4, 5, 1.0, None, "def", "r"),
-        CodeCandidate("t.test_helper", "function", "tests/test_small.py", 1, 2, 2.0, None, "", "r"),
-        CodeCandidate("b.bench", "function", "benchmarks/bench_small.py", 1, 2, 2.0, None, "", "r"),
-        CodeCandidate(None, "lines", "small.py", 1, 1, 5.0, None, "TABLE = {1: 2}", "r"),
-        CodeCandidate(None, "lines", "other.py", 1, 1, 5.0, None, "def unranked():", "r"),
-    ]
-    ranked = ["big.py", "tests/test_small.py", "benchmarks/bench_small.py", "small.py", "other.py"]
-
-    def small(cfg=None, target=8000, ranked=ranked):
-        out, log = with_small_files(
-            SourceReader(tmp_path),
-            cands,
-            ranked,
-            cfg or DefaultsConfig(),
-            target,
-            lambda text, limit: len(text) if len(text) <= limit else None,
-        )
-        return [(c.qualname, c.lines) for c in out if c.whole_file], [e.subject for e in log]
-
-    # big.py is over 35% of a 200-unit target; the test file, the benchmark and a file no
-    # definition came from are never taken; small.py (46 characters) is shown whole, as its
-    # lines 1-5, on its definition (a change target is named by its entity), not on its
-    # better-scored module-level lines.
-    assert small(target=200) == ([("small.helper", (1, 2, 3, 4, 5))], ["small.py"])
-    assert small()[1] == ["big.py", "small.py"]
-    assert small(DefaultsConfig(small_file_rank=3), 200) == ([], [])  # ranked fourth
-    assert small(DefaultsConfig(small_file_tokens=40), 200) == ([], [])  # over its cap
-    assert small(DefaultsConfig(small_files_share=0.2), 200) == ([], [])  # the total cap
-    assert small(DefaultsConfig(small_file_rank=0)) == ([], [])
-
-
 def test_compose_shows_a_small_second_ranked_file_whole_as_a_change_target(tmp_path):
     root = tmp_path / "lib"
     (root / "lib").mkdir(parents=True)
@@ -425,16 +350,21 @@ def test_compose_shows_a_small_second_ranked_file_whole_as_a_change_target(tmp_p
     ranked = repo.retrieve(task).ranked_files()
     assert ranked[:2] == ["lib/render.py", "lib/palette.py"]
     ctx = ctxfast.compose(repo, task, defaults=DefaultsConfig(localization_min=1))
-    small = _decisions(ctx, "defaults")["small_file"]
-    assert small.subject == "lib/palette.py" and "5 lines" in small.driver
+    whole = {e.subject: e.driver for e in ctx.admission_log if e.decision == "whole_file"}
+    assert "5 lines" in whole["lib/palette.py"] and "ranked 2" in whole["lib/palette.py"]
     shown = {n for e in ctx.window if e.file == "lib/palette.py" for n in e.shown_lines()}
     assert shown == {1, 2, 3, 4, 5}
     assert "### lib/palette.py:1-5 · `frame_color` (2-5) — change target" in ctx.render()
-    off = ctxfast.compose(repo, task, defaults=DefaultsConfig(small_file_rank=0))
-    assert "small_file" not in _decisions(off, "defaults")
-    # A caller's own localization is respected: no small file is added to it.
+    # The second file's prior is all that lets it in: with a prior of 0 at rank 2 it is not.
+    off = ctxfast.compose(repo, task, defaults=DefaultsConfig(whole_file_prior=(0.6, 0.0)))
+    assert "lib/palette.py" not in {
+        e.subject for e in off.admission_log if e.decision == "whole_file"
+    }
+    # A caller's own localization is respected: no guessed file is added to it.
     given = ctxfast.compose(repo, task, localization=["lib.render.render_frame"])
-    assert "small_file" not in _decisions(given, "defaults")
+    assert "lib/palette.py" not in {
+        e.subject for e in given.admission_log if e.decision == "whole_file"
+    }
 
 
 def test_a_task_sharing_no_word_with_the_code_shows_the_best_ranked_file(tmp_path):
@@ -521,7 +451,7 @@ def test_to_code_candidates_keeps_rank_order_and_drops_bad_spans(project):
 def test_compose_with_a_real_http_ranker_calls_at_most_once(project, server, monkeypatch):  # noqa: F811
     repo = ctxfast.Repository(project)
     # One change target, so the fixture's other definitions are residue for the ranker.
-    one = DefaultsConfig(localization_min=1, small_file_rank=0)
+    one = DefaultsConfig(localization_min=1, whole_file_prior=(0.6,))
     frugal = ctxfast.compose(
         repo, TASK, config=ConstructConfig(evidence_ranker=False), defaults=one
     )
@@ -548,7 +478,7 @@ def test_compose_with_a_real_http_ranker_calls_at_most_once(project, server, mon
 def test_without_a_model_the_evidence_ranker_fills_the_window(project):
     repo = ctxfast.Repository(project)
     # One change target, so the fixture's other definitions are residue to fill with.
-    one = DefaultsConfig(localization_min=1, small_file_rank=0)
+    one = DefaultsConfig(localization_min=1, whole_file_prior=(0.6,))
     frugal = ctxfast.compose(
         repo, TASK, config=ConstructConfig(evidence_ranker=False), defaults=one
     )

@@ -124,6 +124,10 @@ def test_example_code_is_demoted_like_tests(tmp_path):
     assert is_example_path("doc/usage/extensions/example_google.py")  # documentation
     assert is_example_path("asv_bench/benchmarks/dataset_io.py")
     assert not is_example_path("sphinx/ext/autodoc/__init__.py")
+    # Tutorials and samples beside the product: FastAPI's docs_src/, a samples/ tree.
+    assert is_example_path("docs_src/security/tutorial003.py")
+    assert is_example_path("samples/bootstrap/js/app.js")
+    assert not is_example_path("fastapi/security/api_key.py")
     repo = indexed_repo(tmp_path, EXAMPLE_FILES)
     task = "Fix dark color theme"
     # (A one-line task is its own goal sentence: the goal query is left out for clarity.)

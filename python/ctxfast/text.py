@@ -198,7 +198,10 @@ CONFIG_FILE = re.compile(
 PRUNED_DIRS: tuple[str, ...] = tuple(_native.vendored_dirs())
 #: Directory names holding third-party code that lives in the tree and *is* indexed (the
 #: manifest reports them as external packages): ``astropy/extern/``, ``third_party/``.
-VENDORED_DIR_NAMES = ("vendor", "third_party", "third-party", "external", "extern", "site-packages")
+VENDORED_DIR_NAMES = (
+    *("vendor", "_vendor", "vendored", "third_party", "third-party"),
+    *("external", "extern", "site-packages"),
+)
 #: Directory names of documentation.
 DOC_DIR_NAMES = ("doc", "docs", "documentation")
 #: Directories of code that ships beside the product rather than in it: documentation,
@@ -207,6 +210,7 @@ EXAMPLE_DIR_NAMES = frozenset(
     {
         *DOC_DIR_NAMES,
         *("examples", "example", "playground", "bench", "benches", "benchmark", "benchmarks"),
+        *("docs_src", "tutorial", "tutorials", "demo", "demos", "sample", "samples"),
         *("fixtures", "testdata", "test-data"),
     }
 )
@@ -269,6 +273,12 @@ def is_library_path(path: str) -> bool:
     return not (is_test_path(path) or is_example_path(path))
 
 
+def is_product_path(path: str) -> bool:
+    """Whether the POSIX ``path`` is product source a fix may change: a library path
+    (:func:`is_library_path`) that is neither vendored nor generated (:func:`file_role`)."""
+    return is_library_path(path) and file_role(path) is FileRole.SOURCE
+
+
 def is_test_code(path: str, qualname: str | None) -> bool:
     """Whether a definition is a test: in a test file (:func:`is_test_path`), or inside a
     library file's own test module (Rust's ``#[cfg(test)] mod tests``, or ``mod <what>_tests``:
@@ -325,6 +335,7 @@ __all__ = [
     "identifiers",
     "is_example_path",
     "is_library_path",
+    "is_product_path",
     "is_test_path",
     "long_words",
     "split_identifier",

@@ -23,13 +23,10 @@ from ctxfast.construct.defaults import (
     confident_localization,
     derive_impact,
     file_outline,
-    spare_files,
     target_sources,
     window_candidates,
     with_context,
     with_margins,
-    with_small_files,
-    with_whole_files,
 )
 from ctxfast.construct.gaps import Source
 from ctxfast.construct.pipeline import construct, default_plan
@@ -43,6 +40,12 @@ from ctxfast.construct.schema import (
     LogEntry,
     Origin,
     PlanNode,
+)
+from ctxfast.construct.whole_files import (
+    spare_files,
+    weigh_by_rank,
+    with_whole_files,
+    with_whole_targets,
 )
 from ctxfast.errors import InvalidArgumentError
 from ctxfast.repository import Repository
@@ -243,18 +246,36 @@ def prepare(
         return count_tokens(text, encoding) if fits(text, limit, encoding) else None
 
     ranked = result.ranked_files()
+    # A caller's localization is theirs: no guessed files become change targets beside it.
     candidates, whole_log = with_whole_files(
-        reader, candidates, heads, ranked, dcfg, target_tokens, within
+        reader.lines,
+        candidates,
+        heads,
+        ranked,
+        dcfg,
+        target_tokens,
+        within,
+        guesses=localization is None,
     )
     log += whole_log
-    if localization is None:  # a caller's localization is theirs: no guesses added to it
-        candidates, small_log = with_small_files(
-            reader, candidates, ranked, dcfg, target_tokens, within
+    head_set = set(heads)
+    loc = (*loc, *(e.item_id for e in whole_log if e.item_id not in head_set))
+    if dcfg.whole_targets:
+        used = sum(int(e.driver.split(" tokens")[0].rsplit(" ", 1)[-1]) for e in whole_log)
+        candidates, target_log = with_whole_targets(
+            reader.lines,
+            candidates,
+            heads,
+            ranked,
+            dcfg,
+            target_tokens,
+            within,
+            large_item_lines,
+            used,
         )
-        log += small_log
-        whole_log += small_log
-        loc = (*loc, *(e.item_id for e in small_log))
-    candidates += spare_files(reader, candidates, ranked, dcfg, target_tokens, within)
+        log += target_log
+    candidates = weigh_by_rank(candidates, ranked, dcfg.whole_file_prior, dcfg.fill_prior_power)
+    candidates += spare_files(reader.lines, candidates, ranked, dcfg, target_tokens, within)
     if dcfg.file_outlines:
         whole = {e.subject for e in whole_log}
         candidates += _outlines(graph, reader, result, candidates, change, dcfg, whole)

@@ -16,7 +16,7 @@ repository (thousands of callers) costs a fixed amount, and each cap that bites 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,13 @@ from typing import Any
 from ctxfast.confine import decode, read_confined
 from ctxfast.construct.schema import CodeCandidate, ImpactEdge, ImpactType, LogEntry, Origin
 from ctxfast.recon.graph import CodeGraph, Node
-from ctxfast.text import CONFIG_KEY, CONFIG_SUFFIXES, is_library_path, is_test_code
+from ctxfast.text import (
+    CONFIG_KEY,
+    CONFIG_SUFFIXES,
+    is_library_path,
+    is_product_path,
+    is_test_code,
+)
 
 ENV_READ = re.compile(
     r"""(?:environ(?:\.get)?\s*[\[(]|getenv\s*\()\s*["']([A-Za-z_][A-Za-z0-9_]*)["']"""
@@ -64,32 +70,24 @@ class DefaultsConfig:
     # A change target is shown with its context: the enclosing class's header for a
     # method, the module's imports for module-level code.
     target_context: bool = True
-    # A change target's file small enough is shown as that file, whole: the file that
-    # retrieval ranks best among the change targets' files (then the next, up to
-    # ``whole_files``), when it is at most ``whole_file_share`` of the window's target size
-    # in tokens (an edit often lands a few lines from the definition retrieval chose: a
-    # table entry at the top of the module, the method beside it, a helper the class view
-    # left out). On the 140 exact-tree Lite instances at 8k, every-hunk coverage .571 →
-    # .600 (84 covered, none lost) with tokens per covered instance 13,996 → 13,511. A
-    # quarter of the target (at most 200 lines) covered 80; the first target's file instead
-    # of the best-ranked one, or 75-90% of the target, covered 82-83 and lost 2-3.
+    # Which files are shown whole (:mod:`ctxfast.construct.whole_files`): one value-per-
+    # token rule. ``whole_file_prior[r]`` is the chance that the file retrieval ranks
+    # ``r + 1``-th holds the fix, measured on the 300 issue-corpus tasks at their base
+    # commits (.60, .25, .12, .12, .09, .06, .07, .05 for the first eight; the same shape on
+    # both repository halves). A file at that rank is a change target shown whole when its
+    # tokens are at most ``whole_file_share`` × target × prior(rank) / prior(1), cheapest
+    # per unit of prior first, all of them within ``whole_files_share`` of the target. The
+    # rule replaced three (the best target's file up to .65 of the target; any of the best
+    # eight files up to 2,000 tokens; the spare files below): whole files at ranks 3-8 took
+    # a sixth of the corpus windows' tokens and held a gold line in one of ten.
+    whole_file_prior: tuple[float, ...] = (0.60, 0.25, 0.12, 0.12, 0.09, 0.06, 0.06, 0.05)
     whole_file_share: float = 0.65
-    whole_files: int = 1
-    # Small library files among retrieval's ``small_file_rank`` best-ranked files are shown
-    # whole as change targets too, each when it is at most ``small_file_tokens``, all of
-    # them within ``small_files_share`` of the target size: when the fix is in the second-
-    # to eighth-ranked file the targets (mostly in the best file) missed it and the fill
-    # showed its signature at most. On the 140 exact-tree Lite instances at 8k, every-hunk
-    # coverage .650 → .671 (4 gained, 1 lost) at 7,934 tokens p50 (7,882), tokens per covered
-    # instance 12,290 → 12,171; at 16k .729 → .757, at 24k .721 → .743. The best 3 / 5 / 12
-    # files covered 92 / 93 / 93 at 8k; 1,000 / 1,500 / 2,500 / 3,000 tokens a file 92 / 92
-    # / 92 / 91; a quarter of the target a file (6,000 at 24k) lost 24k's .721 → .693; the
-    # same files as fill (ranked first, not targets) 92: the fill rarely has room for them.
-    small_file_rank: int = 8
-    small_file_tokens: int = 2000
-    small_files_share: float = 0.35
+    whole_files_share: float = 0.8
+    whole_file_prior_power: float = 0.5
+    fill_prior_power: float = 1.0
+    whole_targets: bool = True
     # The room the fill leaves (every retrieved candidate shown, the target not reached)
-    # goes to the best-ranked library files, each shown whole when it fits what is left,
+    # goes to the best-ranked product files, each shown whole when it fits what is left,
     # after everything else: of the ``spare_files`` best-ranked files not already shown
     # whole, each at most ``whole_file_share`` of the target. On the 200 multi-language
     # dev tasks at 8k (a small Go or TypeScript repository's window ended at 1-2k tokens
@@ -246,7 +244,7 @@ def best_file_fallback(
     retrieval found in no definition: the window then shows the code most likely to change
     instead of the task alone. Its text is the whole file; the whole-file rule and the line
     window decide how much of it fits. None when no library file is ranked."""
-    path = next((f for f in ranked_files if is_library_path(f)), None)
+    path = next((f for f in ranked_files if is_product_path(f)), None)
     lines = reader.lines(path) if path else []
     if path is None or not lines:
         return None
@@ -283,8 +281,10 @@ def confident_localization(
             best[c.qualname] = max(best.get(c.qualname, float("-inf")), c.score)
     order = _ranked_definitions(candidates)
     files = {c.qualname: c.file for c in candidates if c.qualname}
-    library = tuple(q for q in order if not is_test_code(files[q], q))
-    order = library or order  # a test is the change target only when nothing else is
+    library = tuple(q for q in order if is_product_path(files[q]) and not is_test_code(files[q], q))
+    # Tests, examples, documentation, vendored or generated code are change targets only
+    # when nothing else is.
+    order = library or order
     if not order:
         return ()
     top = best[order[0]]
@@ -628,178 +628,6 @@ def with_context(
     return replace(cand, lines=tuple(shown), text=text)
 
 
-def _as_whole_file(cand: CodeCandidate, text: str, n_lines: int) -> CodeCandidate:
-    """``cand`` carrying its whole file (``text``, ``n_lines`` lines) as its lines; its span
-    stays the definition's, so the window can say where in the file it is. Construction
-    never cuts such a candidate."""
-    return replace(cand, lines=tuple(range(1, n_lines + 1)), text=text, whole_file=True)
-
-
-def with_whole_files(
-    reader: SourceReader,
-    candidates: Sequence[CodeCandidate],
-    heads: Sequence[str],
-    ranked_files: Sequence[str],
-    cfg: DefaultsConfig,
-    target_tokens: int,
-    count_within: Callable[[str, int], int | None],
-) -> tuple[list[CodeCandidate], list[LogEntry]]:
-    """The best-ranked files holding a change target carry the whole file as the target's
-    lines, each when it fits its share (the target's span stays the definition's, so the
-    window can say where in the file it is).
-
-    The edit lands somewhere in that file, often a few lines from the definition retrieval
-    chose (a table entry above it, the method next to it): a module small enough costs less
-    than the guesses the fill would spend on other files, and the model sees it as it is.
-    Only the best-ranked target files are tried: a later target's file shown whole took the
-    room of the better one's neighbours and lost as many instances as it won.
-    ``count_within(text, limit)`` is the token count of ``text`` when it is at most
-    ``limit``, else ``None`` (it stops counting there: a huge file costs no full count).
-    """
-    room = int(target_tokens * cfg.whole_file_share)
-    if room <= 0 or cfg.whole_files <= 0:
-        return list(candidates), []
-    order = {h: i for i, h in enumerate(dict.fromkeys(heads))}
-    firsts: dict[str, int] = {}
-    for i, c in sorted(
-        ((i, c) for i, c in enumerate(candidates) if c.qualname in order),
-        key=lambda ic: order[ic[1].qualname or ""],
-    ):
-        firsts.setdefault(c.file, i)
-    rank = {f: n for n, f in enumerate(ranked_files)}
-    best = sorted(firsts, key=lambda f: rank.get(f, len(rank)))[: cfg.whole_files]
-    out = list(candidates)
-    log: list[LogEntry] = []
-    for path in best:
-        lines = reader.lines(path)
-        if not lines:
-            continue
-        text = "\n".join(lines)
-        tokens = count_within(text, room)
-        if tokens is None:
-            continue
-        room -= tokens
-        i = firsts[path]
-        c = out[i]
-        out[i] = _as_whole_file(c, text, len(lines))
-        log.append(
-            LogEntry(
-                "defaults",
-                c.qualname or path,
-                "whole_file",
-                f"{len(lines)} lines, {tokens} tokens: the change target's file shown whole",
-                path,
-            )
-        )
-    return out, log
-
-
-def with_small_files(
-    reader: SourceReader,
-    candidates: Sequence[CodeCandidate],
-    ranked_files: Sequence[str],
-    cfg: DefaultsConfig,
-    target_tokens: int,
-    count_within: Callable[[str, int], int | None],
-) -> tuple[list[CodeCandidate], list[LogEntry]]:
-    """Small library files among retrieval's best-ranked ``small_file_rank`` files, each
-    shown whole as one more change target: its best-scored retrieved definition carries the
-    whole file as its lines, as :func:`with_whole_files` does for the best target file.
-
-    When the fix is in the second- to eighth-ranked file, the change targets (all in the
-    best file, most of the time) miss it, and the fill shows at most a signature of it.
-    A file of a few hundred lines costs about as much as one target's body and holds every
-    line an edit there could touch. Each file may take ``small_file_tokens`` and all of them
-    ``small_files_share`` of the target size; a file no retrieved definition came from is
-    skipped (nothing retrieved says it is about the task, and a target needs an entity).
-    ``count_within`` is as for :func:`with_whole_files`."""
-    per_file = cfg.small_file_tokens
-    room = int(target_tokens * cfg.small_files_share)
-    if cfg.small_file_rank <= 0 or per_file <= 0 or room <= 0:
-        return list(candidates), []
-    out = list(candidates)
-    whole = {c.file for c in out if c.whole_file}
-    log: list[LogEntry] = []
-    for path in ranked_files[: cfg.small_file_rank]:
-        if path in whole or not is_library_path(path):
-            continue
-        picks = [  # a definition, since a change target is named by its entity
-            (i, c)
-            for i, c in enumerate(out)
-            if c.file == path and c.origin == Origin.RETRIEVAL and c.qualname
-        ]
-        lines = reader.lines(path) if picks else []
-        if not lines:
-            continue
-        text = "\n".join(lines)
-        tokens = count_within(text, min(per_file, room))
-        if tokens is None:
-            continue
-        room -= tokens
-        i, c = max(picks, key=lambda ic: (ic[1].score, -ic[0]))
-        out[i] = _as_whole_file(c, text, len(lines))
-        whole.add(path)
-        log.append(
-            LogEntry(
-                "defaults",
-                c.qualname or path,
-                "small_file",
-                f"{len(lines)} lines, {tokens} tokens: a small file among the best-ranked, "
-                "shown whole as a change target",
-                path,
-            )
-        )
-    return out, log
-
-
-def spare_files(
-    reader: SourceReader,
-    candidates: Sequence[CodeCandidate],
-    ranked_files: Sequence[str],
-    cfg: DefaultsConfig,
-    target_tokens: int,
-    count_within: Callable[[str, int], int | None],
-) -> list[CodeCandidate]:
-    """The best-ranked library files as whole-file candidates scored below every retrieved
-    one, so the fill shows each only in the room left after all of them.
-
-    A small repository's window often ends far below its target: the retrieved definitions
-    are few and short, and the rest are tests the gate turns away, while the file to change
-    was ranked among the first by retrieval and never shown. Each file is read whole or not
-    at all (``count_within`` as in :func:`with_whole_files`); a file already shown whole is
-    skipped."""
-    positive = [c.score for c in candidates if c.origin == Origin.RETRIEVAL and c.score > 0]
-    room = int(target_tokens * cfg.whole_file_share)
-    if not positive or room <= 0 or cfg.spare_files <= 0:
-        return []
-    whole = {c.file for c in candidates if c.whole_file}
-    files = [f for f in ranked_files if is_library_path(f) and f not in whole]
-    score = min(positive) / 2
-    out = []
-    for path in files[: cfg.spare_files]:
-        lines = reader.lines(path)
-        text = "\n".join(lines)
-        if not lines or count_within(text, room) is None:
-            continue
-        out.append(
-            CodeCandidate(
-                qualname=None,
-                kind="module",
-                file=path,
-                start_line=1,
-                end_line=len(lines),
-                score=score,
-                signature=None,
-                text=text,
-                provenance="04: a best-ranked file, shown whole in the room the window has left",
-                origin=Origin.RETRIEVAL,
-                lines=tuple(range(1, len(lines) + 1)),
-                whole_file=True,
-            )
-        )
-    return out
-
-
 # Lines that belong to the definition below them: decorators and annotations (``@``),
 # attributes (``#[``), and comments of every graph language.
 _ATTACHED = ("@", "#", "//", "/*", "*")
@@ -909,11 +737,8 @@ __all__ = [
     "import_lines",
     "margins",
     "resolve",
-    "spare_files",
     "target_sources",
     "window_candidates",
     "with_context",
     "with_margins",
-    "with_small_files",
-    "with_whole_files",
 ]

@@ -220,6 +220,7 @@ def build_pool(inputs: PoolInputs, config: ConstructConfig) -> Pool:
                 site_of=c.site_of,
                 site_edge=c.site_edge,
                 whole_file=c.whole_file,
+                uncut=c.uncut or c.whole_file,
             ),
         )
 
@@ -241,7 +242,7 @@ def build_pool(inputs: PoolInputs, config: ConstructConfig) -> Pool:
     for source, kind, content, prov, meta in raw:
         # A whole file is bounded by its share of the window's target instead.
         content, cut = (
-            (content, False) if meta.whole_file else _cap_bytes(content, config.content_cap_bytes)
+            (content, False) if meta.uncut else _cap_bytes(content, config.content_cap_bytes)
         )
         if cut and meta.start_line is not None:
             meta = _shown_after_cap(meta, content)

@@ -90,6 +90,9 @@ class ItemMeta:
     #: The item is its file, whole, chosen for the window (``defaults.with_whole_files``):
     #: its size is bounded by the window's target, so no per-item cap or line window cuts it.
     whole_file: bool = False
+    #: Every line of the item is shown: construction neither cuts it to a line window nor
+    #: to the byte cap (a file chosen whole, a change target's whole definition).
+    uncut: bool = False
     #: A plan node's fields (its ``content`` is their text for the gate and the ranker): the
     #: window lays the plan out from them, each repository-derived name escaped.
     plan: PlanNode | None = None
@@ -187,6 +190,8 @@ class CodeCandidate:
     site_edge: str | None = None
     #: ``lines`` are the whole file (see :attr:`ItemMeta.whole_file`).
     whole_file: bool = False
+    #: Every line in ``lines`` is shown (see :attr:`ItemMeta.uncut`); a whole file is.
+    uncut: bool = False
 
 
 @dataclass(frozen=True)
@@ -226,6 +231,8 @@ class ConstructConfig:
     compression_floor_bytes: int = 1024
     large_item_lines: int = 200
     window_lines: int = 40
+    target_window_lines: int = 40
+    window_keeps_signature: bool = False
     # The window of a cut body is chosen by the task's terms on its code lines only: a
     # docstring repeats the task's words (sympy's 250-line ``diophantine`` was cut to its
     # signature and docstring, the fix 45 lines further down). On 107 exact-tree Lite
@@ -279,6 +286,7 @@ class ConstructConfig:
             "residue_cap",
             "max_completion_tokens",
             "window_lines",
+            "target_window_lines",
             "large_item_lines",
             "target_tokens",
             "gap_lines",

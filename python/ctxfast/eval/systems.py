@@ -492,7 +492,7 @@ CONSTRUCT_SWITCHES: dict[str, tuple[str, str, Any]] = {
     "confidence_localization": ("defaults", "confidence_localization", False),
     "target_context": ("defaults", "target_context", False),
     "file_outlines": ("defaults", "file_outlines", False),
-    "small_files": ("defaults", "small_file_rank", 0),
+    "whole_files": ("defaults", "whole_files_share", 0.0),
     "evidence_ranker": ("config", "evidence_ranker", False),
     "fill": ("config", "target_tokens", 0),
     "spare_files": ("defaults", "spare_files", 0),
