@@ -57,7 +57,7 @@ CANDS = [
 
 
 def _whole(tree, ranked, cfg=None, target=400, heads=("a.first",), guesses=True, cands=CANDS):
-    out, log = with_whole_files(
+    out, log, used = with_whole_files(
         SourceReader(tree).lines,
         cands,
         list(heads),
@@ -67,7 +67,8 @@ def _whole(tree, ranked, cfg=None, target=400, heads=("a.first",), guesses=True,
         _chars,
         guesses=guesses,
     )
-    assert [c.file for c in out if c.whole_file] == sorted(e.subject for e in log) or log
+    assert sorted(c.file for c in out if c.whole_file) == sorted(e.subject for e in log)
+    assert used == sum(len(c.text) for c in out if c.whole_file)
     return sorted(e.subject for e in log)
 
 
@@ -121,11 +122,11 @@ def test_the_carrier_is_the_first_target_else_the_best_definition(tree):
         _cand("a.high", "a.py", 2.0),
         CodeCandidate(None, "lines", "lonely.py", 1, 1, 9.0, None, "X = 1", "r"),
     ]
-    out, _ = with_whole_files(
+    out, _, _ = with_whole_files(
         SourceReader(tree).lines, cands, [], ["a.py", "lonely.py"], DefaultsConfig(), 400, _chars
     )
     assert [c.qualname for c in out if c.whole_file] == ["a.high"]  # lonely.py: no entity
-    out, _ = with_whole_files(
+    out, _, _ = with_whole_files(
         SourceReader(tree).lines, cands, ["a.low"], ["a.py"], DefaultsConfig(), 400, _chars
     )
     (carrier,) = [c for c in out if c.whole_file]

@@ -247,7 +247,7 @@ def prepare(
 
     ranked = result.ranked_files()
     # A caller's localization is theirs: no guessed files become change targets beside it.
-    candidates, whole_log = with_whole_files(
+    candidates, whole_log, used = with_whole_files(
         reader.lines,
         candidates,
         heads,
@@ -261,7 +261,6 @@ def prepare(
     head_set = set(heads)
     loc = (*loc, *(e.item_id for e in whole_log if e.item_id not in head_set))
     if dcfg.whole_targets:
-        used = sum(int(e.driver.split(" tokens")[0].rsplit(" ", 1)[-1]) for e in whole_log)
         candidates, target_log = with_whole_targets(
             reader.lines,
             candidates,

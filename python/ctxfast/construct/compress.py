@@ -256,25 +256,20 @@ def mask_pointer(item: EvidenceItem, config: ConstructConfig) -> str:
 
 
 def best_window(
-    pairs: Numbered,
-    terms: Collection[str],
-    config: ConstructConfig,
-    keep_tail: bool = False,
-    lines: int | None = None,
+    pairs: Numbered, terms: Collection[str], config: ConstructConfig, keep_tail: bool = False
 ) -> tuple[Numbered, bool]:
-    """A large code body cut to its best window of ``lines`` (default ``window_lines``)
-    lines (term overlap; the tail for an insertion point); returns ``(pairs, was_cut)``.
-    Bodies up to ``large_item_lines`` lines stay whole."""
+    """A large code body cut to its best ``window_lines`` window (term overlap; the tail for
+    an insertion point); returns ``(pairs, was_cut)``. Bodies up to ``large_item_lines``
+    lines stay whole."""
     if len(pairs) <= config.large_item_lines:
         return pairs, False
-    size = lines or config.window_lines
     if keep_tail:
-        return pairs[-size:], True
+        return pairs[-config.window_lines :], True
     texts = [t for _, t in pairs]
     if config.window_code_only:
         # A docstring repeats the task's words without being what changes: score code.
         texts = [t if c else "" for t, c in zip(texts, code_rows(texts), strict=True)]
-    st, en, _ = best_line_windows(texts, terms, size, min_len=config.min_term_len)[0]
+    st, en, _ = best_line_windows(texts, terms, config.window_lines, min_len=config.min_term_len)[0]
     return pairs[st:en], True
 
 
@@ -284,9 +279,8 @@ def body_window(
     terms: Collection[str],
     config: ConstructConfig,
     keep_tail: bool = False,
-    lines: int | None = None,
 ) -> tuple[Numbered, bool]:
-    """:func:`best_window` of ``item``'s lines ``pairs`` (``lines`` long), the window taken from the
+    """:func:`best_window` of ``item``'s lines ``pairs``, the window taken from the
     definition's own lines (:func:`own_lines`) when the body is cut: a window of a whole file
     or of a class header plus a method must still show the definition its header names."""
     if len(pairs) <= config.large_item_lines:
@@ -294,12 +288,7 @@ def body_window(
     own = own_lines(item, pairs)
     if len(own) <= config.large_item_lines:
         return own, True
-    window, _ = best_window(own, terms, config, keep_tail, lines)
-    if config.window_keeps_signature and not keep_tail:
-        # The header says what the lines are part of, and a fix often changes it (a new
-        # parameter, a docstring line) together with the body.
-        window = tuple(sorted({*signature_lines(item), *window}))
-    return window, True
+    return best_window(own, terms, config, keep_tail)
 
 
 def _sliced(item: EvidenceItem, name: str) -> Numbered | None:
@@ -369,12 +358,7 @@ def compress(
                 )
             elif role is not Role.FILE_OUTLINE and not item.meta.uncut:
                 shown, cut = body_window(
-                    item,
-                    full,
-                    terms,
-                    config,
-                    keep_tail=role is Role.INSERTION_POINT,
-                    lines=config.target_window_lines if role is Role.CHANGE_TARGET else None,
+                    item, full, terms, config, keep_tail=role is Role.INSERTION_POINT
                 )
                 if cut:
                     log.append(

@@ -231,8 +231,6 @@ class ConstructConfig:
     compression_floor_bytes: int = 1024
     large_item_lines: int = 200
     window_lines: int = 40
-    target_window_lines: int = 40
-    window_keeps_signature: bool = False
     # The window of a cut body is chosen by the task's terms on its code lines only: a
     # docstring repeats the task's words (sympy's 250-line ``diophantine`` was cut to its
     # signature and docstring, the fix 45 lines further down). On 107 exact-tree Lite
@@ -286,7 +284,6 @@ class ConstructConfig:
             "residue_cap",
             "max_completion_tokens",
             "window_lines",
-            "target_window_lines",
             "large_item_lines",
             "target_tokens",
             "gap_lines",

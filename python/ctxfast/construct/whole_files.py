@@ -86,18 +86,18 @@ def with_whole_files(
     count_within: CountWithin,
     *,
     guesses: bool = True,
-) -> tuple[list[CodeCandidate], list[LogEntry]]:
+) -> tuple[list[CodeCandidate], list[LogEntry], int]:
     """The files worth showing whole (see the module doc), each carried by one of its
     candidates as the whole file. Candidates are the change targets' files and, with
     ``guesses``, the best-ranked files without one (their best retrieved definition becomes
     a change target). ``count_within(text, limit)`` is the token count of ``text`` when it
     is at most ``limit``, else ``None`` (it stops counting there: a huge file costs no full
-    count)."""
+    count). Also returns the tokens the whole files take."""
     prior = cfg.whole_file_prior
     room = int(target_tokens * cfg.whole_files_share)
     top = prior[0] if prior else 0.0
     if room <= 0 or top <= 0 or cfg.whole_file_share <= 0:
-        return list(candidates), []
+        return list(candidates), [], 0
     head_files = {c.file for c in candidates if c.qualname in set(heads)}
     rank = {f: n for n, f in enumerate(ranked_files)}
     files = [f for f in ranked_files[: len(prior)] if guesses or f in head_files]
@@ -121,10 +121,12 @@ def with_whole_files(
         offers.append((-p / max(tokens, 1), r, path, tokens, text, len(lines)))
     out = list(candidates)
     log: list[LogEntry] = []
+    used = 0
     for _, r, path, tokens, text, n_lines in sorted(offers):
         if tokens > room:
             continue
         room -= tokens
+        used += tokens
         i = _carrier(out, path, heads)
         assert i is not None  # offered only with a carrier
         c = out[i]
@@ -139,7 +141,7 @@ def with_whole_files(
                 path,
             )
         )
-    return out, log
+    return out, log, used
 
 
 def with_whole_targets(
