@@ -224,8 +224,12 @@ TEST_SUFFIXES = tuple(
         for ext in ("js", "ts", "jsx", "tsx", "mjs", "mts")
     ]
 )
-#: Name fragments of generated or minified files (bundles, protobuf and gRPC stubs).
-GENERATED_NAME_PARTS = (".min.", "-min.", ".bundle.", "_pb2.py", "_pb2_grpc.py", ".pb.go")
+#: Name fragments of generated or minified files (bundles, protobuf and gRPC stubs, Dart's
+#: and C#'s generator output: the indexer's ``GENERATED_SUFFIXES``).
+GENERATED_NAME_PARTS = (
+    *(".min.", "-min.", ".bundle.", "_pb2.py", "_pb2_grpc.py", ".pb.go"),
+    *(".g.dart", ".freezed.dart", ".g.cs", ".Designer.cs", ".designer.cs"),
+)
 
 
 class FileRole(StrEnum):

@@ -24,8 +24,11 @@ from ctxfast.retrieval.task import TaskQuery
 
 
 class LexicalRecall:
-    """Line-level lexical search over an indexed repository's files (its indexed languages'
-    files; every known language when none of them has globs), for one index state.
+    """Line-level lexical search over an indexed repository's files, for one index state:
+    its indexed languages' globs, and for a language without globs of its own (the generic
+    tier's and plain files': Elixir, Fortran, ...) the extensions its files have, so that no
+    file the index holds is left out of lexical recall; every known language when the index
+    holds no file.
 
     The first search streams the files from disk: a one-shot process (the command line) asks
     once, and walking and searching in one pass costs about half of first loading every
@@ -37,16 +40,30 @@ class LexicalRecall:
     def __init__(self, index: RepoIndex) -> None:
         langs = sorted({lang for lang in index.languages.values() if lang})
         self.root = index.root
-        self.languages = [lang for lang in langs if lang in LANGUAGE_GLOBS] or None
+        self.extra_globs = sorted(
+            {
+                "*." + name.rsplit(".", 1)[1]
+                for path, lang in index.languages.items()
+                if lang and lang not in LANGUAGE_GLOBS
+                for name in (path.rsplit("/", 1)[-1],)
+                if "." in name
+            }
+        )
+        known = [lang for lang in langs if lang in LANGUAGE_GLOBS]
+        self.languages = known if known or self.extra_globs else None
         self._corpus: LexicalCorpus | None = None
         self._searched = False
 
     def search(self, terms: list[str], max_hits: int) -> LexicalResult:
         if not self._searched:
             self._searched = True
-            return lexical_search(self.root, terms, self.languages, max_hits)
+            return lexical_search(
+                self.root, terms, self.languages, max_hits, extra_globs=self.extra_globs
+            )
         if self._corpus is None:
-            self._corpus = LexicalCorpus(self.root, languages=self.languages)
+            self._corpus = LexicalCorpus(
+                self.root, languages=self.languages, extra_globs=self.extra_globs
+            )
         return self._corpus.search(terms, max_hits=max_hits)
 
 

@@ -12,8 +12,6 @@ use ctxfast_core::tokens::{count, Encoding};
 use ctxfast_core::truncate::{truncate_to_tokens, Cut};
 use proptest::prelude::*;
 
-const LANGS: &[Lang] = &Lang::ALL;
-
 /// The stack of a rayon worker, where extraction runs in production (Rust's default 2 MiB).
 const WORKER_STACK: usize = 2 << 20;
 
@@ -58,6 +56,12 @@ fn vocabulary(lang: Lang) -> Vec<&'static str> {
         Lang::Ruby => {
             "module |class |def |self.|end|< |include |require |require_relative |do \
              |x|@x|Foo|::|.new|'s'|# d\n|return |yield |class << self|if |unless |=> "
+        }
+        // One soup for the generic and plain tiers: the keywords their grammars share.
+        Lang::Tagged(_) | Lang::Plain(_) => {
+            "class |struct |func |function |def |defmodule |let |local |fn |end|do |in \
+             |module |namespace |import |return |=> |-> |<- |x|Foo|Foo.bar|'s'|\"s\"|@|# c\n\
+             |-- c\n|// c\n|(* c *)|public |static |void |init"
         }
     };
     words.split('|').chain(PUNCT.split('|')).collect()
@@ -116,6 +120,13 @@ fn nesters(lang: Lang) -> &'static [(&'static str, &'static str)] {
             ("1 + ", ""),
             ("Foo::", ""),
         ],
+        Lang::Tagged(_) | Lang::Plain(_) => &[
+            ("f(", ")"),
+            ("[", "]"),
+            ("(", ")"),
+            ("x.", ""),
+            ("1 + ", ""),
+        ],
     }
 }
 
@@ -130,6 +141,7 @@ fn wrap(lang: Lang, expr: &str) -> String {
         Lang::C | Lang::Cpp => format!("int f(void) {{ int s = {expr}; return s; }}\n"),
         Lang::Php => format!("<?php\nfunction f() {{ $s = {expr}; }}\n"),
         Lang::Ruby => format!("def f\n  s = {expr}\nend\n"),
+        Lang::Tagged(_) | Lang::Plain(_) => format!("s = {expr}\n"),
     }
 }
 
@@ -165,7 +177,7 @@ fn check_raw(raw: &RawFile, lines: u32) {
 }
 
 fn lang_strategy() -> impl Strategy<Value = Lang> {
-    proptest::sample::select(LANGS.to_vec())
+    proptest::sample::select(Lang::all().collect::<Vec<_>>())
 }
 
 fn soup(lang: Lang) -> impl Strategy<Value = Vec<u8>> {
@@ -253,7 +265,7 @@ proptest! {
 fn nesting_past_the_bound_is_recorded_not_fatal() {
     assert_eq!(MAX_NESTING, 256);
     let deep = 6 * MAX_NESTING as usize;
-    for &lang in LANGS {
+    for lang in Lang::all() {
         for &(open, close) in nesters(lang) {
             let expr = format!("{}x{}", open.repeat(deep), close.repeat(deep));
             let (raw, _) = extract_on_worker(lang, wrap(lang, &expr).into_bytes());

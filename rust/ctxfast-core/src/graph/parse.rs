@@ -140,7 +140,7 @@ fn parse_one(
     if discover::is_binary(&bytes) {
         return Outcome::Skipped("skipped: binary file (NUL byte in the first 8 KB)".into());
     }
-    if lang.is_js() && discover::is_minified(&bytes) {
+    if lang.skips_minified() && discover::is_minified(&bytes) {
         return Outcome::Skipped(discover::MINIFIED_LINES.into());
     }
     let sha = sha_key(&bytes, &f.rel);
@@ -245,7 +245,7 @@ pub struct Assembled {
     /// The [`super::lang::Lang::linkage_family`] bits of the parsed files that changed what
     /// they put in the repository-wide name maps ([`linkage_keys`]): a call in any file of
     /// those families may now resolve differently.
-    pub linkage_moved: u8,
+    pub linkage_moved: u32,
 }
 
 /// Puts the fresh extractions of parsed files and the stored interfaces of unchanged ones

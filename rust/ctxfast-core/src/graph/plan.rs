@@ -400,7 +400,7 @@ pub struct Moved<'a> {
     pub interfaces: &'a [usize],
     /// The [`Lang::linkage_family`] bits of the files that changed what they put in the
     /// repository-wide name maps (C/C++ functions, PHP and Ruby names).
-    pub linkage: u8,
+    pub linkage: u32,
 }
 
 /// The files of this run (indexes into `files`) whose references must be resolved again:

@@ -22,6 +22,7 @@ mod context;
 mod php;
 mod ruby;
 mod symbols;
+mod tags;
 
 #[cfg(test)]
 mod tests;
@@ -1082,6 +1083,8 @@ impl<'a> Resolver<'a> {
             Lang::Java | Lang::Php => Res::Package(module.to_string()),
             Lang::Ruby => self.rb_require(fd, module, level),
             Lang::C | Lang::Cpp => self.c_include(fd, module, level),
+            // The generic tier and plain files bind no imports.
+            Lang::Tagged(_) | Lang::Plain(_) => Res::External,
             Lang::Rust => {
                 let segs: Vec<&str> = module.split("::").collect();
                 let crate_base = children_base_of(&self.rust_crate_root(fd));
@@ -1469,11 +1472,13 @@ impl<'a> Resolver<'a> {
         let own_rules = match fd.lang {
             Lang::Php => Some(Resolver::php_ref as fn(&Self, u32, &RawRef) -> Option<DefAt>),
             Lang::Ruby => Some(Resolver::rb_ref as fn(&Self, u32, &RawRef) -> Option<DefAt>),
+            Lang::Tagged(_) => Some(Resolver::tags_ref as fn(&Self, u32, &RawRef) -> Option<DefAt>),
             _ => None,
         };
         for r in &fd.raw.refs {
-            // PHP and Ruby name things their own way (namespaces, reopened constants): each
-            // has its own rules, and an edge only where they reach a project definition.
+            // PHP and Ruby name things their own way (namespaces, reopened constants), the
+            // generic tier by bare names: each has its own rules, and an edge only where
+            // they reach a project definition.
             if let Some(rules) = own_rules {
                 if let Some((df, dd)) = rules(self, f, r) {
                     let name = r.path.last().map(String::as_str).unwrap_or("");

@@ -1261,3 +1261,4 @@ fn forget_process_cache(db: &Path) {
 }
 
 mod php_ruby;
+mod tags;

@@ -11,9 +11,11 @@ mod go;
 mod java;
 mod js;
 mod php;
+pub mod plain;
 mod python;
 mod ruby;
 mod rust_lang;
+pub mod tags;
 
 pub use java::type_name as java_type_name;
 
@@ -31,6 +33,10 @@ pub enum Lang {
     Cpp,
     Php,
     Ruby,
+    /// Row `i` of [`tags::TAGGED`]: the generic tier, read through its grammar's tags query.
+    Tagged(u8),
+    /// Row `i` of [`plain::PLAIN`]: recorded and ranked by its text, not parsed.
+    Plain(u8),
 }
 
 impl Lang {
@@ -53,8 +59,20 @@ impl Lang {
             "php" => Lang::Php,
             // Rakefiles' `.rake` tasks are Ruby too; `.gemspec` is a manifest, not code.
             "rb" | "rake" => Lang::Ruby,
-            _ => return None,
+            _ => return Lang::by_table_extension(ext),
         })
+    }
+
+    /// The generic-tier or plain language of extension `ext`.
+    fn by_table_extension(ext: &str) -> Option<Lang> {
+        let row = |exts: &[&str]| exts.contains(&ext);
+        if let Some(i) = tags::TAGGED.iter().position(|t| row(t.extensions)) {
+            return Some(Lang::Tagged(i as u8));
+        }
+        plain::PLAIN
+            .iter()
+            .position(|(_, exts)| row(exts))
+            .map(|i| Lang::Plain(i as u8))
     }
 
     pub fn as_str(self) -> &'static str {
@@ -70,11 +88,13 @@ impl Lang {
             Lang::Cpp => "cpp",
             Lang::Php => "php",
             Lang::Ruby => "ruby",
+            Lang::Tagged(i) => tags::TAGGED[i as usize].name,
+            Lang::Plain(i) => plain::PLAIN[i as usize].0,
         }
     }
 
-    /// Every language, in a fixed order.
-    pub const ALL: [Lang; 11] = [
+    /// The languages with a visitor of their own, in a fixed order.
+    pub const CURATED: [Lang; 11] = [
         Lang::Python,
         Lang::JavaScript,
         Lang::TypeScript,
@@ -88,12 +108,20 @@ impl Lang {
         Lang::Ruby,
     ];
 
-    pub fn from_name(s: &str) -> Option<Lang> {
-        Lang::ALL.into_iter().find(|l| l.as_str() == s)
+    /// Every language: the curated ones, then the generic tier, then the plain ones.
+    pub fn all() -> impl Iterator<Item = Lang> {
+        let tagged = (0..tags::TAGGED.len()).map(|i| Lang::Tagged(i as u8));
+        let plain = (0..plain::PLAIN.len()).map(|i| Lang::Plain(i as u8));
+        Lang::CURATED.into_iter().chain(tagged).chain(plain)
     }
 
-    fn grammar(self) -> tree_sitter::Language {
-        match self {
+    pub fn from_name(s: &str) -> Option<Lang> {
+        Lang::all().find(|l| l.as_str() == s)
+    }
+
+    /// The grammar files of this language are parsed with; `None` for a plain language.
+    fn grammar(self) -> Option<tree_sitter::Language> {
+        Some(match self {
             Lang::Python => tree_sitter_python::LANGUAGE.into(),
             Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
             Lang::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
@@ -106,19 +134,35 @@ impl Lang {
             // The grammar with the HTML around `<?php … ?>`: templates mix both.
             Lang::Php => tree_sitter_php::LANGUAGE_PHP.into(),
             Lang::Ruby => tree_sitter_ruby::LANGUAGE.into(),
-        }
+            Lang::Tagged(i) => (tags::TAGGED[i as usize].grammar)(),
+            Lang::Plain(_) => return None,
+        })
     }
 
     /// Identifies the grammar build (ABI version and the sizes of its node-kind and field
     /// tables) for the parse cache key: a grammar upgrade changes it, so old entries miss.
+    /// A generic-tier language adds a hash of its tags query, which a crate may change
+    /// without touching the grammar.
     pub fn grammar_fingerprint(self) -> String {
-        let g = self.grammar();
-        format!(
+        let Some(g) = self.grammar() else {
+            return "plain".to_string();
+        };
+        let mut f = format!(
             "{}/{}/{}",
             g.abi_version(),
             g.node_kind_count(),
             g.field_count()
-        )
+        );
+        if let Lang::Tagged(i) = self {
+            use sha2::Digest;
+            let t = &tags::TAGGED[i as usize];
+            let h = sha2::Sha256::digest(format!("{}{}", t.query, t.references));
+            f.push_str(&format!(
+                "/q{:02x}{:02x}{:02x}{:02x}",
+                h[0], h[1], h[2], h[3]
+            ));
+        }
+        f
     }
 
     /// True for the JS family, which shares one extractor and one module resolver.
@@ -135,6 +179,15 @@ impl Lang {
         matches!(self, Lang::Java | Lang::Rust) || self.is_js() || self.is_c_family()
     }
 
+    /// True where a file of minified-long lines ([`super::discover::is_minified`]) is skipped
+    /// as generated: JavaScript and TypeScript, where minifiers are the norm, and the
+    /// generic and plain tiers, whose hand-written files never look like that (a generated
+    /// C# or Lua table, a data dump saved as `.lua`) and whose readers have no visitor that
+    /// knows better. The curated languages' long generated lines are still parsed.
+    pub fn skips_minified(self) -> bool {
+        self.is_js() || matches!(self, Lang::Tagged(_) | Lang::Plain(_))
+    }
+
     /// True for C and C++, which share one extractor and one include resolver.
     pub fn is_c_family(self) -> bool {
         matches!(self, Lang::C | Lang::Cpp)
@@ -142,13 +195,16 @@ impl Lang {
 
     /// The languages whose calls may resolve through repository-wide name maps (a name
     /// defined once in the project: [`super::resolve::Symbols`]), one bit per family: C and
-    /// C++ share one; PHP and Ruby have their own. A file changing what it puts in those
-    /// maps makes every file of its family resolve again (`plan::to_resolve`). 0: none.
-    pub fn linkage_family(self) -> u8 {
+    /// C++ share one; PHP, Ruby and each generic-tier language have their own. A file
+    /// changing what it puts in those maps makes every file of its family resolve again
+    /// (`plan::to_resolve`). 0: none.
+    pub fn linkage_family(self) -> u32 {
         match self {
             Lang::C | Lang::Cpp => 1,
             Lang::Php => 2,
             Lang::Ruby => 4,
+            // One bit per generic-tier language: its names resolve within the language.
+            Lang::Tagged(i) => 8 << i,
             _ => 0,
         }
     }
@@ -402,13 +458,20 @@ pub fn extract(lang: Lang, src: &[u8], module: &str, end_line: u32) -> Extracted
             const { std::cell::RefCell::new(Vec::new()) };
     }
     let mut b = Builder::new(src, module, end_line);
+    let Some(grammar) = lang.grammar() else {
+        // A plain language: the file is its module node.
+        return Extracted {
+            raw: b.finish(),
+            parse_error: None,
+        };
+    };
     let tree = PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
         let pos = match parsers.iter().position(|(l, _)| *l == lang) {
             Some(p) => p,
             None => {
                 let mut p = Parser::new();
-                p.set_language(&lang.grammar())
+                p.set_language(&grammar)
                     .map_err(|_| "grammar version mismatch")?;
                 parsers.push((lang, p));
                 parsers.len() - 1
@@ -429,6 +492,7 @@ pub fn extract(lang: Lang, src: &[u8], module: &str, end_line: u32) -> Extracted
         }
     };
     let root = tree.root_node();
+    let mut query_error = None;
     match lang {
         Lang::Python => python::walk(&mut b, root),
         Lang::JavaScript | Lang::TypeScript | Lang::Tsx => js::walk(&mut b, root),
@@ -438,6 +502,8 @@ pub fn extract(lang: Lang, src: &[u8], module: &str, end_line: u32) -> Extracted
         Lang::C | Lang::Cpp => c_family::walk(&mut b, root),
         Lang::Php => php::walk(&mut b, root),
         Lang::Ruby => ruby::walk(&mut b, root),
+        Lang::Tagged(i) => query_error = tags::walk(&mut b, root, i as usize).err(),
+        Lang::Plain(_) => {}
     }
     let syntax = root.has_error().then(|| first_error(root));
     let too_deep = b.too_deep.map(|line| {
@@ -445,10 +511,10 @@ pub fn extract(lang: Lang, src: &[u8], module: &str, end_line: u32) -> Extracted
             "nesting deeper than {MAX_NESTING} levels at line {line}: that subtree is not indexed"
         )
     });
-    let parse_error = match (syntax, too_deep) {
-        (Some(s), Some(d)) => Some(format!("{s}; {d}")),
-        (s, d) => s.or(d),
-    };
+    let parse_error = [syntax, too_deep, query_error]
+        .into_iter()
+        .flatten()
+        .reduce(|a, b| format!("{a}; {b}"));
     Extracted {
         raw: b.finish(),
         parse_error,
@@ -748,3 +814,6 @@ pub fn dotted(
         cur = obj;
     }
 }
+
+// `Lang::linkage_family` gives each generic-tier language one bit of a `u32` from bit 3 on.
+const _: () = assert!(tags::TAGGED.len() <= 29);

@@ -43,10 +43,12 @@ pub struct Symbols {
     /// C++ methods by `Class.method`, wherever they are defined: the class body is usually in
     /// a header and the method bodies in a source file.
     pub(super) c_methods: FxHashMap<String, Vec<DefAt>>,
-    /// PHP and Ruby definitions by ([`Lang::linkage_family`], name): PHP functions outside
-    /// classes and classes, every Ruby method and class. A call no scope, import or ancestor
-    /// resolves reaches the definition when it is the only one of its name in the project.
-    pub(super) named: FxHashMap<(u8, String), Vec<DefAt>>,
+    /// PHP, Ruby and generic-tier definitions by ([`Lang::linkage_family`], name): PHP
+    /// functions outside classes and classes, every Ruby method and class, every definition
+    /// of the generic tier. A call no scope, import or ancestor resolves reaches the
+    /// definition when it is the only one of its name in the project (the generic tier:
+    /// the nearest, `resolve/tags.rs`).
+    pub(super) named: FxHashMap<(u32, String), Vec<DefAt>>,
     /// Ruby definitions by local qualname (`Rack.Utils.escape`) in every file: Ruby reopens
     /// a class or module in as many files as it likes, so a constant names them all.
     pub(super) rb_by_local: FxHashMap<String, Vec<DefAt>>,
@@ -258,6 +260,7 @@ impl Symbols {
                 put(&mut self.rb_by_local, d.local.clone(), at);
             }
             let named = match d.kind {
+                _ if matches!(f.lang, Lang::Tagged(_)) => true,
                 DefKind::Class => true,
                 DefKind::Function => f.lang == Lang::Ruby || d.parent == 0,
                 _ => false,
