@@ -6,8 +6,8 @@
 //! w(t)        = symbol_weight (3.0) if t matches [A-Za-z_][A-Za-z0-9_]* and t ∈ symbols, else 1.0
 //! ```
 //!
-//! `q∩d` is a set: a query term counts once however often the query repeats it (the spec's
-//! formula, and what keeps a pasted log from multiplying one term's weight). `N` is the number
+//! `q∩d` is a set: a query term counts once however often the query repeats it (the formula
+//! above, and what keeps a pasted log from multiplying one term's weight). `N` is the number
 //! of documents, `|d|` a document's token count and `avgdl` their mean. Symbol membership is
 //! tested on the ASCII-lowercased token against the lowercased symbol set, because the code
 //! tokenizer lowercases every token. The `+1` inside the log keeps every idf positive, so a
@@ -76,7 +76,8 @@ pub enum Doc<S = String> {
     Tokens(Vec<S>),
 }
 
-/// The parameters of the score; defaults are the spec's.
+/// The parameters of the score; the defaults are the common BM25 `k1 = 1.5`, `b = 0.75` and
+/// the identifier weight 3.0 of the formula above.
 #[derive(Clone, Debug)]
 pub struct Bm25Params {
     pub k1: f64,

@@ -1,6 +1,6 @@
 //! Lexical recall in-process, with ripgrep's own crates.
 //!
-//! The spec's invocation is `rg --no-heading --line-number --color never -F '<term>' ROOT
+//! The reference invocation is `rg --no-heading --line-number --color never -F '<term>' ROOT
 //! --glob '!vendor/**' … -g '*.py' | head -40`, once per term. This module does the same search
 //! for all terms in one walk:
 //!
@@ -8,9 +8,9 @@
 //!   files skipped, symlinks not followed — ripgrep's defaults), the language globs are
 //!   `ignore` overrides exactly like `-g '*.py'`;
 //! * vendored directories are pruned **at any depth** ([`crate::vendored::VENDORED_DIRS`], the
-//!   list the indexer prunes too) — stricter than the spec's root-anchored
+//!   list the indexer prunes too) — stricter than that invocation's root-anchored
 //!   globs on purpose, because `frontend/node_modules/` is as vendored as `node_modules/`;
-//!   `build` is pruned only at the root (as the spec's glob does), since nested `build`
+//!   `build` is pruned only at the root (as the invocation's glob does), since nested `build`
 //!   packages are real source;
 //! * matching is fixed-string (`grep-regex` with `fixed_strings`): a term is bytes, never a
 //!   pattern, and nothing is ever executed;

@@ -1,5 +1,5 @@
-//! The line-level code graph (spec-03 §3.2): discover → parse (tree-sitter, in parallel) →
-//! resolve names → store in `recon.db`.
+//! The line-level code graph that retrieval and the window read: discover → parse
+//! (tree-sitter, in parallel) → resolve names → store in `recon.db`.
 //!
 //! Node kinds:
 //! * `function` — functions and methods (a method's `contain` edge points at its class);
@@ -10,7 +10,7 @@
 //!   edges point at it;
 //! * `ref` — a reference site (call, decorator, base class, import statement) that produced
 //!   an edge or an unresolved entry. Its `qualname` is the *enclosing* definition and its id
-//!   is `enclosing_qualname:line` (one row per scope and line, as the spec's edge example
+//!   is `enclosing_qualname:line` (one row per scope and line, e.g.
 //!   `repo.module.main:15`). When that id equals a definition's own id (a call on a `def`
 //!   line), the definition row stands for the site.
 //!

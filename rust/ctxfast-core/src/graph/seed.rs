@@ -1,5 +1,5 @@
-//! Starting a new index from the index of a similar tree (issue 15: the second version of a
-//! repository).
+//! Starting a new index from the index of a similar tree (typically the next version of the
+//! same repository, as when a benchmark indexes many checkouts of one project).
 //!
 //! With the parse cache a second version parses almost nothing, but a cold build still
 //! resolves every file and loads every row into SQLite. Versions of one repository share

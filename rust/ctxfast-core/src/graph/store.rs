@@ -1,4 +1,4 @@
-//! SQLite storage of the graph (`recon.db`): the spec §3.2 tables (`nodes`, `edges`,
+//! SQLite storage of the graph (`recon.db`): the tables every reader queries (`nodes`, `edges`,
 //! `name_index`) plus `files`, `defs_meta` (signature + first docstring paragraph),
 //! `unresolved`, `raw` (per-file extraction blobs for incremental refresh: the full one and its
 //! interface part), `file_deps`
@@ -10,7 +10,7 @@
 //! text, and the full extraction in `raw.data` is deflated. Together they halved the sympy
 //! index (241 MB to 116 MB for 30 MB of source). Schema 9 stores files by integer id too
 //! (`node_rows.file_id`, `file_dep_rows`), edge types as codes and the interface blob
-//! deflated, behind views that keep the spec's `nodes`/`edges`/`file_deps` columns: 86 MB.
+//! deflated, behind views that keep the readers' `nodes`/`edges`/`file_deps` columns: 86 MB.
 //!
 //! WAL mode and one transaction per refresh: a reader (or a crash mid-index) always sees the
 //! previous complete index.
@@ -121,7 +121,9 @@ const TABLES: &[&str] = &[
     "file_stat",
 ];
 
-/// The views of [`SCHEMA`], which readers query as the spec's tables.
+/// The views of [`SCHEMA`], which readers query as plain tables (file paths and edge type
+/// names rather than integer ids and codes), so the compact storage stays private to this
+/// module.
 const VIEWS: &[&str] = &["nodes", "edges", "file_deps"];
 
 /// How long a build waits for another process (or thread) building the same index before
