@@ -93,7 +93,7 @@ def residue_signature(item: EvidenceItem, max_chars: int) -> str:
 def build_request(
     residue: Sequence[EvidenceItem], plan: PlanNode, config: ConstructConfig
 ) -> RankRequest:
-    """Assemble the prompt in the spec's exact order: obligation, question, residue."""
+    """Assemble the prompt in one fixed order: obligation, question, residue."""
     obligation = plan.obligation
     if plan.acceptance_criteria:
         obligation += "\nAcceptance criteria:\n" + "\n".join(

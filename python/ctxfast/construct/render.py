@@ -4,7 +4,7 @@ One task at the top; then, under a single note that everything below is data, th
 by file — each block headed ``path:start-end`` with a plain-words label and every line carrying
 its real number — with the files holding a change target last, nearest to where the model
 starts writing; then what the change affects, in words; the live outputs last, the freshest
-failure at the very end. Internal ids, dedup pointers and spec vocabulary stay in the logs.
+failure at the very end. Internal ids, dedup pointers and pipeline terms stay in the logs.
 
 Repository text cannot forge the window's structure: code lines start with their number, file
 names and entities are escaped, and outputs are fenced with a fence longer than any backtick

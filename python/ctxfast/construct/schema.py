@@ -1,7 +1,7 @@
 """Typed data of context construction: evidence items, plan/impact inputs, config,
 and the emitted :class:`DecisionContext`.
 
-Every threshold and cap of the spec lives in :class:`ConstructConfig` as a default, so an
+Every threshold and cap of construction lives in :class:`ConstructConfig` as a default, so an
 ablation or a different model window changes configuration, never code; the defaults are
 pinned by ``tests/test_construct_schema.py``.
 """
@@ -66,7 +66,7 @@ class ImpactType(StrEnum):
 
 @dataclass(frozen=True)
 class ItemMeta:
-    """Addressing data carried beside the spec schema (never emitted as part of it).
+    """Addressing data carried beside the pool item's fixed fields (never emitted with them).
 
     Later stages need the entity, span and freshness of an item without re-reading the
     source, so the pool records them once here.
@@ -100,7 +100,7 @@ class ItemMeta:
 
 @dataclass(frozen=True)
 class EvidenceItem:
-    """One uniform, addressable pool item; :meth:`to_dict` is the exact spec schema."""
+    """One uniform, addressable pool item; :meth:`to_dict` is its fixed JSON form."""
 
     id: str
     source: str
@@ -202,7 +202,7 @@ class ConstructConfig:
     encoding: str = "cl100k_base"
     # (a) pool
     pool_cap: int = 256
-    # Spec 08 says 8 KB and 80 lines; a window for fixing needs the code to change in full:
+    # The first design capped an item at 8 KB / 80 lines; a fix needs the code to change in full:
     # on 40 exact-tree Lite instances every-hunk coverage went .475 → .55 at the same
     # 8k-token target with 16 KB / 200 lines (400 lines / 32 KB measured the same).
     content_cap_bytes: int = 16 * 1024

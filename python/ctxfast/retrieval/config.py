@@ -51,8 +51,8 @@ class RetrievalConfig:
     # token cap of the injected slice
     max_tokens: int = 4000
     encoding: str = "cl100k_base"
-    # File-level localisation signals (shared/notes/localization-findings.md): each is
-    # normalised to [0, 1] per query and the enabled ones are simply added.
+    # File-level localisation signals (measured on SWE-bench Lite; see retrieval/localize.py):
+    # each is normalised to [0, 1] per query and the enabled ones are simply added.
     file_bm25: bool = True
     definition_match: bool = True
     path_mentions: bool = True

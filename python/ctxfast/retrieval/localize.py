@@ -1,6 +1,6 @@
 """File-level localisation: which files an issue is about, by simply added evidence.
 
-Measured on SWE-bench Lite (shared/notes/localization-findings.md): whole-file BM25 alone
+Measured on SWE-bench Lite: whole-file BM25 alone
 reaches Acc@5 ≈ .69; definition matching (code identifiers of the task that a file *defines*,
 weighted by rarity), path mentions, definition-level BM25 (top-3 definitions summed), query
 words in the path and traceback anchoring each add recall, and simply adding them (each
