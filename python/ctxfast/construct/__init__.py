@@ -5,7 +5,7 @@ Stages, one module each: ``pool`` (a), ``relevance_gate`` (b), ``ranker`` (the o
 text), ``budget`` (g, filling toward the target size first); ``pipeline`` runs them in that
 order. ``evidence_ranker`` answers the ranking step from retrieval evidence when no model is
 configured; ``defaults`` derives the stand-ins for a planner, an impact analyser and a localizer.
-ARCHITECTURE.md lists each stage's inputs, outputs and design section.
+ARCHITECTURE.md lists each stage's inputs and outputs and the idea it is built on.
 """
 
 from ctxfast.construct.compose import compose, to_code_candidates

@@ -1,5 +1,5 @@
 """The keep-or-revert decision rules of retrieval, reconnaissance and construction, applied
-to two results files (ARCHITECTURE.md lists the design sections they come from).
+to two results files (where the rules come from: ARCHITECTURE.md, "Sources").
 
 ``A`` is the current system, ``B`` the candidate. Each rule lists its inputs and a verdict.
 Conditions that need a model run (resolve rate, $ cost, end-to-end tokens) cannot be measured

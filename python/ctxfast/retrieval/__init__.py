@@ -5,5 +5,5 @@
 * :mod:`ctxfast.retrieval.vet` — the vetting rule;
 * :class:`ctxfast.BM25Index` — identifier-weighted BM25 (in :mod:`ctxfast.bm25`).
 
-ARCHITECTURE.md shows where each step sits in the pipeline and which design section it follows.
+ARCHITECTURE.md shows where each step sits in the pipeline and the idea it is built on.
 """

@@ -1,7 +1,7 @@
 """The learned ranker: two linear scorers (files, then candidate definitions) over the
 feature rows of ``retrieval.features``, shipped as a small JSON file in the package.
 
-Why linear: each weight can be read (the README prints them) and a model of forty numbers
+Why linear: each weight can be read (the model is a plain JSON file) and a model of forty numbers
 fit on commit history of other repositories cannot memorise the benchmark the way signals
 weighted one by one on it did. Scoring is a standardised dot product in numpy —
 deterministic, microseconds per query. ``ctxfast eval train-ranker`` writes the file from the
