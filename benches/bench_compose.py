@@ -12,7 +12,7 @@ and then ``compose`` run ``--repeat`` times each (24k ceiling, no ranker); p50/p
 all timed calls, and the stage shares come from the per-stage ``timings_ms`` the pipelines
 record ("outside stages" is the rest of the call: the index-change check, result assembly).
 Nothing is cached per task, only per index, so repeats measure the same work. The baseline is
-spec-08 §7's naive constructor: the same inputs (retrieved candidates + derived defaults)
+the naive constructor: the same inputs (retrieved candidates + derived defaults)
 concatenated and cut at the ceiling.
 """
 

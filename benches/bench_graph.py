@@ -9,7 +9,7 @@ Prints the cold index time and its ratio to the ``ast`` baseline and to a bare
 The baseline walks the same ``*.py`` files, parses each with ``ast``, emits def nodes
 (function/class/var with qualnames), call references with their enclosing scope and import
 bindings, resolves calls by name against module-level defs and imports, and writes the same
-tables to SQLite in one transaction — the "obvious" Python implementation of spec §3.2.
+tables to SQLite in one transaction — the "obvious" Python implementation of the code graph.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""§4 ranking against a real OpenAI-shaped HTTP server on 127.0.0.1, counting calls."""
+"""The single model ranking call against a real OpenAI-shaped HTTP server, counting calls."""
 
 from __future__ import annotations
 

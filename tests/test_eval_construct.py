@@ -1,4 +1,4 @@
-"""The construct suite's measurement (issue 13 §4): delivered lines from what a window shows,
+"""The construct suite's measurement: delivered lines from what a window shows,
 gold-file presence, BM25 stuffing at the window's own tokens, the coverage-versus-tokens
 curve, the constructor's ablation switches and one prepared handle per tree."""
 

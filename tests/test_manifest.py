@@ -1,4 +1,4 @@
-"""Repository manifest (spec 03 §3.1): per-family extraction on fixture repositories, with
+"""Repository manifest: per-family extraction on fixture repositories, with
 every evidence pointer opened and checked against the line it names."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""§3.1 query construction: the spec's regexes and caps, goal hint, traceback frames."""
+"""Query construction: the identifier and error-line patterns and caps, goal, traceback frames."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Gate signals S1–S6, the R0→R2 ladder, the k=1 ego-graph and the spec §5 injection."""
+"""Gate signals S1–S6, the R0→R2 ladder, the k=1 ego-graph and the tree it injects."""
 
 from __future__ import annotations
 

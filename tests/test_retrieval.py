@@ -1,4 +1,4 @@
-"""The spec-04 retrieval pipeline end to end on a fixture repository."""
+"""The retrieval pipeline end to end on a fixture repository."""
 
 from __future__ import annotations
 

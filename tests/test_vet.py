@@ -1,4 +1,4 @@
-"""The §3.7 vetting rule: >90% token overlap after whitespace normalisation is rejected."""
+"""The vetting rule: >90% token overlap after whitespace normalisation is rejected."""
 
 from __future__ import annotations
 
