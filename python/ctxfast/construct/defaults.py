@@ -86,6 +86,7 @@ class DefaultsConfig:
     whole_file_prior_power: float = 0.5
     fill_prior_power: float = 1.0
     whole_targets: bool = True
+    whole_target_share: float = 0.65
     # The room the fill leaves (every retrieved candidate shown, the target not reached)
     # goes to the best-ranked product files, each shown whole when it fits what is left,
     # after everything else: of the ``spare_files`` best-ranked files not already shown

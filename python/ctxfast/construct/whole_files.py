@@ -41,6 +41,8 @@ class WholeFileSettings(Protocol):
     @property
     def whole_file_prior_power(self) -> float: ...
     @property
+    def whole_target_share(self) -> float: ...
+    @property
     def spare_files(self) -> int: ...
 
 
@@ -164,7 +166,7 @@ def with_whole_targets(
     prior = cfg.whole_file_prior
     room = int(target_tokens * cfg.whole_files_share) - used
     top = prior[0] if prior else 0.0
-    if room <= 0 or top <= 0 or cfg.whole_file_share <= 0:
+    if room <= 0 or top <= 0 or cfg.whole_target_share <= 0:
         return list(candidates), []
     rank = {f: n for n, f in enumerate(ranked_files)}
     order = {h: i for i, h in enumerate(heads)}
@@ -187,7 +189,7 @@ def with_whole_targets(
             continue
         keep = tuple(sorted(shown | set(span)))
         text = "\n".join(lines[n - 1] for n in keep)
-        cap = int(target_tokens * cfg.whole_file_share * (p / top) ** cfg.whole_file_prior_power)
+        cap = int(target_tokens * cfg.whole_target_share * (p / top) ** cfg.whole_file_prior_power)
         tokens = count_within(text, min(cap, room))
         if tokens is None:
             continue
