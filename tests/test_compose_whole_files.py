@@ -181,7 +181,7 @@ def test_a_long_change_target_is_shown_as_its_whole_definition(tree):
     # Over its rank's cap (a fourth-ranked file's), or with the room spent: as given.
     assert whole(cut, ranked=("a.py", "b.py", "c.py", "d.py", "e.py", "f.py", "long.py"))[1] == []
     assert whole(cut, used=int(4000 * DefaultsConfig().whole_files_share))[1] == []
-    assert whole(cut, DefaultsConfig(whole_file_share=0.0))[1] == []
+    assert whole(cut, DefaultsConfig(whole_target_share=0.0))[1] == []
 
 
 def test_weigh_by_rank_scales_retrieved_definitions_by_their_files_prior():
