@@ -100,10 +100,16 @@ def test_never_tests_docs_vendored_or_generated(tree):
     assert is_product_path("a.py") and is_product_path("pkg/core.py")
 
 
-def test_the_total_share_and_the_value_per_token_order(tree):
-    flat = DefaultsConfig(whole_file_prior=(0.6, 0.3), whole_files_share=0.3)
-    # Room for one file (120 of 400): the best value per token, the best-ranked one, wins.
-    assert _whole(tree, ["b.py", "a.py"], flat) == ["b.py"]
+def test_the_total_share_taken_most_likely_file_first(tree):
+    (tree / "big.py").write_text("def big():\n" + "    w = 4\n" * 19, encoding="utf-8")  # 200
+    (tree / "tiny.py").write_text("def t():\n    0\n", encoding="utf-8")  # 15 characters
+    cands = [*CANDS, _cand("big.big", "big.py", 3.0), _cand("tiny.t", "tiny.py", 1.0)]
+    # Room for 210 characters: the best-ranked file first, though the second is cheaper
+    # per unit of its prior; then nothing else fits.
+    cfg = DefaultsConfig(whole_files_share=0.525)
+    assert _whole(tree, ["big.py", "tiny.py"], cfg, cands=cands) == ["big.py"]
+    assert _whole(tree, ["tiny.py", "big.py"], cfg, cands=cands) == ["tiny.py"]
+    assert _whole(tree, ["big.py", "tiny.py"], cands=cands) == ["big.py", "tiny.py"]
     assert _whole(tree, ["a.py", "b.py"], DefaultsConfig(whole_files_share=0.0)) == []
     assert _whole(tree, ["a.py", "b.py"], DefaultsConfig(whole_file_share=0.0)) == []
     assert _whole(tree, ["a.py", "b.py"], DefaultsConfig(whole_file_prior=())) == []

@@ -6,8 +6,9 @@ how likely that is: the best-ranked file holds the fix far more often than the s
 second more than the third (``DefaultsConfig.whole_file_prior``). A file at rank ``r`` is
 shown whole, as a change target, when its tokens are at most ``whole_file_share`` of the
 window's target scaled by ``prior(r) / prior(1)``: the best file may take most of the
-window, a fourth-ranked one an eighth of it. The files that qualify are taken by value per
-token (``prior / tokens``), all of them within ``whole_files_share`` of the target.
+window, a fourth-ranked one an eighth of it. The files that qualify are taken most likely
+first, all of them within ``whole_files_share`` of the target (taken cheapest per unit of
+prior first, two small third- and fourth-ranked files pushed the best-ranked one out).
 
 A file not worth its tokens as a target can still fill the room the window has left: the
 best-ranked library files are offered whole to the fill, scored below every retrieved
@@ -120,7 +121,7 @@ def with_whole_files(
         tokens = count_within(text, min(cap, room))
         if tokens is None:
             continue
-        offers.append((-p / max(tokens, 1), r, path, tokens, text, len(lines)))
+        offers.append((-p, r, path, tokens, text, len(lines)))
     out = list(candidates)
     log: list[LogEntry] = []
     used = 0
