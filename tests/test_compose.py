@@ -153,7 +153,7 @@ def test_callers_are_capped_and_the_cap_is_logged(project):
 
 def test_larger_windows_draw_on_more_retrieved_candidates():
     from ctxfast.construct.compose import _retrieval_settings
-    from ctxfast.construct.defaults import window_candidates
+    from ctxfast.construct.targets import window_candidates
 
     d = DefaultsConfig()
     assert [window_candidates(d, t) for t in (0, 2000, 8000, 16000, 24000)] == [40, 40, 40, 80, 120]
@@ -599,7 +599,7 @@ def test_word_lines_is_the_per_line_search(tmp_path_factory, text, key):
     ``\\bKEY\\b`` search finds, whatever the line separators and overlaps."""
     import re
 
-    from ctxfast.construct.defaults import SourceReader
+    from ctxfast.construct.source_reader import SourceReader
 
     root = tmp_path_factory.mktemp("ml")
     (root / "f.py").write_text(text, encoding="utf-8", newline="")
@@ -612,7 +612,7 @@ def test_word_lines_is_the_per_line_search(tmp_path_factory, text, key):
 
 
 def test_test_callers_are_edges_without_code_candidates(tmp_path):
-    from ctxfast.construct.defaults import derive_impact
+    from ctxfast.construct.impact import derive_impact
 
     repo = ctxfast.Repository(_callers_project(tmp_path))
     repo.ensure_index(True)
@@ -629,7 +629,7 @@ def test_callers_beside_the_product_are_named_like_tests(tmp_path):
     """A benchmark or a documentation example calling the change sorts first by file:line
     (``asv_bench/``, ``doc/``) but is no code that breaks with it: it is an edge in words,
     counted with the tests, and the library caller keeps the code block."""
-    from ctxfast.construct.defaults import derive_impact
+    from ctxfast.construct.impact import derive_impact
 
     root = _callers_project(tmp_path)
     for rel in ("asv_bench/benchmarks/bench_core.py", "doc/examples/use_helper.py"):
@@ -654,7 +654,7 @@ def _cand(qualname: str, score: float, file: str = "pkg/a.py") -> CodeCandidate:
 
 
 def test_confident_localization_has_a_floor_a_margin_and_a_cap():
-    from ctxfast.construct.defaults import confident_localization
+    from ctxfast.construct.targets import confident_localization
 
     lead = [_cand("a", 10.0), _cand("b", 2.0), _cand("c", 1.0), _cand("d", 0.5)]
     # One clear leader: the floor still makes the next best change targets too.

@@ -7,8 +7,9 @@ from dataclasses import replace
 
 import pytest
 
-from ctxfast.construct.defaults import DefaultsConfig, SourceReader
+from ctxfast.construct.defaults import DefaultsConfig
 from ctxfast.construct.schema import CodeCandidate
+from ctxfast.construct.source_reader import SourceReader
 from ctxfast.construct.whole_files import (
     spare_files,
     weigh_by_rank,

@@ -4,7 +4,10 @@ Stages, one module each: ``pool`` (a), ``relevance_gate`` (b), ``ranker`` (the o
 ``represent`` (c), ``compress`` (d), ``dedup`` (e), ``order`` (f, with ``render`` laying out the
 text), ``budget`` (g, filling toward the target size first); ``pipeline`` runs them in that
 order. ``evidence_ranker`` answers the ranking step from retrieval evidence when no model is
-configured; ``defaults`` derives the stand-ins for a planner, an impact analyser and a localizer.
+configured. Without a planner, an impact analyser or a localizer, ``compose`` derives
+stand-ins: ``targets`` (the change targets), ``impact`` (what a change affects) and
+``context_lines`` (the lines shown around a target), reading files through ``source_reader``,
+all set by ``defaults`` (:class:`DefaultsConfig`).
 ARCHITECTURE.md lists each stage's inputs and outputs and the idea it is built on.
 """
 

@@ -22,8 +22,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ctxfast.bm25 import BM25Index
-from ctxfast.construct.defaults import DefaultsConfig, SourceReader, margins
+from ctxfast.construct.context_lines import margins
+from ctxfast.construct.defaults import DefaultsConfig
 from ctxfast.construct.schema import CodeCandidate
+from ctxfast.construct.source_reader import SourceReader
 from ctxfast.recon.graph import CodeGraph, Node
 
 # Member names that construct an instance: their body is where arguments are checked.

@@ -3,8 +3,10 @@
 Wires reconnaissance (03, the code graph), retrieval (04, ``Repository.retrieve``) and the
 construction pipeline (08) together. Components 05–07 are other systems: their outputs are
 accepted as typed inputs, and when the caller gives none ``compose`` derives working defaults
-(:mod:`ctxfast.construct.defaults`) and names each default it used in ``admission_log`` so a
-reader of the window can tell derived evidence from supplied evidence.
+(the change targets: :mod:`ctxfast.construct.targets`; what they affect:
+:mod:`ctxfast.construct.impact`; the lines around them: :mod:`ctxfast.construct.context_lines`;
+all set by :class:`~ctxfast.construct.defaults.DefaultsConfig`) and names each default it used
+in ``admission_log`` so a reader of the window can tell derived evidence from supplied evidence.
 """
 
 from __future__ import annotations
@@ -16,19 +18,10 @@ from typing import Any
 
 from ctxfast.construct.budget import fill_size
 from ctxfast.construct.class_view import class_view
-from ctxfast.construct.defaults import (
-    DefaultsConfig,
-    SourceReader,
-    best_file_fallback,
-    confident_localization,
-    derive_impact,
-    file_outline,
-    target_sources,
-    window_candidates,
-    with_context,
-    with_margins,
-)
+from ctxfast.construct.context_lines import file_outline, with_context, with_margins
+from ctxfast.construct.defaults import DefaultsConfig
 from ctxfast.construct.gaps import Source
+from ctxfast.construct.impact import derive_impact
 from ctxfast.construct.pipeline import construct, default_plan
 from ctxfast.construct.ranker import Ranker
 from ctxfast.construct.schema import (
@@ -40,6 +33,13 @@ from ctxfast.construct.schema import (
     LogEntry,
     Origin,
     PlanNode,
+)
+from ctxfast.construct.source_reader import SourceReader
+from ctxfast.construct.targets import (
+    best_file_fallback,
+    confident_localization,
+    target_sources,
+    window_candidates,
 )
 from ctxfast.construct.whole_files import (
     spare_files,
@@ -301,7 +301,7 @@ def prepare(
 
 def _retrieval_settings(given: Any, cfg: DefaultsConfig, target_tokens: int = 0) -> Any:
     """Retrieval's settings for a window: the caller's, drawing on
-    :func:`~ctxfast.construct.defaults.window_candidates` candidates and without the
+    :func:`~ctxfast.construct.targets.window_candidates` candidates and without the
     enclosing-class and shared-base insertions (``window_enclosing_classes``,
     ``window_shared_bases``) unless they chose those themselves (a ``RetrievalConfig``
     object is taken as it is)."""
