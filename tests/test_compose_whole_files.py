@@ -12,7 +12,6 @@ from ctxfast.construct.schema import CodeCandidate
 from ctxfast.construct.source_reader import SourceReader
 from ctxfast.construct.whole_files import (
     spare_files,
-    weigh_by_rank,
     with_whole_files,
     with_whole_targets,
 )
@@ -189,21 +188,6 @@ def test_a_long_change_target_is_shown_as_its_whole_definition(tree):
     assert whole(cut, ranked=("a.py", "b.py", "c.py", "d.py", "e.py", "f.py", "long.py"))[1] == []
     assert whole(cut, used=int(4000 * DefaultsConfig().whole_files_share))[1] == []
     assert whole(cut, DefaultsConfig(whole_target_share=0.0))[1] == []
-
-
-def test_weigh_by_rank_scales_retrieved_definitions_by_their_files_prior():
-    cands = [
-        _cand("a.first", "a.py", 1.0),
-        _cand("b.second", "b.py", 1.0),
-        _cand("z.far", "z.py", 1.0),
-        CodeCandidate(None, "lines", "b.py", 1, 1, 1.0, None, "X", "r"),
-    ]
-    prior = (0.6, 0.3, 0.15)
-    out = weigh_by_rank(cands, ["a.py", "b.py"], prior, 1.0)
-    assert [c.score for c in out] == [1.0, 0.5, 0.25, 1.0]  # unranked: the last rank's
-    half = weigh_by_rank(cands, ["a.py", "b.py"], prior, 0.5)
-    assert half[1].score == pytest.approx(0.5**0.5)
-    assert weigh_by_rank(cands, ["a.py"], prior, 0.0) == cands
 
 
 @pytest.mark.parametrize(

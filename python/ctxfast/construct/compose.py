@@ -43,7 +43,6 @@ from ctxfast.construct.targets import (
 )
 from ctxfast.construct.whole_files import (
     spare_files,
-    weigh_by_rank,
     with_whole_files,
     with_whole_targets,
 )
@@ -273,7 +272,6 @@ def prepare(
             used,
         )
         log += target_log
-    candidates = weigh_by_rank(candidates, ranked, dcfg.whole_file_prior, dcfg.fill_prior_power)
     candidates += spare_files(reader.lines, candidates, ranked, dcfg, target_tokens, within)
     if dcfg.file_outlines:
         whole = {e.subject for e in whole_log}

@@ -47,23 +47,27 @@ class DefaultsConfig:
     # A change target is shown with its context: the enclosing class's header for a
     # method, the module's imports for module-level code.
     target_context: bool = True
-    # Which files are shown whole (:mod:`ctxfast.construct.whole_files`): one value-per-
-    # token rule. ``whole_file_prior[r]`` is the chance that the file retrieval ranks
-    # ``r + 1``-th holds the fix, measured on the 300 issue-corpus tasks at their base
-    # commits (.60, .25, .12, .12, .09, .06, .07, .05 for the first eight; the same shape on
-    # both repository halves). A file at that rank is a change target shown whole when its
-    # tokens are at most ``whole_file_share`` × target × prior(rank) / prior(1), cheapest
-    # per unit of prior first, all of them within ``whole_files_share`` of the target. The
-    # rule replaced three (the best target's file up to .65 of the target; any of the best
-    # eight files up to 2,000 tokens; the spare files below): whole files at ranks 3-8 took
-    # a sixth of the corpus windows' tokens and held a gold line in one of ten.
+    # Which files are shown whole (:mod:`ctxfast.construct.whole_files`), one rule:
+    # ``whole_file_prior[r]`` is the chance that the file retrieval ranks ``r + 1``-th
+    # holds the fix (measured on the 300 issue-corpus tasks: .60, .25, .12, .12, .09, .06,
+    # .07, .05 for the first eight). A product file at that rank is a change target shown
+    # whole when its tokens are at most ``whole_file_share`` × target × (prior(rank) /
+    # prior(1)) ** ``whole_file_prior_power``, the most likely file first, all of them
+    # within ``whole_files_share`` of the target. Past the table a file is never whole.
     whole_file_prior: tuple[float, ...] = (0.60, 0.25, 0.12, 0.12, 0.09, 0.06, 0.06, 0.05)
     whole_file_share: float = 0.65
     whole_files_share: float = 0.8
+    # The square root: taken linearly (a fourth-ranked file capped at a fifth of the best
+    # one's share) the window lost the small second- to sixth-ranked files that held whole
+    # fixes (3 fewer covered on one corpus half); see benches/README.md.
     whole_file_prior_power: float = 0.5
-    fill_prior_power: float = 1.0
+    # A change target whose file is not shown whole is shown as its whole definition (a
+    # long function instead of a 40-line window, a class instead of a view of some
+    # members) when it is at most ``whole_target_share`` × target × the same rank factor.
+    # .35 of the target: the corpus gained 10 tasks and lost 4 on both halves, Lite kept
+    # its 103 of 140; at .65 the corpus gained 3 more and Lite lost 2.
     whole_targets: bool = True
-    whole_target_share: float = 0.65
+    whole_target_share: float = 0.35
     # The room the fill leaves (every retrieved candidate shown, the target not reached)
     # goes to the best-ranked product files, each shown whole when it fits what is left,
     # after everything else: of the ``spare_files`` best-ranked files not already shown

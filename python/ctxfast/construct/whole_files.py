@@ -209,32 +209,6 @@ def with_whole_targets(
     return out, log
 
 
-def weigh_by_rank(
-    candidates: Sequence[CodeCandidate],
-    ranked_files: Sequence[str],
-    prior: Sequence[float],
-    power: float,
-) -> list[CodeCandidate]:
-    """Retrieved definitions with their score scaled by their file's prior relative to the
-    best file's, to ``power`` (files past the table, or unranked, count at its last rank):
-    the fill takes the best-scored first, and a definition in the file most likely to hold
-    the fix is worth more than an equally scored one in the eighth. ``power`` 0: as given."""
-    if power <= 0 or not prior or prior[0] <= 0:
-        return list(candidates)
-    rank = {f: n for n, f in enumerate(ranked_files)}
-    last = len(prior) - 1
-
-    def weight(path: str) -> float:
-        return float((prior[min(rank.get(path, last), last)] / prior[0]) ** power)
-
-    return [
-        replace(c, score=c.score * weight(c.file))
-        if c.origin == Origin.RETRIEVAL and c.qualname and c.score > 0
-        else c
-        for c in candidates
-    ]
-
-
 def spare_files(
     read_lines: Callable[[str], list[str]],
     candidates: Sequence[CodeCandidate],
@@ -286,7 +260,6 @@ def spare_files(
 __all__ = [
     "as_whole_file",
     "spare_files",
-    "weigh_by_rank",
     "with_whole_files",
     "with_whole_targets",
 ]
