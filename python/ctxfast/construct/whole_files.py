@@ -59,6 +59,12 @@ def _prior(prior: Sequence[float], rank: int) -> float:
     return prior[rank] if rank < len(prior) else 0.0
 
 
+def _rank_cap(cfg: WholeFileSettings, share: float, target_tokens: int, p: float) -> int:
+    """The tokens a unit may take when its file's prior is ``p``: ``share`` of the target
+    scaled by ``(p / prior(1)) ** whole_file_prior_power``."""
+    return int(target_tokens * share * (p / cfg.whole_file_prior[0]) ** cfg.whole_file_prior_power)
+
+
 def _carrier(candidates: Sequence[CodeCandidate], path: str, heads: Sequence[str]) -> int | None:
     """The candidate that carries ``path`` whole: its first change target in ``heads``
     order, else its best-scored retrieved definition (a change target is named by its
@@ -117,7 +123,7 @@ def with_whole_files(
         if not lines:
             continue
         text = "\n".join(lines)
-        cap = int(target_tokens * cfg.whole_file_share * (p / top) ** cfg.whole_file_prior_power)
+        cap = _rank_cap(cfg, cfg.whole_file_share, target_tokens, p)
         tokens = count_within(text, min(cap, room))
         if tokens is None:
             continue
@@ -190,7 +196,7 @@ def with_whole_targets(
             continue
         keep = tuple(sorted(shown | set(span)))
         text = "\n".join(lines[n - 1] for n in keep)
-        cap = int(target_tokens * cfg.whole_target_share * (p / top) ** cfg.whole_file_prior_power)
+        cap = _rank_cap(cfg, cfg.whole_target_share, target_tokens, p)
         tokens = count_within(text, min(cap, room))
         if tokens is None:
             continue
