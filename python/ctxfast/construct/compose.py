@@ -259,19 +259,10 @@ def prepare(
     log += whole_log
     head_set = set(heads)
     loc = (*loc, *(e.item_id for e in whole_log if e.item_id not in head_set))
-    if dcfg.whole_targets:
-        candidates, target_log = with_whole_targets(
-            reader.lines,
-            candidates,
-            heads,
-            ranked,
-            dcfg,
-            target_tokens,
-            within,
-            large_item_lines,
-            used,
-        )
-        log += target_log
+    candidates, target_log = with_whole_targets(
+        reader.lines, candidates, heads, ranked, dcfg, target_tokens, within, large_item_lines, used
+    )
+    log += target_log
     candidates += spare_files(reader.lines, candidates, ranked, dcfg, target_tokens, within)
     if dcfg.file_outlines:
         whole = {e.subject for e in whole_log}

@@ -63,10 +63,10 @@ class DefaultsConfig:
     whole_file_prior_power: float = 0.5
     # A change target whose file is not shown whole is shown as its whole definition (a
     # long function instead of a 40-line window, a class instead of a view of some
-    # members) when it is at most ``whole_target_share`` × target × the same rank factor.
+    # members) when it is at most ``whole_target_share`` × target × the same rank factor
+    # (0: never).
     # .35 of the target: the corpus gained 10 tasks and lost 4 on both halves, Lite kept
     # its 103 of 140; at .65 the corpus gained 3 more and Lite lost 2.
-    whole_targets: bool = True
     whole_target_share: float = 0.35
     # The room the fill leaves (every retrieved candidate shown, the target not reached)
     # goes to the best-ranked product files, each shown whole when it fits what is left,

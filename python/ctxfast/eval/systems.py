@@ -493,6 +493,7 @@ CONSTRUCT_SWITCHES: dict[str, tuple[str, str, Any]] = {
     "target_context": ("defaults", "target_context", False),
     "file_outlines": ("defaults", "file_outlines", False),
     "whole_files": ("defaults", "whole_files_share", 0.0),
+    "whole_definitions": ("defaults", "whole_target_share", 0.0),
     "evidence_ranker": ("config", "evidence_ranker", False),
     "fill": ("config", "target_tokens", 0),
     "spare_files": ("defaults", "spare_files", 0),
