@@ -15,8 +15,8 @@
 //! (`Rack::MockRequest` in `rack/mock_request.rb`) stands for it.
 
 use super::symbols::DefAt;
-use super::{consulted, Resolver};
-use crate::graph::lang::Lang;
+use super::{beside, consulted, FileData, Res, Resolver};
+use crate::graph::lang::{module_qualname, Lang};
 use crate::graph::raw::{DefKind, RawRef};
 
 /// How far method lookup climbs superclasses and mixins.
@@ -187,6 +187,22 @@ impl Resolver<'_> {
         };
         let segs: Vec<&str> = written.split('.').collect();
         self.rb_const(&self.rb_nesting(f, at_scope), &segs)
+    }
+
+    /// The project file a `require` (`level` 0, from the load path: `lib/` is stripped from
+    /// module names) or `require_relative` (`level` 1, from the requiring file's folder)
+    /// names.
+    pub(super) fn rb_require(&self, fd: &FileData, path: &str, level: u32) -> Res {
+        let full = if level > 0 {
+            beside(&fd.rel, path)
+        } else {
+            path.to_string()
+        };
+        let module = module_qualname(&format!("{full}.rb"), Lang::Ruby);
+        match self.sym.module_by_qual.get(&module) {
+            Some(&m) if self.files[m as usize].lang == Lang::Ruby => Res::Module(m),
+            _ => Res::External,
+        }
     }
 }
 
