@@ -393,3 +393,37 @@ def test_tasks_jsonl_needs_the_window(tmp_path):
     ]
     assert main(args) == 2
     assert not out.exists()
+
+
+def _point(covered):
+    return {"covered": covered, "gold_files_present": covered, "tokens": 10}
+
+
+def test_the_curve_per_slice():
+    entries = [
+        _entry("p1", "o/py", "python", False, _row(True, True, 100), _row(False, False, 90)),
+        _entry("c1", "o/c", "c", True, _row(False, True, 300), _row(True, True, 280)),
+    ]
+    entries[0]["curve"] = {
+        "window": {"2000": _point(False), "8000": _point(True)},
+        "stuffing": {"2000": _point(False), "8000": _point(False)},
+    }
+    entries[1]["curve"] = {
+        "window": {"2000": _point(False), "8000": _point(False)},
+        "stuffing": {"2000": _point(True), "8000": _point(True)},
+    }
+    bd = breakdown(entries, {"window": "win", "bm25_same_tokens": "bm"}, {"o/py": "A"})
+    assert bd["curve"]["all"] == {
+        "2000": {"window": 0.0, "stuffing": 0.5},
+        "8000": {"window": 0.5, "stuffing": 0.5},
+    }
+    assert bd["curve"]["lang python"]["8000"] == {"window": 1.0, "stuffing": 0.0}
+    assert bd["curve"]["multi-file"]["2000"] == {"window": 0.0, "stuffing": 1.0}
+    md = format_markdown(bd)
+    assert "| slice | 2000 window / stuffing | 8000 window / stuffing |" in md
+    assert "| lang c/cpp | 0.000 / 1.000 | 0.000 / 1.000 |" in md
+    # A run without the curve prints no curve table.
+    del entries[0]["curve"], entries[1]["curve"]
+    plain = breakdown(entries, {"window": "win", "bm25_same_tokens": "bm"}, {})
+    assert all(not pts for pts in plain["curve"].values())
+    assert "by target size" not in format_markdown(plain)

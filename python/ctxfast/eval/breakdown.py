@@ -118,7 +118,38 @@ def breakdown(
             role: W.unrelated_largest(rows) for role, rows in every.items()
         },
         "token_accounts": {role: W.token_accounts(rows) for role, rows in every.items()},
+        "curve": {g: curve_points(slices[g]) for g in groups},
     }
+
+
+def curve_points(entries: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, float | None]]:
+    """Every-hunk coverage of one slice at each curve target: ``{target: {"window": share,
+    "stuffing": share}}`` over the entries that carry the curve (empty without one)."""
+    out: dict[str, dict[str, float | None]] = {}
+    with_curve = [e["curve"] for e in entries if e.get("curve")]
+    for target in with_curve[0]["window"] if with_curve else ():
+        out[target] = {
+            side: M.share(c[side][target]["covered"] for c in with_curve)
+            for side in ("window", "stuffing")
+        }
+    return out
+
+
+def format_curve(bd: Mapping[str, Any]) -> str:
+    """The curve per slice as a Markdown table (window / stuffing at each target), or
+    nothing when the run had no curve."""
+    curve = {g: pts for g, pts in (bd.get("curve") or {}).items() if pts}
+    if not curve:
+        return ""
+    targets = list(next(iter(curve.values())))
+    head = "| slice | " + " | ".join(f"{t} window / stuffing" for t in targets) + " |"
+    lines = [head, "|" + "---|" * (1 + len(targets))]
+    for g, pts in curve.items():
+        cells = " | ".join(
+            f"{_pct(pts[t]['window'])} / {_pct(pts[t]['stuffing'])}" for t in targets
+        )
+        lines.append(f"| {g} | {cells} |")
+    return "\n".join(lines)
 
 
 def _pct(x: float | None) -> str:
@@ -184,6 +215,11 @@ def format_markdown(bd: Mapping[str, Any]) -> str:
     return (
         f"Systems: {names}.\n\nHalves: {bd['half_rule']}.\n\n{format_table(bd)}\n\n"
         f"Misses and largest blocks:\n\n{format_misses(bd)}\n"
+        + (
+            f"\nEvery-hunk coverage by target size:\n\n{curve}\n"
+            if (curve := format_curve(bd))
+            else ""
+        )
     )
 
 
@@ -218,6 +254,8 @@ __all__ = [
     "LANGUAGE_GROUPS",
     "ROLES",
     "breakdown",
+    "curve_points",
+    "format_curve",
     "format_markdown",
     "format_misses",
     "format_table",
