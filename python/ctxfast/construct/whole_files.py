@@ -132,12 +132,11 @@ def with_whole_files(
     log: list[LogEntry] = []
     used = 0
     for _, r, path, tokens, text, n_lines in sorted(offers):
-        if tokens > room:
+        i = _carrier(out, path, heads)
+        if tokens > room or i is None:  # every offer had a carrier; the check is for types
             continue
         room -= tokens
         used += tokens
-        i = _carrier(out, path, heads)
-        assert i is not None  # offered only with a carrier
         c = out[i]
         out[i] = as_whole_file(c, text, n_lines)
         log.append(
