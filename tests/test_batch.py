@@ -18,7 +18,6 @@ from ctxfast.batch import (
     index_many,
     read_list_file,
 )
-from ctxfast.batch.worker import STAMP_NAME, THREADS_ENV
 from ctxfast.errors import InvalidArgumentError
 
 
@@ -28,7 +27,6 @@ def by_root(summary) -> dict[str, dict]:
 
 def test_defaults_are_pinned() -> None:
     assert (DEFAULT_WORKERS, DEFAULT_THREADS_PER_WORKER) == (2, 1)
-    assert (STAMP_NAME, THREADS_ENV) == ("batch-stamp.json", "RAYON_NUM_THREADS")
     with pytest.raises(InvalidArgumentError):
         index_many([], engine="dask")
     with pytest.raises(InvalidArgumentError):

@@ -12,7 +12,6 @@ from ctxfast.harness.compact import (
     COMPACT_AT_PERCENT,
     ELIDED,
     HYSTERESIS_PERCENT,
-    KEEP_LAST,
     CompactionState,
     accept_compaction,
     build_digest,
@@ -65,11 +64,6 @@ def transcripts(draw):
     return msgs
 
 
-def test_defaults_pinned():
-    assert (KEEP_LAST, COMPACT_AT_PERCENT, HYSTERESIS_PERCENT) == (5, 80.0, 5.0)
-    assert ELIDED == "[tool result elided]"
-
-
 def test_validator_catches_illegal_transcripts():
     ok = [{"role": "assistant", "tool_calls": [call("a", "x")]}, tool("a", "r")]
     assert validate_transcript(ok) == []
@@ -120,6 +114,7 @@ def test_elision_threshold_and_keep_window():
     msgs = _session(8)
     total = transcript_tokens(msgs)
     assert elide_transcript(msgs, total * 2) == msgs  # under 80%: unchanged
+    assert elide_transcript(msgs, total * 2, compact_at_percent=40) != msgs
     out = elide_transcript(msgs, total)
     tools = [m for m in out if m["role"] == "tool"]
     assert [t["content"] == ELIDED for t in tools] == [True] * 3 + [False] * 5
@@ -211,6 +206,9 @@ def test_checkpoint_prefers_elision_and_noop_under_threshold():
     assert compact_checkpoint(msgs, total * 2).action == "none"
     res = compact_checkpoint(msgs, int(total / 0.85))
     assert res.action == "elided" and res.digest is None
+    # A wider hysteresis lowers the target (80% − 70%) below what elision alone reaches.
+    deeper = compact_checkpoint(msgs, int(total / 0.85), hysteresis_percent=70)
+    assert deeper.action == "digest" and deeper.after_tokens <= int(total / 0.85) * 0.1
 
 
 def test_hysteresis_pauses_instead_of_thrashing():

@@ -8,7 +8,7 @@ import re
 from construct_fixtures import cand
 
 from ctxfast.construct import CodeCandidate, ConstructConfig, ImpactEdge, PlanNode, construct
-from ctxfast.construct.render import TINY_PIECE_LINES, local_name, safe
+from ctxfast.construct.render import local_name, safe
 
 TARGET = "app.session.SessionManager.load"
 
@@ -76,7 +76,6 @@ def test_a_piece_of_a_line_or_two_is_shown_inside_its_neighbour():
     assert "39 |     @cached" in out
     entry = next(e for e in ctx.window if e.file == "app/session.py")
     assert len(entry.item_id.split("+")) == 2
-    assert TINY_PIECE_LINES == 3
 
 
 def test_a_line_is_shown_once_by_its_strongest_block():

@@ -13,8 +13,6 @@ from ctxfast.errors import InvalidArgumentError
 from ctxfast.retrieval.lexical import (
     DEFAULT_CORPUS_MAX_BYTES,
     DEFAULT_EXCLUDE_ANY_DEPTH,
-    DEFAULT_EXCLUDE_ROOT,
-    DEFAULT_MAX_HITS,
     LANGUAGE_GLOBS,
     LexicalCorpus,
     LexicalResult,
@@ -48,13 +46,11 @@ def repo(tmp_path: Path) -> Path:
 
 
 def test_defaults_are_the_spec_values():
-    assert DEFAULT_MAX_HITS == 40
     # The indexer's list (one native definition); `.ctxfast` is hidden, so the walk's
     # hidden-file rule skips it as well.
     assert tuple(_native.vendored_dirs()) == DEFAULT_EXCLUDE_ANY_DEPTH
     spec = {"vendor", "node_modules", "site-packages", "third_party", "external", ".git"}
     assert set(DEFAULT_EXCLUDE_ANY_DEPTH) == spec | {".ctxfast"}
-    assert DEFAULT_EXCLUDE_ROOT == ("build",)
     assert LANGUAGE_GLOBS["python"] == ("*.py", "*.pyi")
 
 
@@ -85,7 +81,7 @@ def test_nested_vendored_dirs_are_skipped_but_nested_build_is_searched(tmp_path:
 def test_cap_and_truncation(tmp_path: Path):
     for name in ("b.py", "a.py"):
         _write(tmp_path, name, "".join(f"tok line {i}\n" for i in range(30)))
-    res = lexical_search(tmp_path, ["tok", "line 2"], max_hits=40)
+    res = lexical_search(tmp_path, ["tok", "line 2"])  # the default cap: 40 per term
     tok = res.by_term["tok"]
     assert tok.truncated and len(tok.hits) == 40
     assert (tok.hits[29].path, tok.hits[29].line, tok.hits[30].path) == ("a.py", 30, "b.py")

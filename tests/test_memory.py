@@ -32,9 +32,9 @@ The React app is built with Vite; components live in web/src/components.
 """
 
 
-def test_defaults_pinned():
-    assert DIMS == 384 and BASELINE_MARGIN == 0.05
-    assert HashingEmbedder().embed("x").shape == (384,)
+def test_the_embedding_width_is_the_dims_setting():
+    assert HashingEmbedder().embed("x").shape == (DIMS,)
+    assert HashingEmbedder(64).embed("x").shape == (64,)
 
 
 @pytest.mark.parametrize(

@@ -36,10 +36,7 @@ def test_size_bucket_parsing():
     assert size_bucket("bob") is None
 
 
-def test_pack_budget_formula_and_defaults_pinned():
-    r = Reserves()
-    assert (r.system, r.tools, r.response, r.slack_percent) == (500, 900, 2048, 10.0)
-    assert MIN_PACK_TOKENS == 512
+def test_pack_budget_formula():
     p = ModelProfile("m", 32_768)
     # 32768 - 500 - 900 - 2048 - ceil(3276.8) = 26043
     assert pack_budget(p, "implement") == 26_043

@@ -9,13 +9,7 @@ from recon_fixture import write_project
 
 from ctxfast import Repository, count_tokens
 from ctxfast.errors import InvalidArgumentError
-from ctxfast.recon.ego import EGO_GRAPH_MAX_TOKENS
-from ctxfast.recon.escalation import (
-    MANIFEST_HEADER_MAX_TOKENS,
-    RECON_CONTEXT_MAX_TOKENS,
-    GateConfig,
-    code_identifiers,
-)
+from ctxfast.recon.escalation import GateConfig, code_identifiers
 
 
 @pytest.fixture()
@@ -25,13 +19,16 @@ def repo(tmp_path):
     return r
 
 
-def test_budget_defaults_are_pinned():
-    assert (MANIFEST_HEADER_MAX_TOKENS, EGO_GRAPH_MAX_TOKENS, RECON_CONTEXT_MAX_TOKENS) == (
-        500,
-        3_500,
-        4_000,
-    )
-    assert GateConfig().signals == ("S1", "S2", "S3", "S4", "S5", "S6")
+def test_each_injection_budget_bounds_its_part(repo):
+    task, entity = "main() returns the wrong count", "pkg.utils.helper"
+    ego_head = "### Dependency ego-graph"
+    full = repo.gate(task, entity)
+    assert ego_head in full.context and "package_manager: pip" in full.context
+    assert ego_head not in repo.gate(task, entity, config=GateConfig(ego_graph_tokens=0)).context
+    no_header = repo.gate(task, entity, config=GateConfig(manifest_header_tokens=0))
+    assert "package_manager: pip" not in no_header.context and ego_head in no_header.context
+    tight = repo.gate(task, entity, config=GateConfig(total_tokens=40))
+    assert ego_head not in tight.context and tight.context.startswith("## Repository context")
 
 
 def test_ego_graph_tree_text_exact(repo):

@@ -32,12 +32,8 @@ def repo(tmp_path_factory):
 
 def test_defaults_are_the_spec_numbers():
     c = RetrievalConfig()
-    assert (c.k1, c.b, c.symbol_weight, c.top_k) == (1.5, 0.75, 3.0, 20)
-    assert (c.lexical_max_hits, c.api_desc_k, c.callgraph_k) == (40, 20, 20)
-    assert (c.tau, c.line_floor, c.max_tokens) == (0.6, 1e-3, 4000)
-    assert (c.def_bm25_top, c.def_bm25_k) == (3, 50)
+    # No fixture yet shows this one changing a result (see test_settings_effect.py).
     assert c.def_line_max_chars == 500
-    assert c.def_bm25_lines_other == 400
     assert c.switches() == [
         "lexical",
         "api_desc",

@@ -68,11 +68,6 @@ def repo(tmp_path_factory):
     return indexed_repo(tmp_path_factory.mktemp("anchoring"), FILES)
 
 
-def test_anchoring_defaults_are_pinned():
-    c = RetrievalConfig()
-    assert (c.traceback_bonus, c.traceback_decay, c.class_own_lines) == (2.0, True, True)
-
-
 def test_stale_frame_line_resolves_by_function_name(repo):
     res = repo.retrieve("saving a job fails", error=TRACE, config=ONLY_TRACEBACK)
     anchored = {c.qualname: c.anchor for c in res.candidates if c.anchor}

@@ -8,7 +8,6 @@ import pytest
 from recon_fixture import indexed_repo
 
 from ctxfast.recon.graph import Node
-from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.dispatch import HANDLER_NAME, family_prefixes
 
 _KINDS = ("Poly", "Matrix", "Integral", "Symbol", "Sum", "Product")
@@ -60,10 +59,13 @@ def repo(tmp_path_factory: pytest.TempPathFactory):
     return indexed_repo(Path(tmp_path_factory.mktemp("dispatch")), FILES)
 
 
-def test_defaults_are_pinned():
-    c = RetrievalConfig()
-    assert (c.dispatch, c.dispatch_family_min, c.dispatch_bonus) == (True, 5, 0.5)
-    assert "dispatch" in c.switches()
+def test_the_family_size_decides_which_names_are_dispatched(repo):
+    def ranked(**cfg):
+        return [c.qualname for c in repo.retrieve(TASK, config=cfg).candidates]
+
+    # Seven handlers per class are more than any class has: no family, so no dispatch.
+    assert ranked(dispatch_family_min=7) == ranked(dispatch=False)
+    assert ranked() != ranked(dispatch=False)
 
 
 def test_handler_names_split_into_prefix_and_class():

@@ -53,12 +53,6 @@ TASK = (
 OFF = {"goal_signals": False}
 
 
-def test_goal_defaults_are_pinned():
-    c = RetrievalConfig()
-    assert (c.goal_signals, c.goal_candidate_weight) == (True, 0.5)
-    assert "goal_signals" in c.switches()
-
-
 def test_goal_terms_are_the_title_when_the_task_says_more():
     cfg = RetrievalConfig()
     tq = parse_task(TASK, None, None, cfg.query, cfg.query_stopwords)

@@ -55,8 +55,6 @@ def _model(tmp_path, file_w: dict[str, float], def_w: dict[str, float]) -> str:
 
 
 def test_defaults_are_pinned():
-    cfg = RetrievalConfig()
-    assert cfg.ranker == "hand" and cfg.ranker_model == "" and cfg.keep_features is False
     assert (DEFAULT_L2, DEFAULT_STEPS) == (1e-2, 400)
     with pytest.raises(ConfigError):
         RetrievalConfig(ranker="bogus")

@@ -18,14 +18,9 @@ MIN = RetrievalConfig().literal_min_chars
 
 def test_defaults_are_pinned():
     cfg = RetrievalConfig()
-    assert (cfg.literals, cfg.literal_min_chars, cfg.literal_max_files) == (True, 12, 5)
     assert cfg.signal_weights["literals"] == 1.0
-    assert (cfg.literal_names, cfg.literal_names_flags, cfg.literal_names_quoted) == (
-        True,
-        False,
-        False,
-    )
-    assert cfg.literal_name_max_chars == 40
+    # No fixture yet shows these two changing a result (see test_settings_effect.py).
+    assert (cfg.literal_names_quoted, cfg.literal_name_max_chars) == (False, 40)
     assert cfg.signal_weights["literal_names"] == 1.0
 
 

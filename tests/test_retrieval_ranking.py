@@ -69,21 +69,6 @@ def repo(tmp_path_factory):
     return indexed_repo(tmp_path_factory.mktemp("ranking"), FILES)
 
 
-def test_ranking_defaults_are_pinned():
-    c = RetrievalConfig()
-    assert (c.infile_defs, c.infile_files, c.infile_k) == (True, 1, 30)
-    assert (c.infile_next_files, c.infile_next_k) == (5, 5)
-    assert c.same_file_decay == 0.0
-    assert (c.demote_tests, c.test_penalty) == (True, 4.0)
-    assert (c.demote_minor_languages, c.minor_language_share, c.minor_language_penalty) == (
-        True,
-        0.25,
-        1.0,
-    )
-    assert (c.module_header, c.module_header_rank, c.module_header_lines) == (True, 5, 80)
-    assert (c.tested_modules, c.tested_modules_weight, c.tested_modules_files) == (True, 0.25, 10)
-
-
 def test_definitions_of_top_files_become_candidates(repo):
     on = repo.retrieve(TASK, config=INFILE)
     assert on.candidates[0].qualname == "shop.cart.Cart.total_price"

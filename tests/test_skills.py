@@ -4,7 +4,7 @@ import pytest
 
 from ctxfast import skills
 from ctxfast.errors import ConfigError, InvalidArgumentError
-from ctxfast.harness.skills import SKILL_MAX_EXPANDED, Skill, disclose, load_skills, lookup
+from ctxfast.harness.skills import Skill, disclose, load_skills, lookup
 
 SK = [
     Skill("pytest-debugging", "debug failing pytest tests and fixtures", "BODY-PYTEST"),
@@ -13,10 +13,6 @@ SK = [
     Skill("docker-build", "speed up docker image builds", "BODY-DOCKER"),
     Skill("release-notes", "draft release notes from merged pull requests", "BODY-REL"),
 ]
-
-
-def test_default_cap_pinned():
-    assert SKILL_MAX_EXPANDED == 2
 
 
 def test_cards_for_every_match_bodies_only_for_strong_matches():
