@@ -56,7 +56,7 @@ impl Hasher for FxHasher {
 
     #[inline]
     fn write_u8(&mut self, i: u8) {
-        self.add(i as u64);
+        self.add(u64::from(i));
     }
 
     #[inline]
@@ -282,14 +282,13 @@ impl Bm25Index {
         for (di, (doc, owned)) in docs.iter().zip(tokenised).enumerate() {
             ids.clear();
             let mut add = |t: &str| {
-                let id = match vocab.get(t) {
-                    Some(&id) => id,
-                    None => {
-                        let id = postings.len() as u32;
-                        vocab.insert(t.to_string(), id);
-                        postings.push(Vec::new());
-                        id
-                    }
+                let id = if let Some(&id) = vocab.get(t) {
+                    id
+                } else {
+                    let id = postings.len() as u32;
+                    vocab.insert(t.to_string(), id);
+                    postings.push(Vec::new());
+                    id
                 };
                 ids.push(id);
             };
@@ -317,7 +316,7 @@ impl Bm25Index {
         symbols: Arc<SymbolSet>,
     ) -> Self {
         let n = doc_len.len() as f64;
-        let total: u64 = doc_len.iter().map(|&l| l as u64).sum();
+        let total: u64 = doc_len.iter().map(|&l| u64::from(l)).sum();
         let avgdl = if doc_len.is_empty() {
             0.0
         } else {
@@ -332,11 +331,16 @@ impl Bm25Index {
         let doc_norm = doc_len
             .iter()
             .map(|&l| {
-                let rel = if avgdl > 0.0 { l as f64 / avgdl } else { 0.0 };
+                let rel = if avgdl > 0.0 {
+                    f64::from(l) / avgdl
+                } else {
+                    0.0
+                };
                 params.k1 * (1.0 - params.b + params.b * rel)
             })
             .collect();
         Bm25Index {
+            params,
             vocab,
             postings,
             idf,
@@ -344,7 +348,6 @@ impl Bm25Index {
             doc_norm,
             avgdl,
             symbols,
-            params,
         }
     }
 
@@ -542,7 +545,7 @@ impl Bm25Index {
         for &(id, w) in terms {
             let wi = w * self.idf[id as usize];
             self.postings.for_each(id as usize, |d, tf| {
-                let tf = tf as f64;
+                let tf = f64::from(tf);
                 let slot = &mut acc[d as usize];
                 if *slot == 0.0 {
                     touched.push(d);
@@ -620,7 +623,7 @@ mod tests {
 
     fn index(docs: &[&str], symbols: &[&str]) -> Bm25Index {
         let docs: Vec<Doc> = docs.iter().map(|d| Doc::Tokens(toks(d))).collect();
-        let symbols: Vec<String> = symbols.iter().map(|s| s.to_string()).collect();
+        let symbols: Vec<String> = symbols.iter().map(ToString::to_string).collect();
         Bm25Index::build(&docs, Bm25Params::default(), &symbols).unwrap()
     }
 

@@ -2,7 +2,7 @@
 //!
 //! Code and issue text name the same thing in different spellings (`MemStore.remember`,
 //! "mem store", `mem_store`), so each identifier is emitted **whole** (for exact symbol hits)
-//! **and** split into its snake_case / CamelCase parts (for prose hits). Rules, in order:
+//! **and** split into its `snake_case` / CamelCase parts (for prose hits). Rules, in order:
 //!
 //! * A *word* is a maximal run of ASCII `[A-Za-z0-9_]`. Every other character (including all
 //!   non-ASCII text) separates words. ASCII-only keeps the tokenizer byte-for-byte equal to
@@ -55,7 +55,7 @@ fn split_word_into<'a>(word: &'a str, parts: &mut Vec<&'a str>) {
                 (prev.is_ascii_lowercase() || prev.is_ascii_digit()) && cur.is_ascii_uppercase();
             let acronym_end = prev.is_ascii_uppercase()
                 && cur.is_ascii_uppercase()
-                && b.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
+                && b.get(i + 1).is_some_and(u8::is_ascii_lowercase);
             if lower_to_upper || acronym_end {
                 parts.push(&seg[start..i]);
                 start = i;

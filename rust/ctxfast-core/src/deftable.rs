@@ -78,7 +78,7 @@ pub struct DefTable {
 #[derive(Default)]
 struct Pool<'a> {
     ids: HashMap<&'a str, u32>,
-    pool: String,
+    text: String,
     offsets: Vec<u32>,
 }
 
@@ -90,8 +90,8 @@ impl<'a> Pool<'a> {
         if self.offsets.is_empty() {
             self.offsets.push(0);
         }
-        self.pool.push_str(s);
-        self.offsets.push(self.pool.len() as u32);
+        self.text.push_str(s);
+        self.offsets.push(self.text.len() as u32);
         let id = (self.offsets.len() - 2) as u32;
         self.ids.insert(s, id);
         id
@@ -124,13 +124,13 @@ impl DefTable {
             .collect();
         let mut q: Vec<u32> = qualnames.iter().map(|s| p.add(s)).collect();
         let mods: Vec<(u32, u32)> = modules.iter().map(|(f, m)| (p.add(f), p.add(m))).collect();
-        if p.pool.len() > u32::MAX as usize || rows.len() > u32::MAX as usize {
+        if p.text.len() > u32::MAX as usize || rows.len() > u32::MAX as usize {
             return Err(CoreError::InvalidArgument(
                 "definition table too large".into(),
             ));
         }
         let mut t = DefTable {
-            pool: p.pool,
+            pool: p.text,
             offsets: p.offsets,
             rows,
             ..DefTable::default()
@@ -317,7 +317,7 @@ impl DefTable {
             }
         }
         for order in [&self.by_name, &self.by_qualname, &self.by_id] {
-            for &i in order.iter() {
+            for &i in order {
                 u32s(&mut out, i);
             }
         }

@@ -35,7 +35,7 @@ pub enum CoreError {
 impl CoreError {
     /// An I/O error with what was being done (usually a path) in front of its message, its
     /// kind kept.
-    pub fn io(e: std::io::Error, what: &str) -> CoreError {
+    pub fn io(e: &std::io::Error, what: &str) -> CoreError {
         CoreError::Io(std::io::Error::new(e.kind(), format!("{what}: {e}")))
     }
 
@@ -47,10 +47,8 @@ impl CoreError {
         match self {
             CoreError::Corrupt(why) => Some(why.clone()),
             CoreError::Db(e)
-                if matches!(
-                    e.sqlite_error_code(),
-                    Some(DatabaseCorrupt) | Some(NotADatabase)
-                ) || e.to_string().contains("no such table") =>
+                if matches!(e.sqlite_error_code(), Some(DatabaseCorrupt | NotADatabase))
+                    || e.to_string().contains("no such table") =>
             {
                 Some(format!("recon.db: {e}"))
             }

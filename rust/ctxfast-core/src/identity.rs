@@ -9,6 +9,7 @@
 
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
+use std::fmt::Write as _;
 
 /// Canonical form of `text` for identity purposes.
 ///
@@ -40,7 +41,7 @@ pub fn content_identity(text: &str) -> String {
     let digest = Sha256::digest(normalise(text).as_bytes());
     let mut hex = String::with_capacity(32);
     for byte in &digest[..16] {
-        hex.push_str(&format!("{byte:02x}"));
+        let _ = write!(hex, "{byte:02x}");
     }
     hex
 }

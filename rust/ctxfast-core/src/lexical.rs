@@ -91,8 +91,8 @@ impl LexicalRequest {
             extra_globs: Vec::new(),
             max_hits: 40,
             max_line_chars: 500,
-            exclude_any_depth: VENDORED_DIRS.iter().map(|s| s.to_string()).collect(),
-            exclude_root: EXCLUDED_DIRS_ROOT.iter().map(|s| s.to_string()).collect(),
+            exclude_any_depth: VENDORED_DIRS.iter().map(ToString::to_string).collect(),
+            exclude_root: EXCLUDED_DIRS_ROOT.iter().map(ToString::to_string).collect(),
         }
     }
 }
@@ -493,7 +493,7 @@ impl Corpus {
         let files = request_files(req, &globs)?;
         let sizes: Vec<u64> = files
             .par_iter()
-            .map(|(_, p)| std::fs::metadata(p).map(|m| m.len()).unwrap_or(u64::MAX))
+            .map(|(_, p)| std::fs::metadata(p).map_or(u64::MAX, |m| m.len()))
             .collect();
         let mut total = 0u64;
         let fits: Vec<bool> = sizes
@@ -580,6 +580,7 @@ impl Corpus {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fmt::Write as _;
     use std::fs;
 
     fn write(root: &Path, rel: &str, body: &[u8]) {
@@ -589,8 +590,8 @@ mod tests {
     }
 
     fn run(root: &Path, terms: &[&str], langs: Option<&[&str]>, max_hits: usize) -> LexicalResult {
-        let mut req = LexicalRequest::new(root, terms.iter().map(|s| s.to_string()).collect());
-        req.languages = langs.map(|l| l.iter().map(|s| s.to_string()).collect());
+        let mut req = LexicalRequest::new(root, terms.iter().map(ToString::to_string).collect());
+        req.languages = langs.map(|l| l.iter().map(ToString::to_string).collect());
         req.max_hits = max_hits;
         search(&req).unwrap()
     }
@@ -660,7 +661,10 @@ mod tests {
     #[test]
     fn cap_and_truncated_flag() {
         let d = tempfile::tempdir().unwrap();
-        let body: String = (0..30).map(|i| format!("hit {i}\n")).collect();
+        let body: String = (0..30).fold(String::new(), |mut out, i| {
+            let _ = writeln!(out, "hit {i}");
+            out
+        });
         write(d.path(), "a.py", body.as_bytes());
         write(d.path(), "b.py", body.as_bytes());
         let res = run(d.path(), &["hit"], None, 40);
@@ -697,7 +701,7 @@ mod tests {
         req.languages = Some(vec!["cobol".into()]);
         assert!(matches!(search(&req), Err(CoreError::InvalidArgument(_))));
         req.languages = Some(vec!["cobol".into(), "python".into()]);
-        req.terms = vec!["".into(), "a\nb".into(), "x".into()];
+        req.terms = vec![String::new(), "a\nb".into(), "x".into()];
         let res = search(&req).unwrap();
         assert_eq!(res.unknown_languages, ["cobol"]);
         assert_eq!(res.skipped_terms.len(), 2);
@@ -741,13 +745,16 @@ mod tests {
         }
         write(r, "b/utf16.py", &utf16);
         write(r, "b/latin.py", b"caf\xe9 needle\r\nother\n");
-        let many: String = (0..50).map(|i| format!("common {i}\n")).collect();
+        let many: String = (0..50).fold(String::new(), |mut out, i| {
+            let _ = writeln!(out, "common {i}");
+            out
+        });
         write(r, "c/many.py", many.as_bytes());
         write(r, "c/vendor/skip.py", b"needle\n");
         write(r, "d/readme.txt", b"needle\n");
         let terms: Vec<String> = ["needle", "common", "late", "after", "needle2", "", "a\nb"]
             .iter()
-            .map(|s| s.to_string())
+            .map(ToString::to_string)
             .collect();
         for langs in [None, Some(vec!["python".to_string(), "cobol".to_string()])] {
             let mut req = LexicalRequest::new(r, terms.clone());

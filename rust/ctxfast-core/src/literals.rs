@@ -69,7 +69,7 @@ fn is_name(body: &str, max_chars: usize) -> bool {
     (2..=max_chars).contains(&b.len())
         && b.iter()
             .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))
-        && b.iter().any(|c| c.is_ascii_alphabetic())
+        && b.iter().any(u8::is_ascii_alphabetic)
 }
 
 fn is_ident_byte(b: u8) -> bool {
@@ -161,7 +161,7 @@ fn printf_len(s: &[u8]) -> Option<usize> {
     while j < s.len() && s[j].is_ascii_digit() {
         j += 1;
     }
-    if s.get(j) == Some(&b'.') && s.get(j + 1).is_some_and(|b| b.is_ascii_digit()) {
+    if s.get(j) == Some(&b'.') && s.get(j + 1).is_some_and(u8::is_ascii_digit) {
         j += 1;
         while j < s.len() && s[j].is_ascii_digit() {
             j += 1;
@@ -231,7 +231,7 @@ mod tests {
             ["description of", "other instance in"]
         );
         assert_eq!(
-            frags(r#"msg = f'Field %(name)r clashes with field {other!r} in model'"#),
+            frags(r"msg = f'Field %(name)r clashes with field {other!r} in model'"),
             ["clashes with field"]
         );
         assert_eq!(
@@ -251,7 +251,7 @@ mod tests {
         // An identifier before the quote: not a literal opening (e.g. the tail of `x"…"`).
         assert!(frags(r#"abc"is not a literal here at all""#).is_empty());
         assert_eq!(
-            frags(r#"p = rb'raw bytes message here'"#),
+            frags(r"p = rb'raw bytes message here'"),
             ["raw bytes message here"]
         );
     }

@@ -33,7 +33,9 @@ static QUEUE: Mutex<VecDeque<(Level, String)>> = Mutex::new(VecDeque::new());
 
 /// Records one message for the embedder's log.
 pub fn push(level: Level, message: String) {
-    let mut q = QUEUE.lock().unwrap_or_else(|e| e.into_inner());
+    let mut q = QUEUE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     if q.len() == MAX_QUEUED {
         q.pop_front();
     }
@@ -42,7 +44,9 @@ pub fn push(level: Level, message: String) {
 
 /// Every message recorded since the last drain, oldest first.
 pub fn drain() -> Vec<(Level, String)> {
-    let mut q = QUEUE.lock().unwrap_or_else(|e| e.into_inner());
+    let mut q = QUEUE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     q.drain(..).collect()
 }
 

@@ -1,6 +1,6 @@
 //! Exact token counting for the OpenAI encodings, with embedded vocabularies.
 //!
-//! `bpe-openai` (GitHub's rust-gems) ships cl100k_base and o200k_base inside the crate and
+//! `bpe-openai` (GitHub's rust-gems) ships `cl100k_base` and `o200k_base` inside the crate and
 //! reproduces tiktoken's pre-tokenisation, so counts equal `len(tiktoken.encode(text,
 //! disallowed_special=()))` without any download. `approx` (ceil(chars/4)) exists only for
 //! callers who explicitly ask for an estimate.

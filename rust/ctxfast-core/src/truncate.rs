@@ -209,11 +209,9 @@ mod tests {
                 assert!(text.starts_with(head));
                 // The next word would not have fit.
                 let rest = &text[head.len()..];
-                let next_end = rest
-                    .trim_start()
-                    .find(' ')
-                    .map(|i| head.len() + (rest.len() - rest.trim_start().len()) + i)
-                    .unwrap_or(text.len());
+                let next_end = rest.trim_start().find(' ').map_or(text.len(), |i| {
+                    head.len() + (rest.len() - rest.trim_start().len()) + i
+                });
                 if next_end < text.len() {
                     let longer = format!("{}{}", &text[..next_end], E);
                     assert!(tokens::count(&longer, Encoding::Cl100kBase) > max);

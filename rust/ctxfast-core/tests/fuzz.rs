@@ -150,7 +150,7 @@ fn extract_on_worker(lang: Lang, src: Vec<u8>) -> (RawFile, Option<String>) {
     std::thread::Builder::new()
         .stack_size(WORKER_STACK)
         .spawn(move || {
-            let lines = src.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
+            let lines = memchr::memchr_iter(b'\n', &src).count() as u32 + 1;
             let ex = extract(lang, &src, "m", lines);
             (ex.raw, ex.parse_error)
         })
@@ -190,7 +190,7 @@ proptest! {
 
     #[test]
     fn every_visitor_survives_random_bytes(lang in lang_strategy(), src in proptest::collection::vec(any::<u8>(), 0..2000)) {
-        let lines = src.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
+        let lines = memchr::memchr_iter(b'\n', &src).count() as u32 + 1;
         let (raw, _) = extract_on_worker(lang, src);
         check_raw(&raw, lines);
     }
@@ -198,7 +198,7 @@ proptest! {
     #[test]
     fn every_visitor_survives_token_soup(src in lang_strategy().prop_flat_map(|l| (Just(l), soup(l)))) {
         let (lang, src) = src;
-        let lines = src.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
+        let lines = memchr::memchr_iter(b'\n', &src).count() as u32 + 1;
         let (raw, _) = extract_on_worker(lang, src);
         check_raw(&raw, lines);
     }
@@ -212,7 +212,7 @@ proptest! {
         let (open, close) = pick.get(nesters(lang));
         let expr = format!("{}x{}", open.repeat(depth), close.repeat(depth));
         let src = wrap(lang, &expr).into_bytes();
-        let lines = src.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
+        let lines = memchr::memchr_iter(b'\n', &src).count() as u32 + 1;
         let (raw, err) = extract_on_worker(lang, src);
         check_raw(&raw, lines);
         if depth < (MAX_NESTING as usize) / 4 {

@@ -25,7 +25,7 @@ fn two_files() -> tempfile::TempDir {
 #[test]
 fn defaults_are_pinned() {
     let o = IndexOptions::default();
-    assert_eq!(o.lock_wait, std::time::Duration::from_secs(120));
+    assert_eq!(o.lock_wait, std::time::Duration::from_mins(2));
     assert_eq!(o.wal_truncate_bytes, 64 << 20);
     assert_eq!(store::DEFAULT_LOCK_WAIT.as_secs(), 120);
 }

@@ -29,7 +29,7 @@ fn a_racy_file_is_recorded_once_then_refreshes_write_nothing() {
     let d = tempfile::tempdir().unwrap();
     let a = d.path().join("a.py");
     fs::write(&a, "def f():\n    return 1\n").unwrap();
-    let old = SystemTime::now() - Duration::from_secs(60);
+    let old = SystemTime::now() - Duration::from_mins(1);
     fs::File::options()
         .write(true)
         .open(&a)

@@ -120,6 +120,7 @@ fn node_key(id: &str) -> i64 {
 /// `meta.owner_tag` holds when this user's ctxfast wrote the index. One rule for the core's
 /// check and Python's (readers, `api.db`).
 #[pyfunction]
+#[allow(clippy::needless_pass_by_value)] // pyo3 extracts a path argument only as an owned `PathBuf`
 fn index_owner_tag(key: &[u8], nonce: &str, db_path: PathBuf) -> String {
     graph::owner::tag(key, nonce, &db_path)
 }

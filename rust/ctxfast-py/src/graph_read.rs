@@ -51,7 +51,7 @@ fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
     }
 }
 
-fn to_py<'py>(py: Python<'py>, v: Value) -> PyResult<Bound<'py, PyAny>> {
+fn to_py(py: Python<'_>, v: Value) -> PyResult<Bound<'_, PyAny>> {
     Ok(match v {
         Value::Null => py.None().into_bound(py),
         Value::Integer(i) => i.into_pyobject(py)?.into_any(),
@@ -69,7 +69,10 @@ impl GraphReader {
         f: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send,
     ) -> PyResult<T> {
         detached(py, || {
-            let guard = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+            let guard = self
+                .conn
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             let conn = guard.as_ref().ok_or_else(|| {
                 CoreError::InvalidArgument("the graph connection is closed".to_string())
             })?;
@@ -123,7 +126,7 @@ fn owned(v: ValueRef<'_>) -> rusqlite::Result<Value> {
     })
 }
 
-fn row_tuple<'py>(py: Python<'py>, row: Vec<Value>) -> PyResult<Bound<'py, PyTuple>> {
+fn row_tuple(py: Python<'_>, row: Vec<Value>) -> PyResult<Bound<'_, PyTuple>> {
     let items = row
         .into_iter()
         .map(|v| to_py(py, v))
@@ -188,7 +191,11 @@ impl GraphReader {
 
     /// Closes the connection; later queries raise. Closing twice is harmless.
     fn close(&self, py: Python<'_>) {
-        let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let conn = self
+            .conn
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
         py.detach(move || drop(conn));
     }
 }

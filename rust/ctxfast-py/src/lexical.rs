@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 /// (term, [(path, line, text)], truncated)
 type PyTermHits = (String, Vec<(String, u64, String)>, bool);
-/// (terms, skipped_terms, unknown_languages, files_searched, unreadable)
+/// (terms, `skipped_terms`, `unknown_languages`, `files_searched`, unreadable)
 type PyLexical = (
     Vec<PyTermHits>,
     Vec<(String, String)>,
@@ -153,7 +153,7 @@ impl PyLexicalCorpus {
 fn lexical_language_globs() -> Vec<(String, Vec<String>)> {
     lexical::LANGUAGE_GLOBS
         .iter()
-        .map(|(l, gs)| (l.to_string(), gs.iter().map(|g| g.to_string()).collect()))
+        .map(|(l, gs)| (l.to_string(), gs.iter().map(ToString::to_string).collect()))
         .collect()
 }
 
@@ -162,7 +162,7 @@ fn lexical_language_globs() -> Vec<(String, Vec<String>)> {
 fn vendored_dirs() -> Vec<String> {
     ctxfast_core::vendored::VENDORED_DIRS
         .iter()
-        .map(|d| d.to_string())
+        .map(ToString::to_string)
         .collect()
 }
 

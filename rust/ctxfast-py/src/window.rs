@@ -21,6 +21,7 @@ fn best_windows(
 
 #[pyfunction]
 #[pyo3(signature = (line_scores, window, k = 1))]
+#[allow(clippy::needless_pass_by_value)] // pyo3 extracts a list argument only as an owned `Vec`
 fn best_fixed_windows(line_scores: Vec<u64>, window: usize, k: usize) -> Vec<(usize, usize, u64)> {
     window::best_fixed_windows(&line_scores, window, k)
 }

@@ -39,7 +39,9 @@ fn key(db_path: &Path) -> PathBuf {
 /// Takes one part of what the run that wrote `tag` left for `db_path`; an entry of another
 /// tag is stale and dropped.
 fn take_part<T>(db_path: &Path, tag: i64, part: impl FnOnce(&mut Left) -> Option<T>) -> Option<T> {
-    let mut c = CACHE.lock().unwrap_or_else(|p| p.into_inner());
+    let mut c = CACHE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let k = key(db_path);
     match c.get_mut(&k) {
         Some(e) if e.tag == tag => part(e),
@@ -68,7 +70,9 @@ pub fn take_symbols(db_path: &Path, tag: i64) -> Option<Symbols> {
 
 /// Records what a run committed under `tag` left.
 pub fn put(db_path: &Path, tag: i64, previous: Previous, ifaces: Ifaces, symbols: Symbols) {
-    let mut c = CACHE.lock().unwrap_or_else(|p| p.into_inner());
+    let mut c = CACHE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let left = Left {
         tag,
         previous: Some(previous),
@@ -82,7 +86,9 @@ pub fn put(db_path: &Path, tag: i64, previous: Previous, ifaces: Ifaces, symbols
 /// table the entry holds for `from` (if it does), under its own tag `to`, with its
 /// `previous`.
 pub fn retag(db_path: &Path, from: i64, to: i64, previous: Previous) {
-    let mut c = CACHE.lock().unwrap_or_else(|p| p.into_inner());
+    let mut c = CACHE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let e = c.entry(key(db_path)).or_insert(Left {
         tag: from,
         previous: None,

@@ -14,6 +14,7 @@
 use super::lang::Lang;
 use crate::vendored::VENDORED_DIRS;
 use ignore::WalkBuilder;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// Default per-file size cap (1 MB); larger files are skipped and recorded.
@@ -62,12 +63,16 @@ pub fn discover(root: &Path, max_file_bytes: u64) -> Vec<Found> {
                     Err(err) => unwalkable(root, &err),
                 };
                 if let Some(f) = f {
-                    out.lock().unwrap_or_else(|p| p.into_inner()).push(f);
+                    out.lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .push(f);
                 }
                 ignore::WalkState::Continue
             })
         });
-    let mut out = out.into_inner().unwrap_or_else(|p| p.into_inner());
+    let mut out = out
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     out.sort_by(|a, b| a.rel.cmp(&b.rel));
     out
 }
@@ -194,7 +199,7 @@ pub fn escaped_name(s: &std::ffi::OsStr) -> String {
     for chunk in s.as_bytes().utf8_chunks() {
         out.push_str(chunk.valid());
         for b in chunk.invalid() {
-            out.push_str(&format!("\\x{b:02x}"));
+            let _ = write!(out, "\\x{b:02x}");
         }
     }
     out

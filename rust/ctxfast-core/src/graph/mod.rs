@@ -152,7 +152,7 @@ fn trace(stage: &str, t0: Instant) {
 fn process_cpu_seconds() -> f64 {
     // SAFETY: getrusage fills the struct it is given and nothing else.
     let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } != 0 {
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &raw mut u) } != 0 {
         return 0.0;
     }
     let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
@@ -291,18 +291,17 @@ fn index_run(
     // place: one sequential write instead of WAL + checkpoint, and an interrupted build
     // never leaves a half-written `recon.db`.
     let fresh = seeded.is_some() || !db_path.exists();
-    let (build_path, mut conn) = match seeded {
-        Some(copy) => (copy.to_path_buf(), store::open_private(copy)?),
-        None => {
-            let build_path = store::build_path(db_path);
-            store::remove_stale_builds(db_path);
-            let conn = if fresh {
-                store::open_bulk(&build_path)?
-            } else {
-                store::open(db_path)?
-            };
-            (build_path, conn)
-        }
+    let (build_path, mut conn) = if let Some(copy) = seeded {
+        (copy.to_path_buf(), store::open_private(copy)?)
+    } else {
+        let build_path = store::build_path(db_path);
+        store::remove_stale_builds(db_path);
+        let conn = if fresh {
+            store::open_bulk(&build_path)?
+        } else {
+            store::open(db_path)?
+        };
+        (build_path, conn)
     };
     let progress = opts.progress.clone().unwrap_or_default();
 
@@ -577,7 +576,7 @@ fn cold_run(
         let (send, batches) = std::sync::mpsc::sync_channel(bulk::BATCHES_IN_FLIGHT);
         let workers = s.spawn(|| produce(p, previous, progress, send));
         let mut writer = bulk::BulkWriter::new(&tx)?;
-        for batch in batches.iter() {
+        for batch in &batches {
             progress.check()?;
             writer.write(batch)?;
         }
@@ -635,6 +634,8 @@ struct Produced<'a> {
 /// The worker side of [`cold_run`]: parses (sending each chunk's file rows), assembles the
 /// file list, builds the symbol table and resolves chunk by chunk (sending each chunk's
 /// resolution). Stops early when the writer has gone (it failed: its error is the run's).
+// `send` is owned so that returning drops it, which ends the writer's receive loop.
+#[allow(clippy::needless_pass_by_value)]
 fn produce<'a>(
     p: &Planned<'a>,
     previous: Previous,
@@ -742,7 +743,7 @@ fn interfaces_left(
 }
 
 /// How many files a run parsed, removed and resolved.
-#[derive(Default)]
+#[derive(Default, Clone, Copy)]
 struct RunCounts {
     parsed: usize,
     removed: usize,

@@ -14,6 +14,7 @@ use crate::error::CoreResult;
 use hmac::{Hmac, Mac};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use sha2::Sha256;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// What a tag binds besides the nonce and the path: a stamp of another format never verifies.
@@ -21,6 +22,10 @@ const DOMAIN: &[u8] = b"ctxfast-index-owner-v1\0";
 
 /// The tag of an index with `nonce` at `db_path` under `key` (lowercase hex). The path is
 /// made canonical through its directory (the database itself may not exist yet).
+///
+/// # Panics
+///
+/// Never in practice: HMAC takes a key of any length.
 pub fn tag(key: &[u8], nonce: &str, db_path: &Path) -> String {
     let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes a key of any length");
     mac.update(DOMAIN);
@@ -44,7 +49,10 @@ fn canonical(db_path: &Path) -> PathBuf {
 }
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    bytes.iter().fold(String::new(), |mut out, b| {
+        let _ = write!(out, "{b:02x}");
+        out
+    })
 }
 
 /// Why the stamp read through `conn` does not verify, if it does not.
@@ -124,7 +132,7 @@ fn random_bytes<const N: usize>() -> CoreResult<[u8; N]> {
     let mut b = [0u8; N];
     std::fs::File::open("/dev/urandom")
         .and_then(|mut f| f.read_exact(&mut b))
-        .map_err(|e| crate::error::CoreError::io(e, "cannot read /dev/urandom"))?;
+        .map_err(|e| crate::error::CoreError::io(&e, "cannot read /dev/urandom"))?;
     Ok(b)
 }
 

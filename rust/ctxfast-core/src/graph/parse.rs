@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 use sha2::{Digest, Sha256};
 use std::collections::HashSet;
+use std::fmt::Write as _;
 use std::path::Path;
 
 /// What the parse stage did with one discovered file.
@@ -34,7 +35,10 @@ pub fn sha_key(bytes: &[u8], rel: &str) -> String {
     let mut h = Sha256::new();
     h.update(bytes);
     h.update(rel.as_bytes());
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    h.finalize().iter().fold(String::new(), |mut out, b| {
+        let _ = write!(out, "{b:02x}");
+        out
+    })
 }
 
 /// The outcome of every discovered file, in `found`'s order.
@@ -149,12 +153,11 @@ fn parse_one(
     }
     let module = namer.name(&f.rel, lang);
     let lines = line_count(&bytes);
-    let (raw, parse_error) = match pcache {
-        Some(c) => c.extract(lang, &bytes, &module, lines),
-        None => {
-            let ex = lang::extract(lang, &bytes, &module, lines);
-            (ex.raw, ex.parse_error)
-        }
+    let (raw, parse_error) = if let Some(c) = pcache {
+        c.extract(lang, &bytes, &module, lines)
+    } else {
+        let ex = lang::extract(lang, &bytes, &module, lines);
+        (ex.raw, ex.parse_error)
     };
     Outcome::Parsed {
         sha,
@@ -271,11 +274,11 @@ pub fn assemble(
         };
         let module = namer.name(&f.rel, lang);
         match o {
-            Outcome::Unchanged => match stored.remove(&f.rel) {
-                Some(raw) => out
-                    .files
-                    .push(FileData::new(f.rel.clone(), lang, module, raw)),
-                None => {
+            Outcome::Unchanged => {
+                if let Some(raw) = stored.remove(&f.rel) {
+                    out.files
+                        .push(FileData::new(f.rel.clone(), lang, module, raw));
+                } else {
                     // Stored row without a usable blob: re-parse it.
                     let (bytes, ex) = parse_again(&f.abs, lang, &module, opts);
                     out.linkage_moved |= lang.linkage_family();
@@ -289,7 +292,7 @@ pub fn assemble(
                     out.files
                         .push(FileData::new(f.rel.clone(), lang, module, ex.raw));
                 }
-            },
+            }
             Outcome::Parsed {
                 sha,
                 raw,
@@ -351,13 +354,12 @@ pub fn load_full_extractions(
         .map(|(i, b)| (i, RawFile::decode_compressed(&b)))
         .collect();
     for (i, raw) in decoded {
-        match raw {
-            Some(raw) => files[i].raw = raw,
-            None => {
-                let f = &files[i];
-                let (_, ex) = parse_again(&root.join(&f.rel), f.lang, &f.module, opts);
-                files[i].raw = ex.raw;
-            }
+        if let Some(raw) = raw {
+            files[i].raw = raw;
+        } else {
+            let f = &files[i];
+            let (_, ex) = parse_again(&root.join(&f.rel), f.lang, &f.module, opts);
+            files[i].raw = ex.raw;
         }
     }
     Ok(())

@@ -224,15 +224,15 @@ fn evict(tx: &rusqlite::Transaction<'_>, mut total: i64, target: i64) -> CoreRes
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn open_db(path: &Path) -> CoreResult<Connection> {
     let conn = Connection::open(path)?;
-    conn.busy_timeout(std::time::Duration::from_secs(60))?;
+    conn.busy_timeout(std::time::Duration::from_mins(1))?;
     // Switching a new file to WAL can answer SQLITE_BUSY at once, without the busy handler,
     // while another process is creating the same cache: retry within the same 60 s.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_mins(1);
     loop {
         match conn.pragma_update(None, "journal_mode", "WAL") {
             Ok(()) => break,

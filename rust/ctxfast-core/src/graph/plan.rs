@@ -89,6 +89,7 @@ impl Previous {
     /// what [`Previous::read`] would read back — so the next run in this process need not
     /// read them: every skipped file without a key, every other one with its key (`parsed`
     /// gives those of files parsed in this run, by path) and the stat it was found with.
+    #[must_use]
     pub fn after_run<'p>(
         mut self,
         found: &[Found],

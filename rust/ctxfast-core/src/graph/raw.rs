@@ -351,6 +351,7 @@ impl RawFile {
     /// read by the resolver: [`super::lang::Lang::signatures_resolve`]). Stored as its own
     /// blob so a refresh reads and decodes only this for every unchanged file (most of a
     /// full blob is call sites) and the full blob only for the few files it re-resolves.
+    #[must_use]
     pub fn interface(&self, signatures: bool) -> RawFile {
         RawFile {
             defs: self

@@ -362,7 +362,7 @@ impl<'a> Resolver<'a> {
 
     /// The definition (file, index) a resolution points at, if it is one: what an edge to it
     /// would name. Cheap, since the attribute walk asks at every segment.
-    fn target(&self, r: &Res) -> Option<(u32, u32)> {
+    fn target(r: &Res) -> Option<(u32, u32)> {
         match r {
             Res::Def(f, d) => Some((*f, *d)),
             Res::Module(f) => Some((*f, 0)),

@@ -128,7 +128,7 @@ const VIEWS: &[&str] = &["nodes", "edges", "file_deps"];
 
 /// How long a build waits for another process (or thread) building the same index before
 /// it gives up with an error naming the lock file (default 120 s).
-pub const DEFAULT_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
+pub const DEFAULT_LOCK_WAIT: std::time::Duration = std::time::Duration::from_mins(2);
 
 /// An exclusive `flock` on `recon.db.lock`, held for a whole build or refresh: two writers
 /// of one index (processes or threads) take turns instead of racing for SQLite's write lock
@@ -141,7 +141,7 @@ pub struct BuildLock {
 fn read_only(e: &std::io::Error) -> bool {
     matches!(
         e.raw_os_error(),
-        Some(libc::EROFS) | Some(libc::EACCES) | Some(libc::EPERM)
+        Some(libc::EROFS | libc::EACCES | libc::EPERM)
     )
 }
 
@@ -209,9 +209,19 @@ pub fn lock_builds(db_path: &Path, wait: std::time::Duration) -> CoreResult<Buil
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(BuildLock { _file: None })
             }
-            Err(e) => return Err(CoreError::io(e, &format!("cannot open {}", path.display()))),
+            Err(e) => {
+                return Err(CoreError::io(
+                    &e,
+                    &format!("cannot open {}", path.display()),
+                ))
+            }
         },
-        Err(e) => return Err(CoreError::io(e, &format!("cannot open {}", path.display()))),
+        Err(e) => {
+            return Err(CoreError::io(
+                &e,
+                &format!("cannot open {}", path.display()),
+            ))
+        }
     };
     let deadline = std::time::Instant::now() + wait;
     // SAFETY: flock on a descriptor this function owns for the whole call.
@@ -219,7 +229,7 @@ pub fn lock_builds(db_path: &Path, wait: std::time::Duration) -> CoreResult<Buil
         let err = std::io::Error::last_os_error();
         if err.raw_os_error() != Some(libc::EWOULDBLOCK) {
             return Err(CoreError::io(
-                err,
+                &err,
                 &format!("cannot lock {}", path.display()),
             ));
         }
@@ -327,7 +337,7 @@ pub fn discard(db_path: &Path) -> CoreResult<()> {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => {
                 return Err(CoreError::io(
-                    e,
+                    &e,
                     &format!("cannot remove damaged {}", p.display()),
                 ))
             }
@@ -554,6 +564,11 @@ CREATE TEMP VIEW defs_meta AS SELECT n.qualname || ':' || n.line AS id, m.signat
 CREATE TEMP VIEW unresolved AS SELECT u.name AS name, n.qualname || ':' || n.line AS node_id, u.file AS file, u.line AS line, u.col AS col FROM main.unresolved u JOIN main.nodes n ON n.id = u.node_id;
 ";
 
+/// Opens `db` with the text-id views of [`TEXT_ID_VIEWS`] (a test helper).
+///
+/// # Panics
+///
+/// When the database cannot be opened or the views cannot be created.
 #[cfg(test)]
 pub fn open_with_text_ids(db: &Path) -> Connection {
     let conn = Connection::open(db).unwrap();

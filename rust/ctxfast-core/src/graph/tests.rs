@@ -3,6 +3,7 @@
 use super::lang::{module_qualname, Lang};
 use super::*;
 use crate::graph::raw::RawFile;
+use std::fmt::Write as _;
 use std::fs;
 
 /// `(src, dst)` rows of a two-column query on the index at `db`.
@@ -198,10 +199,10 @@ fn file_deps_are_written_in_file_order() {
             )
         })
         .collect();
-    let imports: String = (0..40)
-        .rev()
-        .map(|i| format!("from m{i:02} import f{i}\nf{i}()\n"))
-        .collect();
+    let imports: String = (0..40).rev().fold(String::new(), |mut out, i| {
+        let _ = write!(out, "from m{i:02} import f{i}\nf{i}()\n");
+        out
+    });
     files.push(("main.py".into(), imports));
     let refs: Vec<(&str, &str)> = files
         .iter()
@@ -556,17 +557,17 @@ fn in_process_refreshes_match_a_cold_build_at_every_step() {
                 r.join("a.py"),
                 "class A:\n    def f(self):\n        return 2\n",
             )
-            .unwrap()
+            .unwrap();
         },
         &|r| {
-            fs::write(r.join("a.py"), "\nclass A:\n    def f(self):\n        return 2\n\n    def k(self):\n        return 3\n").unwrap()
+            fs::write(r.join("a.py"), "\nclass A:\n    def f(self):\n        return 2\n\n    def k(self):\n        return 3\n").unwrap();
         },
         &|r| {
             fs::write(
                 r.join("d.py"),
                 "from a import A\n\ndef m():\n    return A().k()\n",
             )
-            .unwrap()
+            .unwrap();
         },
         &|r| fs::remove_file(r.join("b.py")).unwrap(),
         // Back to the first content: seen only if the last run recorded the new key.
@@ -575,7 +576,7 @@ fn in_process_refreshes_match_a_cold_build_at_every_step() {
                 r.join("a.py"),
                 "class A:\n    def f(self):\n        return 1\n",
             )
-            .unwrap()
+            .unwrap();
         },
         &|_| {},
     ];
@@ -842,9 +843,9 @@ fn stat_shortcut_trusts_old_mtimes_and_rehashes_racy_ones() {
             .open(&a)
             .unwrap()
             .set_modified(t)
-            .unwrap()
+            .unwrap();
     };
-    let old = SystemTime::now() - Duration::from_secs(60);
+    let old = SystemTime::now() - Duration::from_mins(1);
     set_mtime(old);
     index(d.path(), &db, &opts).unwrap();
     // Same size, old mtime restored: trusted without reading (git's rule too).

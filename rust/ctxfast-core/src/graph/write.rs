@@ -428,7 +428,7 @@ pub fn write_run_record(tx: &Transaction<'_>, rec: &RunRecord<'_>) -> CoreResult
         ins_file.execute(params![
             s.rel,
             Option::<String>::None,
-            s.lang.map(|l| l.as_str()),
+            s.lang.map(super::lang::Lang::as_str),
             s.bytes as i64,
             s.reason
         ])?;

@@ -90,7 +90,7 @@ fn ts_variance(mut s: Vec<u8>) -> Vec<u8> {
         let mut mods = vec![];
         loop {
             let word = [&b"in"[..], &b"out"[..]].into_iter().find(|w| {
-                s[j..].starts_with(w) && s.get(j + w.len()).is_some_and(|c| c.is_ascii_whitespace())
+                s[j..].starts_with(w) && s.get(j + w.len()).is_some_and(u8::is_ascii_whitespace)
             });
             match word {
                 Some(w) => {

@@ -67,7 +67,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
                 if !rn.is_empty() {
                     d.self_names.push(rn);
                 }
-                d.self_class = t.clone();
+                d.self_class.clone_from(&t);
                 if let Some(p) = b
                     .out
                     .defs

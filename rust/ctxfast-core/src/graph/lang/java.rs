@@ -155,7 +155,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
                     }
                 }
                 visit(b, k);
-            })
+            });
         }
         // `for (Comment c : comments)`: the loop variable holds its declared class.
         "enhanced_for_statement" => {
@@ -218,7 +218,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
             }
             b.children(n, |b, k| {
                 if k.kind() != "type_identifier" && k.kind() != "generic_type" {
-                    visit(b, k)
+                    visit(b, k);
                 }
             });
         }

@@ -193,85 +193,82 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
                         "arrow_function" | "function_expression" | "function"
                     )
                 });
-                match (name, top || is_fn) {
-                    (Some(nm), true) => {
-                        let kind = if is_fn {
-                            DefKind::Function
+                if let (Some(nm), true) = (name, top || is_fn) {
+                    let kind = if is_fn {
+                        DefKind::Function
+                    } else {
+                        DefKind::Var
+                    };
+                    let sig = if is_fn {
+                        let v = value.unwrap_or(d);
+                        let h = b.header(v, v.field("body"));
+                        format!(
+                            "{} {} = {}",
+                            b.text(n).split_whitespace().next().unwrap_or("const"),
+                            b.text(nm),
+                            h
+                        )
+                    } else {
+                        b.first_line(n)
+                    };
+                    let idx = b.def(kind, b.text(nm), n, sig);
+                    b.out.defs[idx as usize].doc = leading_doc(b, n);
+                    if let Some(v) = value {
+                        if is_fn {
+                            b.within(idx, |b| visit(b, v));
                         } else {
-                            DefKind::Var
-                        };
-                        let sig = if is_fn {
-                            let v = value.unwrap_or(d);
-                            let h = b.header(v, v.field("body"));
-                            format!(
-                                "{} {} = {}",
-                                b.text(n).split_whitespace().next().unwrap_or("const"),
-                                b.text(nm),
-                                h
-                            )
-                        } else {
-                            b.first_line(n)
-                        };
-                        let idx = b.def(kind, b.text(nm), n, sig);
-                        b.out.defs[idx as usize].doc = leading_doc(b, n);
-                        if let Some(v) = value {
-                            if is_fn {
-                                b.within(idx, |b| visit(b, v));
-                            } else {
-                                visit(b, v);
-                            }
-                        }
-                    }
-                    _ => {
-                        if let Some(nm) = name {
-                            // `const qr: QueryRunner = ...` / `const b = new Builder()`.
-                            let ty = d.field("type").and_then(|t| ts_class(b, t));
-                            let ty = ty.or_else(|| {
-                                let v = value.filter(|v| v.kind() == "new_expression")?;
-                                let c = v.field("constructor")?;
-                                matches!(c.kind(), "identifier" | "member_expression")
-                                    .then(|| b.text(c))
-                            });
-                            // `const repo = conn.getRepository(Post)`: what the callee
-                            // declares it returns, marked `.()` for the resolver.
-                            // `const t = x instanceof Table ? x : …`: a Table.
-                            let ty = ty.or_else(|| {
-                                let v = value.filter(|v| v.kind() == "ternary_expression")?;
-                                let c = v.field("condition")?;
-                                let then = v.field("consequence")?;
-                                let is_instanceof = c.kind() == "binary_expression"
-                                    && c.field("operator")
-                                        .is_some_and(|o| b.text(o) == "instanceof");
-                                let left = c.field("left")?;
-                                let right = c.field("right")?;
-                                (is_instanceof
-                                    && b.text(left) == b.text(then)
-                                    && matches!(right.kind(), "identifier" | "member_expression"))
-                                .then(|| b.text(right))
-                            });
-                            // `const t = await this.getTable(n)`: the class of its
-                            // declared `Promise<…>`, marked `.(await)`.
-                            let ty = ty.or_else(|| {
-                                let (v, mark) = match value? {
-                                    v if v.kind() == "await_expression" => {
-                                        (v.named_child(0)?, "(await)")
-                                    }
-                                    v => (v, "()"),
-                                };
-                                if v.kind() != "call_expression" {
-                                    return None;
-                                }
-                                let p = call_path(b, v.field("function")?)?;
-                                (p.last()? != "()").then(|| format!("{}.{mark}", p.join(".")))
-                            });
-                            match ty {
-                                Some(t) => b.typed_local(b.text(nm), t),
-                                None => b.local(b.text(nm)),
-                            }
-                        }
-                        if let Some(v) = value {
                             visit(b, v);
                         }
+                    }
+                } else {
+                    if let Some(nm) = name {
+                        // `const qr: QueryRunner = ...` / `const b = new Builder()`.
+                        let ty = d.field("type").and_then(|t| ts_class(b, t));
+                        let ty = ty.or_else(|| {
+                            let v = value.filter(|v| v.kind() == "new_expression")?;
+                            let c = v.field("constructor")?;
+                            matches!(c.kind(), "identifier" | "member_expression")
+                                .then(|| b.text(c))
+                        });
+                        // `const repo = conn.getRepository(Post)`: what the callee
+                        // declares it returns, marked `.()` for the resolver.
+                        // `const t = x instanceof Table ? x : …`: a Table.
+                        let ty = ty.or_else(|| {
+                            let v = value.filter(|v| v.kind() == "ternary_expression")?;
+                            let c = v.field("condition")?;
+                            let then = v.field("consequence")?;
+                            let is_instanceof = c.kind() == "binary_expression"
+                                && c.field("operator")
+                                    .is_some_and(|o| b.text(o) == "instanceof");
+                            let left = c.field("left")?;
+                            let right = c.field("right")?;
+                            (is_instanceof
+                                && b.text(left) == b.text(then)
+                                && matches!(right.kind(), "identifier" | "member_expression"))
+                            .then(|| b.text(right))
+                        });
+                        // `const t = await this.getTable(n)`: the class of its
+                        // declared `Promise<…>`, marked `.(await)`.
+                        let ty = ty.or_else(|| {
+                            let (v, mark) = match value? {
+                                v if v.kind() == "await_expression" => {
+                                    (v.named_child(0)?, "(await)")
+                                }
+                                v => (v, "()"),
+                            };
+                            if v.kind() != "call_expression" {
+                                return None;
+                            }
+                            let p = call_path(b, v.field("function")?)?;
+                            (p.last()? != "()").then(|| format!("{}.{mark}", p.join(".")))
+                        });
+                        match ty {
+                            Some(t) => b.typed_local(b.text(nm), t),
+                            None => b.local(b.text(nm)),
+                        }
+                    }
+                    if let Some(v) = value {
+                        visit(b, v);
                     }
                 }
             });

@@ -3,6 +3,7 @@
 //! [`Builder`] keeps the scope stack and the text helpers in one place.
 
 use super::raw::{DefKind, RawBinding, RawDef, RawFile, RawRef, Target, NO_ARITY};
+use std::fmt::Write as _;
 use tree_sitter::{Node, Parser};
 
 mod c_family;
@@ -157,10 +158,7 @@ impl Lang {
             use sha2::Digest;
             let t = &tags::TAGGED[i as usize];
             let h = sha2::Sha256::digest(format!("{}{}", t.query, t.references));
-            f.push_str(&format!(
-                "/q{:02x}{:02x}{:02x}{:02x}",
-                h[0], h[1], h[2], h[3]
-            ));
+            let _ = write!(f, "/q{:02x}{:02x}{:02x}{:02x}", h[0], h[1], h[2], h[3]);
         }
         f
     }
@@ -240,7 +238,10 @@ impl<'t> Fields<'t> for Node<'t> {
             }
             let ids = &mut cached.as_mut().expect("just set").1;
             *ids.entry((name.as_ptr() as usize, name.len()))
-                .or_insert_with(|| lang.field_id_for_name(name).map_or(0, |id| id.get()))
+                .or_insert_with(|| {
+                    lang.field_id_for_name(name)
+                        .map_or(0, std::num::NonZero::get)
+                })
         });
         // Id 0 is no field of the grammar, for which `child_by_field_name` gives no child.
         (id != 0).then(|| self.child_by_field_id(id)).flatten()
@@ -400,7 +401,7 @@ pub fn module_qualname(path: &str, lang: Lang) -> String {
             if let Some(i) = segs.iter().position(|s| *s == "src") {
                 segs.remove(i);
             }
-            if matches!(segs.last(), Some(&"lib") | Some(&"main") | Some(&"mod")) {
+            if matches!(segs.last(), Some(&"lib" | &"main" | &"mod")) {
                 segs.pop();
             }
             if segs.is_empty() {
@@ -467,15 +468,14 @@ pub fn extract(lang: Lang, src: &[u8], module: &str, end_line: u32) -> Extracted
     };
     let tree = PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
-        let pos = match parsers.iter().position(|(l, _)| *l == lang) {
-            Some(p) => p,
-            None => {
-                let mut p = Parser::new();
-                p.set_language(&grammar)
-                    .map_err(|_| "grammar version mismatch")?;
-                parsers.push((lang, p));
-                parsers.len() - 1
-            }
+        let pos = if let Some(p) = parsers.iter().position(|(l, _)| *l == lang) {
+            p
+        } else {
+            let mut p = Parser::new();
+            p.set_language(&grammar)
+                .map_err(|_| "grammar version mismatch")?;
+            parsers.push((lang, p));
+            parsers.len() - 1
         };
         let parser = &mut parsers[pos].1;
         let tree = parser.parse(src, None);
@@ -663,7 +663,7 @@ impl<'s> Builder<'s> {
     }
 
     fn reference_in(&mut self, path: Vec<String>, at: Node<'_>, call: Option<Node<'_>>) {
-        if path.is_empty() || path.iter().any(|s| s.is_empty()) {
+        if path.is_empty() || path.iter().any(String::is_empty) {
             return;
         }
         let p = at.start_position();

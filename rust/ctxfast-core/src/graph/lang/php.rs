@@ -156,7 +156,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
                     }
                     b.children(k, |b, v| {
                         if v.kind() != "name" {
-                            visit(b, v)
+                            visit(b, v);
                         }
                     });
                 }
@@ -291,7 +291,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
             }
             b.children(n, |b, k| {
                 if !matches!(k.kind(), "name" | "qualified_name") {
-                    visit(b, k)
+                    visit(b, k);
                 }
             });
         }

@@ -375,11 +375,13 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>, seen: &mut FxHashSet<(u32, Strin
             if let Some(left) = n.field("left") {
                 let mut names = vec![];
                 target_names(b, left, &mut names);
-                names.into_iter().for_each(|x| b.local(x));
+                for x in names {
+                    b.local(x);
+                }
             }
             b.children(n, |b, k| {
                 if Some(k) != n.field("left") {
-                    visit(b, k, seen)
+                    visit(b, k, seen);
                 }
             });
         }

@@ -84,8 +84,7 @@ fn use_tree(b: &Builder<'_>, n: Node<'_>, prefix: &[String], out: &mut Vec<(Stri
             "scoped_use_list" => {
                 let p = n
                     .field("path")
-                    .map(|p| with(split_path(&b.text(p))))
-                    .unwrap_or_else(|| prefix.clone());
+                    .map_or_else(|| prefix.clone(), |p| with(split_path(&b.text(p))));
                 if let Some(list) = n.field("list") {
                     stack.push((list, p));
                 }
@@ -98,8 +97,7 @@ fn use_tree(b: &Builder<'_>, n: Node<'_>, prefix: &[String], out: &mut Vec<(Stri
             "use_wildcard" => {
                 let p = n
                     .named_child(0)
-                    .map(|p| with(split_path(&b.text(p))))
-                    .unwrap_or_else(|| prefix.clone());
+                    .map_or_else(|| prefix.clone(), |p| with(split_path(&b.text(p))));
                 out.push(("*".into(), p));
             }
             _ => {}

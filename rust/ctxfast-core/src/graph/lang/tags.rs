@@ -103,12 +103,12 @@ pub const TAGGED: &[Tagged] = &[
 ];
 
 /// Swift's calls (`price(x)`, `p.round(x)`) and supertypes, in the query's own terms.
-const SWIFT_REFERENCES: &str = r#"
+const SWIFT_REFERENCES: &str = r"
 (call_expression (simple_identifier) @name) @reference.call
 (call_expression
   (navigation_expression suffix: (navigation_suffix suffix: (simple_identifier) @name))) @reference.call
 (inheritance_specifier inherits_from: (user_type (type_identifier) @name)) @reference.class
-"#;
+";
 
 /// What a capture of a tags query stands for.
 #[derive(Clone, Copy, PartialEq)]
@@ -202,7 +202,8 @@ pub fn walk(b: &mut Builder<'_>, root: Node<'_>, row: usize) -> Result<(), Strin
 
 /// Every tagged name node, in source order (see the module documentation for the rules).
 fn collect<'t>(src: &[u8], root: Node<'t>, c: &Compiled) -> Vec<Tag<'t>> {
-    let mut by_name: rustc_hash::FxHashMap<(usize, usize), Tag<'t>> = Default::default();
+    let mut by_name: rustc_hash::FxHashMap<(usize, usize), Tag<'t>> =
+        rustc_hash::FxHashMap::default();
     let mut cursor = QueryCursor::new();
     cursor.set_match_limit(MATCH_LIMIT);
     let mut matches = cursor.matches(&c.query, root, src);
@@ -263,7 +264,7 @@ fn collect<'t>(src: &[u8], root: Node<'t>, c: &Compiled) -> Vec<Tag<'t>> {
 /// it and names it first (the container).
 fn spans<'t>(defs: &[&Tag<'t>]) -> Vec<Node<'t>> {
     let names: Vec<usize> = defs.iter().map(|d| d.name.start_byte()).collect();
-    let mut owner: rustc_hash::FxHashMap<usize, usize> = Default::default();
+    let mut owner: rustc_hash::FxHashMap<usize, usize> = rustc_hash::FxHashMap::default();
     for (i, d) in defs.iter().enumerate() {
         let n = d.node.unwrap_or(d.name);
         owner.entry(n.id()).or_insert(i);
@@ -307,7 +308,7 @@ fn declaration(n: Node<'_>) -> Node<'_> {
 fn bare_name(text: &str) -> String {
     let t = text.split(['<', '(']).next().unwrap_or("");
     let t = t.trim_matches(|c: char| c == '"' || c == '\'' || c == '`' || c.is_whitespace());
-    let last = if t.chars().any(|c| c.is_alphanumeric()) {
+    let last = if t.chars().any(char::is_alphanumeric) {
         t.rsplit(['.', ':'])
             .find(|s| !s.trim().is_empty())
             .unwrap_or("")

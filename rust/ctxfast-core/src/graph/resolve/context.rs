@@ -13,6 +13,7 @@ use super::symbols::rust_root;
 use crate::graph::discover;
 use crate::graph::lang::{module_qualname, Lang};
 use rustc_hash::FxHashMap;
+use std::fmt::Write as _;
 use std::path::Path;
 
 /// The resolution context of one tree.
@@ -54,7 +55,7 @@ impl Context {
         crates.sort();
         let mut out = format!("go {}\n", self.go_module);
         for (name, module) in crates {
-            out.push_str(&format!("crate {name} {module}\n"));
+            let _ = writeln!(out, "crate {name} {module}");
         }
         out
     }

@@ -70,7 +70,7 @@ impl Resolver<'_> {
             // they reach a project definition.
             if let Some(rules) = own_rules {
                 if let Some((df, dd)) = rules(self, f, r) {
-                    let name = r.path.last().map(String::as_str).unwrap_or("");
+                    let name = r.path.last().map_or("", String::as_str);
                     let e = Edge {
                         src: emit(&mut out, r.scope, name, r.line, r.col),
                         dst: self.def_key(df, dd),
@@ -111,7 +111,7 @@ impl Resolver<'_> {
             };
             let self_only = via_self || typed.is_some();
             let mut cur = typed.unwrap_or_else(|| self.lookup_name(f, r.scope, head, 0));
-            let mut last = self.target(&cur);
+            let mut last = Self::target(&cur);
             let mut resolved_all = last.is_some();
             let mut unresolved = python && cur == Res::NotFound;
             let mut extra_resolved = false;
@@ -122,32 +122,25 @@ impl Resolver<'_> {
                 for seg in &path[1..] {
                     if seg == "()" {
                         // The value a call returns: an instance of its declared return class.
-                        match self.returned_class(&cur) {
-                            Some(c) => {
-                                cur = c;
-                                continue;
-                            }
-                            None => {
-                                resolved_all = false;
-                                break;
-                            }
+                        if let Some(c) = self.returned_class(&cur) {
+                            cur = c;
+                            continue;
                         }
+                        resolved_all = false;
+                        break;
                     }
                     let prev_is_module = matches!(cur, Res::Module(_) | Res::Package(_));
                     let typed = self.typed_attr(&cur, seg, 0);
                     instance = typed.is_some();
                     let next = typed.unwrap_or_else(|| self.attr(&cur, seg, 0));
-                    match self.target(&next) {
-                        Some(t) => {
-                            last = Some(t);
-                            extra_resolved = true;
-                            cur = next;
-                        }
-                        None => {
-                            resolved_all = false;
-                            unresolved = python && next == Res::NotFound && prev_is_module;
-                            break;
-                        }
+                    if let Some(t) = Self::target(&next) {
+                        last = Some(t);
+                        extra_resolved = true;
+                        cur = next;
+                    } else {
+                        resolved_all = false;
+                        unresolved = python && next == Res::NotFound && prev_is_module;
+                        break;
                     }
                 }
             } else if matches!(cur, Res::Package(_)) {
@@ -155,12 +148,10 @@ impl Resolver<'_> {
                 let mut c = cur.clone();
                 for seg in &path[1..] {
                     c = self.attr(&c, seg, 0);
-                    if let Some(t) = self.target(&c) {
+                    if let Some(t) = Self::target(&c) {
                         last = Some(t);
                         resolved_all = true;
-                    } else if matches!(c, Res::Package(_)) {
-                        continue;
-                    } else {
+                    } else if !matches!(c, Res::Package(_)) {
                         resolved_all = false;
                         unresolved = python && c == Res::NotFound;
                         break;
@@ -171,16 +162,16 @@ impl Resolver<'_> {
                 // Overloads share a qualname: the call's argument count picks one.
                 let picked = self.overload(&cur, r.arity, &arg_types);
                 if picked != cur {
-                    last = self.target(&picked);
+                    last = Self::target(&picked);
                 }
             }
             if fd.lang.is_js() {
                 let imp = self.implementation(&cur);
                 if imp != cur {
-                    last = self.target(&imp);
+                    last = Self::target(&imp);
                 }
             }
-            let name = path.last().map(String::as_str).unwrap_or("");
+            let name = path.last().map_or("", String::as_str);
             if unresolved {
                 let node = emit(&mut out, r.scope, name, r.line, r.col);
                 out.unresolved.push(UnresolvedName {
@@ -220,7 +211,7 @@ impl Resolver<'_> {
             };
             let name = b.name.rsplit('.').next().unwrap_or(&b.name);
             let name = if name == "*" { "*" } else { name };
-            match self.target(&r) {
+            match Self::target(&r) {
                 Some((df, dd)) => {
                     let e = Edge {
                         src: emit(&mut out, b.scope, name, b.line, b.col),

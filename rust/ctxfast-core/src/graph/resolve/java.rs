@@ -94,7 +94,6 @@ fn java_param_types(signature: &str, name: &str) -> Vec<String> {
 /// Whether an argument of static type `arg` (`?`: unknown) can be passed as a parameter of
 /// type `param`, and whether that is an exact match.
 fn passes(arg: &str, param: &str) -> (bool, bool) {
-    let param = param.trim_end_matches("...");
     const PRIMITIVE: &[&str] = &[
         "byte", "short", "char", "int", "long", "float", "double", "boolean",
     ];
@@ -104,6 +103,7 @@ fn passes(arg: &str, param: &str) -> (bool, bool) {
         ("double", &[]),
         ("boolean", &[]),
     ];
+    let param = param.trim_end_matches("...");
     if arg == "?" || param == "Object" {
         return (true, arg == param);
     }

@@ -34,7 +34,7 @@ fn imports(db: &Path) -> Vec<(String, String)> {
     .collect()
 }
 
-const PHP_KERNEL: &str = r#"<?php
+const PHP_KERNEL: &str = r"<?php
 namespace App\Http;
 
 use App\Util\Helper;
@@ -80,7 +80,7 @@ final class Kernel extends Base implements Contract
 
     private function handle() {}
 }
-"#;
+";
 
 fn php_repo() -> tempfile::TempDir {
     repo(&[
@@ -362,17 +362,17 @@ fn php_and_ruby_refreshes_match_a_cold_build_at_every_step() {
                 r,
                 "lib/a.rb",
                 "\n\nclass A\n  def f\n    b_fn\n  end\nend\n",
-            )
+            );
         },
         &|r| {
             w(
                 r,
                 "src/A.php",
                 "<?php\nnamespace Q;\n\nclass A\n{\n    public function f() { b_fn(); }\n}\n",
-            )
+            );
         },
         &|r| {
-            w(r, "src/C.php", "<?php\nnamespace P;\n\nuse Q\\A;\n\nclass C extends A\n{\n    public function g() { $this->f(); }\n}\n")
+            w(r, "src/C.php", "<?php\nnamespace P;\n\nuse Q\\A;\n\nclass C extends A\n{\n    public function g() { $this->f(); }\n}\n");
         },
     ];
     for (n, step) in steps.iter().enumerate() {

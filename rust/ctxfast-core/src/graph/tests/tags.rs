@@ -281,7 +281,7 @@ fn every_generic_tier_language_gives_definitions_and_cross_file_calls() {
         ),
     ];
     for (dir, defs, calls) in cases {
-        let defs: Vec<String> = defs.iter().map(|s| s.to_string()).collect();
+        let defs: Vec<String> = defs.iter().map(ToString::to_string).collect();
         assert_eq!(defs_under(&db, dir), defs, "{dir} definitions");
         let got = calls_under(&db, dir);
         for c in *calls {

@@ -183,7 +183,7 @@ impl<'t> Stored<'t> {
         let stored_deps: Vec<i64> = sorted(self.deps.query_map([id], |row| row.get(0))?)?;
         Ok(Rewrite {
             refs: false,
-            edges: edge_diff(stored_edges, r),
+            edges: edge_diff(&stored_edges, r),
             unresolved: unresolved != new_unresolved,
             deps: deps.map(|d| sorted_vec(d.into_iter())) != Some(stored_deps),
         })
@@ -192,7 +192,7 @@ impl<'t> Stored<'t> {
 
 /// The stored edges `r` no longer produces (their rowids) and the ones it adds. A file's
 /// edges are distinct (resolution emits each once), so sets suffice.
-fn edge_diff(stored: Vec<((i64, i64, i64), i64)>, r: &Resolved) -> Edges {
+fn edge_diff(stored: &[((i64, i64, i64), i64)], r: &Resolved) -> Edges {
     let new: FxHashSet<(i64, i64, i64)> = r
         .edges
         .iter()
