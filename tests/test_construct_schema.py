@@ -15,7 +15,6 @@ def test_every_spec_default_is_pinned():
     c = ConstructConfig()
     # The other fields are shown changing the window by their own tests (many in
     # test_settings_effect.py); no fixture yet shows these doing anything.
-    assert c.ceiling == 24_000  # compose passes its own ceiling
     assert (c.residue_cap, c.fold_oversize_residue, c.residue_signature_chars) == (32, True, 200)
     assert (c.pointer_preview_chars, c.supersede_older_test_outputs) == (60, True)
     assert (c.filler_score_below, c.acceptance_trim_chars) == (0.6, 200)

@@ -146,6 +146,7 @@ def test_a_retrieval_setting_changes_the_result(repo, retrieved_default, name, v
 @pytest.mark.parametrize(
     ("name", "value"),
     [
+        ("ceiling", 1500),
         ("provenance_cap_chars", 0),
         ("residue_min_shared_terms", 0),
         ("ranker_max_response_bytes", 0),
@@ -158,6 +159,16 @@ def test_a_retrieval_setting_changes_the_result(repo, retrieved_default, name, v
 def test_a_construct_setting_changes_the_window(repo, composed_default, name, value):
     assert getattr(ConstructConfig(), name) != value
     assert _composed(repo, config=ConstructConfig(**{name: value})) != composed_default
+
+
+def test_the_configured_ceiling_bounds_the_window_unless_compose_is_given_one(repo):
+    task = "render_name gives the wrong name for max"
+    small = ctxfast.compose(repo, task, refresh=False, config=ConstructConfig(ceiling=1200))
+    assert small.ceiling == 1200 and small.token_count <= 1200
+    given = ctxfast.compose(
+        repo, task, refresh=False, ceiling=3000, config=ConstructConfig(ceiling=1200)
+    )
+    assert given.ceiling == 3000
 
 
 @pytest.mark.parametrize(

@@ -362,7 +362,7 @@ def compose(
     tracebacks: Sequence[str] = (),
     tool_outputs: Sequence[str] = (),
     test_outputs: Sequence[str] = (),
-    ceiling: int = 24_000,
+    ceiling: int | None = None,
     target: int | None = None,
     ranker: Ranker | None = None,
     config: ConstructConfig | None = None,
@@ -395,6 +395,7 @@ def compose(
         test_outputs: test-run outputs (freshest last); the freshest steers retrieval when
             there is no error or traceback.
         ceiling: the token budget of the whole window (exact count, ``config.encoding``).
+            Default: ``config.ceiling`` (24,000).
         target: the size the window fills toward with the next-best evidence, in tokens
             (positive, at most ``ceiling``). Default: ``config.target_tokens`` (8,000), or
             the ceiling when that is smaller.
@@ -409,7 +410,9 @@ def compose(
         refresh: ``False`` skips the index refresh (for a caller that just refreshed it or
             knows the files did not change).
     """
-    cfg = with_target(config or ConstructConfig(), target, ceiling)
+    given = config or ConstructConfig()
+    ceiling = given.ceiling if ceiling is None else ceiling
+    cfg = with_target(given, target, ceiling)
     inputs = prepare(
         repo,
         task,
