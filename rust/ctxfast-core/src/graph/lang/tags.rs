@@ -23,7 +23,7 @@
 //! matches it by name within the repository (`resolve/tags.rs`).
 
 use super::{cap, collapse, first_paragraph, Builder, Fields};
-use crate::graph::raw::{DefKind, RawDef, RawRef, NO_ARITY};
+use crate::graph::raw::{DefKind, RawRef, NO_ARITY};
 use std::sync::OnceLock;
 use tree_sitter::{Node, Query, QueryCursor, StreamingIterator};
 
@@ -369,32 +369,16 @@ fn definition(
     name: String,
     parent: u32,
 ) -> u32 {
-    let up = &b.out.defs[parent as usize];
-    let local = if up.local.is_empty() {
-        name.clone()
-    } else {
-        format!("{}.{name}", up.local)
-    };
-    let start = span.start_position();
     let doc = d.doc.map_or(String::new(), |n| {
         let t = b.text(n);
         first_paragraph(t.trim_start_matches("(*").trim_end_matches("*)"))
     });
-    b.out.defs.push(RawDef {
-        kind,
-        name,
-        local,
-        line: start.row as u32 + 1,
-        col: start.column as u32,
-        end_line: span.end_position().row as u32 + 1,
-        parent,
-        bases: vec![],
-        self_names: vec![],
-        self_class: String::new(),
-        signature: name_line(b.src, d.name),
-        doc,
-    });
-    (b.out.defs.len() - 1) as u32
+    // The query's nesting, not the visitor's, decides the parent: define under it.
+    let saved = std::mem::replace(&mut b.scope, parent);
+    let idx = b.def(kind, name, span, name_line(b.src, d.name));
+    b.scope = saved;
+    b.out.defs[idx as usize].doc = doc;
+    idx
 }
 
 /// The source line holding `name`, trimmed and capped: the header a reader recognises
