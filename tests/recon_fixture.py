@@ -70,3 +70,9 @@ def indexed_repo(root: Path, files: dict[str, str]) -> Repository:
     repo = Repository(root)
     repo.index()
     return repo
+
+
+def callees(graph, qualname: str) -> set[str]:
+    """The qualified names the definition ``qualname`` calls, by the graph's call edges."""
+    node = next(n for n in graph.lookup(qualname) if n.qualname == qualname)
+    return {n.qualname for n in graph.callees(node.id)}

@@ -7,6 +7,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from recon_fixture import callees
+
 from ctxfast import Repository
 
 
@@ -19,11 +21,6 @@ def write(root: Path, files: dict[str, str]) -> None:
 
 def defs(graph, path: str) -> dict[str, str]:
     return {n.qualname: n.kind for n in graph.nodes_in_file(path) if n.kind != "ref"}
-
-
-def callees(graph, qualname: str) -> set[str]:
-    node = next(n for n in graph.lookup(qualname) if n.qualname == qualname)
-    return {n.qualname for n in graph.callees(node.id)}
 
 
 C_TREE = {

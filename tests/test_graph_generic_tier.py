@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from php_ruby_fixtures import write
+from recon_fixture import callees
 
 from ctxfast import BM25Index, Repository
 
@@ -40,11 +41,6 @@ TAGGED = {
     ),
     "elm/Render.elm": "module Render exposing (drawBadge)\n\n\ndrawBadge m =\n    m\n",
 }
-
-
-def callees(graph, qualname: str) -> set[str]:
-    node = next(n for n in graph.lookup(qualname) if n.qualname == qualname)
-    return {n.qualname for n in graph.callees(node.id)}
 
 
 def test_generic_tier_languages_are_in_the_graph_and_the_repo_map(tmp_path: Path) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from recon_fixture import callees
+
 from ctxfast import Repository
 
 
@@ -21,11 +23,6 @@ def graph_of(root: Path, files: dict[str, str]):
     repo = Repository(root, index_dir=root / ".idx")
     repo.index()
     return repo.graph
-
-
-def callees(graph, qualname: str) -> set[str]:
-    node = next(n for n in graph.lookup(qualname) if n.qualname == qualname)
-    return {n.qualname for n in graph.callees(node.id)}
 
 
 def parse_errors(graph) -> dict[str, str | None]:

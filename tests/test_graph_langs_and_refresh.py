@@ -8,6 +8,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from recon_fixture import callees
 
 from ctxfast import Repository
 from ctxfast.errors import CtxfastError
@@ -21,11 +22,6 @@ def write(root: Path, files: dict[str, str | bytes]) -> None:
             p.write_bytes(text)
         else:
             p.write_text(textwrap.dedent(text).lstrip("\n"))
-
-
-def callees(graph, qualname: str) -> set[str]:
-    node = next(n for n in graph.lookup(qualname) if n.qualname == qualname)
-    return {n.qualname for n in graph.callees(node.id)}
 
 
 def kinds(graph, path: str) -> dict[str, str]:

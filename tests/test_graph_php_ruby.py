@@ -7,15 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from php_ruby_fixtures import PHP, RUBY, write
-from recon_fixture import indexed_repo
+from recon_fixture import callees, indexed_repo
 
 from ctxfast import Repository
 from ctxfast.text import is_test_path
-
-
-def callees(graph, qualname: str) -> set[str]:
-    node = next(n for n in graph.lookup(qualname) if n.qualname == qualname)
-    return {n.qualname for n in graph.callees(node.id)}
 
 
 def test_php_namespaces_imports_and_members(tmp_path: Path) -> None:
