@@ -45,6 +45,11 @@ class Instance:
     gold_hunks: list[dict[str, Any]] = field(default_factory=list)
     gold_symbols: list[tuple[str, str]] = field(default_factory=list)
     raw: dict[str, Any] = field(default_factory=dict)
+    #: ``(file, qualname, start_line, end_line)`` of each gold function whose span the record
+    #: gives (the corpus's ``gold_functions``, named by tree-sitter by the corpus's own rules):
+    #: a candidate is matched to it by span (``metrics.aligned_to_gold``), not by a qualname
+    #: spelled the way ctxfast spells it.
+    gold_spans: list[tuple[str, str, int, int]] = field(default_factory=list)
 
     @property
     def language(self) -> str:
@@ -150,6 +155,19 @@ def _instance(rec: dict[str, Any], where: str) -> Instance:
             key = (s["file"], s["qualname"])
             if key not in symbols:
                 symbols.append(key)
+    spans: list[tuple[str, str, int, int]] = []
+    if not symbols:
+        for g in rec.get("gold_functions") or []:
+            if g.get("qualname") and g.get("start_line") and g.get("end_line"):
+                span = (
+                    str(g["file"]),
+                    str(g["qualname"]),
+                    int(g["start_line"]),
+                    int(g["end_line"]),
+                )
+                if span not in spans:
+                    spans.append(span)
+        symbols = list(dict.fromkeys((f, q) for f, q, _, _ in spans))
     return Instance(
         instance_id=str(rec["instance_id"]),
         repo=str(rec["repo"]),
@@ -159,6 +177,7 @@ def _instance(rec: dict[str, Any], where: str) -> Instance:
         gold_hunks=list(rec.get("gold_hunks") or []),
         gold_symbols=symbols,
         raw=rec,
+        gold_spans=spans,
     )
 
 

@@ -73,6 +73,37 @@ def _covered(
     return False
 
 
+#: How far a candidate function's first or last line may sit from a gold function's and still
+#: be that function (a decorator or doc comment one parser includes and the other does not).
+SPAN_SLACK = 2
+
+
+def aligned_to_gold(
+    candidates: Sequence[tuple[str, str | None, int, int, bool]],
+    spans: Sequence[tuple[str, str, int, int]],
+) -> tuple[list[tuple[str, str | None]], set[tuple[str, str]]]:
+    """The ``(file, qualname)`` of each candidate ``(file, qualname, start, end, is_function)``
+    and the set of those that are functions, with a candidate function renamed to the gold
+    function ``(file, qualname, start, end)`` it is: the same file and both ends within
+    ``SPAN_SLACK`` lines, or a function enclosing the gold one (which delivers it, as
+    :func:`_covered` lets an enclosing function deliver a nested one). Without spans the
+    names are kept as they are."""
+    syms: list[tuple[str, str | None]] = []
+    fns: set[tuple[str, str]] = set()
+    for file, qual, start, end, is_fn in candidates:
+        name = qual
+        if is_fn and qual:
+            for g_file, g_qual, g_start, g_end in spans:
+                same = abs(start - g_start) <= SPAN_SLACK and abs(end - g_end) <= SPAN_SLACK
+                if g_file == file and (same or (start <= g_start and g_end <= end)):
+                    name = g_qual
+                    break
+        syms.append((file, name))
+        if is_fn and name:
+            fns.add((file, name))
+    return syms, fns
+
+
 def symbol_ranks(
     candidate_symbols: Sequence[tuple[str, str | None]],
     gold_symbols: Sequence[tuple[str, str]],

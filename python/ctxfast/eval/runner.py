@@ -155,8 +155,10 @@ def score(job: Job, out: RetrievalOutput, symbol_level: bool, edge: float) -> di
     inst, gold = job.instance, job.gold
     lines_of = tree_line_counts(job.tree.path)
     rf = out.ranked_files
-    syms = [(c.file, c.qualname) for c in out.candidates]
-    fns = {(c.file, c.qualname) for c in out.candidates if c.qualname and c.is_function}
+    syms, fns = M.aligned_to_gold(
+        [(c.file, c.qualname, c.start, c.end, c.is_function) for c in out.candidates],
+        inst.gold_spans,
+    )
     delivered = {fl for c in out.candidates for fl in c.lines()}
     line_tokens = _gold_line_tokens(job.tree.path, delivered, gold)
     win_items = [
