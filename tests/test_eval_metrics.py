@@ -209,3 +209,23 @@ def test_hunk_past_the_last_line_is_cut_at_it(tmp_path):
     assert cut == [Region("a.py", 2, 2), Region("a.py", 1, 1), Region("gone.py", 4, 9)]
     assert M.covers_all_gold([("a.py", 1), ("a.py", 2)], cut[:2])
     assert not M.covers_all_gold([("a.py", 1), ("a.py", 2)], given[:2])
+
+
+def test_candidate_function_matched_to_gold_function_by_span():
+    gold = [("a.go", "Server.Serve", 10, 30)]
+    cands = [
+        ("a.go", "(*Server).Serve", 11, 30, True),  # same function, spelled otherwise
+        ("a.go", "Server", 5, 60, False),  # a type enclosing it is not the function
+        ("b.go", "Serve", 10, 30, True),  # same span in another file
+    ]
+    syms, fns = M.aligned_to_gold(cands, gold)
+    assert syms == [("a.go", "Server.Serve"), ("a.go", "Server"), ("b.go", "Serve")]
+    assert fns == {("a.go", "Server.Serve"), ("b.go", "Serve")}
+    assert M.function_acc_at_k(syms, [("a.go", "Server.Serve")], 1, fns) == 1.0
+    far = [("a.go", "Serve", 14, 30, True)]  # starts four lines off: another function
+    assert M.function_acc_at_k(*_acc_args(far, gold)) == 0.0
+
+
+def _acc_args(cands, gold):
+    syms, fns = M.aligned_to_gold(cands, gold)
+    return syms, [(f, q) for f, q, _, _ in gold], 10, fns
