@@ -131,12 +131,13 @@ def test_selection_is_deterministic(tmp_path, mirrors):
 @pytest.mark.parametrize(
     ("repo", "extra", "why"),
     [
-        ("google/gson:java", [], "held-out"),
-        ("django/django:python", [], "never mined"),
+        ("google/gson:java", [], "reserved"),
+        ("django/django:python", [], "reserved"),
+        ("apache/dubbo:java", [], "reserved"),  # a later line of the reserved list
         ("sharkdp/fd:rust", ["--split", "train"], "dev set"),
     ],
 )
-def test_benchmark_and_dev_repositories_are_refused(tmp_path, mirrors, capsys, repo, extra, why):
+def test_reserved_and_dev_repositories_are_refused(tmp_path, mirrors, capsys, repo, extra, why):
     out = tmp_path / "x.jsonl"
     argv = ["eval", "mine", "--mirror-root", str(mirrors), "--repo", repo, "--out", str(out)]
     assert main([*argv, *extra]) != 0
@@ -160,3 +161,12 @@ def test_strip_message_keeps_english_words_and_short_names():
     text, gone = strip_message("Fix parse of `Parser::parse()` when new is empty", [], ["parse"])
     assert text == "Fix of when new is empty"
     assert gone == ["parse", "Parser::parse()"]
+
+
+def test_packaged_reserved_list_is_the_benchmarks_file():
+    """The miner's list is a copy of the benchmark's ``reserved_repos.txt``: every repository
+    there is refused, comments and blank lines are not repositories."""
+    from ctxfast.eval.mine import RESERVED_REPOS
+
+    assert {"django/django", "gin-gonic/gin", "astral-sh/ruff"} <= RESERVED_REPOS
+    assert not any(r.startswith("#") or not r for r in RESERVED_REPOS)

@@ -34,30 +34,23 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from ctxfast.eval.errors import EvalError
 
-#: SWE-bench's twelve repositories: the Python benchmark itself, never mined.
-SWE_BENCH_REPOS = frozenset(
-    {
-        "django/django",
-        "sympy/sympy",
-        "scikit-learn/scikit-learn",
-        "matplotlib/matplotlib",
-        "sphinx-doc/sphinx",
-        "astropy/astropy",
-        "pydata/xarray",
-        "pytest-dev/pytest",
-        "pylint-dev/pylint",
-        "psf/requests",
-        "pallets/flask",
-        "mwaskom/seaborn",
-    }
+#: The repositories reserved for evaluation (SWE-bench's twelve, the held-out sets): never
+#: mined, never trained or tuned on. The list ships with the package (``reserved_repos.txt``,
+#: a copy of the benchmark's own file) so the miner and the trainer read one list.
+RESERVED_REPOS = frozenset(
+    line.strip()
+    for line in resources.files("ctxfast.eval")
+    .joinpath("reserved_repos.txt")
+    .read_text(encoding="utf-8")
+    .splitlines()
+    if line.strip() and not line.lstrip().startswith("#")
 )
-#: Repositories of the held-out multi-language set (never shared, never mined).
-HELD_OUT_REPOS = frozenset({"gin-gonic/gin", "colinhacks/zod", "BurntSushi/ripgrep", "google/gson"})
 #: The multi-language dev set (benches/README.md); a training corpus must not use them.
 DEV_REPOS = {
     "junegunn/fzf": "go",
@@ -427,8 +420,8 @@ def mine(
 
 
 def check_split(repo: str, split: str) -> None:
-    if repo in SWE_BENCH_REPOS or repo in HELD_OUT_REPOS:
-        raise EvalError(f"{repo} is a benchmark or held-out repository: never mined")
+    if repo in RESERVED_REPOS:
+        raise EvalError(f"{repo} is reserved for evaluation: never mined or trained on")
     if split == "train" and repo in DEV_REPOS:
         raise EvalError(f"{repo} belongs to the multi-language dev set: not training data")
 
