@@ -75,15 +75,29 @@ def hand_prior(
     from ctxfast.retrieval.pipeline import NAMED_BONUS
 
     cfg = RetrievalConfig.from_mapping(settings)
-    files = {n: cfg.signal_weights.get(n, 1.0) for n in SIGNALS if n != "tested_modules"}
+    files = {n: cfg.signal_weights.get(n, 1.0) for n in SIGNALS}
     files["tested_modules"] = cfg.tested_modules_weight
-    demote = {"is_test": -cfg.test_penalty, "minor_language": -cfg.minor_language_penalty}
+    files["included"] = cfg.include_lending
+    # A file the BM25 floor places rises above the fusion's fifth file: about the gap
+    # between a file every signal points at and one a single signal does.
+    files["bm25_floor"] = 1.0 if cfg.bm25_floor_files else 0.0
+    demote = {
+        "is_test": -cfg.test_penalty,
+        "minor_language": -cfg.minor_language_penalty,
+        "is_example": -cfg.example_penalty,
+    }
     defs = {
         "bm25": 1.0,
         "file_prob": 1.0,
         "anchor": cfg.traceback_bonus,
         "named": NAMED_BONUS,
         "named_callee": cfg.named_callee_bonus,
+        "second_callee": cfg.second_callee_bonus,
+        "goal": 1.0,
+        "src_dispatch": cfg.dispatch_bonus if cfg.dispatch else 0.0,
+        "src_literal": cfg.literal_bonus if cfg.literal_defs else 0.0,
+        "inline_test": -cfg.test_penalty,
+        "in_file_log_rank": -cfg.same_file_decay,
     }
     return {**files, **demote}, {**defs, **demote}
 
@@ -126,13 +140,11 @@ def _archive(mirror: Path, commit: str, dest: Path) -> None:
 def extract_task(
     task: dict[str, Any], mirror_root: Path, work: Path, config: dict[str, Any] | None = None
 ) -> Path | None:
-    """Rows of one task, cached at ``work/features/ID.npz`` (None when the tree fails);
+    """Rows of one mined task, cached at ``work/features/ID.npz`` (None when the tree fails):
+    the tree at ``base_commit`` is written from the mirror, indexed and deleted once read.
     ``config`` overrides the retrieval settings (the candidate pool the model will rank)."""
-    import numpy as np
-
     from ctxfast.recon.parse_cache import ParseCache
     from ctxfast.repository import Repository
-    from ctxfast.retrieval.features import CANDIDATE_FEATURES, FILE_FEATURES
 
     out = work / "features" / f"{task['instance_id']}.npz"
     if out.exists():
@@ -153,11 +165,75 @@ def extract_task(
         return None
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+    return store_rows(task, res, out)
+
+
+def extract_tree_task(
+    task: dict[str, Any], trees: Path, cache: Path, work: Path, config: dict[str, Any] | None = None
+) -> Path | None:
+    """Rows of one task whose tree is already written at ``trees/ID`` (a benchmark's
+    ``--trees``), indexed in the evaluation's own cache layout (``cache/index/KEY``, the
+    parse cache ``cache/parse``) so a tree the evaluation indexed is not indexed again."""
+    from ctxfast.eval.sources import DirTrees
+    from ctxfast.recon.parse_cache import ParseCache
+    from ctxfast.repository import Repository
+
+    out = work / "features" / f"{task['instance_id']}.npz"
+    if out.exists():
+        return out
+    try:
+        tree = DirTrees(trees).tree_for_instance(task["instance_id"])
+        repo = Repository(
+            tree.path,
+            index_dir=cache / "index" / tree.key,
+            parse_cache=ParseCache(cache / "parse"),
+        )
+        repo.index()
+        res = repo.retrieve(
+            task["problem_statement"], config={**(config or {}), "keep_features": True}
+        )
+    except Exception as exc:  # a tree that does not build is skipped, not fatal
+        print(f"{task['instance_id']}: skipped ({exc})", file=sys.stderr)
+        return None
+    return store_rows(task, res, out)
+
+
+def gold_labels(
+    task: dict[str, Any], candidates: list[tuple[str, str | None]], spans: list[tuple[int, int]]
+) -> list[bool]:
+    """Which candidates are a gold definition: by ``(file, qualname)`` (``gold_symbols``,
+    the mined and SWE-bench records) or by span (``gold_functions``, the issue corpus, whose
+    qualnames follow its own parser's conventions; see ``metrics.aligned_to_gold``)."""
+    from ctxfast.eval.metrics import aligned_to_gold
+
+    syms = {(g["file"], g["qualname"]) for g in task.get("gold_symbols") or []}
+    gold_spans = [
+        (g["file"], g["qualname"], int(g["start_line"]), int(g["end_line"]))
+        for g in task.get("gold_functions") or []
+        if g.get("qualname") and g.get("start_line")
+    ]
+    if gold_spans:
+        named, _ = aligned_to_gold(
+            [(f, q, a, b, True) for (f, q), (a, b) in zip(candidates, spans, strict=True)],
+            gold_spans,
+        )
+        syms |= {(f, q) for f, q, _, _ in gold_spans}
+        return [c in syms for c in named]
+    return [c in syms for c in candidates]
+
+
+def store_rows(task: dict[str, Any], res: Any, out: Path) -> Path:
+    """Write the feature rows of one retrieval ``res`` labelled by the task's gold files and
+    gold definitions to ``out`` (a whole file or none: written aside, then renamed)."""
+    import numpy as np
+
+    from ctxfast.retrieval.features import CANDIDATE_FEATURES, FILE_FEATURES
+
     feats = res.features
     assert feats is not None and feats.candidate_rows is not None
     gold_files = set(task["gold_files"])
-    gold_syms = {(g["file"], g["qualname"]) for g in task["gold_symbols"]}
     where = {f: i for i, f in enumerate(feats.files)}
+    spans = feats.candidate_spans or [(0, 0)] * len(feats.candidates)
     out.parent.mkdir(parents=True, exist_ok=True)
     part = out.with_name(f"{out.stem}.{os.getpid()}.part.npz")
     np.savez_compressed(
@@ -169,7 +245,7 @@ def extract_task(
         file_rows=feats.file_rows,
         file_gold=np.array([f in gold_files for f in feats.files], dtype=bool),
         cand_rows=feats.candidate_rows,
-        cand_gold=np.array([c in gold_syms for c in feats.candidates], dtype=bool),
+        cand_gold=np.array(gold_labels(task, feats.candidates, spans), dtype=bool),
         cand_file=np.array([where.get(f, -1) for f, _ in feats.candidates], dtype=np.int64),
     )
     part.replace(out)  # an interrupted run never leaves a half file that looks done
@@ -431,10 +507,15 @@ def train(
     steps: int = DEFAULT_STEPS,
     learner: str = "linear",
     settings: dict[str, Any] | None = None,
+    tied: bool = True,
+    hand_files: bool = False,
 ) -> Any:
     """The two stages from the corpus rows; ``learner="boosted"`` adds trees to the
     definition stage (``boosted``). ``settings`` are the retrieval settings the rows were
-    extracted with (the prior's weights)."""
+    extracted with (the prior's weights). ``tied=False`` fits the columns commit messages
+    cannot teach (``FILE_TIED``, ``DEFINITION_TIED``, ``ZEROED``): rows from issue texts.
+    ``hand_files`` keeps the hand-set file stage (the model's ``files`` is None) and fits the
+    definitions on the rows as extracted, whose file columns are that stage's."""
     import numpy as np
 
     from ctxfast.retrieval.features import CANDIDATE_FEATURES, FILE_FEATURES
@@ -444,16 +525,23 @@ def train(
     if not fgroups:
         raise EvalError("no task has a gold file among its ranked files")
     fprior, dprior = hand_prior(settings)
-    fties = ties_of(FILE_FEATURES, fprior, FILE_TIED, ZEROED["files"])
+    fties = ties_of(FILE_FEATURES, fprior, FILE_TIED, ZEROED["files"]) if tied else {}
     fvec = np.array([fprior.get(c, 0.0) for c in FILE_FEATURES])
-    files = LinearStage(FILE_FEATURES, *fit_listwise(fgroups, l2, steps, ties=fties, prior=fvec))
+    files = (
+        None
+        if hand_files
+        else LinearStage(FILE_FEATURES, *fit_listwise(fgroups, l2, steps, ties=fties, prior=fvec))
+    )
     cgroups = []
     for t in tasks:
         if t.cand_gold.any():
-            cgroups.append((with_file_columns(t, file_probs(t, files)), t.cand_gold))
+            rows = t.cand_rows if files is None else with_file_columns(t, file_probs(t, files))
+            cgroups.append((rows, t.cand_gold))
     if not cgroups:
         raise EvalError("no task has a gold definition among its candidates")
-    dties = ties_of(CANDIDATE_FEATURES, dprior, DEFINITION_TIED, ZEROED["definitions"])
+    dties = (
+        ties_of(CANDIDATE_FEATURES, dprior, DEFINITION_TIED, ZEROED["definitions"]) if tied else {}
+    )
     dvec = np.array([dprior.get(c, 0.0) for c in CANDIDATE_FEATURES])
     defs: Any = LinearStage(
         CANDIDATE_FEATURES, *fit_listwise(cgroups, l2, steps, ties=dties, prior=dvec)
@@ -472,7 +560,10 @@ def train(
         "l2": l2,
         "steps": steps,
         "learner": learner,
-        "tied": {"files": FILE_TIED, "definitions": DEFINITION_TIED, "zeroed": ZEROED},
+        "file_stage": "hand" if hand_files else "learned",
+        "tied": (
+            {"files": FILE_TIED, "definitions": DEFINITION_TIED, "zeroed": ZEROED} if tied else {}
+        ),
         "prior": {"files": fprior, "definitions": dprior},
     }
     return RankerModel(files, defs, meta)
@@ -492,7 +583,7 @@ def file_acc(tasks: Iterable[TaskRows], stage: Any, k: int) -> float:
     return float(np.mean(hits)) if hits else 0.0
 
 
-def load_corpus(paths: list[Path]) -> list[dict[str, Any]]:
+def load_corpus(paths: list[Path], split: str = "train") -> list[dict[str, Any]]:
     tasks = []
     for p in paths:
         for line in p.read_text(encoding="utf-8").splitlines():
@@ -502,7 +593,7 @@ def load_corpus(paths: list[Path]) -> list[dict[str, Any]]:
     for t in sorted(tasks, key=lambda t: t["instance_id"]):
         by_repo[t["repo"]].append(t)
     for repo in by_repo:
-        check_split(repo, "train")
+        check_split(repo, split)
     # Round robin over repositories: a run stopped early still covers every repository.
     turns = [(i, repo, t) for repo, ts in by_repo.items() for i, t in enumerate(ts)]
     return [t for _, _, t in sorted(turns, key=lambda x: (x[0], x[1]))]
@@ -512,7 +603,28 @@ def register(esub: Any) -> None:
     """Add ``ctxfast eval train-ranker`` to the eval subcommands."""
     ap = esub.add_parser("train-ranker", help="train the learned ranker from a mined corpus")
     ap.add_argument("--corpus", required=True, nargs="+", type=Path, help="mined JSONL files")
-    ap.add_argument("--mirror-root", required=True, type=Path, help="holds OWNER+NAME/repo")
+    ap.add_argument("--mirror-root", type=Path, help="holds OWNER+NAME/repo (mined tasks)")
+    ap.add_argument(
+        "--trees",
+        type=Path,
+        help="DIR/<instance_id>/ trees of an issue benchmark (instead of --mirror-root); "
+        "its repositories may be dev repositories, never reserved ones",
+    )
+    ap.add_argument(
+        "--cache", type=Path, help="with --trees: the evaluation's cache root (index, parse)"
+    )
+    ap.add_argument("--repos", default="", help="comma-separated owner/name: train on these only")
+    ap.add_argument(
+        "--untied",
+        action="store_true",
+        help="fit every column (issue texts carry the paths, names and tracebacks commit "
+        "messages lack, so no column keeps the hand-set ratio)",
+    )
+    ap.add_argument(
+        "--hand-files",
+        action="store_true",
+        help="keep the hand-set file stage; learn the definition stage only",
+    )
     ap.add_argument("--work", required=True, type=Path, help="feature cache and scratch trees")
     ap.add_argument("--out", required=True, type=Path, help="model JSON to write")
     ap.add_argument("--l2", type=float, default=DEFAULT_L2, help="L2 penalty on the weights")
@@ -545,7 +657,14 @@ def register(esub: Any) -> None:
 
 
 def run(a: argparse.Namespace) -> int:
-    corpus = load_corpus(a.corpus)
+    if (a.trees is None) == (a.mirror_root is None):
+        raise EvalError("give exactly one of --trees and --mirror-root")
+    if a.trees is not None and a.cache is None:
+        raise EvalError("--trees needs --cache")
+    corpus = load_corpus(a.corpus, "train" if a.trees is None else "dev")
+    if a.repos:
+        keep = set(a.repos.split(","))
+        corpus = [t for t in corpus if t["repo"] in keep]
     if a.limit:
         corpus = corpus[: a.limit]
     rcfg = json.loads(a.retrieval_config)
@@ -554,7 +673,11 @@ def run(a: argparse.Namespace) -> int:
     for n, task in enumerate(corpus, 1):
         if a.extract_only and (n - 1) % n_shards != k:
             continue
-        path = extract_task(task, a.mirror_root, a.work, rcfg)
+        path = (
+            extract_task(task, a.mirror_root, a.work, rcfg)
+            if a.trees is None
+            else extract_tree_task(task, a.trees, a.cache, a.work, rcfg)
+        )
         if path is not None:
             stored.append(path)
         if n % 25 == 0:
@@ -562,11 +685,14 @@ def run(a: argparse.Namespace) -> int:
     if a.extract_only:
         return 0
     rows = [load_rows(p) for p in stored]
-    model = train(rows, a.l2, learner=a.learner, settings=rcfg)
-    a.out.write_text(model.to_json() + "\n", encoding="utf-8")
-    print(
-        f"trained on {len(rows)} tasks: file Acc@1 {file_acc(rows, model.files, 1):.3f} "
-        f"Acc@5 {file_acc(rows, model.files, 5):.3f} (training set)",
-        file=sys.stderr,
+    model = train(
+        rows, a.l2, learner=a.learner, settings=rcfg, tied=not a.untied, hand_files=a.hand_files
     )
+    a.out.write_text(model.to_json() + "\n", encoding="utf-8")
+    if model.files is not None:
+        print(
+            f"trained on {len(rows)} tasks: file Acc@1 {file_acc(rows, model.files, 1):.3f} "
+            f"Acc@5 {file_acc(rows, model.files, 5):.3f} (training set)",
+            file=sys.stderr,
+        )
     return 0

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import weakref
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -23,7 +23,7 @@ from ctxfast.bm25 import tokenize_code
 from ctxfast.retrieval.candidates import Candidate, RawCandidate
 from ctxfast.retrieval.repoindex import RepoIndex
 from ctxfast.retrieval.task import TaskQuery
-from ctxfast.text import is_test_path
+from ctxfast.text import is_example_path, is_test_code, is_test_path
 
 #: The file signals of ``localize.file_scores`` (normalised to [0, 1]; 0 when absent).
 SIGNALS = (
@@ -36,6 +36,10 @@ SIGNALS = (
     "literals",
     "tested_modules",
     "literal_names",
+    "goal_bm25",
+    "goal_def_bm25",
+    "platform_code",
+    "included",
 )
 FILE_FEATURES = (
     *SIGNALS,
@@ -51,6 +55,10 @@ FILE_FEATURES = (
     "api_desc",
     "callgraph",
     "signal_count",
+    "is_example",
+    # The placement rule of whole-file BM25 (``pipeline._bm25_floor``) as a column: the file
+    # is among the best few of whole-file BM25 that are not demoted, for a terse task.
+    "bm25_floor",
 )
 CANDIDATE_FEATURES = (
     "bm25",
@@ -86,6 +94,14 @@ CANDIDATE_FEATURES = (
     "src_infile",
     "is_private",
     "is_dunder",
+    # The rest of the hand-set re-rank, one column per term it adds.
+    "goal",
+    "src_dispatch",
+    "src_literal",
+    "second_callee",
+    "inline_test",
+    "is_example",
+    "in_file_log_rank",
 )
 
 
@@ -111,8 +127,10 @@ def file_features(
     raws: list[RawCandidate],
     pool: list[str],
     minor: frozenset[str],
+    floor: frozenset[str] = frozenset(),
 ) -> np.ndarray:
-    """The ``FILE_FEATURES`` row of each file of ``pool`` (float64, ``len(pool)`` rows)."""
+    """The ``FILE_FEATURES`` row of each file of ``pool`` (float64, ``len(pool)`` rows);
+    ``floor`` holds the files the BM25 floor would place (``bm25_floor``)."""
     bm_rank = _rranks(signals.get("file_bm25", {}))
     def_rank = _rranks(signals.get("def_bm25", {}))
     hits: dict[str, int] = defaultdict(int)
@@ -151,6 +169,8 @@ def file_features(
     rows[:, col("api_desc")] = [api.get(f, 0.0) / top_api for f in pool]
     rows[:, col("callgraph")] = [float(f in graph) for f in pool]
     rows[:, col("signal_count")] = (rows[:, : len(SIGNALS)] > 0).sum(axis=1)
+    rows[:, col("is_example")] = [float(is_example_path(f)) for f in pool]
+    rows[:, col("bm25_floor")] = [float(f in floor) for f in pool]
     return rows
 
 
@@ -196,10 +216,15 @@ def candidate_features(
     file_prob: Mapping[str, float],
     lifted: set[int],
     minor: frozenset[str],
+    goal: Sequence[float] = (),
+    second: set[int] | None = None,
 ) -> np.ndarray:
     """The ``CANDIDATE_FEATURES`` row of each candidate, with its own BM25 score ``bm25``
-    (the re-rank index over the candidates), the learned probability of its file and
-    ``lifted`` (indices of candidates called by a function the task names)."""
+    (the re-rank index over the candidates), the learned probability of its file,
+    ``lifted`` (indices of candidates called by a function the task names), ``goal`` (each
+    candidate's weighted goal score of the hand-set re-rank) and ``second`` (the callees of
+    the lifted ones). ``in_file_log_rank`` is the candidate's place among its file's
+    candidates by their current score."""
     top = max(bm25, default=0.0) or 1.0
     bm_rank = _rranks({str(i): s for i, s in enumerate(bm25)})
     f_rank = _rranks(file_prob)
@@ -216,6 +241,12 @@ def candidate_features(
         in_file_rank.update({i: 1.0 / (1 + r) for r, i in enumerate(order)})
         file_best[f] = bm25[order[0]] or 1.0
     named_files = {c.file for c in cands if c.qualname and c.qualname.rsplit(".", 1)[-1] in named}
+    place: dict[int, int] = {}
+    for idx in by_file.values():
+        for r, i in enumerate(sorted(idx, key=lambda i: (-cands[i].score, cands[i].start_line))):
+            place[i] = r
+    goal = goal or [0.0] * len(cands)
+    second = second or set()
     rows = np.zeros((len(cands), len(CANDIDATE_FEATURES)))
     for i, c in enumerate(cands):
         sources = set(c.sources)
@@ -254,5 +285,12 @@ def candidate_features(
             float("infile" in sources),
             float(last.startswith("_") and not last.startswith("__")),
             float(last.startswith("__") and last.endswith("__")),
+            goal[i],
+            float(any(p.startswith("dispatch:") for p in c.provenance)),
+            float(any(p.startswith("literal:") for p in c.provenance)),
+            float(i in second),
+            float(is_test_code(c.file, c.qualname) and not is_test_path(c.file)),
+            float(is_example_path(c.file)),
+            math.log1p(place[i]),
         )
     return rows

@@ -58,6 +58,8 @@ class RankFeatures:
     minor: frozenset[str]
     candidates: list[tuple[str, str | None]] = field(default_factory=list)
     candidate_rows: np.ndarray | None = None
+    #: Each candidate's first and last line (a training label matches gold functions by span).
+    candidate_spans: list[tuple[int, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -250,9 +252,10 @@ class Retriever:
 
             model = load_model(cfg.ranker_model or None)
         features: RankFeatures | None = None
+        learned_files = model is not None and model.files is not None
         if model is not None or cfg.keep_features:
             features = self._file_stage(tq, signals, raws, files, cfg, model)
-            if model is not None:
+            if learned_files:
                 files = dict(zip(features.files, features.file_prob, strict=True))
         lap("localize")
         cands = merge(ix, raws)
@@ -278,9 +281,9 @@ class Retriever:
         tokens = count_tokens(text, cfg.encoding)
         lap("render")
         file_rank = (
-            _rank_files(ix, files, cfg, signals.get("file_bm25"), len(tq.task_terms))
-            if model is None
-            else sorted(files.items(), key=lambda kv: (-kv[1], kv[0]))
+            sorted(files.items(), key=lambda kv: (-kv[1], kv[0]))
+            if learned_files
+            else _rank_files(ix, files, cfg, signals.get("file_bm25"), len(tq.task_terms))
         )
         in_rank = {f for f, _ in file_rank}
         for c in ranked:  # every candidate file appears in the ranking
@@ -312,8 +315,9 @@ class Retriever:
         ix = self.index
         minor = ix.minor_language_files(cfg.minor_language_share)
         pool = file_pool(signals, raws)
-        rows = file_features(ix, tq, signals, raws, pool, minor)
-        if model is not None:
+        floor = _floor_files(ix, signals.get("file_bm25"), cfg, len(tq.task_terms))
+        rows = file_features(ix, tq, signals, raws, pool, minor, frozenset(floor))
+        if model is not None and model.files is not None:
             prob = softmax(model.files.score(rows))
         else:
             top = max(files.values(), default=0.0) or 1.0
@@ -378,9 +382,11 @@ class Retriever:
         if cfg.named_callee_bonus:
             for i in lifted:
                 cands[i].score += cfg.named_callee_bonus
+        second: set[int] = set()
         if cfg.second_callee_bonus and lifted:
             callers = {cands[i].qualname.rsplit(".", 1)[-1] for i in lifted}  # type: ignore[union-attr]
-            for i in _named_callees(cands, callers, skip=named) - lifted:
+            second = _named_callees(cands, callers, skip=named) - lifted
+            for i in second:
                 cands[i].score += cfg.second_callee_bonus
         if cfg.same_file_decay:
             _decay_within_files(cands, cfg.same_file_decay)
@@ -394,8 +400,11 @@ class Retriever:
                 dict(zip(features.files, features.file_prob, strict=True)),
                 lifted,
                 features.minor,
+                scores_goal,
+                second,
             )
             features.candidates = [(c.file, c.symbol) for c in cands]
+            features.candidate_spans = [(c.start_line, c.end_line) for c in cands]
             features.candidate_rows = rows
             if model is not None:
                 for c, s in zip(cands, model.definitions.score(rows), strict=True):
@@ -461,13 +470,21 @@ def _rank_files(
     instances: file Acc@5 .740 → .764, Acc@1 .480 → .497). The scores stay the evidence."""
 
     ranked = sorted(files.items(), key=lambda kv: (-(kv[1] - _demotion(ix, kv[0], cfg)), kv[0]))
+    keep = _floor_files(ix, file_bm25, cfg, n_terms)
+    return _bm25_floor(ranked, keep, cfg.bm25_floor_rank) if keep else ranked
+
+
+def _floor_files(
+    ix: RepoIndex, file_bm25: dict[str, float] | None, cfg: RetrievalConfig, n_terms: int
+) -> list[str]:
+    """The files the BM25 floor places (``_bm25_floor``): the best ``bm25_floor_files`` of
+    whole-file BM25 that are not demoted, when the task has few enough terms; else none."""
     terse = not cfg.bm25_floor_max_terms or n_terms <= cfg.bm25_floor_max_terms
-    if cfg.bm25_floor_files > 0 and file_bm25 and terse:
-        lib = [kv for kv in file_bm25.items() if _demotion(ix, kv[0], cfg) == 0.0]
-        lib.sort(key=lambda kv: (-kv[1], kv[0]))
-        keep = [f for f, _ in lib[: cfg.bm25_floor_files]]
-        ranked = _bm25_floor(ranked, keep, cfg.bm25_floor_rank)
-    return ranked
+    if cfg.bm25_floor_files <= 0 or not file_bm25 or not terse:
+        return []
+    lib = [kv for kv in file_bm25.items() if _demotion(ix, kv[0], cfg) == 0.0]
+    lib.sort(key=lambda kv: (-kv[1], kv[0]))
+    return [f for f, _ in lib[: cfg.bm25_floor_files]]
 
 
 def _bm25_floor(

@@ -201,7 +201,11 @@ def stage_from_dict(data: dict[str, Any], expected: tuple[str, ...]) -> Stage:
 
 @dataclass(frozen=True)
 class RankerModel:
-    files: Stage
+    """The two stages. ``files`` None keeps the hand-set file ranking (the fusion of
+    ``localize.file_scores`` and its placement rule) and learns only the definitions, whose
+    ``file_prob`` column is then that fusion's score over the best file's."""
+
+    files: Stage | None
     definitions: Stage
     meta: dict[str, Any]
 
@@ -209,7 +213,7 @@ class RankerModel:
         return json.dumps(
             {
                 "version": MODEL_VERSION,
-                "files": self.files.to_dict(),
+                "files": None if self.files is None else self.files.to_dict(),
                 "definitions": self.definitions.to_dict(),
                 "meta": self.meta,
             },
@@ -223,7 +227,7 @@ def parse_model(text: str) -> RankerModel:
     if data.get("version") != MODEL_VERSION:
         raise ConfigError(f"ranker model version {data.get('version')} is not {MODEL_VERSION}")
     return RankerModel(
-        stage_from_dict(data["files"], FILE_FEATURES),
+        None if data["files"] is None else stage_from_dict(data["files"], FILE_FEATURES),
         stage_from_dict(data["definitions"], CANDIDATE_FEATURES),
         dict(data.get("meta", {})),
     )
