@@ -347,3 +347,58 @@ def test_rows_cached_before_a_column_existed_read_it_as_zero(tmp_path):
         want = frows[:, legacy_files.index(name)] if name in legacy_files else 0.0
         assert np.array_equal(t.file_rows[:, j], np.broadcast_to(want, (2,)))
     assert t.cand_rows[:, :19].sum() == 57 and t.cand_rows[:, 19:].sum() == 0
+
+
+def _issue_bench(tmp_path: Path, repo: str = "acme/shop") -> tuple[Path, Path]:
+    """An issue benchmark of one task whose tree is written at ``trees/ID``: the corpus's
+    record shape, its gold function given by span (``gold_functions``) in its own spelling."""
+    trees = tmp_path / "trees"
+    for path, text in FILES.items():
+        (trees / "shop-1" / path).parent.mkdir(parents=True, exist_ok=True)
+        (trees / "shop-1" / path).write_text(text, encoding="utf-8")
+    rec = {
+        "instance_id": "shop-1",
+        "repo": repo,
+        "base_commit": "0" * 40,
+        "problem_statement": TASK,
+        "gold_files": ["shop/cart.py"],
+        "gold_functions": [
+            {
+                "file": "shop/cart.py",
+                "qualname": "cart::total_price",
+                "start_line": 1,
+                "end_line": 3,
+            },
+        ],
+    }
+    bench = tmp_path / "bench.jsonl"
+    bench.write_text(json.dumps(rec) + "\n", encoding="utf-8")
+    return bench, trees
+
+
+def test_train_ranker_learns_definitions_from_issue_trees_keeping_hand_set_files(tmp_path):
+    bench, trees = _issue_bench(tmp_path)
+    out, work = tmp_path / "model.json", tmp_path / "work"
+    argv = ["eval", "train-ranker", "--corpus", str(bench), "--trees", str(trees)]
+    argv += ["--cache", str(tmp_path / "cache"), "--work", str(work), "--out", str(out)]
+    assert main([*argv, "--hand-files", "--untied"]) == 0
+    rows = load_rows(work / "features" / "shop-1.npz")
+    # The gold function, named otherwise by the benchmark, is labelled by its span.
+    labelled = rows.cand_gold.nonzero()[0]
+    assert len(labelled) == 1 and rows.file_gold.sum() == 1
+    model = parse_model(out.read_text(encoding="utf-8"))
+    assert model.files is None and model.meta["file_stage"] == "hand"
+    repo = indexed_repo(tmp_path / "repo", FILES)
+    hand = repo.retrieve(TASK, refresh=False)
+    learned = repo.retrieve(TASK, config={"ranker": "learned", "ranker_model": str(out)})
+    assert learned.file_ranking == hand.file_ranking  # the hand-set file stage, scores too
+    assert learned.candidates[0].qualname.endswith(".total_price")
+
+
+def test_train_ranker_refuses_reserved_repositories_and_needs_one_tree_source(tmp_path):
+    bench, trees = _issue_bench(tmp_path, repo="django/django")
+    base = ["eval", "train-ranker", "--corpus", str(bench), "--work", str(tmp_path / "w")]
+    base += ["--out", str(tmp_path / "m.json")]
+    assert main([*base, "--trees", str(trees), "--cache", str(tmp_path / "c")]) != 0
+    assert main(base) != 0  # neither --trees nor --mirror-root
+    assert not (tmp_path / "m.json").exists()
