@@ -402,3 +402,41 @@ def test_train_ranker_refuses_reserved_repositories_and_needs_one_tree_source(tm
     assert main([*base, "--trees", str(trees), "--cache", str(tmp_path / "c")]) != 0
     assert main(base) != 0  # neither --trees nor --mirror-root
     assert not (tmp_path / "m.json").exists()
+
+
+TRACE_TASK = (
+    "Total is wrong with a discount.\n"
+    "Traceback (most recent call last):\n"
+    '  File "shop/cart.py", line 3, in total_price\n'
+    "    return sum(items) * discount_rate()\n"
+    "ValueError: bad rate\n"
+    "The test tests/test_cart.py fails; rounding in shop/money.py looks fine."
+)
+
+
+@pytest.mark.parametrize("task", [TASK, TRACE_TASK])
+def test_hand_set_ranking_is_the_hand_weight_vector_over_the_feature_rows(tmp_path, task):
+    """The hand-set fusion and the learned ranker read the same columns: scored with the
+    weights ``hand_prior`` reads from the settings, the feature rows give the hand-set file
+    order and every candidate's hand-set score, so the two rankers cannot drift apart."""
+    files = {
+        **FILES,
+        "tests/test_cart.py": "from shop.cart import total_price\n\n\ndef test_total():\n    assert total_price([1]) == 0.9\n",
+    }
+    repo = indexed_repo(tmp_path / "repo", files)
+    no_rules = {"module_header": False, "operator_twins": False, "protocol_twins": False}
+    no_rules |= {"shared_base_of": 0, "enclosing_class_of": 0, "second_file_rank": 0}
+    no_rules |= {"bm25_floor_files": 0, "top_k": 100}
+    res = repo.retrieve(task, config={**no_rules, "keep_features": True}, refresh=False)
+    f = res.features
+    assert f is not None and f.candidate_rows is not None and len(f.candidates) > 2
+    fprior, dprior = hand_prior(no_rules)
+    fw = np.array([fprior.get(c, 0.0) for c in FILE_FEATURES])
+    file_score = f.file_rows @ fw
+    order = sorted(range(len(f.files)), key=lambda i: (-file_score[i], f.files[i]))
+    assert [f.files[i] for i in order] == [p for p in res.ranked_files() if p in f.files]
+    dw = np.array([dprior.get(c, 0.0) for c in CANDIDATE_FEATURES])
+    want = dict(zip(f.candidates, (f.candidate_rows @ dw).tolist(), strict=True))
+    got = {(c.file, c.symbol): c.score for c in res.candidates}
+    assert set(got) == set(want)
+    assert all(abs(got[k] - want[k]) < 1e-9 for k in got)

@@ -81,9 +81,10 @@ def hand_prior(
     # A file the BM25 floor places rises above the fusion's fifth file: about the gap
     # between a file every signal points at and one a single signal does.
     files["bm25_floor"] = 1.0 if cfg.bm25_floor_files else 0.0
+    test = cfg.test_penalty if cfg.demote_tests else 0.0
     demote = {
-        "is_test": -cfg.test_penalty,
-        "minor_language": -cfg.minor_language_penalty,
+        "is_test": -test,
+        "minor_language": -cfg.minor_language_penalty if cfg.demote_minor_languages else 0.0,
         "is_example": -cfg.example_penalty,
     }
     defs = {
@@ -93,10 +94,10 @@ def hand_prior(
         "named": NAMED_BONUS,
         "named_callee": cfg.named_callee_bonus,
         "second_callee": cfg.second_callee_bonus,
-        "goal": 1.0,
+        "goal": cfg.goal_candidate_weight,
         "src_dispatch": cfg.dispatch_bonus if cfg.dispatch else 0.0,
         "src_literal": cfg.literal_bonus if cfg.literal_defs else 0.0,
-        "inline_test": -cfg.test_penalty,
+        "inline_test": -test,
         "in_file_log_rank": -cfg.same_file_decay,
     }
     return {**files, **demote}, {**defs, **demote}

@@ -218,13 +218,19 @@ def candidate_features(
     minor: frozenset[str],
     goal: Sequence[float] = (),
     second: set[int] | None = None,
+    *,
+    anchor_decay: bool = True,
 ) -> np.ndarray:
     """The ``CANDIDATE_FEATURES`` row of each candidate, with its own BM25 score ``bm25``
     (the re-rank index over the candidates), the learned probability of its file,
     ``lifted`` (indices of candidates called by a function the task names), ``goal`` (each
-    candidate's weighted goal score of the hand-set re-rank) and ``second`` (the callees of
-    the lifted ones). ``in_file_log_rank`` is the candidate's place among its file's
-    candidates by their current score."""
+    candidate's BM25 against the task's goal sentence over the best one's) and ``second``
+    (the callees of the lifted ones). ``anchor`` is the traceback anchor's decayed weight, or
+    1 for any anchor without ``anchor_decay``; ``src_dispatch`` and ``src_literal`` count only
+    for a candidate the task does not name (the re-rank gives one of the three bonuses);
+    ``in_file_log_rank`` is the candidate's place among its file's candidates by their
+    current score. Each column is a term of the hand-set re-rank, so that re-rank is one
+    weight vector over these rows (``eval.train_ranker.hand_prior``)."""
     top = max(bm25, default=0.0) or 1.0
     bm_rank = _rranks({str(i): s for i, s in enumerate(bm25)})
     f_rank = _rranks(file_prob)
@@ -255,13 +261,18 @@ def candidate_features(
         words = set(tokenize_code(last)) if last else set()
         body = set(tokenize_code(c.text)) if terms else set()
         owner = parts[-2] if len(parts) > 1 and c.kind in ("function", "method") else ""
+        is_named = bool(last) and last in named
+        dispatch = not is_named and any(p.startswith("dispatch:") for p in c.provenance)
+        literal = (
+            not is_named and not dispatch and any(p.startswith("literal:") for p in c.provenance)
+        )
         rows[i] = (
             bm25[i] / top,
             bm_rank[str(i)],
             file_prob.get(c.file, 0.0),
             f_rank.get(c.file, 0.0),
-            c.anchor,
-            float(bool(last) and last in named),
+            c.anchor if anchor_decay else float(c.anchor > 0),
+            float(is_named),
             float(i in lifted),
             float(is_test_path(c.file)),
             float(c.file in minor),
@@ -286,8 +297,8 @@ def candidate_features(
             float(last.startswith("_") and not last.startswith("__")),
             float(last.startswith("__") and last.endswith("__")),
             goal[i],
-            float(any(p.startswith("dispatch:") for p in c.provenance)),
-            float(any(p.startswith("literal:") for p in c.provenance)),
+            float(dispatch),
+            float(literal),
             float(i in second),
             float(is_test_code(c.file, c.qualname) and not is_test_path(c.file)),
             float(is_example_path(c.file)),

@@ -360,10 +360,11 @@ class Retriever:
         if cfg.goal_signals and cfg.goal_candidate_weight and tq.goal_terms:
             goal_scores = bm.scores(list(tq.goal_terms))
             top_goal = max(goal_scores) or 1.0
-            scores_goal = [cfg.goal_candidate_weight * g / top_goal for g in goal_scores]
+            goal = [g / top_goal for g in goal_scores]
+            weighted = [cfg.goal_candidate_weight * g / top_goal for g in goal_scores]
         else:
-            scores_goal = [0.0] * len(cands)
-        for c, s, g in zip(cands, scores, scores_goal, strict=True):
+            goal = weighted = [0.0] * len(cands)
+        for c, s, g in zip(cands, scores, weighted, strict=True):
             c.bm25_score = s
             bonus = 0.0
             if c.anchor > 0:
@@ -400,8 +401,9 @@ class Retriever:
                 dict(zip(features.files, features.file_prob, strict=True)),
                 lifted,
                 features.minor,
-                scores_goal,
+                goal,
                 second,
+                anchor_decay=cfg.traceback_decay,
             )
             features.candidates = [(c.file, c.symbol) for c in cands]
             features.candidate_spans = [(c.start_line, c.end_line) for c in cands]
