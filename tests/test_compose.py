@@ -152,15 +152,9 @@ def test_larger_windows_draw_on_more_retrieved_candidates():
 
     d = DefaultsConfig()
     assert [window_candidates(d, t) for t in (0, 2000, 8000, 16000, 24000)] == [40, 40, 40, 80, 120]
-    # a window shows a target's class header itself
-    off = {"enclosing_class_of": 0, "shared_base_of": 0}
-    assert _retrieval_settings(None, d, 16000) == {"top_k": 80, **off}
-    assert _retrieval_settings({"top_k": 7}, d, 16000) == {"top_k": 7, **off}  # the caller's
-    assert _retrieval_settings({"bm25_k1": 1.2}, d, 24000) == {"bm25_k1": 1.2, "top_k": 120, **off}
-    assert _retrieval_settings({"enclosing_class_of": 2}, d)["enclosing_class_of"] == 2
-    on = DefaultsConfig(window_enclosing_classes=True, window_shared_bases=True)
-    assert _retrieval_settings(None, on, 16000) == {"top_k": 80}
-    assert d.window_enclosing_classes is False and d.window_shared_bases is False
+    assert _retrieval_settings(None, d, 16000) == {"top_k": 80}
+    assert _retrieval_settings({"top_k": 7}, d, 16000) == {"top_k": 7}  # the caller's
+    assert _retrieval_settings({"bm25_k1": 1.2}, d, 24000) == {"bm25_k1": 1.2, "top_k": 120}
 
 
 def _callers_project(tmp_path):

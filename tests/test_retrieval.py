@@ -61,8 +61,6 @@ def test_defaults_are_the_spec_numbers():
         "traceback_decay",
         "class_own_lines",
         "module_header",
-        "operator_twins",
-        "protocol_twins",
         "platform_code",
     ]
     with pytest.raises(ConfigError, match="unknown retrieval config keys: nope"):

@@ -1,70 +1,16 @@
 """File-ranking rules of the multi-language work (benches/README.md, "Multi-language dev set"):
-whole-file BM25's best files keep a place near the top, a file a Rust ``include!`` pulls in
-gains its includer's evidence, example and benchmark code is demoted, and code gated on an
-operating system the task names is a file signal. Each is shown on a fixture repository built
-for it, with the setting off and on."""
+a file a Rust ``include!`` pulls in gains its includer's evidence, example and benchmark code
+is demoted, and code gated on an operating system the task names is a file signal. Each is
+shown on a fixture repository built for it, with the setting off and on."""
 
 from __future__ import annotations
 
 from recon_fixture import indexed_repo
 
 from ctxfast.retrieval.config import RetrievalConfig
-from ctxfast.retrieval.pipeline import _bm25_floor
 from ctxfast.retrieval.repoindex import RepoIndex
 from ctxfast.retrieval.task import goal_rest_terms, parse_task
 from ctxfast.text import is_example_path
-
-
-def test_bm25_floor_moves_the_late_files_into_the_top_in_fusion_order():
-    ranked = [(f, 10.0 - i) for i, f in enumerate("abcdefg")]
-    # "f" ranks 6th: it takes the place of the top 5's last file, "e", which moves down.
-    out = _bm25_floor(ranked, ["a", "f"], 5)
-    assert [f for f, _ in out] == ["a", "b", "c", "d", "f", "e", "g"]
-    # Two late files: both enter, the fusion's order kept among the chosen.
-    out = _bm25_floor(ranked, ["g", "f"], 5)
-    assert [f for f, _ in out] == ["a", "b", "c", "f", "g", "d", "e"]
-    # A kept file already in the top is never pushed out by a late one.
-    out = _bm25_floor(ranked, ["e", "g"], 5)
-    assert [f for f, _ in out][:5] == ["a", "b", "c", "e", "g"]
-    # Nothing late, or a file the ranking does not hold: unchanged.
-    assert _bm25_floor(ranked, ["b", "zz"], 5) == ranked
-    # Scores stay each file's evidence.
-    assert dict(_bm25_floor(ranked, ["g"], 2)) == dict(ranked)
-
-
-FLOOR_FILES = {
-    # Whole-file BM25's best file: the one rare word of the task, many times, in one body.
-    "src/mapping.rs": (
-        "pub fn resolve(map: &Map, key: &str) -> Syntax {\n"
-        + "    let s = map.get(key).unwrap();\n" * 8
-        + "    s\n}\n"
-    ),
-    # Short definitions each sharing a common word with the task: the definition signals
-    # and the path words favour them.
-    "src/crashes.rs": (
-        "pub fn prevent() {}\npub fn crash_report() {}\npub fn prevent_crashes() {}\n"
-    ),
-    "src/prevent.rs": "pub fn prevent_twice() {}\npub fn prevent_all() {}\n",
-    "src/guard.rs": "pub fn guard_prevent() {}\npub fn guard_crashes() {}\n",
-}
-
-
-def test_bm25_floor_keeps_whole_file_bm25_s_best_files_in_the_top(tmp_path):
-    repo = indexed_repo(tmp_path, FLOOR_FILES)
-    task = "Remove unwrap to prevent crashes"
-    base = {"bm25_floor_rank": 2}
-    off = repo.retrieve(task, config={**base, "bm25_floor_files": 0})
-    bm25 = off.signals["file_bm25"]
-    assert sorted(bm25, key=lambda f: -bm25[f])[:2] == ["src/crashes.rs", "src/mapping.rs"]
-    assert off.ranked_files()[:3] == ["src/crashes.rs", "src/prevent.rs", "src/mapping.rs"]
-    on = repo.retrieve(task, config={**base, "bm25_floor_files": 2})
-    assert on.ranked_files()[:3] == ["src/crashes.rs", "src/mapping.rs", "src/prevent.rs"]
-    assert dict(on.file_ranking) == dict(off.file_ranking)  # the scores stay the evidence
-    # Only a terse task: past ``bm25_floor_max_terms`` query terms the fusion's order stands.
-    assert len(off.query.goal_hint.split()) <= RetrievalConfig().bm25_floor_max_terms
-    long = repo.retrieve(task, config={**base, "bm25_floor_files": 2, "bm25_floor_max_terms": 3})
-    assert long.ranked_files() == off.ranked_files()
-
 
 INCLUDE_FILES = {
     "build.rs": (
@@ -177,19 +123,6 @@ def test_code_gated_on_the_platform_the_task_names_is_a_file_signal(tmp_path):
     assert repo.retrieve(plain, config={"platform_code": True}).ranked_files() == (
         repo.retrieve(plain, config={"platform_code": False}).ranked_files()
     )
-
-
-def test_the_settings_defaults():
-    c = RetrievalConfig()
-    # On: each raised Rust file Acc@5 by one task in the languages set, lowered nothing there
-    # and left SWE-bench Lite unchanged (benches/README.md).
-    assert (c.bm25_floor_files, c.bm25_floor_rank, c.bm25_floor_max_terms) == (2, 5, 12)
-    assert c.include_lending == 0.5
-    assert c.platform_code is True
-    # Examples demoted: Lite and TypeScript gain, nothing lower. Left off: the goal rest
-    # rule (losses in Go and TypeScript).
-    assert c.example_penalty == 1.0
-    assert c.goal_rest_min == 0
 
 
 def test_goal_rest_terms_leaves_out_the_request_verbs():

@@ -421,12 +421,13 @@ def test_hand_set_ranking_is_the_hand_weight_vector_over_the_feature_rows(tmp_pa
     order and every candidate's hand-set score, so the two rankers cannot drift apart."""
     files = {
         **FILES,
-        "tests/test_cart.py": "from shop.cart import total_price\n\n\ndef test_total():\n    assert total_price([1]) == 0.9\n",
+        "tests/test_cart.py": (
+            "from shop.cart import total_price\n\n\n"
+            "def test_total():\n    assert total_price([1]) == 0.9\n"
+        ),
     }
     repo = indexed_repo(tmp_path / "repo", files)
-    no_rules = {"module_header": False, "operator_twins": False, "protocol_twins": False}
-    no_rules |= {"shared_base_of": 0, "enclosing_class_of": 0, "second_file_rank": 0}
-    no_rules |= {"bm25_floor_files": 0, "top_k": 100}
+    no_rules = {"module_header": False, "second_file_rank": 0, "top_k": 100}
     res = repo.retrieve(task, config={**no_rules, "keep_features": True}, refresh=False)
     f = res.features
     assert f is not None and f.candidate_rows is not None and len(f.candidates) > 2

@@ -290,15 +290,9 @@ def prepare(
 
 def _retrieval_settings(given: Any, cfg: DefaultsConfig, target_tokens: int = 0) -> Any:
     """Retrieval's settings for a window: the caller's, drawing on
-    :func:`~ctxfast.construct.targets.window_candidates` candidates and without the
-    enclosing-class and shared-base insertions (``window_enclosing_classes``,
-    ``window_shared_bases``) unless they chose those themselves (a ``RetrievalConfig``
-    object is taken as it is)."""
+    :func:`~ctxfast.construct.targets.window_candidates` candidates unless the caller chose
+    ``top_k`` (a ``RetrievalConfig`` object is taken as it is)."""
     own: dict[str, Any] = {"top_k": window_candidates(cfg, target_tokens)}
-    if not cfg.window_enclosing_classes:
-        own["enclosing_class_of"] = 0
-    if not cfg.window_shared_bases:
-        own["shared_base_of"] = 0
     if given is None:
         return own
     if isinstance(given, dict):

@@ -95,18 +95,6 @@ class DefaultsConfig:
     # the same .543): it draws on ``candidates_per_1k_tokens`` per thousand tokens of its
     # target when that is more than ``retrieval_candidates``.
     candidates_per_1k_tokens: int = 5
-    # Retrieval puts the class of each of its best methods at rank 10 (``RetrievalConfig.
-    # enclosing_class_of``) for a reader of its ranked slice; a window shows each change
-    # target with its class's header (``target_context``) and the target file's skeleton,
-    # so the window's retrieval step leaves it off unless the caller's settings say
-    # otherwise. On, the 8k window on the 140 exact-tree Lite instances covered 2 fewer
-    # (102 → 100): the whole-class candidates took room from bodies.
-    window_enclosing_classes: bool = False
-    # The same for the base class that leading sibling classes share (``RetrievalConfig.
-    # shared_base_of``): on, the 8k window on the 140 exact-tree Lite instances covered
-    # 102 → 101 (pytest 6116: ``PyCollector`` took room from ``Session.collect``), none
-    # gained.
-    window_shared_bases: bool = False
     max_import_lines: int = 30
     # A definition is shown with what is attached to it and the blank lines around it:
     # decorators, annotations and comments directly above it (at most ``attached_lines``),

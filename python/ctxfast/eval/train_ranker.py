@@ -78,9 +78,6 @@ def hand_prior(
     files = {n: cfg.signal_weights.get(n, 1.0) for n in SIGNALS}
     files["tested_modules"] = cfg.tested_modules_weight
     files["included"] = cfg.include_lending
-    # A file the BM25 floor places rises above the fusion's fifth file: about the gap
-    # between a file every signal points at and one a single signal does.
-    files["bm25_floor"] = 1.0 if cfg.bm25_floor_files else 0.0
     test = cfg.test_penalty if cfg.demote_tests else 0.0
     demote = {
         "is_test": -test,

@@ -243,34 +243,6 @@ class RetrievalConfig:
     module_header: bool = True
     module_header_rank: int = 5
     module_header_lines: int = 80
-    # A binary operator method among the first ``operator_twin_rank`` candidates brings its
-    # reflected twin of the same class right after it (``__rmatmul__`` after ``__matmul__``,
-    # and back): the twin holds the same logic for the other operand order, and a fix to
-    # one is usually a fix to both, while nothing in the task names the twin.
-    operator_twins: bool = True
-    operator_twin_rank: int = 10
-    # With ``protocol_twins`` the two halves of a protocol are twins the same way
-    # (``__getstate__`` / ``__setstate__``, ``__enter__`` / ``__exit__``, ``__getitem__`` /
-    # ``__setitem__``, ``__get__`` / ``__set__``, ``__getattr__`` / ``__setattr__``): what one
-    # writes the other reads back. Same run, Lite function Acc@5/10 .509/.691 → .513/.694
-    # (matplotlib 23476: DPI doubled after unpickling, ``Figure.__setstate__`` ranked and the
-    # fix in ``__getstate__``), none lost; the languages set unchanged.
-    protocol_twins: bool = True
-    # The class of each method among the first ``enclosing_class_of`` candidates, at rank
-    # ``enclosing_class_rank`` unless it ranks higher already: a fix to a method often adds
-    # a method or an attribute beside it (a class-level change the method's span does not
-    # show), and the class's own lines are where a model reads what it holds. On the 296
-    # scorable Lite instances, function Acc@10 .664 → .675 (+3: a class-level change beside
-    # the method, none lost; Acc@5 the same). 0 switches it off; windows leave it off
-    # (``DefaultsConfig.window_enclosing_classes``).
-    enclosing_class_of: int = 3
-    enclosing_class_rank: int = 10
-    # That class's constructor (``__init__`` / ``constructor``), when recall found it, at
-    # rank ``enclosing_init_rank``: a new attribute is set there. Same run, .683 → .691
-    # (+flask 4045, matplotlib 25498, none lost); at rank 8 .687; taken from the graph
-    # when recall missed it, .675 (+2, −4: a constructor nothing in the task reached is
-    # rarely the fix). 0 switches it off.
-    enclosing_init_rank: int = 9
     # When the first ``second_file_rank`` candidates all come from one file, the best
     # candidate of another file takes that rank: the best file is the right one for about
     # two tasks in three, and a slice whose top ten shows one file bets everything on it.
@@ -278,36 +250,11 @@ class RetrievalConfig:
     # halves up); at rank 5 the same at ten but Acc@5 .509 → .479. Windows: the same 102.
     # 0 switches it off.
     second_file_rank: int = 10
-    # When two or more classes among the first ``shared_base_of`` candidates (a method
-    # counts for its class) derive from one base class, that base at rank
-    # ``shared_base_rank``: an issue that names sibling classes (``TextChoices`` and
-    # ``IntegerChoices``, ``RepeatedKFold`` and ``RepeatedStratifiedKFold``) reports what they
-    # inherit, and the fix goes where both get it. The base is taken from the graph when
-    # recall missed it: one defined in a file of those classes, else the only class of that
-    # name. Same run, Lite function Acc@10 .691 → .698 (django 11964, scikit-learn 14983),
-    # none lost, the same with 3 / 4 / 5 leading candidates and at rank 7 / 8 / 10; the
-    # languages set unchanged. 0 switches it off.
-    shared_base_of: int = 3
-    shared_base_rank: int = 8
     # A file ranking shorter than ``rank_fill`` files is completed with the files no signal
     # reached (``pipeline._fill``). Same run, 0 → 10: Rust .50/.80 → .52/.82 (a one-file
     # repository whose task shares no word with it), Go Acc@5 .84 → .86, Java and TypeScript
     # unchanged.
     rank_fill: int = 10
-    # The best ``bm25_floor_files`` files of whole-file BM25 (``file_bm25``, files that are
-    # not demoted) rank among the first ``bm25_floor_rank`` files when the task has at most
-    # ``bm25_floor_max_terms`` query terms (0: any task): the top ``bm25_floor_rank`` are
-    # those files plus the fusion's best, in the fusion's order (``pipeline._bm25_floor``).
-    # A terse commit subject shares one rare word with the fix ("Remove .unwrap() to prevent
-    # crashes") and common words with many short definitions, which the definition signals
-    # add up. Same run, languages (file Acc@5): Rust .82 → .84, TypeScript .60 both (one
-    # gained, one lost: a playground file), Go and Java unchanged; Acc@1 unchanged; the same
-    # at 8, 12 and 20 terms. For every task (no term limit), SWE-bench Lite file Acc@5 .861
-    # → .855 (2 gained, 4 lost, each issue of 69 or more terms): the shortest Lite task has
-    # 24 terms, so at 12 Lite is unchanged.
-    bm25_floor_files: int = 2
-    bm25_floor_rank: int = 5
-    bm25_floor_max_terms: int = 12
     # A file another file textually includes (Rust ``include!("src/app.rs")``, a build
     # script generating shell completions from the CLI definition) is part of that file's
     # code: it gains ``include_lending`` × the includer's total

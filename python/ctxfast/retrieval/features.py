@@ -56,9 +56,6 @@ FILE_FEATURES = (
     "callgraph",
     "signal_count",
     "is_example",
-    # The placement rule of whole-file BM25 (``pipeline._bm25_floor``) as a column: the file
-    # is among the best few of whole-file BM25 that are not demoted, for a terse task.
-    "bm25_floor",
 )
 CANDIDATE_FEATURES = (
     "bm25",
@@ -127,10 +124,8 @@ def file_features(
     raws: list[RawCandidate],
     pool: list[str],
     minor: frozenset[str],
-    floor: frozenset[str] = frozenset(),
 ) -> np.ndarray:
-    """The ``FILE_FEATURES`` row of each file of ``pool`` (float64, ``len(pool)`` rows);
-    ``floor`` holds the files the BM25 floor would place (``bm25_floor``)."""
+    """The ``FILE_FEATURES`` row of each file of ``pool`` (float64, ``len(pool)`` rows)."""
     bm_rank = _rranks(signals.get("file_bm25", {}))
     def_rank = _rranks(signals.get("def_bm25", {}))
     hits: dict[str, int] = defaultdict(int)
@@ -170,7 +165,6 @@ def file_features(
     rows[:, col("callgraph")] = [float(f in graph) for f in pool]
     rows[:, col("signal_count")] = (rows[:, : len(SIGNALS)] > 0).sum(axis=1)
     rows[:, col("is_example")] = [float(is_example_path(f)) for f in pool]
-    rows[:, col("bm25_floor")] = [float(f in floor) for f in pool]
     return rows
 
 

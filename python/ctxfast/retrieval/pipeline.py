@@ -283,7 +283,7 @@ class Retriever:
         file_rank = (
             sorted(files.items(), key=lambda kv: (-kv[1], kv[0]))
             if learned_files
-            else _rank_files(ix, files, cfg, signals.get("file_bm25"), len(tq.task_terms))
+            else _rank_files(ix, files, cfg)
         )
         in_rank = {f for f, _ in file_rank}
         for c in ranked:  # every candidate file appears in the ranking
@@ -315,8 +315,7 @@ class Retriever:
         ix = self.index
         minor = ix.minor_language_files(cfg.minor_language_share)
         pool = file_pool(signals, raws)
-        floor = _floor_files(ix, signals.get("file_bm25"), cfg, len(tq.task_terms))
-        rows = file_features(ix, tq, signals, raws, pool, minor, frozenset(floor))
+        rows = file_features(ix, tq, signals, raws, pool, minor)
         if model is not None and model.files is not None:
             prob = softmax(model.files.score(rows))
         else:
@@ -460,54 +459,13 @@ def _decay_within_files(cands: list[Candidate], decay: float) -> None:
 
 
 def _rank_files(
-    ix: RepoIndex,
-    files: dict[str, float],
-    cfg: RetrievalConfig,
-    file_bm25: dict[str, float] | None = None,
-    n_terms: int = 0,
+    ix: RepoIndex, files: dict[str, float], cfg: RetrievalConfig
 ) -> list[tuple[str, float]]:
     """Files in rank order with their evidence scores. With ``demote_tests`` a test file
     ranks as if it scored ``test_penalty`` less — the same demotion its candidates get, so
     the file order agrees with the candidate order (on all 296 scorable SWE-bench Lite
     instances: file Acc@5 .740 → .764, Acc@1 .480 → .497). The scores stay the evidence."""
-
-    ranked = sorted(files.items(), key=lambda kv: (-(kv[1] - _demotion(ix, kv[0], cfg)), kv[0]))
-    keep = _floor_files(ix, file_bm25, cfg, n_terms)
-    return _bm25_floor(ranked, keep, cfg.bm25_floor_rank) if keep else ranked
-
-
-def _floor_files(
-    ix: RepoIndex, file_bm25: dict[str, float] | None, cfg: RetrievalConfig, n_terms: int
-) -> list[str]:
-    """The files the BM25 floor places (``_bm25_floor``): the best ``bm25_floor_files`` of
-    whole-file BM25 that are not demoted, when the task has few enough terms; else none."""
-    terse = not cfg.bm25_floor_max_terms or n_terms <= cfg.bm25_floor_max_terms
-    if cfg.bm25_floor_files <= 0 or not file_bm25 or not terse:
-        return []
-    lib = [kv for kv in file_bm25.items() if _demotion(ix, kv[0], cfg) == 0.0]
-    lib.sort(key=lambda kv: (-kv[1], kv[0]))
-    return [f for f, _ in lib[: cfg.bm25_floor_files]]
-
-
-def _bm25_floor(
-    ranked: list[tuple[str, float]], keep: list[str], rank: int
-) -> list[tuple[str, float]]:
-    """``ranked`` with every file of ``keep`` among its first ``rank``: those files that rank
-    lower take the places of the fusion's last files in the top ``rank``, which move down,
-    and the top ``rank`` stays in the fusion's order (so the first place never changes
-    unless ``rank`` is 1). Whole-file BM25 alone ranks a file high that the added signals
-    (each [0, 1]) bury under files with many small matches: a terse task that shares one
-    rare word with the fix (``unwrap``) and common words with every other file."""
-    pos = {f: i for i, (f, _) in enumerate(ranked)}
-    if rank < 1 or all(pos.get(f, -1) < rank for f in keep):
-        return ranked
-    chosen = {f for f in keep if f in pos}
-    for f, _ in ranked:
-        if len(chosen) >= rank:
-            break
-        chosen.add(f)
-    top = [kv for kv in ranked if kv[0] in chosen]
-    return top + [kv for kv in ranked if kv[0] not in chosen]
+    return sorted(files.items(), key=lambda kv: (-(kv[1] - _demotion(ix, kv[0], cfg)), kv[0]))
 
 
 def _fill(ix: RepoIndex, ranked: set[str], cfg: RetrievalConfig) -> list[tuple[str, float]]:
