@@ -1,11 +1,12 @@
 """The learned ranker: two linear scorers (files, then candidate definitions) over the
 feature rows of ``retrieval.features``, shipped as a small JSON file in the package.
 
-Why linear: each weight can be read (the model is a plain JSON file) and a model of forty numbers
-fit on commit history of other repositories cannot memorise the benchmark the way signals
-weighted one by one on it did. Scoring is a standardised dot product in numpy —
-deterministic, microseconds per query. ``ctxfast eval train-ranker`` writes the file from the
-mined corpus; ``RetrievalConfig(ranker="hand")`` keeps the hand-set fusion.
+Why linear: each weight can be read (the model is a plain JSON file), and with a few hundred
+training issues a model of a few dozen numbers generalises across repositories where trees
+fit to the same rows did not. Scoring is a standardised dot product in numpy —
+deterministic, microseconds per query. ``ctxfast eval train-ranker`` writes the file from
+issue benchmarks or mined commits; a model whose ``files`` stage is empty keeps the
+hand-set file ranking; ``RetrievalConfig(ranker="hand")`` keeps the hand-set fusion.
 """
 
 from __future__ import annotations
