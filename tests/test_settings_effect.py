@@ -185,3 +185,20 @@ def test_the_configured_ceiling_bounds_the_window_unless_compose_is_given_one(re
 def test_a_defaults_setting_changes_the_window(repo, composed_default, name, value):
     assert getattr(DefaultsConfig(), name) != value
     assert _composed(repo, defaults=DefaultsConfig(**{name: value})) != composed_default
+
+
+def test_words_past_the_definition_line_cut_do_not_count_for_the_definition(repo):
+    """``pkg/long.py``'s only mention of ``zanzibar_quux`` sits 700 characters into a line:
+    past the default cut, inside a longer one. Asked with the default, the longer cut and
+    the default again on one repository, so an index kept from an earlier call with another
+    cut fails this too."""
+
+    def def_bm25_files(cut: int) -> dict[str, float]:
+        cfg = RetrievalConfig(def_line_max_chars=cut)
+        return repo.retrieve("zanzibar_quux is wrong", config=cfg).signals["def_bm25"]
+
+    default = RetrievalConfig().def_line_max_chars
+    assert default < 700
+    assert "pkg/long.py" not in def_bm25_files(default)
+    assert "pkg/long.py" in def_bm25_files(1000)
+    assert "pkg/long.py" not in def_bm25_files(default)
