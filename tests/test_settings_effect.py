@@ -39,6 +39,10 @@ EXTRA = {
         "def test_order_step():\n    assert order_step_1(None)\n"
     ),
     "pkg/long.py": "def long_line_fn():\n    x = '" + "a" * 700 + " zanzibar_quux'\n    return x\n",
+    "pkg/paths.py": (
+        'import os\n\n\ndef cache_dir():\n    return os.environ.get("CTX_CACHE_HOME", "~/.cache")\n'
+    ),
+    "pkg/opts.py": 'def options(parser):\n    parser.add("tabwidth")\n    return parser\n',
 }
 
 TRACEBACK = (
@@ -202,3 +206,28 @@ def test_words_past_the_definition_line_cut_do_not_count_for_the_definition(repo
     assert "pkg/long.py" not in def_bm25_files(default)
     assert "pkg/long.py" in def_bm25_files(1000)
     assert "pkg/long.py" not in def_bm25_files(default)
+
+
+def _file_evidence(repo: ctxfast.Repository, task: str, cfg: RetrievalConfig, path: str):
+    """``path``'s literal-name signal and its file score for ``task``."""
+    res = repo.retrieve(task, config=cfg)
+    return res.signals.get("literal_names", {}).get(path), dict(res.file_ranking)[path]
+
+
+def test_a_quoted_name_is_a_literal_name_only_when_switched_on(repo):
+    task = "setting 'tabwidth' has no effect"
+    off = _file_evidence(repo, task, RetrievalConfig(), "pkg/opts.py")
+    on = _file_evidence(repo, task, RetrievalConfig(literal_names_quoted=True), "pkg/opts.py")
+    assert off[0] is None and on[0] is not None
+    assert on[1] > off[1]
+
+
+def test_a_name_literal_longer_than_the_cap_is_no_evidence(repo):
+    task = "the cache ignores CTX_CACHE_HOME"
+    name = len("CTX_CACHE_HOME")
+    assert RetrievalConfig().literal_name_max_chars >= name
+    held = _file_evidence(repo, task, RetrievalConfig(), "pkg/paths.py")
+    capped = RetrievalConfig(literal_name_max_chars=name - 1)
+    too_long = _file_evidence(repo, task, capped, "pkg/paths.py")
+    assert held[0] is not None and too_long[0] is None
+    assert held[1] > too_long[1]
