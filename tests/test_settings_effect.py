@@ -4,13 +4,17 @@ that does nothing, and no test that only restates a default)."""
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from construct_fixtures import cand
 from recon_fixture import FILES, indexed_repo
 
 import ctxfast
-from ctxfast.construct import ConstructConfig, DefaultsConfig
+from ctxfast.construct import ConstructConfig, DefaultsConfig, PlanNode, construct
+from ctxfast.construct.ranker import RankRequest
 from ctxfast.retrieval.config import RetrievalConfig
 
 EXTRA = {
@@ -231,3 +235,143 @@ def test_a_name_literal_longer_than_the_cap_is_no_evidence(repo):
     too_long = _file_evidence(repo, task, capped, "pkg/paths.py")
     assert held[0] is not None and too_long[0] is None
     assert held[1] > too_long[1]
+
+
+# ---- construction settings that act on a model ranker's residue and on live outputs -------
+# (hand-built candidates: the window settings are seen directly, without a repository)
+
+PLAN = PlanNode(
+    "N1",
+    "make session timeout honoured",
+    "app.s.load",
+    acceptance_criteria=("session timeout test passes",),
+)
+TARGET = cand("app.s.load", "app/s.py", 500, "def load(session, timeout): pass", 0.9)
+HELPERS = [
+    cand(f"app.s.helper{i}", "app/s.py", 10 * i + 1, f"def helper{i}(session, timeout): pass")
+    for i in range(3)
+]
+
+
+class _Model:
+    """A model ranker that scores every residue candidate ``score`` and keeps each request."""
+
+    def __init__(self, score: float = 0.9) -> None:
+        self.score = score
+        self.requests: list[RankRequest] = []
+
+    def rank(self, request: RankRequest) -> str:
+        self.requests.append(request)
+        rankings = [
+            {"candidate_id": i, "relevance_score": self.score} for i in request.candidate_ids
+        ]
+        return json.dumps({"rankings": rankings})
+
+
+def _with_model(config, score=0.9, candidates=(TARGET, *HELPERS), plan=PLAN):
+    model = _Model(score)
+    ctx = construct(
+        "fix session timeout", candidates=candidates, plan=plan, ranker=model, config=config
+    )
+    return ctx, model
+
+
+def test_a_model_ranks_the_residue_only_within_the_residue_cap():
+    ctx, model = _with_model(ConstructConfig())
+    assert ctx.model_calls == 1 and len(model.requests[0].candidate_ids) == len(HELPERS)
+    assert "def helper1" in ctx.render()
+    ctx, model = _with_model(ConstructConfig(residue_cap=len(HELPERS) - 1))
+    assert ctx.model_calls == 0 and not model.requests
+    assert "def helper1" not in ctx.render()
+    assert any(e.stage == "fold" for e in ctx.admission_log)
+
+
+def test_an_oversize_residue_is_folded_into_its_obligation_bucket_only_when_switched_on():
+    plan = PlanNode(
+        "N",
+        "fix the parser tokenizer",
+        "p.parse",
+        acceptance_criteria=("tokenize handles unicode parser tokenizer input",),
+    )
+    body = "(): parser tokenizer"  # two decision terms each: residue, not rejected
+    items = [cand("p.parse", "p.py", 2000, f"def parse{body}", 0.9)]
+    items += [cand(f"p.helper{i}", "p.py", 10 * i + 1, f"def helper{i}{body}") for i in range(5)]
+    items.append(cand("p.unicode_input", "p.py", 900, f"def unicode_input{body}"))
+    # "unicode input" in the criterion covers ``unicode_input``'s name, so the fold admits it.
+    fold = ConstructConfig(residue_cap=2)
+    ctx, _ = _with_model(fold, candidates=items, plan=plan)
+    assert ctx.model_calls == 0 and "def unicode_input" in ctx.render()
+    ctx, _ = _with_model(replace(fold, fold_oversize_residue=False), candidates=items, plan=plan)
+    assert "def unicode_input" not in ctx.render()
+
+
+def _prompt_signatures(model: _Model) -> list[str]:
+    user = model.requests[0].messages[1]["content"]
+    return [r["signature"] for r in json.loads(user.split("residue:\n", 1)[1])]
+
+
+def test_the_model_sees_each_residue_signature_cut_to_the_signature_cap():
+    full = "app.s.helper0: def helper0(session, timeout): pass"
+    _, model = _with_model(ConstructConfig())
+    assert full in _prompt_signatures(model)
+    _, model = _with_model(ConstructConfig(residue_signature_chars=12))
+    assert full[:12] in _prompt_signatures(model)
+    assert max(map(len, _prompt_signatures(model))) == 12
+
+
+def test_a_model_pick_scoring_below_the_filler_bar_is_dropped():
+    # 0.55 passes the admission threshold (0.5) but not the default filler bar (0.6).
+    ctx, _ = _with_model(ConstructConfig(), score=0.55)
+    assert "def helper1" not in ctx.render()
+    assert any(e.decision == "dropped" and "filler" in e.driver for e in ctx.admission_log)
+    ctx, _ = _with_model(ConstructConfig(filler_score_below=0.5), score=0.55)
+    assert "def helper1" in ctx.render()
+
+
+def test_a_newer_test_run_supersedes_the_older_only_when_switched_on():
+    runs = [
+        "FAILED tests/test_s.py::test_load - app.s.load raised KeyError old_run\n",
+        "FAILED tests/test_s.py::test_load - AssertionError new_run\n",
+    ]
+
+    def window(config: ConstructConfig) -> str:
+        return construct(
+            "fix session timeout", candidates=[TARGET], plan=PLAN, test_outputs=runs, config=config
+        ).render()
+
+    assert "old_run" not in window(ConstructConfig()) and "new_run" in window(ConstructConfig())
+    assert "old_run" in window(ConstructConfig(supersede_older_test_outputs=False))
+
+
+def test_a_masked_older_output_is_previewed_by_the_pointer_preview_cap():
+    first = "$ grep -n load app/s.py   # every place that calls load with a timeout argument"
+    calls = "".join(f"app/s.py:{i}: load(session, timeout={i})\n" for i in range(300))
+    outputs = [f"{first}\n{calls}", "$ ls\napp\n"]
+
+    def window(config: ConstructConfig) -> str:
+        ctx = construct(
+            "fix session timeout",
+            candidates=[TARGET],
+            plan=PLAN,
+            tool_outputs=outputs,
+            config=config,
+            ceiling=300,  # too small for 300 lines of grep: the older output is masked
+        )
+        return ctx.render()
+
+    assert f'it started "{first[:60]}"]' in window(ConstructConfig())
+    assert f'it started "{first[:10]}"]' in window(ConstructConfig(pointer_preview_chars=10))
+
+
+def test_an_acceptance_criterion_is_trimmed_to_the_trim_cap_when_nothing_else_fits():
+    long = "session timeout test passes " + " and ".join(f"clause {i}" for i in range(80))
+    plan = replace(PLAN, acceptance_criteria=(long, "second criterion passes"))
+
+    def window(config: ConstructConfig) -> str:
+        ctx = construct(
+            "fix session timeout", candidates=[TARGET], plan=plan, config=config, ceiling=150
+        )
+        return ctx.render()
+
+    assert f"{long[:200]} […]" in window(ConstructConfig())
+    assert f"{long[:50]} […]" in window(ConstructConfig(acceptance_trim_chars=50))
