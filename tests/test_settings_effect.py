@@ -375,3 +375,76 @@ def test_an_acceptance_criterion_is_trimmed_to_the_trim_cap_when_nothing_else_fi
 
     assert f"{long[:200]} […]" in window(ConstructConfig())
     assert f"{long[:50]} […]" in window(ConstructConfig(acceptance_trim_chars=50))
+
+
+# ---- the lines compose shows around a change target, on files too large to show whole -----
+
+BIG = {
+    "pkg/__init__.py": "",
+    "pkg/settings.py": "".join(f"import mod{i}\n" for i in range(12))
+    + "\n\n"
+    + "".join(
+        f"def helper_{i}(x):\n    '''Helper {i} that adjusts the value by a fixed amount.'''\n"
+        f"    y = x * {i} + {i}\n    return y - {i}\n\n\n"
+        for i in range(300)
+    )
+    + "TIMEOUT_SECONDS = 30\n",
+    "books/__init__.py": "",
+    "books/ledger.py": 'class Ledger:\n    """A book of entries.\n\n'
+    + "".join(
+        f"    Rule {i}: an entry on page {i} is kept until the page closes.\n" for i in range(60)
+    )
+    + '    """\n\n'
+    + "    def __init__(self, pages):\n        self.pages = pages\n        self.totals = []\n\n"
+    + "".join(
+        f"    def report_{i}(self):\n        return sum(self.totals) + {i}\n\n" for i in range(400)
+    )
+    + "    def fetch_entry(self, offset):\n        return self.pages[offset // 10]\n",
+}
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory: pytest.TempPathFactory) -> ctxfast.Repository:
+    return indexed_repo(Path(tmp_path_factory.mktemp("big")), BIG)
+
+
+def _shown(ctx, path: str) -> set[int]:
+    return {n for e in ctx.window if e.file == path for n in e.shown_lines()}
+
+
+def test_a_module_level_target_is_shown_with_at_most_max_import_lines_imports(big):
+    def shown(defaults: DefaultsConfig) -> set[int]:
+        ctx = ctxfast.compose(
+            big,
+            "TIMEOUT_SECONDS is too short",
+            refresh=False,
+            localization=["pkg.settings.TIMEOUT_SECONDS"],
+            defaults=defaults,
+        )
+        assert not any(e.decision == "whole_file" for e in ctx.admission_log)
+        return _shown(ctx, "pkg/settings.py")
+
+    imports = set(range(1, 13))
+    assert imports <= shown(DefaultsConfig())
+    assert not imports & shown(DefaultsConfig(max_import_lines=0))
+
+
+def test_a_large_class_is_shown_with_at_most_class_view_header_lines_of_its_header(big):
+    lines = BIG["books/ledger.py"].splitlines()
+    header = set(range(1, lines.index('    """') + 2))  # down to the docstring's end
+
+    def shown(defaults: DefaultsConfig) -> set[int]:
+        ctx = ctxfast.compose(
+            big,
+            "Ledger fetch returns the wrong entry when the offset crosses a page",
+            refresh=False,
+            localization=["books.ledger.Ledger"],
+            defaults=defaults,
+        )
+        assert any(e.decision == "class_view" for e in ctx.admission_log)
+        return _shown(ctx, "books/ledger.py")
+
+    cap = DefaultsConfig().class_view_header_lines
+    assert len(header) > cap + ConstructConfig().gap_lines  # no gap closing reaches past it
+    assert shown(DefaultsConfig()) & header == set(range(1, cap + 1))
+    assert header <= shown(DefaultsConfig(class_view_header_lines=len(header)))

@@ -107,6 +107,9 @@ class DefaultsConfig:
     # 102 → 101 (pytest 6116: ``PyCollector`` took room from ``Session.collect``), none
     # gained.
     window_shared_bases: bool = False
+    # A module-level change target (a constant, a variable) is shown with the module's
+    # import statements (``target_context``), at most this many lines of them: what the
+    # value may be built from, without a module of hundreds of imports filling the window.
     max_import_lines: int = 30
     # A definition is shown with what is attached to it and the blank lines around it:
     # decorators, annotations and comments directly above it (at most ``attached_lines``),
