@@ -14,6 +14,7 @@ from recon_fixture import FILES, indexed_repo
 
 import ctxfast
 from ctxfast.construct import ConstructConfig, DefaultsConfig, PlanNode, construct
+from ctxfast.construct.compose import prepare
 from ctxfast.construct.ranker import RankRequest
 from ctxfast.retrieval.config import RetrievalConfig
 
@@ -448,3 +449,23 @@ def test_a_large_class_is_shown_with_at_most_class_view_header_lines_of_its_head
     assert len(header) > cap + ConstructConfig().gap_lines  # no gap closing reaches past it
     assert shown(DefaultsConfig()) & header == set(range(1, cap + 1))
     assert header <= shown(DefaultsConfig(class_view_header_lines=len(header)))
+
+
+def test_compose_keeps_the_retrieval_settings_a_caller_gives(repo):
+    """The window sets ``top_k``, ``enclosing_class_of`` and ``shared_base_of`` for its
+    retrieval only where the caller's settings leave them out: a caller's value, in a
+    mapping or a ``RetrievalConfig``, is what retrieval runs with."""
+    task = "method_3 returns the wrong order step"  # a method, its class not named
+
+    def retrieved(settings) -> list:
+        inputs = prepare(repo, task, retrieval_config=settings, refresh=False, target_tokens=8000)
+        return [c for c in inputs.candidates if c.provenance.startswith("04:")]
+
+    own = retrieved(None)
+    assert len(own) > RetrievalConfig().top_k  # the window draws on more than a slice's 20
+    assert not any("enclosing:" in c.provenance for c in own)
+    for given in ({"top_k": 3}, RetrievalConfig(top_k=3)):
+        assert len(retrieved(given)) == 3
+    for given in ({"enclosing_class_of": 3}, RetrievalConfig()):
+        classes = [c.qualname for c in retrieved(given) if "enclosing:" in c.provenance]
+        assert classes == ["pkg.orders.OrderBook"]
