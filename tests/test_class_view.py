@@ -88,12 +88,6 @@ def test_the_view_is_a_setting_and_members_come_with_their_decorators(tmp_path):
     assert not any(e.decision == "class_view" for e in off.admission_log)
 
 
-def test_view_defaults_are_pinned():
-    # class_view, class_view_methods and class_view_max_lines are changed by the tests
-    # above; no fixture yet shows this one changing the window.
-    assert DefaultsConfig().class_view_header_lines == 10
-
-
 def test_the_view_stays_within_its_line_cap(tmp_path):
     repo = _ledger(tmp_path)
     ctx = _compose(repo, class_view_max_lines=14)

@@ -143,7 +143,6 @@ def test_callers_are_capped_and_the_cap_is_logged(project):
     d = DefaultsConfig()
     assert (d.max_config_keys, d.max_config_consumers, d.max_config_files) == (8, 8, 64)
     assert (d.max_span_lines, d.module_context_lines) == (400, 2)
-    assert d.max_import_lines == 30  # no fixture yet shows it changing the window
 
 
 def test_larger_windows_draw_on_more_retrieved_candidates():

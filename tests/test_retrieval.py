@@ -30,10 +30,8 @@ def repo(tmp_path_factory):
     return r
 
 
-def test_defaults_are_the_spec_numbers():
+def test_switches_are_the_boolean_stages_and_unknown_keys_an_error():
     c = RetrievalConfig()
-    # No fixture yet shows this one changing a result (see test_settings_effect.py).
-    assert c.def_line_max_chars == 500
     assert c.switches() == [
         "lexical",
         "api_desc",

@@ -16,14 +16,6 @@ from ctxfast.retrieval.task import literal_names as task_names
 MIN = RetrievalConfig().literal_min_chars
 
 
-def test_defaults_are_pinned():
-    cfg = RetrievalConfig()
-    assert cfg.signal_weights["literals"] == 1.0
-    # No fixture yet shows these two changing a result (see test_settings_effect.py).
-    assert (cfg.literal_names_quoted, cfg.literal_name_max_chars) == (False, 40)
-    assert cfg.signal_weights["literal_names"] == 1.0
-
-
 def fragments(body: str) -> list[str]:
     """The kept fragments of one literal with this body (double-quoted on its own line)."""
     return [f for _, _, f in literal_fragments([f'x = "{body}"'], MIN)]

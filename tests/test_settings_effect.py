@@ -4,13 +4,18 @@ that does nothing, and no test that only restates a default)."""
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from construct_fixtures import cand
 from recon_fixture import FILES, indexed_repo
 
 import ctxfast
-from ctxfast.construct import ConstructConfig, DefaultsConfig
+from ctxfast.construct import ConstructConfig, DefaultsConfig, PlanNode, construct
+from ctxfast.construct.compose import prepare
+from ctxfast.construct.ranker import RankRequest
 from ctxfast.retrieval.config import RetrievalConfig
 
 EXTRA = {
@@ -39,6 +44,10 @@ EXTRA = {
         "def test_order_step():\n    assert order_step_1(None)\n"
     ),
     "pkg/long.py": "def long_line_fn():\n    x = '" + "a" * 700 + " zanzibar_quux'\n    return x\n",
+    "pkg/paths.py": (
+        'import os\n\n\ndef cache_dir():\n    return os.environ.get("CTX_CACHE_HOME", "~/.cache")\n'
+    ),
+    "pkg/opts.py": 'def options(parser):\n    parser.add("tabwidth")\n    return parser\n',
 }
 
 TRACEBACK = (
@@ -185,3 +194,274 @@ def test_the_configured_ceiling_bounds_the_window_unless_compose_is_given_one(re
 def test_a_defaults_setting_changes_the_window(repo, composed_default, name, value):
     assert getattr(DefaultsConfig(), name) != value
     assert _composed(repo, defaults=DefaultsConfig(**{name: value})) != composed_default
+
+
+def test_words_past_the_definition_line_cut_do_not_count_for_the_definition(repo):
+    """``pkg/long.py``'s only mention of ``zanzibar_quux`` sits 700 characters into a line:
+    past the default cut, inside a longer one. Asked with the default, the longer cut and
+    the default again on one repository, so an index kept from an earlier call with another
+    cut fails this too."""
+
+    def def_bm25_files(cut: int) -> dict[str, float]:
+        cfg = RetrievalConfig(def_line_max_chars=cut)
+        return repo.retrieve("zanzibar_quux is wrong", config=cfg).signals["def_bm25"]
+
+    default = RetrievalConfig().def_line_max_chars
+    assert default < 700
+    assert "pkg/long.py" not in def_bm25_files(default)
+    assert "pkg/long.py" in def_bm25_files(1000)
+    assert "pkg/long.py" not in def_bm25_files(default)
+
+
+def _file_evidence(repo: ctxfast.Repository, task: str, cfg: RetrievalConfig, path: str):
+    """``path``'s literal-name signal and its file score for ``task``."""
+    res = repo.retrieve(task, config=cfg)
+    return res.signals.get("literal_names", {}).get(path), dict(res.file_ranking)[path]
+
+
+def test_a_quoted_name_is_a_literal_name_only_when_switched_on(repo):
+    task = "setting 'tabwidth' has no effect"
+    off = _file_evidence(repo, task, RetrievalConfig(), "pkg/opts.py")
+    on = _file_evidence(repo, task, RetrievalConfig(literal_names_quoted=True), "pkg/opts.py")
+    assert off[0] is None and on[0] is not None
+    assert on[1] > off[1]
+
+
+def test_a_name_literal_longer_than_the_cap_is_no_evidence(repo):
+    task = "the cache ignores CTX_CACHE_HOME"
+    name = len("CTX_CACHE_HOME")
+    assert RetrievalConfig().literal_name_max_chars >= name
+    held = _file_evidence(repo, task, RetrievalConfig(), "pkg/paths.py")
+    capped = RetrievalConfig(literal_name_max_chars=name - 1)
+    too_long = _file_evidence(repo, task, capped, "pkg/paths.py")
+    assert held[0] is not None and too_long[0] is None
+    assert held[1] > too_long[1]
+
+
+# ---- construction settings that act on a model ranker's residue and on live outputs -------
+# (hand-built candidates: the window settings are seen directly, without a repository)
+
+PLAN = PlanNode(
+    "N1",
+    "make session timeout honoured",
+    "app.s.load",
+    acceptance_criteria=("session timeout test passes",),
+)
+TARGET = cand("app.s.load", "app/s.py", 500, "def load(session, timeout): pass", 0.9)
+HELPERS = [
+    cand(f"app.s.helper{i}", "app/s.py", 10 * i + 1, f"def helper{i}(session, timeout): pass")
+    for i in range(3)
+]
+
+
+class _Model:
+    """A model ranker that scores every residue candidate ``score`` and keeps each request."""
+
+    def __init__(self, score: float = 0.9) -> None:
+        self.score = score
+        self.requests: list[RankRequest] = []
+
+    def rank(self, request: RankRequest) -> str:
+        self.requests.append(request)
+        rankings = [
+            {"candidate_id": i, "relevance_score": self.score} for i in request.candidate_ids
+        ]
+        return json.dumps({"rankings": rankings})
+
+
+def _with_model(config, score=0.9, candidates=(TARGET, *HELPERS), plan=PLAN):
+    model = _Model(score)
+    ctx = construct(
+        "fix session timeout", candidates=candidates, plan=plan, ranker=model, config=config
+    )
+    return ctx, model
+
+
+def test_a_model_ranks_the_residue_only_within_the_residue_cap():
+    ctx, model = _with_model(ConstructConfig())
+    assert ctx.model_calls == 1 and len(model.requests[0].candidate_ids) == len(HELPERS)
+    assert "def helper1" in ctx.render()
+    ctx, model = _with_model(ConstructConfig(residue_cap=len(HELPERS) - 1))
+    assert ctx.model_calls == 0 and not model.requests
+    assert "def helper1" not in ctx.render()
+    assert any(e.stage == "fold" for e in ctx.admission_log)
+
+
+def test_an_oversize_residue_is_folded_into_its_obligation_bucket_only_when_switched_on():
+    plan = PlanNode(
+        "N",
+        "fix the parser tokenizer",
+        "p.parse",
+        acceptance_criteria=("tokenize handles unicode parser tokenizer input",),
+    )
+    body = "(): parser tokenizer"  # two decision terms each: residue, not rejected
+    items = [cand("p.parse", "p.py", 2000, f"def parse{body}", 0.9)]
+    items += [cand(f"p.helper{i}", "p.py", 10 * i + 1, f"def helper{i}{body}") for i in range(5)]
+    items.append(cand("p.unicode_input", "p.py", 900, f"def unicode_input{body}"))
+    # "unicode input" in the criterion covers ``unicode_input``'s name, so the fold admits it.
+    fold = ConstructConfig(residue_cap=2)
+    ctx, _ = _with_model(fold, candidates=items, plan=plan)
+    assert ctx.model_calls == 0 and "def unicode_input" in ctx.render()
+    ctx, _ = _with_model(replace(fold, fold_oversize_residue=False), candidates=items, plan=plan)
+    assert "def unicode_input" not in ctx.render()
+
+
+def _prompt_signatures(model: _Model) -> list[str]:
+    user = model.requests[0].messages[1]["content"]
+    return [r["signature"] for r in json.loads(user.split("residue:\n", 1)[1])]
+
+
+def test_the_model_sees_each_residue_signature_cut_to_the_signature_cap():
+    full = "app.s.helper0: def helper0(session, timeout): pass"
+    _, model = _with_model(ConstructConfig())
+    assert full in _prompt_signatures(model)
+    _, model = _with_model(ConstructConfig(residue_signature_chars=12))
+    assert full[:12] in _prompt_signatures(model)
+    assert max(map(len, _prompt_signatures(model))) == 12
+
+
+def test_a_model_pick_scoring_below_the_filler_bar_is_dropped():
+    # 0.55 passes the admission threshold (0.5) but not the default filler bar (0.6).
+    ctx, _ = _with_model(ConstructConfig(), score=0.55)
+    assert "def helper1" not in ctx.render()
+    assert any(e.decision == "dropped" and "filler" in e.driver for e in ctx.admission_log)
+    ctx, _ = _with_model(ConstructConfig(filler_score_below=0.5), score=0.55)
+    assert "def helper1" in ctx.render()
+
+
+def test_a_newer_test_run_supersedes_the_older_only_when_switched_on():
+    runs = [
+        "FAILED tests/test_s.py::test_load - app.s.load raised KeyError old_run\n",
+        "FAILED tests/test_s.py::test_load - AssertionError new_run\n",
+    ]
+
+    def window(config: ConstructConfig) -> str:
+        return construct(
+            "fix session timeout", candidates=[TARGET], plan=PLAN, test_outputs=runs, config=config
+        ).render()
+
+    assert "old_run" not in window(ConstructConfig()) and "new_run" in window(ConstructConfig())
+    assert "old_run" in window(ConstructConfig(supersede_older_test_outputs=False))
+
+
+def test_a_masked_older_output_is_previewed_by_the_pointer_preview_cap():
+    first = "$ grep -n load app/s.py   # every place that calls load with a timeout argument"
+    calls = "".join(f"app/s.py:{i}: load(session, timeout={i})\n" for i in range(300))
+    outputs = [f"{first}\n{calls}", "$ ls\napp\n"]
+
+    def window(config: ConstructConfig) -> str:
+        ctx = construct(
+            "fix session timeout",
+            candidates=[TARGET],
+            plan=PLAN,
+            tool_outputs=outputs,
+            config=config,
+            ceiling=300,  # too small for 300 lines of grep: the older output is masked
+        )
+        return ctx.render()
+
+    assert f'it started "{first[:60]}"]' in window(ConstructConfig())
+    assert f'it started "{first[:10]}"]' in window(ConstructConfig(pointer_preview_chars=10))
+
+
+def test_an_acceptance_criterion_is_trimmed_to_the_trim_cap_when_nothing_else_fits():
+    long = "session timeout test passes " + " and ".join(f"clause {i}" for i in range(80))
+    plan = replace(PLAN, acceptance_criteria=(long, "second criterion passes"))
+
+    def window(config: ConstructConfig) -> str:
+        ctx = construct(
+            "fix session timeout", candidates=[TARGET], plan=plan, config=config, ceiling=150
+        )
+        return ctx.render()
+
+    assert f"{long[:200]} […]" in window(ConstructConfig())
+    assert f"{long[:50]} […]" in window(ConstructConfig(acceptance_trim_chars=50))
+
+
+# ---- the lines compose shows around a change target, on files too large to show whole -----
+
+BIG = {
+    "pkg/__init__.py": "",
+    "pkg/settings.py": "".join(f"import mod{i}\n" for i in range(12))
+    + "\n\n"
+    + "".join(
+        f"def helper_{i}(x):\n    '''Helper {i} that adjusts the value by a fixed amount.'''\n"
+        f"    y = x * {i} + {i}\n    return y - {i}\n\n\n"
+        for i in range(300)
+    )
+    + "TIMEOUT_SECONDS = 30\n",
+    "books/__init__.py": "",
+    "books/ledger.py": 'class Ledger:\n    """A book of entries.\n\n'
+    + "".join(
+        f"    Rule {i}: an entry on page {i} is kept until the page closes.\n" for i in range(60)
+    )
+    + '    """\n\n'
+    + "    def __init__(self, pages):\n        self.pages = pages\n        self.totals = []\n\n"
+    + "".join(
+        f"    def report_{i}(self):\n        return sum(self.totals) + {i}\n\n" for i in range(400)
+    )
+    + "    def fetch_entry(self, offset):\n        return self.pages[offset // 10]\n",
+}
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory: pytest.TempPathFactory) -> ctxfast.Repository:
+    return indexed_repo(Path(tmp_path_factory.mktemp("big")), BIG)
+
+
+def _shown(ctx, path: str) -> set[int]:
+    return {n for e in ctx.window if e.file == path for n in e.shown_lines()}
+
+
+def test_a_module_level_target_is_shown_with_at_most_max_import_lines_imports(big):
+    def shown(defaults: DefaultsConfig) -> set[int]:
+        ctx = ctxfast.compose(
+            big,
+            "TIMEOUT_SECONDS is too short",
+            refresh=False,
+            localization=["pkg.settings.TIMEOUT_SECONDS"],
+            defaults=defaults,
+        )
+        assert not any(e.decision == "whole_file" for e in ctx.admission_log)
+        return _shown(ctx, "pkg/settings.py")
+
+    imports = set(range(1, 13))
+    assert imports <= shown(DefaultsConfig())
+    assert not imports & shown(DefaultsConfig(max_import_lines=0))
+
+
+def test_a_large_class_is_shown_with_at_most_class_view_header_lines_of_its_header(big):
+    lines = BIG["books/ledger.py"].splitlines()
+    header = set(range(1, lines.index('    """') + 2))  # down to the docstring's end
+
+    def shown(defaults: DefaultsConfig) -> set[int]:
+        ctx = ctxfast.compose(
+            big,
+            "Ledger fetch returns the wrong entry when the offset crosses a page",
+            refresh=False,
+            localization=["books.ledger.Ledger"],
+            defaults=defaults,
+        )
+        assert any(e.decision == "class_view" for e in ctx.admission_log)
+        return _shown(ctx, "books/ledger.py")
+
+    cap = DefaultsConfig().class_view_header_lines
+    assert len(header) > cap + ConstructConfig().gap_lines  # no gap closing reaches past it
+    assert shown(DefaultsConfig()) & header == set(range(1, cap + 1))
+    assert header <= shown(DefaultsConfig(class_view_header_lines=len(header)))
+
+
+def test_compose_keeps_the_retrieval_settings_a_caller_gives(repo):
+    """The window sets ``top_k`` for its retrieval only where the caller's settings leave it
+    out: a caller's value, in a mapping or a ``RetrievalConfig``, is what retrieval runs
+    with."""
+    task = "method_3 returns the wrong order step"  # a method, its class not named
+
+    def retrieved(settings) -> list:
+        inputs = prepare(repo, task, retrieval_config=settings, refresh=False, target_tokens=8000)
+        return [c for c in inputs.candidates if c.provenance.startswith("04:")]
+
+    own = retrieved(None)
+    assert len(own) > RetrievalConfig().top_k  # the window draws on more than a slice's 20
+    for given in ({"top_k": 3}, RetrievalConfig(top_k=3)):
+        assert len(retrieved(given)) == 3

@@ -289,9 +289,20 @@ def prepare(
 
 
 def _retrieval_settings(given: Any, cfg: DefaultsConfig, target_tokens: int = 0) -> Any:
-    """Retrieval's settings for a window: the caller's, drawing on
-    :func:`~ctxfast.construct.targets.window_candidates` candidates unless the caller chose
-    ``top_k`` (a ``RetrievalConfig`` object is taken as it is)."""
+    """The settings a window's retrieval step runs with: the caller's, and one of the
+    window's own where the caller chose none.
+
+    A window is not retrieval's ranked slice, so ``compose`` sets one retrieval setting from
+    the window's settings (``cfg``), and no other: ``top_k``,
+    :func:`~ctxfast.construct.targets.window_candidates` (``retrieval_candidates``, more for
+    a larger ``target_tokens``) instead of retrieval's 20: the window fills its target with
+    the next-best candidates, and drawing on more put the file to change in more windows
+    (measured beside ``DefaultsConfig.retrieval_candidates``).
+
+    A caller's value is never overridden. In a mapping, every key the caller gives wins (its
+    other fields are retrieval's defaults, as in ``repo.retrieve``). A ``RetrievalConfig``
+    object is used exactly as given: every field of it counts as the caller's choice, so its
+    ``top_k`` (20 unless set) is the number of candidates the window draws on."""
     own: dict[str, Any] = {"top_k": window_candidates(cfg, target_tokens)}
     if given is None:
         return own
@@ -400,7 +411,9 @@ def compose(
         defaults: how the plan, impact and localization defaults are derived
             (:class:`DefaultsConfig`).
         retrieval_config: settings of the retrieval step (a ``RetrievalConfig`` or a mapping
-            of its fields).
+            of its fields). Without one, or where a mapping leaves it out, the window sets
+            ``top_k`` from ``defaults``; anything the caller gives is kept (a
+            ``RetrievalConfig`` as it is).
         refresh: ``False`` skips the index refresh (for a caller that just refreshed it or
             knows the files did not change).
     """

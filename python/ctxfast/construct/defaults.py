@@ -95,6 +95,9 @@ class DefaultsConfig:
     # the same .543): it draws on ``candidates_per_1k_tokens`` per thousand tokens of its
     # target when that is more than ``retrieval_candidates``.
     candidates_per_1k_tokens: int = 5
+    # A module-level change target (a constant, a variable) is shown with the module's
+    # import statements (``target_context``), at most this many lines of them: what the
+    # value may be built from, without a module of hundreds of imports filling the window.
     max_import_lines: int = 30
     # A definition is shown with what is attached to it and the blank lines around it:
     # decorators, annotations and comments directly above it (at most ``attached_lines``),

@@ -2,8 +2,8 @@
 and the emitted :class:`DecisionContext`.
 
 Every threshold and cap of construction lives in :class:`ConstructConfig` as a default, so an
-ablation or a different model window changes configuration, never code; the defaults are
-pinned by ``tests/test_construct_schema.py``.
+ablation or a different model window changes configuration, never code; each setting's effect
+on the window is tested (``tests/test_settings_effect.py`` and the stage tests).
 """
 
 from __future__ import annotations
@@ -196,7 +196,7 @@ class CodeCandidate:
 
 @dataclass(frozen=True)
 class ConstructConfig:
-    """Every cap and threshold as a default (pinned by tests)."""
+    """Every cap and threshold of construction, each with what it does and why its default."""
 
     ceiling: int = 24_000
     encoding: str = "cl100k_base"
@@ -218,14 +218,24 @@ class ConstructConfig:
     )
     # (b) gate
     admitted_cap: int = 64
+    # A model ranker (``compose(ranker=)``) is called on the gate's residue only when it holds
+    # at most this many items: the cap bounds the prompt and the reply the model may give
+    # (the schema's ``maxItems``). A larger residue is folded without a call (below). The
+    # no-model evidence ranker reads no prompt, so it ranks a residue of any size.
     residue_cap: int = 32
     residue_min_shared_terms: int = 2
+    # Folding an oversize residue admits an item when the obligation, acceptance criterion,
+    # validation or precondition sharing most terms with it names every part of its name
+    # (``unicode_input`` under "handles unicode input"), a looser reading of the gate's
+    # naming rule; False rejects the whole oversize residue.
     fold_oversize_residue: bool = True
     # the ranking step
     score_threshold: float = 0.5
     max_completion_tokens: int = 1024
     temperature: float = 0.0
     ranker_max_response_bytes: int = 64 * 1024
+    # The model is shown each residue item as one signature line (never its body), cut to
+    # this many characters: a long parameter list or a minified line cannot swell the prompt.
     residue_signature_chars: int = 200
     # (c)/(d) representation and compression
     compression_floor_bytes: int = 1024
@@ -243,10 +253,17 @@ class ConstructConfig:
     # one more holds its gold file.
     named_ambiguity: int = 3
     insertion_gap_lines: int = 3
+    # An older tool or test output the budget masks becomes a one-line pointer quoting its
+    # first line up to this many characters: enough to tell which command or test it was.
     pointer_preview_chars: int = 60
     min_term_len: int = 3
+    # Of several test outputs only the freshest is shown: a re-run supersedes the results
+    # of earlier runs (False shows them too, as the budget allows).
     supersede_older_test_outputs: bool = True
-    # (e) dedup
+    # (e) dedup: a model ranker's pick scoring at least ``score_threshold`` but below
+    # ``filler_score_below`` is a guess, dropped unless a block the decision depends on
+    # names it, so the room goes to what the model was sure of (``drop_filler=False`` keeps
+    # every pick).
     drop_filler: bool = True
     filler_score_below: float = 0.6
     # (g) budget: share of the ceiling each tier is compressed to by its ladder step
@@ -255,6 +272,9 @@ class ConstructConfig:
         ("working_set", 0.60),
         ("transient", 0.25),
     )
+    # The ladder's last step, when only the stable core is left and the window is still
+    # over the ceiling: each acceptance criterion is cut to this many characters before
+    # the criteria after the first are dropped.
     acceptance_trim_chars: int = 200
     # Standalone window (no model ranker): the window fills toward ``target_tokens`` with the
     # next-best evidence and stops there (0 = no filling: the frugal window); the ceiling

@@ -150,9 +150,10 @@ class RetrievalConfig:
     # Definition-level BM25 also feeds candidates (beside the lexical, api-desc and call-graph
     # sources): the best ``def_bm25_k`` definitions, re-ranked with their file's evidence.
     def_bm25_k: int = 50
-    # Each line of a definition's BM25 text is cut to this many characters: a definition
-    # copies its first lines, and in a minified one-line file every definition would copy the
-    # whole file (a 100 KB line cost 2.7 GB). Normal code lines are far shorter.
+    # Each line of a definition's BM25 text is cut to this many characters (words past the
+    # cut do not count for the definition): a definition copies its first lines, and in a
+    # minified one-line file every definition would copy the whole file (a 100 KB line cost
+    # 2.7 GB). Normal code lines are far shorter.
     def_line_max_chars: int = 500
     # Lines of a definition that its BM25 text covers in a repository mostly of other
     # languages than Python, for its non-Python definitions (Python's: 60, as ever). A Rust

@@ -50,10 +50,10 @@ class DefinitionBM25:
         other = self.MAX_LINES if mostly_python else cfg.def_bm25_lines_other
         b = cfg.b if mostly_python else cfg.def_bm25_b_other
         texts: list[str] = []
+        cut = cfg.def_line_max_chars
 
         def docs() -> list[str]:
             if not texts:
-                cut = cfg.def_line_max_chars
                 for d in index.defs:
                     n = self.MAX_LINES if d.file.endswith((".py", ".pyi")) else other
                     body = index.lines(d.file)[d.line - 1 : min(d.end_line, d.line + n)]
@@ -65,6 +65,10 @@ class DefinitionBM25:
             key = f"def_bm25-{cfg.k1}-{b}-{self.MAX_LINES}"
             if other != self.MAX_LINES:
                 key += f"-o{other}"
+            # The stored index holds the cut texts: another cut is another index (the
+            # default's key is unchanged, so stored states stay valid).
+            if cut != RetrievalConfig.def_line_max_chars:
+                key += f"-c{cut}"
             return index.stored_bm25(
                 key, lambda: BM25Index(docs(), cfg.k1, b, symbols=index.symbol_set)
             )

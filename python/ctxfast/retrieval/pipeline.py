@@ -110,7 +110,7 @@ class Retriever:
         refresh_api_index(graph.db_path, api_db)
         self.api = ApiIndex(api_db, self.index.symbol_set, self.index)
         self._def_index: DefinitionBM25 | None = None
-        self._def_cfg: tuple[float, float, int, float] | None = None
+        self._def_cfg: tuple[float, float, int, float, int] | None = None
         self._lexical: LexicalRecall | None = None
         self._literals: LiteralIndex | None = None
         self._families: tuple[int, tuple[str, ...]] | None = None
@@ -156,7 +156,13 @@ class Retriever:
         return self._families[1]
 
     def def_index(self, cfg: RetrievalConfig) -> DefinitionBM25:
-        shape = (cfg.k1, cfg.b, cfg.def_bm25_lines_other, cfg.def_bm25_b_other)
+        shape = (
+            cfg.k1,
+            cfg.b,
+            cfg.def_bm25_lines_other,
+            cfg.def_bm25_b_other,
+            cfg.def_line_max_chars,
+        )
         if self._def_index is None or self._def_cfg != shape:
             self._def_index = DefinitionBM25(self.index, cfg)
             self._def_cfg = shape
