@@ -185,7 +185,9 @@ class Repository:
             if self._index_watch is None:
                 self._index_watch = IndexWatch(self.graph_db)
             self._index_watch.changed()
-            self._retriever = build_state(self.root, self.graph, self.index_dir)
+            kept = self._retriever
+            if kept is None or kept.index.key != self._index_key():  # a touch keeps it
+                self._retriever = build_state(self.root, self.graph, self.index_dir)
         return IndexStats(
             files_seen=seen,
             files_parsed=parsed,
