@@ -146,7 +146,7 @@ def ctxfast_run(root: Path) -> None:
             out["shift"] = (time.perf_counter() - t, s3.files_parsed, s3.files_resolved)
         finally:
             target.write_bytes(original)
-            repo.index()
+            repo.index(retrieval_state=False)
     out["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps(out))
 
