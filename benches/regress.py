@@ -158,7 +158,8 @@ def main() -> None:
     before = json.loads(PREVIOUS.read_text()) if PREVIOUS.exists() else {}
     print("\n".join(report(now, before, a.tolerance)))
     if a.update:
-        PREVIOUS.write_text(json.dumps(now, indent=1) + "\n")
+        figures = {label: round(value, 3) for label, value in now.items()}
+        PREVIOUS.write_text(json.dumps(figures, indent=1) + "\n")
         print(f"stored in {PREVIOUS}")
 
 
