@@ -67,6 +67,14 @@ def test_index_stores_every_piece_a_retrieval_reads(root, monkeypatch):
     assert again.render() == expected.render() and again.to_json() == expected.to_json()
 
 
+def test_the_state_stage_is_logged_with_the_native_stages(root, caplog):
+    with caplog.at_level("DEBUG", logger="ctxfast"):
+        ctxfast.Repository(root).index()
+    stages = [r.getMessage() for r in caplog.records if r.getMessage().startswith("index: ")]
+    assert any("parse done" in m for m in stages)
+    assert stages[-1].startswith("index: retrieval state built in")
+
+
 def test_the_indexing_process_keeps_the_state_it_built(root, monkeypatch):
     repo = ctxfast.Repository(root)
     repo.index()
