@@ -36,7 +36,7 @@ def child(tree: str, index_dir: str, cache: str) -> None:
 
     repo = Repository(tree, index_dir, parse_cache=ParseCache(cache) if cache else None)
     t = time.perf_counter()
-    s = repo.index()
+    s = repo.index(retrieval_state=False)
     secs = time.perf_counter() - t
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     out = {"seconds": secs, "files": s.files_seen, "parsed": s.files_parsed}

@@ -54,7 +54,7 @@ def child(tree: str, index_dir: str, cache: str, seed: str) -> None:
         tree, index_dir, parse_cache=ParseCache(cache) if cache else None, seed=seed or None
     )
     cpu, t = cpu_seconds(), time.perf_counter()
-    s = repo.index()
+    s = repo.index(retrieval_state=False)
     out = {"seconds": time.perf_counter() - t, "cpu": cpu_seconds() - cpu}
     out |= {"files": s.files_seen, "parsed": s.files_parsed, "resolved": s.files_resolved}
     out |= {"hits": s.cache_hits, "seeded_from": s.seeded_from, "seed_note": s.seed_note}

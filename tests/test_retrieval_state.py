@@ -68,7 +68,7 @@ def test_an_edit_makes_a_new_state_and_the_old_files_go(root):
 def test_an_unwritable_state_dir_only_costs_the_speed_up(root, tmp_path):
     idx = tmp_path / "idx"
     repo = ctxfast.Repository(root, idx)
-    repo.index()
+    repo.index(retrieval_state=False)
     (idx / STATE_DIRNAME).write_text("a file where the directory should be")
     assert "def connect" in repo.retrieve(TASK).render()
 

@@ -1,5 +1,6 @@
 """asv: a cold code-graph build against the same build with a warm parse cache (the second
-version of a tree whose files an earlier tree already had), same tree, same run.
+version of a tree whose files an earlier tree already had), same tree, same run. The graph
+alone (``retrieval_state=False``): ``bench_first_window`` times the index with its state.
 
 The tree is a copy of a few standard-library packages (real code, ~100 files);
 ``benches/bench_parse_cache.py`` measures two real versions of sympy or Django.
@@ -22,7 +23,9 @@ class ParseCacheIndex:
         root = tempfile.mkdtemp(prefix="ctxfast-asv-cache-")
         copy_stdlib_packages(os.path.join(root, "src"))
         cache = ParseCache(os.path.join(root, "cache"))
-        Repository(os.path.join(root, "src"), os.path.join(root, "fill"), parse_cache=cache).index()
+        Repository(os.path.join(root, "src"), os.path.join(root, "fill"), parse_cache=cache).index(
+            retrieval_state=False
+        )
         return root
 
     def setup(self, root):
@@ -34,7 +37,7 @@ class ParseCacheIndex:
         shutil.rmtree(self.index_dir, ignore_errors=True)
 
     def time_cold_index(self, root):
-        Repository(self.src, self.index_dir).index()
+        Repository(self.src, self.index_dir).index(retrieval_state=False)
 
     def time_index_with_warm_parse_cache(self, root):
-        Repository(self.src, self.index_dir, parse_cache=self.cache).index()
+        Repository(self.src, self.index_dir, parse_cache=self.cache).index(retrieval_state=False)

@@ -4,7 +4,8 @@ file parsed and resolved against the symbol table the last run left in memory).
 
 The tree is :data:`~benchmarks.PACKAGES` copied :data:`COPIES` times under distinct names,
 each copy's imports rewritten to its own (~600 files of real code); ``benches/bench_scale.py``
-measures the same refreshes at 10k, 30k and 100k files.
+measures the same refreshes at 10k, 30k and 100k files. The graph alone
+(``retrieval_state=False``): an edit would otherwise rebuild the retrieval state too.
 """
 
 import os
@@ -41,18 +42,20 @@ class Refresh:
     def setup_cache(self):
         root = tempfile.mkdtemp(prefix="ctxfast-asv-refresh-")
         _synthesise(Path(root))
-        Repository(os.path.join(root, "src"), os.path.join(root, "index")).index()
+        Repository(os.path.join(root, "src"), os.path.join(root, "index")).index(
+            retrieval_state=False
+        )
         return root
 
     def setup(self, root):
         self.repo = Repository(os.path.join(root, "src"), os.path.join(root, "index"))
-        self.repo.index()  # this process now holds what the run left
+        self.repo.index(retrieval_state=False)  # this process now holds what the run left
         self.target = Path(root) / "src" / "json0" / "decoder.py"
 
     def time_noop_refresh(self, root):
-        self.repo.index()
+        self.repo.index(retrieval_state=False)
 
     def time_one_file_refresh(self, root):
         with self.target.open("ab") as f:
             f.write(b"\n# edited\n")
-        self.repo.index()
+        self.repo.index(retrieval_state=False)

@@ -29,6 +29,7 @@ from ctxfast.recon.parse_cache import ParseCache
 from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.pipeline import RetrievalResult, Retriever
 from ctxfast.retrieval.repoindex import IndexWatch, content_key
+from ctxfast.retrieval.warm import build_state
 from ctxfast.textsafe import require_text
 from ctxfast.userkey import user_key
 
@@ -132,13 +133,20 @@ class Repository:
     def graph_db(self) -> Path:
         return self.index_dir / GRAPH_DB_NAME
 
-    def index(self, progress: ProgressCallback | None = None) -> IndexStats:
+    def index(
+        self, progress: ProgressCallback | None = None, *, retrieval_state: bool = True
+    ) -> IndexStats:
         """Builds the code graph, or refreshes it incrementally (only changed files re-parse).
 
         ``progress(stage, files_done, files_total)`` is called about ten times a second while
         the native run goes on, and once more at the end. Ctrl-C (``KeyboardInterrupt``) in
         the calling thread stops the run between two files, leaves the index as it was, and
         is re-raised.
+
+        When the run changed the index, the retrieval state of the new content is built
+        and stored with it (:mod:`ctxfast.retrieval.warm`), so the first retrieval or
+        ``compose`` after it, in this process or a new one, reads it instead of building
+        it; ``retrieval_state=False`` leaves that to the first retrieval.
         """
         if not self.root.is_dir():
             raise InvalidArgumentError(f"repository path is no longer a directory: {self.root}")
@@ -171,6 +179,15 @@ class Repository:
         finally:
             drain_native()
         seen, parsed, removed, nodes, edges, secs, errors, resolved, hits, seeded, note = out
+        if retrieval_state and (parsed or removed):
+            # The watch's stamp is taken first: a commit by another process while the state
+            # is built shows as a change at the next retrieval, which then checks the key.
+            if self._index_watch is None:
+                self._index_watch = IndexWatch(self.graph_db)
+            self._index_watch.changed()
+            kept = self._retriever
+            if kept is None or kept.index.key != self._index_key():  # a touch keeps it
+                self._retriever = build_state(self.root, self.graph, self.index_dir)
         return IndexStats(
             files_seen=seen,
             files_parsed=parsed,

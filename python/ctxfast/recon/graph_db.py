@@ -124,6 +124,20 @@ def reading(db_path: str | Path) -> Iterator[Connection]:
         con.close()
 
 
+#: The functions and classes of the ``nodes`` view, with its columns, as a subquery for
+#: readers of all of them sorted by file (``FROM {DEFINITIONS} n ... ORDER BY n.file``). Asked
+#: of the view, SQLite walks the ``nodes_file`` index over every node, references included,
+#: and reads each row it points at; one scan of ``node_rows`` that sorts the few it keeps
+#: costs a third of that (0.16 against 0.46 s on Django, read when the retrieval state is
+#: built with the index).
+DEFINITIONS = (
+    "(SELECT r.id AS id, r.kind AS kind, r.name AS name, r.qualname AS qualname, "
+    "f.path AS file, r.line AS line, r.col AS col, r.end_line AS end_line "
+    "FROM node_rows r CROSS JOIN files f ON f.id = r.file_id "
+    "WHERE r.kind IN ('function', 'class'))"
+)
+
+
 #: Every table of an index through the views readers use, without what only numbers rows
 #: internally (``files.id``, the edges' rowid), times a run or stamps its owner: two indexes
 #: of one tree hold the same graph exactly when these rows are equal, however each was built

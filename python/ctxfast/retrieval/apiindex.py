@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import logging
 import os
 import sqlite3
@@ -158,29 +159,34 @@ def _sync(src: graph_db.Connection, files: dict[str, str], api_db: Path) -> int:
         if not changed and not removed:
             return 0
         classes = {q for (q,) in src.rows("SELECT qualname FROM nodes WHERE kind = 'class'")}
-        with dst:
-            for path in [*removed, *changed]:
-                dst.execute("DELETE FROM api_index WHERE file = ?", (path,))
-                dst.execute("DELETE FROM api_files WHERE path = ?", (path,))
-            for path in changed:
-                rows = src.rows(
-                    "SELECT n.qualname, n.kind, n.line, COALESCE(m.signature, n.name), "
-                    "COALESCE(m.doc, '') FROM nodes n LEFT JOIN defs_meta m ON m.id = n.id "
-                    "WHERE n.file = ? AND n.kind IN ('function', 'class') "
-                    "ORDER BY n.line, n.qualname || ':' || n.line",
-                    (path,),
+        # One query for every changed file (a cold build changes all of them: one query per
+        # file cost 0.6 s on Django), grouped here by file in the order of the statement.
+        by_file: dict[str, list[tuple[Any, ...]]] = {}
+        for path, *row in src.rows(
+            "SELECT n.file, n.qualname, n.kind, n.line, COALESCE(m.signature, n.name), "
+            f"COALESCE(m.doc, '') FROM {graph_db.DEFINITIONS} n "
+            "LEFT JOIN defs_meta m ON m.id = n.id "
+            "WHERE n.file IN (SELECT value FROM json_each(?)) "
+            "ORDER BY n.file, n.line, n.qualname || ':' || n.line",
+            (json.dumps(changed, ensure_ascii=False),),
+        ):
+            by_file.setdefault(path, []).append(tuple(row))
+        out = []
+        for path in changed:
+            for qualname, kind, line, sig, doc in by_file.get(path, ()):
+                if kind == "function" and qualname.rsplit(".", 1)[0] in classes:
+                    kind = "method"
+                sig = sig.splitlines()[0].strip() if sig else ""
+                docstring = first_paragraph(doc)
+                out.append(
+                    (qualname, kind, sig, docstring, f"{sig} {docstring}".strip(), path, line)
                 )
-                out = []
-                for qualname, kind, line, sig, doc in rows:
-                    if kind == "function" and qualname.rsplit(".", 1)[0] in classes:
-                        kind = "method"
-                    sig = sig.splitlines()[0].strip() if sig else ""
-                    docstring = first_paragraph(doc)
-                    out.append(
-                        (qualname, kind, sig, docstring, f"{sig} {docstring}".strip(), path, line)
-                    )
-                dst.executemany("INSERT INTO api_index VALUES (?, ?, ?, ?, ?, ?, ?)", out)
-                dst.execute("INSERT INTO api_files VALUES (?, ?)", (path, files[path]))
+        gone = [(path,) for path in [*removed, *changed]]
+        with dst:
+            dst.executemany("DELETE FROM api_index WHERE file = ?", gone)
+            dst.executemany("DELETE FROM api_files WHERE path = ?", gone)
+            dst.executemany("INSERT INTO api_index VALUES (?, ?, ?, ?, ?, ?, ?)", out)
+            dst.executemany("INSERT INTO api_files VALUES (?, ?)", [(p, files[p]) for p in changed])
         return len(changed) + len(removed)
     finally:
         dst.close()

@@ -12,7 +12,6 @@ definition), making a :class:`~ctxfast.recon.graph.Node` only for the rows a loo
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from typing import Any, overload
 
@@ -32,20 +31,15 @@ def _nodes(rows: list[tuple[Any, ...]]) -> list[Node]:
 def build_table(con: graph_db.Connection) -> _native.DefTable:
     """The table of one repository state from ``recon.db``: its definitions' node rows
     (functions and classes, by file, line and id) with their skeleton signatures, the
-    qualnames of the name index, and each file's module node."""
-    rows, signatures = [], []
-    for i, k, name, q, f, line, col, end, sig in con.rows(
-        f"SELECT {NODE_COLUMNS}, COALESCE(m.signature, '') FROM nodes n "
-        "LEFT JOIN defs_meta m ON m.id = n.id "
-        "WHERE n.kind IN ('function', 'class') ORDER BY n.file, n.line, 1"
-    ):
-        rows.append((i, sys.intern(k), name, q, sys.intern(f), line, col, end))
-        signatures.append(sig)
-    names = [q for (q,) in con.rows("SELECT qualname FROM name_index")]
-    modules = con.rows(
-        "SELECT file, qualname FROM nodes WHERE kind = 'def' ORDER BY qualname || ':' || line"
+    qualnames of the name index, and each file's module node. The native side runs the
+    queries and builds the table from their rows directly."""
+    return _native.DefTable.from_queries(
+        con,
+        f"SELECT {NODE_COLUMNS}, COALESCE(m.signature, '') FROM {graph_db.DEFINITIONS} n "
+        "LEFT JOIN defs_meta m ON m.id = n.id ORDER BY n.file, n.line, 1",
+        "SELECT qualname FROM name_index",
+        "SELECT file, qualname FROM nodes WHERE kind = 'def' ORDER BY qualname || ':' || line",
     )
-    return _native.DefTable.build(rows, signatures, names, modules)
 
 
 class _View:

@@ -239,6 +239,57 @@ pub struct Bm25Index {
     symbols: Arc<SymbolSet>,
 }
 
+/// A run of consecutive documents counted on one thread: its terms in first-occurrence
+/// order, and per document its `(term, frequency)` pairs (terms as positions in `terms`)
+/// and its token count.
+struct Run {
+    terms: Vec<String>,
+    docs: Vec<Vec<(u32, u32)>>,
+    lens: Vec<u32>,
+}
+
+impl Run {
+    fn count<S: AsRef<str>>(docs: &[Doc<S>]) -> Run {
+        let mut local: FxMap<String, u32> = FxMap::default();
+        let mut out = Run {
+            terms: Vec::new(),
+            docs: Vec::with_capacity(docs.len()),
+            lens: Vec::with_capacity(docs.len()),
+        };
+        let mut ids: Vec<u32> = Vec::new();
+        for doc in docs {
+            ids.clear();
+            let mut add = |t: &str| {
+                let id = if let Some(&id) = local.get(t) {
+                    id
+                } else {
+                    let id = local.len() as u32;
+                    local.insert(t.to_string(), id);
+                    id
+                };
+                ids.push(id);
+            };
+            match doc {
+                Doc::Text(t) => codetok::for_each_token(t, &mut add),
+                Doc::Tokens(ts) => ts.iter().for_each(|t| add(t.as_ref())),
+            }
+            // Sorted ids turn term-frequency counting into run lengths.
+            ids.sort_unstable();
+            out.docs.push(
+                ids.chunk_by(|a, b| a == b)
+                    .map(|same| (same[0], same.len() as u32))
+                    .collect(),
+            );
+            out.lens.push(ids.len() as u32);
+        }
+        out.terms = vec![String::new(); local.len()];
+        for (t, id) in local {
+            out.terms[id as usize] = t;
+        }
+        out
+    }
+}
+
 impl Bm25Index {
     /// Builds the index; text documents are tokenised in parallel.
     pub fn build<S: AsRef<str> + Sync>(
@@ -250,6 +301,13 @@ impl Bm25Index {
     }
 
     /// [`Bm25Index::build`] with a prebuilt, shared symbol set.
+    ///
+    /// Runs of documents are counted in parallel, each into a vocabulary of its own in
+    /// first-occurrence order (a token is looked up in place and copied only when new); the
+    /// runs are then merged in document order. A term's id is the order of its first
+    /// occurrence in the corpus either way — the terms new in a run come after every term of
+    /// the runs before it, in the run's own order — so the index is the one a single pass
+    /// builds, term ids and postings included.
     pub fn build_shared<S: AsRef<str> + Sync>(
         docs: &[Doc<S>],
         params: Bm25Params,
@@ -259,51 +317,39 @@ impl Bm25Index {
         if docs.len() > u32::MAX as usize {
             return Err(CoreError::InvalidArgument("too many documents".into()));
         }
-        let tokenised: Vec<Vec<String>> = docs
-            .par_iter()
-            .map(|d| match d {
-                Doc::Text(t) => codetok::tokenize(t),
-                Doc::Tokens(_) => Vec::new(),
-            })
-            .collect();
-        Ok(Self::from_tokens(docs, &tokenised, params, symbols))
-    }
-
-    fn from_tokens<S: AsRef<str>>(
-        docs: &[Doc<S>],
-        tokenised: &[Vec<String>],
-        params: Bm25Params,
-        symbols: Arc<SymbolSet>,
-    ) -> Self {
+        let run = (docs.len() / (4 * rayon::current_num_threads())).clamp(16, 4096);
+        let runs: Vec<Run> = docs.par_chunks(run).map(Run::count).collect();
         let mut vocab: FxMap<String, u32> = FxMap::default();
         let mut postings: Vec<Vec<(u32, u32)>> = Vec::new();
         let mut doc_len = Vec::with_capacity(docs.len());
-        let mut ids: Vec<u32> = Vec::new();
-        for (di, (doc, owned)) in docs.iter().zip(tokenised).enumerate() {
-            ids.clear();
-            let mut add = |t: &str| {
-                let id = if let Some(&id) = vocab.get(t) {
-                    id
-                } else {
-                    let id = postings.len() as u32;
-                    vocab.insert(t.to_string(), id);
-                    postings.push(Vec::new());
-                    id
-                };
-                ids.push(id);
-            };
-            match doc {
-                Doc::Text(_) => owned.iter().for_each(|t| add(t)),
-                Doc::Tokens(ts) => ts.iter().for_each(|t| add(t.as_ref())),
+        let mut di = 0u32;
+        for r in runs {
+            let ids: Vec<u32> = r
+                .terms
+                .into_iter()
+                .map(|t| {
+                    let next = postings.len() as u32;
+                    *vocab.entry(t).or_insert_with(|| {
+                        postings.push(Vec::new());
+                        next
+                    })
+                })
+                .collect();
+            for (counts, len) in r.docs.iter().zip(r.lens) {
+                for &(local, tf) in counts {
+                    postings[ids[local as usize] as usize].push((di, tf));
+                }
+                doc_len.push(len);
+                di += 1;
             }
-            // Sorted ids turn term-frequency counting into run lengths.
-            ids.sort_unstable();
-            for run in ids.chunk_by(|a, b| a == b) {
-                postings[run[0] as usize].push((di as u32, run.len() as u32));
-            }
-            doc_len.push(ids.len() as u32);
         }
-        Self::assemble(vocab, Postings::Owned(postings), doc_len, params, symbols)
+        Ok(Self::assemble(
+            vocab,
+            Postings::Owned(postings),
+            doc_len,
+            params,
+            symbols,
+        ))
     }
 
     /// The index from its counted parts; the derived statistics (`avgdl`, idf, the length

@@ -65,15 +65,29 @@ fn split_word_into<'a>(word: &'a str, parts: &mut Vec<&'a str>) {
     }
 }
 
-/// Appends the tokens of one word (whole, then parts when there are two or more).
-fn push_word<'a>(word: &'a str, out: &mut Vec<String>, parts: &mut Vec<&'a str>) {
+/// Calls `emit` with the tokens of one word (whole, then parts when there are two or more),
+/// each lowercased into `buf`.
+fn emit_word<'a>(
+    word: &'a str,
+    parts: &mut Vec<&'a str>,
+    buf: &mut String,
+    emit: &mut impl FnMut(&str),
+) {
     if word.bytes().all(|b| b == b'_') {
         return;
     }
-    out.push(word.to_ascii_lowercase());
+    let mut lower = |s: &str, buf: &mut String| {
+        buf.clear();
+        buf.push_str(s);
+        buf.make_ascii_lowercase();
+        emit(buf.as_str());
+    };
+    lower(word, buf);
     split_word_into(word, parts);
     if parts.len() >= 2 {
-        out.extend(parts.iter().map(|p| p.to_ascii_lowercase()));
+        for p in parts.iter() {
+            lower(p, buf);
+        }
     }
 }
 
@@ -99,9 +113,17 @@ fn path_token(run: &str) -> Option<String> {
 
 /// Tokenizes `text` with the rules of this module (see the module documentation).
 pub fn tokenize(text: &str) -> Vec<String> {
-    let bytes = text.as_bytes();
     let mut out = Vec::new();
+    for_each_token(text, |t| out.push(t.to_string()));
+    out
+}
+
+/// The tokens of [`tokenize`], in the same order, each lent to `emit` instead of allocated:
+/// an index builder looks most tokens up in its vocabulary and keeps only the new ones.
+pub fn for_each_token(text: &str, mut emit: impl FnMut(&str)) {
+    let bytes = text.as_bytes();
     let mut parts = Vec::new();
+    let mut buf = String::new();
     let mut i = 0;
     while i < bytes.len() {
         if !is_path_byte(bytes[i]) {
@@ -115,15 +137,14 @@ pub fn tokenize(text: &str) -> Vec<String> {
         // Runs are pure ASCII, so byte offsets are char boundaries.
         let run = &text[start..i];
         if let Some(p) = path_token(run) {
-            out.push(p);
+            emit(&p);
         }
         for word in run.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
             if !word.is_empty() {
-                push_word(word, &mut out, &mut parts);
+                emit_word(word, &mut parts, &mut buf, &mut emit);
             }
         }
     }
-    out
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 
 use crate::bm25::PySymbolSet;
 use crate::gil::detached;
+use crate::graph_read::GraphReader;
 use ctxfast_core::deftable::{DefIn, DefRef, DefTable};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
@@ -11,6 +12,19 @@ use std::sync::{Arc, OnceLock};
 
 /// A `nodes` row as Python reads it: `(id, kind, name, qualname, file, line, col, end_line)`.
 type RowOut<'t> = (&'t str, &'t str, &'t str, &'t str, &'t str, i64, i64, i64);
+
+/// A row as [`PyDefTable::from_queries`] reads it: the row of [`RowIn`] and its signature.
+type RowRead = (
+    String,
+    String,
+    String,
+    String,
+    String,
+    i64,
+    i64,
+    i64,
+    String,
+);
 
 /// A row as the builder takes it from Python.
 type RowIn = (
@@ -99,6 +113,70 @@ impl PyDefTable {
             DefTable::build(&defs, &q, &m)
         })?;
         drop((rows, signatures, qualnames, modules));
+        Ok(Self::wrap(inner))
+    }
+
+    /// The table [`PyDefTable::build`] makes of the rows of three queries on `reader`:
+    /// `defs` gives each row's `(id, kind, name, qualname, file, line, col, end_line,
+    /// signature)`, `qualnames` the name index, `modules` the `(file, module qualname)`
+    /// pairs. Read and built with the GIL released, without a Python object per row (on
+    /// Django, 38k rows: that conversion cost as much as the query).
+    #[staticmethod]
+    fn from_queries(
+        py: Python<'_>,
+        reader: &GraphReader,
+        defs: &str,
+        qualnames: &str,
+        modules: &str,
+    ) -> PyResult<Self> {
+        let (rows, names, mods) = reader.with_conn(py, |conn| {
+            let rows = conn
+                .prepare(defs)?
+                .query_map([], |r| {
+                    Ok((
+                        r.get(0)?,
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get(4)?,
+                        r.get(5)?,
+                        r.get(6)?,
+                        r.get(7)?,
+                        r.get(8)?,
+                    ))
+                })?
+                .collect::<rusqlite::Result<Vec<RowRead>>>()?;
+            let names = conn
+                .prepare(qualnames)?
+                .query_map([], |r| r.get(0))?
+                .collect::<rusqlite::Result<Vec<String>>>()?;
+            let mods = conn
+                .prepare(modules)?
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<rusqlite::Result<Vec<(String, String)>>>()?;
+            Ok((rows, names, mods))
+        })?;
+        let inner = detached(py, move || {
+            let defs: Vec<DefIn<'_>> = rows
+                .iter()
+                .map(|r| DefIn {
+                    def: DefRef {
+                        id: &r.0,
+                        kind: &r.1,
+                        name: &r.2,
+                        qualname: &r.3,
+                        file: &r.4,
+                        line: r.5,
+                        col: r.6,
+                        end_line: r.7,
+                    },
+                    signature: &r.8,
+                })
+                .collect();
+            let q: Vec<&str> = names.iter().map(String::as_str).collect();
+            let m: Vec<(&str, &str)> = mods.iter().map(|(f, q)| (&**f, &**q)).collect();
+            DefTable::build(&defs, &q, &m)
+        })?;
         Ok(Self::wrap(inner))
     }
 

@@ -63,7 +63,7 @@ fn to_py(py: Python<'_>, v: Value) -> PyResult<Bound<'_, PyAny>> {
 
 impl GraphReader {
     /// Runs `f` on the open connection with the GIL released.
-    fn with_conn<T: Send>(
+    pub(crate) fn with_conn<T: Send>(
         &self,
         py: Python<'_>,
         f: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send,

@@ -1,0 +1,125 @@
+"""The retrieval state is built with the index (``ctxfast.retrieval.warm``): after
+``index()``, a new process's first retrieval reads every piece instead of building it, the
+process that indexed reuses what it built, and the window is the one a state built on first
+use gives."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from recon_fixture import write_project
+
+import ctxfast
+import ctxfast.repository
+from ctxfast.retrieval.apiindex import API_DB_NAME, refresh_api_index
+from ctxfast.retrieval.state import STATE_DIRNAME, StateStore
+
+TASK = "connect should reject an empty database uri"
+#: What a retrieval with the default configuration reads from the store (a Python tree).
+PIECES = {
+    "deftable",
+    "file_bm25",
+    "def_bm25-1.5-0.75-60",
+    "api_where",
+    "api_bm25",
+    "literals-12-n40",
+    "dispatch-prefixes-5",
+    "included-1",
+}
+
+
+@pytest.fixture
+def root(tmp_path):
+    return write_project(tmp_path / "proj")
+
+
+def _pieces(repo: ctxfast.Repository) -> dict[str, int]:
+    """Each stored piece by name, with its modification time."""
+    state = repo.index_dir / STATE_DIRNAME
+    if not state.exists():
+        return {}
+    return {p.name.split(".", 2)[2]: p.stat().st_mtime_ns for p in state.iterdir()}
+
+
+def _refuse_builds(monkeypatch: pytest.MonkeyPatch) -> None:
+    get = StateStore.get
+
+    def load_only(self, name, build, dump, load):
+        def refuse():
+            raise AssertionError(f"{name} built although index() stored it")
+
+        return get(self, name, refuse, dump, load)
+
+    monkeypatch.setattr(StateStore, "get", load_only)
+
+
+def test_index_stores_every_piece_a_retrieval_reads(root, monkeypatch):
+    cold = ctxfast.Repository(root)
+    cold.index(retrieval_state=False)
+    assert _pieces(cold) == {}
+    expected = ctxfast.compose(cold, TASK, refresh=False)  # the state built on first use
+    other = root.parent / "other-index"
+    ctxfast.Repository(root, other).index()
+    assert set(_pieces(ctxfast.Repository(root, other))) == PIECES
+    _refuse_builds(monkeypatch)  # a new process: every piece must be read back
+    again = ctxfast.compose(ctxfast.Repository(root, other), TASK)
+    assert again.render() == expected.render() and again.to_json() == expected.to_json()
+
+
+def test_the_state_stage_is_logged_with_the_native_stages(root, caplog):
+    with caplog.at_level("DEBUG", logger="ctxfast"):
+        ctxfast.Repository(root).index()
+    stages = [r.getMessage() for r in caplog.records if r.getMessage().startswith("index: ")]
+    assert any("parse done" in m for m in stages)
+    assert stages[-1].startswith("index: retrieval state built in")
+
+
+def test_the_indexing_process_keeps_the_state_it_built(root, monkeypatch):
+    repo = ctxfast.Repository(root)
+    repo.index()
+
+    def no_rebuild(*args, **kwargs):
+        raise AssertionError("the retriever was rebuilt after index()")
+
+    monkeypatch.setattr(ctxfast.repository, "Retriever", no_rebuild)
+    assert repo.retrieve(TASK).candidates
+
+
+def test_a_noop_refresh_builds_nothing_and_an_edit_builds_the_new_state(root):
+    repo = ctxfast.Repository(root)
+    repo.index()
+    before = _pieces(repo)
+    repo.index()
+    assert _pieces(repo) == before
+    state = repo.index_dir / STATE_DIRNAME
+    old_files = {p.name for p in state.iterdir()}
+    (root / "pkg" / "db.py").write_text("def connect(uri: str):\n    return uri or None\n")
+    repo.index()
+    new_files = {p.name for p in state.iterdir()}
+    assert not new_files & old_files  # the old state's files went
+    assert {n.split(".", 2)[2] for n in new_files} == PIECES
+
+
+def test_api_db_synced_in_one_query_holds_the_rows_of_a_file_by_file_sync(root, tmp_path):
+    repo = ctxfast.Repository(root)
+    repo.index(retrieval_state=False)
+    api = repo.index_dir / API_DB_NAME
+    refresh_api_index(repo.graph_db, api)
+    (root / "pkg" / "utils.py").write_text("def parse_args(argv, strict=False):\n    pass\n")
+    (root / "pkg" / "cli.py").unlink()
+    repo.index(retrieval_state=False)
+    assert refresh_api_index(repo.graph_db, api) == 2  # one changed, one removed
+    fresh = tmp_path / "fresh.db"
+    refresh_api_index(repo.graph_db, fresh)
+
+    def rows(db):
+        con = sqlite3.connect(db)
+        try:
+            return sorted(con.execute("SELECT * FROM api_index")), sorted(
+                con.execute("SELECT * FROM api_files")
+            )
+        finally:
+            con.close()
+
+    assert rows(api) == rows(fresh) and rows(api)[0]
