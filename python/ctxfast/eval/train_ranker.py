@@ -26,7 +26,7 @@ import shutil
 import subprocess
 import sys
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +36,8 @@ from ctxfast.eval.mine import check_split
 
 if TYPE_CHECKING:  # numpy is imported where it is used: `ctxfast --help` must not pay for it
     import numpy as np
+
+    from ctxfast.repository import Repository
 
 #: L2 penalty pulling the standardised weights towards the hand-set prior (per task-averaged
 #: loss): the corpus moves a weight away from the hand-set fusion only where its evidence is
@@ -151,19 +153,15 @@ def extract_task(
     scratch = work / f"scratch-{os.getpid()}"
     tree, index = scratch / "tree", scratch / "index"
     shutil.rmtree(scratch, ignore_errors=True)
-    try:
+
+    def repo() -> Repository:
         _archive(mirror, task["base_commit"], tree)
-        repo = Repository(tree, index_dir=index, parse_cache=ParseCache(work / "parse-cache"))
-        repo.index()
-        res = repo.retrieve(
-            task["problem_statement"], config={**(config or {}), "keep_features": True}
-        )
-    except Exception as exc:  # a tree that does not build is skipped, not fatal
-        print(f"{task['instance_id']}: skipped ({exc})", file=sys.stderr)
-        return None
+        return Repository(tree, index_dir=index, parse_cache=ParseCache(work / "parse-cache"))
+
+    try:
+        return _rows_of(task, repo, out, config)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    return store_rows(task, res, out)
 
 
 def extract_tree_task(
@@ -179,18 +177,30 @@ def extract_tree_task(
     out = work / "features" / f"{task['instance_id']}.npz"
     if out.exists():
         return out
-    try:
+
+    def repo() -> Repository:
         tree = DirTrees(trees).tree_for_instance(task["instance_id"])
-        repo = Repository(
-            tree.path,
-            index_dir=cache / "index" / tree.key,
-            parse_cache=ParseCache(cache / "parse"),
-        )
+        index_dir = cache / "index" / tree.key
+        return Repository(tree.path, index_dir=index_dir, parse_cache=ParseCache(cache / "parse"))
+
+    return _rows_of(task, repo, out, config)
+
+
+def _rows_of(
+    task: dict[str, Any],
+    make_repo: Callable[[], Repository],
+    out: Path,
+    config: dict[str, Any] | None,
+) -> Path | None:
+    """Index the repository ``make_repo`` gives, retrieve for the task keeping the feature
+    rows, and store them at ``out``; None when the tree does not build (skipped, not fatal)."""
+    try:
+        repo = make_repo()
         repo.index()
         res = repo.retrieve(
             task["problem_statement"], config={**(config or {}), "keep_features": True}
         )
-    except Exception as exc:  # a tree that does not build is skipped, not fatal
+    except Exception as exc:
         print(f"{task['instance_id']}: skipped ({exc})", file=sys.stderr)
         return None
     return store_rows(task, res, out)

@@ -38,6 +38,27 @@ type RowIn = (
     i64,
 );
 
+/// A row's text fields (id, kind, name, qualname, file), its positions (line, column, end
+/// line) and its signature, borrowed as the builder takes them: both ways into the table
+/// (rows from Python, rows read natively) go through here.
+fn def_in<'a>(text: [&'a str; 5], at: [i64; 3], signature: &'a str) -> DefIn<'a> {
+    let [id, kind, name, qualname, file] = text;
+    let [line, col, end_line] = at;
+    DefIn {
+        def: DefRef {
+            id,
+            kind,
+            name,
+            qualname,
+            file,
+            line,
+            col,
+            end_line,
+        },
+        signature,
+    }
+}
+
 fn out(d: DefRef<'_>) -> RowOut<'_> {
     (
         d.id, d.kind, d.name, d.qualname, d.file, d.line, d.col, d.end_line,
@@ -94,19 +115,7 @@ impl PyDefTable {
             let defs: Vec<DefIn<'_>> = rows_ref
                 .iter()
                 .zip(sigs_ref)
-                .map(|(r, sig)| DefIn {
-                    def: DefRef {
-                        id: &r.0,
-                        kind: &r.1,
-                        name: &r.2,
-                        qualname: &r.3,
-                        file: &r.4,
-                        line: r.5,
-                        col: r.6,
-                        end_line: r.7,
-                    },
-                    signature: sig,
-                })
+                .map(|(r, sig)| def_in([&r.0, &r.1, &r.2, &r.3, &r.4], [r.5, r.6, r.7], sig))
                 .collect();
             let q: Vec<&str> = q_ref.iter().map(|s| &**s).collect();
             let m: Vec<(&str, &str)> = m_ref.iter().map(|(f, q)| (&**f, &**q)).collect();
@@ -159,19 +168,7 @@ impl PyDefTable {
         let inner = detached(py, move || {
             let defs: Vec<DefIn<'_>> = rows
                 .iter()
-                .map(|r| DefIn {
-                    def: DefRef {
-                        id: &r.0,
-                        kind: &r.1,
-                        name: &r.2,
-                        qualname: &r.3,
-                        file: &r.4,
-                        line: r.5,
-                        col: r.6,
-                        end_line: r.7,
-                    },
-                    signature: &r.8,
-                })
+                .map(|r| def_in([&r.0, &r.1, &r.2, &r.3, &r.4], [r.5, r.6, r.7], &r.8))
                 .collect();
             let q: Vec<&str> = names.iter().map(String::as_str).collect();
             let m: Vec<(&str, &str)> = mods.iter().map(|(f, q)| (&**f, &**q)).collect();
