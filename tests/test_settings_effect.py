@@ -13,8 +13,15 @@ from construct_fixtures import cand
 from recon_fixture import FILES, indexed_repo
 
 import ctxfast
-from ctxfast.construct import ConstructConfig, DefaultsConfig, PlanNode, construct
-from ctxfast.construct.compose import prepare
+from ctxfast.construct import (
+    CodeCandidate,
+    ConstructConfig,
+    DefaultsConfig,
+    ImpactType,
+    PlanNode,
+    construct,
+)
+from ctxfast.construct.compose import ComposeInputs, prepare
 from ctxfast.construct.ranker import RankRequest
 from ctxfast.retrieval.config import RetrievalConfig
 
@@ -465,3 +472,138 @@ def test_compose_keeps_the_retrieval_settings_a_caller_gives(repo):
     assert len(own) > RetrievalConfig().top_k  # the window draws on more than a slice's 20
     for given in ({"top_k": 3}, RetrievalConfig(top_k=3)):
         assert len(retrieved(given)) == 3
+
+
+# ---- what a change affects, derived when the caller passes no impact edges -----------------
+# ``load_limits`` reads three configuration keys (two from the environment, one off the
+# settings module) and is called by a long function and at a module's top level.
+
+IMPACT = {
+    "svc/__init__.py": "",
+    "svc/settings.py": 'import os\n\nQUEUE_SIZE = int(os.environ.get("QUEUE_SIZE", "8"))\n',
+    "svc/loader.py": (
+        "import os\n\nfrom svc import settings\n\n\n"
+        "def load_limits():\n"
+        "    size = settings.QUEUE_SIZE\n"
+        '    retries = os.environ["RETRY_LIMIT"]\n'
+        '    delay = os.environ["BACKOFF_MS"]\n'
+        "    return size, retries, delay\n"
+    ),
+    "svc/worker.py": "from svc import settings\n\n\n"
+    + "".join(
+        f"def drain_{i}(q):\n    return q[: settings.QUEUE_SIZE] + [{i}]\n\n\n" for i in range(3)
+    ),
+    "svc/report.py": "from svc.loader import load_limits\n\n\ndef summary():\n"
+    + "".join(f"    line_{i} = {i}\n" for i in range(30))
+    + "    return load_limits()\n",  # line 35, the summary's last (4-35)
+    "svc/boot.py": "from svc.loader import load_limits\n"
+    + "".join(f"X_{i} = {i}\n" for i in range(8))
+    + "load_limits()\n"  # line 10, a call at import time
+    + "".join(f"Y_{i} = {i}\n" for i in range(8)),
+    ".env": "RETRY_LIMIT=3\nBACKOFF_MS=250\nQUEUE_SIZE=16\n",
+}
+HEAD = "svc.loader.load_limits"
+
+
+@pytest.fixture(scope="module")
+def impact_repo(tmp_path_factory: pytest.TempPathFactory) -> ctxfast.Repository:
+    return indexed_repo(Path(tmp_path_factory.mktemp("impact")), IMPACT)
+
+
+def _derived(repo: ctxfast.Repository, target: str = HEAD, **settings) -> ComposeInputs:
+    """What ``compose`` derives for a plan changing ``target``; retrieval is held to its one
+    best candidate (``load_limits``), so every caller and binding is the derivation's."""
+    return prepare(
+        repo,
+        "load_limits returns the wrong limits",
+        plan=PlanNode("N1", "fix the limits", target),
+        localization=[],
+        refresh=False,
+        retrieval_config={"top_k": 1},
+        defaults=DefaultsConfig(**settings),
+    )
+
+
+def _consumers(inputs: ComposeInputs) -> dict[str, CodeCandidate]:
+    """The ``ConfigConsumer`` tails, in edge order, each with its derived candidate."""
+    by_name = {c.qualname: c for c in inputs.candidates if c.provenance.startswith("03:")}
+    return {e.tail: by_name[e.tail] for e in inputs.impact if e.type is ImpactType.CONFIG_CONSUMER}
+
+
+def _derived_candidate(inputs: ComposeInputs, qualname: str) -> CodeCandidate:
+    return next(
+        c for c in inputs.candidates if c.qualname == qualname and c.provenance.startswith("03:")
+    )
+
+
+def test_only_the_first_max_config_keys_an_entity_reads_are_followed(impact_repo):
+    def keys(**settings) -> list[str]:
+        consumers = _consumers(_derived(impact_repo, **settings)).values()
+        return list(dict.fromkeys(c.site_of or "" for c in consumers))
+
+    assert keys() == ["RETRY_LIMIT", "BACKOFF_MS", "QUEUE_SIZE"]  # in reading order
+    assert keys(max_config_keys=2) == ["RETRY_LIMIT", "BACKOFF_MS"]
+    assert keys(max_config_keys=1) == ["RETRY_LIMIT"]
+
+
+def test_at_most_max_config_consumers_bindings_are_kept_and_the_cap_is_logged(impact_repo):
+    def capped(inputs: ComposeInputs) -> list[str]:
+        return [e.driver for e in inputs.log if e.decision == "config_consumers_capped"]
+
+    every = _derived(impact_repo)
+    assert len(_consumers(every)) == 7 and not capped(every)
+    few = _derived(impact_repo, max_config_consumers=2)
+    assert list(_consumers(few)) == list(_consumers(every))[:2]
+    assert capped(few) == ["7 bindings, first 2 kept"]
+    assert not {c.qualname for c in few.candidates} & set(list(_consumers(every))[2:])
+
+
+def test_a_key_is_looked_up_in_at_most_max_config_files_code_files(impact_repo):
+    """``QUEUE_SIZE`` is defined in ``svc/settings.py`` and read in the files importing it;
+    the defining file is scanned first. Config files (``.env``) are always read."""
+
+    def binders(**settings) -> set[str]:
+        consumers = _consumers(_derived(impact_repo, **settings)).values()
+        return {c.file for c in consumers if c.site_of == "QUEUE_SIZE"}
+
+    assert binders() == {"svc/settings.py", "svc/worker.py", ".env"}
+    assert binders(max_config_files=1) == {"svc/settings.py", ".env"}
+    assert binders(max_config_files=0) == {".env"}
+
+
+def test_a_definition_read_from_the_code_graph_is_cut_to_max_span_lines(impact_repo):
+    """``summary`` (lines 4-35) calls ``load_limits`` on its last line: read whole it shows
+    the call, cut to five lines it does not. The same cut holds for a change target's own
+    source read from the graph."""
+    caller = _derived_candidate(_derived(impact_repo), "svc.report.summary")
+    assert (caller.start_line, caller.end_line, caller.sites) == (4, 35, (35,))
+    assert "return load_limits()" in caller.text
+    caller = _derived_candidate(_derived(impact_repo, max_span_lines=5), "svc.report.summary")
+    assert (caller.start_line, caller.end_line, caller.sites) == (4, 8, ())
+    assert caller.text.count("\n") == 4 and "load_limits" not in caller.text
+
+    def target(**settings) -> CodeCandidate:
+        inputs = _derived(impact_repo, "svc.report.summary", **settings)
+        c = _derived_candidate(inputs, "svc.report.summary")
+        assert c.provenance.startswith("03: definition of change entity")
+        return c
+
+    assert target().end_line == 35 and "return load_limits()" in target().text
+    cut = target(max_span_lines=5)
+    assert cut.end_line == 8 and "load_limits" not in cut.text
+
+
+def test_a_module_level_call_is_shown_with_module_context_lines_around_it(impact_repo):
+    """``svc/boot.py`` calls ``load_limits`` at import time (line 10): the caller is the
+    module, shown as the call and the lines around it, not the whole file."""
+
+    def around(**settings) -> tuple[int, int, tuple[int, ...]]:
+        c = _derived_candidate(_derived(impact_repo, **settings), "svc.boot")
+        assert c.text == "\n".join(
+            IMPACT["svc/boot.py"].splitlines()[c.start_line - 1 : c.end_line]
+        )
+        return c.start_line, c.end_line, c.sites
+
+    assert around() == (8, 12, (10,))
+    assert around(module_context_lines=0) == (10, 10, (10,))
+    assert around(module_context_lines=5) == (5, 15, (10,))
