@@ -16,14 +16,38 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class DefaultsConfig:
-    """Caps of the default derivations (pinned by tests)."""
+    """Settings of the default derivations; beside each, what it does and why its default."""
 
     max_callers: int = 8  # CalledBy tails per change entity
-    max_config_keys: int = 8  # config keys per change entity
-    max_config_consumers: int = 8  # ConfigConsumer tails per change entity
-    max_config_files: int = 64  # files scanned for one key's binding lines
-    max_span_lines: int = 400  # longest caller span read into a candidate
-    module_context_lines: int = 2  # lines around a module-level call site
+    # Without impact edges from the caller, the definitions and config-file lines that bind
+    # the same configuration keys as a change entity are shown as what the change may
+    # affect (``ConfigConsumer``, :mod:`ctxfast.construct.impact`). Three caps bound that
+    # search; none was tuned on windows, each only keeps a settings-heavy entity from
+    # costing an unbounded search and window room:
+    # - ``max_config_keys``: the keys followed per change entity, the first ones it reads
+    #   (environment reads first). A function reading more than eight is a settings loader;
+    #   its first eight show what configuration it depends on.
+    # - ``max_config_consumers``: the bindings kept per change entity, in the order found,
+    #   each a block of the window; eight, like ``max_callers``, shows who else reads a key
+    #   without a key read all over the code filling the window. A cut is logged.
+    # - ``max_config_files``: the code files searched for one key's bindings: the files
+    #   defining it first, then the files importing those. A settings module of a large
+    #   project is imported by hundreds of files; 64 bounds that read. The repository's
+    #   config files (``.env``, ``*.toml``, ...) are not counted: they are always searched.
+    max_config_keys: int = 8
+    max_config_consumers: int = 8
+    max_config_files: int = 64
+    # A definition read from the code graph into the window (a change target retrieval did
+    # not return, a caller, a config binding) keeps at most its first ``max_span_lines``
+    # lines, so one generated function of thousands of lines costs a bounded read.
+    # Construction shows a body longer than ``ConstructConfig.large_item_lines`` (200) as
+    # its best 40-line window anyway; 400 leaves it twice that to choose the window from.
+    max_span_lines: int = 400
+    # A call made at a module's top level (at import time) has the module as its caller:
+    # the call line is shown with ``module_context_lines`` lines above and below it, not
+    # the whole module. Two on each side show the call among its neighbouring statements in
+    # five lines; not tuned on windows.
+    module_context_lines: int = 2
     # Without a localizer (05), the best-scored distinct retrieved definitions stand in for
     # the fault entities. Measured on the SWE-bench Lite sample (`ctxfast eval construct`),
     # 3 instead of 1 added 38% tokens per covered instance and covered no more instances, so
