@@ -10,7 +10,7 @@ from recon_fixture import indexed_repo
 from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.repoindex import RepoIndex
 from ctxfast.retrieval.task import goal_rest_terms, parse_task
-from ctxfast.text import is_example_path
+from ctxfast.text import is_example_path, is_generated_path
 
 INCLUDE_FILES = {
     "build.rs": (
@@ -81,6 +81,38 @@ def test_example_code_is_demoted_like_tests(tmp_path):
     assert off.ranked_files()[0] == "examples/colors.go"
     on = repo.retrieve(task, config={"example_penalty": 1.0, "goal_signals": False})
     assert on.ranked_files()[0] == "themes.go"
+
+
+GENERATED_FILES = {
+    # A protobuf stub: many short message types sharing the task's words.
+    "lb/load_balancer.pb.go": "".join(
+        f"type DropStats{i} struct {{\n\tDropped bool\n\tReady int64\n}}\n\n" for i in range(6)
+    ),
+    # The product's own picker, where the fix goes.
+    "lb/picker.go": (
+        "// Pick drops a call and counts it in the dropped stats.\n"
+        "func (p *picker) Pick() error {\n"
+        "\tif p.drop && p.ready == 0 {\n"
+        "\t\treturn errDropped\n"
+        "\t}\n"
+        "\treturn nil\n"
+        "}\n"
+    ),
+}
+
+
+def test_generated_and_vendored_code_is_demoted_like_examples(tmp_path):
+    assert is_generated_path("lb/load_balancer.pb.go") and is_generated_path("api/x_pb2.py")
+    assert is_generated_path("static/app.min.js") and is_generated_path("vendor/pkg/a.go")
+    assert not is_generated_path("lb/picker.go") and not is_generated_path("src/protobuf.go")
+    repo = indexed_repo(tmp_path, GENERATED_FILES)
+    task = "Drop only when a connection is ready: dropped stats"
+    flat = {"goal_signals": False}
+    off = repo.retrieve(task, config={**flat, "generated_penalty": 0.0})
+    assert off.ranked_files()[0] == "lb/load_balancer.pb.go"
+    on = repo.retrieve(task, config=flat)
+    assert on.ranked_files()[0] == "lb/picker.go"
+    assert on.candidates[0].file == "lb/picker.go"
 
 
 PLATFORM_FILES = {

@@ -277,6 +277,12 @@ def is_library_path(path: str) -> bool:
     return not (is_test_path(path) or is_example_path(path))
 
 
+def is_generated_path(path: str) -> bool:
+    """A generated, minified or vendored file (:func:`file_role`): code a tool or an upstream
+    project rewrites, not a fix."""
+    return file_role(path) in (FileRole.GENERATED, FileRole.VENDORED)
+
+
 def is_product_path(path: str) -> bool:
     """Whether the POSIX ``path`` is product source a fix may change: a library path
     (:func:`is_library_path`) that is neither vendored nor generated (:func:`file_role`)."""
@@ -338,6 +344,7 @@ __all__ = [
     "file_role",
     "identifiers",
     "is_example_path",
+    "is_generated_path",
     "is_library_path",
     "is_product_path",
     "is_test_path",

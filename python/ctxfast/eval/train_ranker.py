@@ -85,6 +85,7 @@ def hand_prior(
         "is_test": -test,
         "minor_language": -cfg.minor_language_penalty if cfg.demote_minor_languages else 0.0,
         "is_example": -cfg.example_penalty,
+        "is_generated": -cfg.generated_penalty,
     }
     defs = {
         "bm25": 1.0,

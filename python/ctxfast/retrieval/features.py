@@ -23,7 +23,7 @@ from ctxfast.bm25 import tokenize_code
 from ctxfast.retrieval.candidates import Candidate, RawCandidate
 from ctxfast.retrieval.repoindex import RepoIndex
 from ctxfast.retrieval.task import TaskQuery
-from ctxfast.text import is_example_path, is_test_code, is_test_path
+from ctxfast.text import is_example_path, is_generated_path, is_test_code, is_test_path
 
 #: The file signals of ``localize.file_scores`` (normalised to [0, 1]; 0 when absent).
 SIGNALS = (
@@ -56,6 +56,7 @@ FILE_FEATURES = (
     "callgraph",
     "signal_count",
     "is_example",
+    "is_generated",
 )
 CANDIDATE_FEATURES = (
     "bm25",
@@ -98,6 +99,7 @@ CANDIDATE_FEATURES = (
     "second_callee",
     "inline_test",
     "is_example",
+    "is_generated",
     "in_file_log_rank",
 )
 
@@ -165,6 +167,7 @@ def file_features(
     rows[:, col("callgraph")] = [float(f in graph) for f in pool]
     rows[:, col("signal_count")] = (rows[:, : len(SIGNALS)] > 0).sum(axis=1)
     rows[:, col("is_example")] = [float(is_example_path(f)) for f in pool]
+    rows[:, col("is_generated")] = [float(is_generated_path(f)) for f in pool]
     return rows
 
 
@@ -296,6 +299,7 @@ def candidate_features(
             float(i in second),
             float(is_test_code(c.file, c.qualname) and not is_test_path(c.file)),
             float(is_example_path(c.file)),
+            float(is_generated_path(c.file)),
             math.log1p(place[i]),
         )
     return rows

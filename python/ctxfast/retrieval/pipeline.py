@@ -38,7 +38,7 @@ from ctxfast.retrieval.sources import (
     traceback_source,
 )
 from ctxfast.retrieval.task import TaskQuery, parse_task
-from ctxfast.text import is_example_path, is_test_code, is_test_path
+from ctxfast.text import is_example_path, is_generated_path, is_test_code, is_test_path
 from ctxfast.tokens import count_tokens
 
 if TYPE_CHECKING:
@@ -496,11 +496,14 @@ def _inline_test_demotion(c: Candidate, cfg: RetrievalConfig) -> float:
 
 def _demotion(ix: RepoIndex, path: str, cfg: RetrievalConfig) -> float:
     """What a file loses in both rankings (files and candidates): ``test_penalty`` for a test
-    file under ``demote_tests``, ``minor_language_penalty`` for a file in a minor language
+    file under ``demote_tests``, ``example_penalty`` for example code, ``generated_penalty``
+    for generated or vendored code, ``minor_language_penalty`` for a file in a minor language
     of the repository under ``demote_minor_languages``."""
     out = cfg.test_penalty if cfg.demote_tests and is_test_path(path) else 0.0
     if cfg.example_penalty and is_example_path(path):
         out += cfg.example_penalty
+    if cfg.generated_penalty and is_generated_path(path):
+        out += cfg.generated_penalty
     if cfg.demote_minor_languages and path in ix.minor_language_files(cfg.minor_language_share):
         out += cfg.minor_language_penalty
     return out
