@@ -123,3 +123,14 @@ def test_api_db_synced_in_one_query_holds_the_rows_of_a_file_by_file_sync(root, 
             con.close()
 
     assert rows(api) == rows(fresh) and rows(api)[0]
+
+
+def test_graph_readers_do_not_build_the_retrieval_state(root):
+    """The repo map and the ego graph read the graph alone: their first call indexes
+    without building the retrieval state; the first retrieval then builds it."""
+    repo = ctxfast.Repository(root)
+    assert repo.repo_map(max_tokens=256)
+    repo.ego_graph("pkg.db.connect")
+    assert _pieces(repo) == {}
+    repo.retrieve(TASK)
+    assert set(_pieces(repo)) >= {"deftable", "file_bm25"}
