@@ -76,3 +76,19 @@ def callees(graph, qualname: str) -> set[str]:
     """The qualified names the definition ``qualname`` calls, by the graph's call edges."""
     node = next(n for n in graph.lookup(qualname) if n.qualname == qualname)
     return {n.qualname for n in graph.callees(node.id)}
+
+
+def refuse_state_builds(monkeypatch) -> None:
+    """Make every retrieval-state piece that is not read back from the store fail the test:
+    what a fresh process must find stored, not build."""
+    from ctxfast.retrieval.state import StateStore
+
+    get = StateStore.get
+
+    def load_only(self, name, build, dump, load):
+        def refuse():
+            raise AssertionError(f"{name} built although it was stored")
+
+        return get(self, name, refuse, dump, load)
+
+    monkeypatch.setattr(StateStore, "get", load_only)

@@ -5,12 +5,12 @@ corrupt piece."""
 from __future__ import annotations
 
 import pytest
-from recon_fixture import FILES, write_project
+from recon_fixture import FILES, refuse_state_builds, write_project
 
 import ctxfast
 from ctxfast.bm25 import BM25Index
 from ctxfast.errors import InvalidArgumentError
-from ctxfast.retrieval.state import STATE_DIRNAME, StateStore
+from ctxfast.retrieval.state import STATE_DIRNAME
 
 TASK = "connect should reject an empty database uri"
 
@@ -31,15 +31,7 @@ def test_a_new_repository_object_loads_the_state_and_answers_identically(root, m
     assert pieces >= {"deftable", "file_bm25", "api_where", "api_bm25", "literals-12-n40"}
     assert any(p.startswith("def_bm25") for p in pieces)
     stored = {p: p.stat().st_mtime_ns for p in (root / ".ctxfast" / STATE_DIRNAME).iterdir()}
-    get = StateStore.get
-
-    def load_only(self, name, build, dump, load):
-        def refuse():
-            raise AssertionError(f"{name} rebuilt although it was stored")
-
-        return get(self, name, refuse, dump, load)
-
-    monkeypatch.setattr(StateStore, "get", load_only)
+    refuse_state_builds(monkeypatch)
     again = ctxfast.compose(ctxfast.Repository(root), TASK)
     assert again.render() == first.render() and again.to_json() == first.to_json()
     assert {p: p.stat().st_mtime_ns for p in stored} == stored  # read, not rewritten

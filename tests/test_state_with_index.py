@@ -8,12 +8,12 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from recon_fixture import write_project
+from recon_fixture import refuse_state_builds, write_project
 
 import ctxfast
 import ctxfast.repository
 from ctxfast.retrieval.apiindex import API_DB_NAME, refresh_api_index
-from ctxfast.retrieval.state import STATE_DIRNAME, StateStore
+from ctxfast.retrieval.state import STATE_DIRNAME
 
 TASK = "connect should reject an empty database uri"
 #: What a retrieval with the default configuration reads from the store (a Python tree).
@@ -42,18 +42,6 @@ def _pieces(repo: ctxfast.Repository) -> dict[str, int]:
     return {p.name.split(".", 2)[2]: p.stat().st_mtime_ns for p in state.iterdir()}
 
 
-def _refuse_builds(monkeypatch: pytest.MonkeyPatch) -> None:
-    get = StateStore.get
-
-    def load_only(self, name, build, dump, load):
-        def refuse():
-            raise AssertionError(f"{name} built although index() stored it")
-
-        return get(self, name, refuse, dump, load)
-
-    monkeypatch.setattr(StateStore, "get", load_only)
-
-
 def test_index_stores_every_piece_a_retrieval_reads(root, monkeypatch):
     cold = ctxfast.Repository(root)
     cold.index(retrieval_state=False)
@@ -62,7 +50,7 @@ def test_index_stores_every_piece_a_retrieval_reads(root, monkeypatch):
     other = root.parent / "other-index"
     ctxfast.Repository(root, other).index()
     assert set(_pieces(ctxfast.Repository(root, other))) == PIECES
-    _refuse_builds(monkeypatch)  # a new process: every piece must be read back
+    refuse_state_builds(monkeypatch)  # a new process: every piece must be read back
     again = ctxfast.compose(ctxfast.Repository(root, other), TASK)
     assert again.render() == expected.render() and again.to_json() == expected.to_json()
 
