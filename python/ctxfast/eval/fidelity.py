@@ -187,6 +187,28 @@ def _disagreement(
     }
 
 
+def _invoking_references(
+    root: Path, refs: list[Any], name: str, text: Callable[[str], str]
+) -> set[Site]:
+    """The sites among jedi's references to ``name`` that invoke it. The graph's invoke edges
+    are calls, while jedi's references also count imports, assignments and mentions, so only
+    a reference followed by ``(`` or applied as a bare ``@decorator`` is a caller."""
+    callers: set[Site] = set()
+    for n in refs:
+        r = _rel(root, n.module_path)
+        # jedi lists overriding/overridden ``def``s of the same name among references.
+        if r is None or not n.line or n.is_definition():
+            continue
+        lines = text(r).splitlines()
+        src = lines[n.line - 1] if n.line <= len(lines) else ""
+        after = src[n.column + len(name) :].lstrip()
+        before = src[: n.column].strip()
+        # ``name(`` calls it; so does ``@name`` (a decorator is invoked on the definition).
+        if after.startswith("(") or before == "@":
+            callers.add((r, n.line))
+    return callers
+
+
 def graph_fidelity(
     root: str | Path, graph: GraphReadAPI, sample: int = 50, seed: int = 0
 ) -> dict[str, Any]:
@@ -254,19 +276,7 @@ def graph_fidelity(
         refs = jedi_query(f"get_references {d.file}:{d.line}:{d.column}", references, d)
         if refs is None:
             continue
-        callers: set[Site] = set()
-        for n in refs:
-            r = _rel(root, n.module_path)
-            # jedi lists overriding/overridden ``def``s of the same name among references.
-            if r is None or not n.line or n.is_definition():
-                continue
-            lines = text(r).splitlines()
-            src = lines[n.line - 1] if n.line <= len(lines) else ""
-            after = src[n.column + len(d.name) :].lstrip()
-            before = src[: n.column].strip()
-            # ``name(`` calls it; so does ``@name`` (a decorator is invoked on the definition).
-            if after.startswith("(") or before == "@":
-                callers.add((r, n.line))
+        callers = _invoking_references(root, refs, d.name, text)
         got = set(graph.callers(d.file, d.line, d.name))
         e_pr.add(got, callers)
         if got != callers:
