@@ -472,6 +472,54 @@ def _subjects(
     return [(primary, suite)]
 
 
+def _plan_variants(
+    plan: RunPlan,
+    primary: System,
+    p_run: str,
+    construct: CtxfastConstruct | None,
+    c_run: str | None,
+    suite: str,
+) -> list[Variant]:
+    """Schedule one ``--ablate`` run per switch of each subject (:func:`_subjects`), each
+    filed against the run of the full subject it is compared with."""
+    variants: list[Variant] = []
+    for subject, subject_suite in _subjects(primary, construct, suite):
+        s_run = c_run if subject is construct and c_run is not None else p_run
+        for switch in subject.switches():
+            run = plan.add(subject.without(switch))
+            variants.append(Variant(s_run, subject.name, switch, run, subject_suite))
+    return variants
+
+
+def _instance_entry(
+    j: Job,
+    rows: Mapping[str, Mapping[str, dict[str, Any]]],
+    named_runs: Mapping[str, str],
+    curve_runs: Sequence[tuple[int, str, str]],
+) -> dict[str, Any]:
+    """One ``per_instance`` row: the instance's facts, then each system's scored row under
+    the system's name (``named_runs`` maps a name to its run), so a reader can compare the
+    systems instance by instance; with a curve, the window and stuffing points per target."""
+    iid = j.instance.instance_id
+    entry: dict[str, Any] = {
+        "instance_id": iid,
+        "repo": j.instance.repo,
+        "language": j.instance.language,
+        "tree": j.tree.key,
+        "multi_file": j.instance.multi_file,
+        "gold_files": j.instance.gold_files,
+        "located_hunks": len(j.gold),
+        "total_hunks": j.n_hunks,
+        **{name: rows[run][iid] for name, run in named_runs.items()},
+    }
+    if curve_runs:
+        entry["curve"] = {
+            "window": {str(t): C.instance_point(rows[w][iid]) for t, w, _ in curve_runs},
+            "stuffing": {str(t): C.instance_point(rows[b][iid]) for t, _, b in curve_runs},
+        }
+    return entry
+
+
 def build_results(
     suite_meta: dict[str, Any],
     primary: System,
@@ -510,13 +558,7 @@ def build_results(
             at_t = replace(stuffing, name=f"{stuffing.name}@{t}", max_tokens=t)
             curve_runs.append((t, plan.add(construct.at_target(t)), plan.add(at_t)))
     main = {s.name for s in plan.systems}
-    variants: list[Variant] = []
-    if ablate:
-        for subject, suite in _subjects(primary, construct, cfg.suite):
-            s_run = c_run if subject is construct and c_run is not None else p_run
-            for switch in subject.switches():
-                run = plan.add(subject.without(switch))
-                variants.append(Variant(s_run, subject.name, switch, run, suite))
+    variants = _plan_variants(plan, primary, p_run, construct, c_run, cfg.suite) if ablate else []
 
     rows, errors = execute(plan.systems, jobs, cfg)
     main_errors = [e for e in errors if e["system"] in main]
@@ -564,29 +606,10 @@ def build_results(
                 construct.name,
                 stuffing.name,
             )
-    per_instance = []
-    for j in ok_jobs:
-        iid = j.instance.instance_id
-        entry: dict[str, Any] = {
-            "instance_id": iid,
-            "repo": j.instance.repo,
-            "language": j.instance.language,
-            "tree": j.tree.key,
-            "multi_file": j.instance.multi_file,
-            "gold_files": j.instance.gold_files,
-            "located_hunks": len(j.gold),
-            "total_hunks": j.n_hunks,
-            primary.name: rows[p_run][iid],
-            **{name: rows[run][iid] for name, run in b_runs.items()},
-        }
-        if construct is not None and c_run is not None:
-            entry[construct.name] = rows[c_run][iid]
-        if curve_runs:
-            entry["curve"] = {
-                "window": {str(t): C.instance_point(rows[w][iid]) for t, w, _ in curve_runs},
-                "stuffing": {str(t): C.instance_point(rows[b][iid]) for t, _, b in curve_runs},
-            }
-        per_instance.append(entry)
+    named_runs = {primary.name: p_run, **b_runs}
+    if construct is not None and c_run is not None:
+        named_runs[construct.name] = c_run
+    per_instance = [_instance_entry(j, rows, named_runs, curve_runs) for j in ok_jobs]
     window_bd: dict[str, Any] = {}
     if construct is not None and "bm25_same_tokens" in b_runs:
         from ctxfast.eval.breakdown import breakdown, repo_halves
