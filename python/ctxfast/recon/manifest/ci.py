@@ -37,12 +37,52 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
 
 
-def parse_workflow(col: Collector, src: Source) -> None:
+def _check_shape(src: Source) -> None:
+    """Refuse, before reading any step, a file the line reader would misread: tab indentation
+    (illegal in YAML, and it breaks the indent-based nesting) or no top-level ``jobs:``."""
     for i, raw in enumerate(src.lines, start=1):
         if re.match(r"^ *\t", raw):
             raise ManifestParseError("unparseable: tab character used for indentation", i)
     if src.find_line(r"^jobs\s*:") is None:
         raise ManifestParseError("unparseable: no top-level 'jobs:' mapping")
+
+
+def _block_scalar(lines: list[str], i: int, key_indent: int) -> tuple[list[tuple[str, int]], int]:
+    """The non-blank lines (stripped, with their line numbers) of the ``|``/``>`` block scalar
+    starting at index ``i``: every following line indented deeper than its ``run:`` key, or
+    blank. Also returns the index of the first line after the block."""
+    block: list[tuple[str, int]] = []
+    while i < len(lines) and (not lines[i].strip() or _indent(lines[i]) > key_indent):
+        if lines[i].strip():
+            block.append((lines[i].strip(), i + 1))
+        i += 1
+    return block, i
+
+
+def _block_commands(
+    col: Collector, src: Source, label: str, style: str, block: list[tuple[str, int]]
+) -> None:
+    """Record the commands of a block scalar. A folded (``>``) block is one command; a literal
+    (``|``) block is one per line, comments skipped and ``\\``-continued lines joined, each
+    at the line it starts on."""
+    if style == ">" and block:
+        _command(col, src, label, " ".join(c for c, _ in block), block[0][1])
+        return
+    pending, start = "", 0
+    for cmd, ln in block:
+        if cmd.startswith("#"):
+            continue
+        if pending:
+            cmd, ln = pending + " " + cmd, start
+        if cmd.endswith("\\"):
+            pending, start = cmd[:-1].strip(), ln
+            continue
+        pending = ""
+        _command(col, src, label, cmd, ln)
+
+
+def parse_workflow(col: Collector, src: Source) -> None:
+    _check_shape(src)
     workflow = src.rel.rsplit("/", 1)[-1].rsplit(".", 1)[0]
     job = None
     job_indent = None
@@ -83,25 +123,8 @@ def parse_workflow(col: Collector, src: Source) -> None:
         value = m.group(3).strip()
         label = f"ci:{workflow}:{job}:{step_name or f'step-{step_no}'}"
         if value[:1] in ("|", ">"):
-            block: list[tuple[str, int]] = []
-            while i < len(lines) and (not lines[i].strip() or _indent(lines[i]) > key_indent):
-                if lines[i].strip():
-                    block.append((lines[i].strip(), i + 1))
-                i += 1
-            if value[0] == ">" and block:
-                _command(col, src, label, " ".join(c for c, _ in block), block[0][1])
-                continue
-            pending, start = "", 0
-            for cmd, ln in block:
-                if cmd.startswith("#"):
-                    continue
-                if pending:
-                    cmd, ln = pending + " " + cmd, start
-                if cmd.endswith("\\"):
-                    pending, start = cmd[:-1].strip(), ln
-                    continue
-                pending = ""
-                _command(col, src, label, cmd, ln)
+            block, i = _block_scalar(lines, i, key_indent)
+            _block_commands(col, src, label, value[0], block)
         elif value:
             _command(col, src, label, _unquote(value, lineno), lineno)
 
