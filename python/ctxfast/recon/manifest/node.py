@@ -4,6 +4,7 @@ dependencies, ``scripts`` runners and ``main``/``bin`` entry points."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,20 +36,7 @@ def parse_package_json(col: Collector, src: Source, root_level: bool) -> None:
                 return src.ev(lines[path[:n]])
         return src.ev(1)
 
-    deps: dict[str, Any] = {}
-    for section, kind in (
-        ("dependencies", "runtime"),
-        ("devDependencies", "dev"),
-        ("peerDependencies", "runtime"),
-        ("optionalDependencies", "runtime"),
-    ):
-        table = data.get(section)
-        if isinstance(table, dict):
-            for name, version in table.items():
-                deps[name] = section
-                col.dependency(
-                    name, version if isinstance(version, str) else None, kind, ev(section, name)
-                )
+    deps = _dependencies(col, data, ev)
 
     engines = _obj(data.get("engines"))
     node_ver = engines.get("node") if isinstance(engines.get("node"), str) else None
@@ -70,15 +58,56 @@ def parse_package_json(col: Collector, src: Source, root_level: bool) -> None:
         col.package_manager(PM_NODE, name, evidence)
     runner_pm = pm[0] if pm else "npm"
 
-    scripts = _obj(data.get("scripts"))
+    if root_level:
+        _runners(col, _obj(data.get("scripts")), deps, runner_pm, ev)
+
+    _entry_points(col, data, ev)
+    if not root_level and isinstance(data.get("name"), str):
+        d = Path(src.rel).parent.as_posix()
+        col.component(data["name"], d, "app" if data.get("private") else "package", ev("name"))
+
+
+def _dependencies(col: Collector, data: dict[str, Any], ev: Callable[..., str]) -> dict[str, str]:
+    """Record every declared dependency (dev ones as ``dev``); returns each name with the
+    section declaring it, which later steps read to spot TypeScript and the test framework."""
+    deps: dict[str, str] = {}
+    for section, kind in (
+        ("dependencies", "runtime"),
+        ("devDependencies", "dev"),
+        ("peerDependencies", "runtime"),
+        ("optionalDependencies", "runtime"),
+    ):
+        table = data.get(section)
+        if isinstance(table, dict):
+            for name, version in table.items():
+                deps[name] = section
+                col.dependency(
+                    name, version if isinstance(version, str) else None, kind, ev(section, name)
+                )
+    return deps
+
+
+def _runners(
+    col: Collector,
+    scripts: dict[str, Any],
+    deps: dict[str, str],
+    runner_pm: str,
+    ev: Callable[..., str],
+) -> None:
+    """Record the ``build``/``test``/``lint`` scripts as runners invoked through the package
+    manager (``npm test``, ``pnpm run build``); the test script also names the framework."""
     for name in ("build", "test", "lint"):
-        if root_level and isinstance(scripts.get(name), str):
+        if isinstance(scripts.get(name), str):
             cmd = f"{runner_pm} test" if name == "test" else f"{runner_pm} run {name}"
             fw = _framework(scripts[name], deps) if name == "test" else None
             col.runner(2, name, name, cmd, ev("scripts", name), fw)
             if name == "test":
                 col.test_framework(fw or "npm-test", ev("scripts", name))
 
+
+def _entry_points(col: Collector, data: dict[str, Any], ev: Callable[..., str]) -> None:
+    """Record ``main`` and ``bin`` as entry points; a string ``bin`` is one command named
+    after the package, a ``bin`` object one command per key."""
     if isinstance(data.get("main"), str):
         col.entry_point(data["main"], "main", ev("main"), data["main"])
     binv = data.get("bin")
@@ -87,9 +116,6 @@ def parse_package_json(col: Collector, src: Source, root_level: bool) -> None:
     elif isinstance(binv, dict):
         for name, target in binv.items():
             col.entry_point(name, "bin", ev("bin", name), str(target))
-    if not root_level and isinstance(data.get("name"), str):
-        d = Path(src.rel).parent.as_posix()
-        col.component(data["name"], d, "app" if data.get("private") else "package", ev("name"))
 
 
 def _obj(value: Any) -> dict[str, Any]:
