@@ -99,6 +99,18 @@ def parse_pyproject(col: Collector, src: Source) -> None:
             PM_PIP_PYPROJECT, "pip", src.ev(t.best(("project",) if project else ("build-system",)))
         )
 
+    _pyproject_dependencies(col, src, t, data, project)
+    _poetry_dependencies(col, src, t, poetry)
+    _pyproject_entry_points(col, src, t, project, poetry)
+    _pyproject_conventions(col, src, t, tool, bs)
+
+
+def _pyproject_dependencies(
+    col: Collector, src: Source, t: TomlLines, data: dict[str, Any], project: dict[str, Any]
+) -> None:
+    """Record the PEP 621 dependencies, its optional groups (dev-only when the group's name
+    says so) and the PEP 735 ``dependency-groups`` (always dev), each at its array entry."""
+
     def in_array(path: tuple[str, ...], key: str) -> Any:
         return lambda req: src.ev(t.value(path, key, req) or t.best(path, key))
 
@@ -109,6 +121,10 @@ def parse_pyproject(col: Collector, src: Source) -> None:
     for group, reqs in _dict(data.get("dependency-groups")).items():
         _req_deps(col, reqs, "dev", in_array(("dependency-groups",), group))
 
+
+def _poetry_dependencies(col: Collector, src: Source, t: TomlLines, poetry: dict[str, Any]) -> None:
+    """Record Poetry's dependency tables: the main and legacy dev tables, and every group
+    (dev unless it is ``main``). The ``python`` entry is the interpreter, not a package."""
     poetry_tables: list[tuple[tuple[str, ...], Any, str]] = [
         (("tool", "poetry", "dependencies"), poetry.get("dependencies"), "runtime"),
         (("tool", "poetry", "dev-dependencies"), poetry.get("dev-dependencies"), "dev"),
@@ -124,6 +140,12 @@ def parse_pyproject(col: Collector, src: Source) -> None:
             version = spec if isinstance(spec, str) else _str(_dict(spec).get("version"))
             col.dependency(name, version, kind, src.ev(t.best(path, name)))
 
+
+def _pyproject_entry_points(
+    col: Collector, src: Source, t: TomlLines, project: dict[str, Any], poetry: dict[str, Any]
+) -> None:
+    """Record the console scripts of PEP 621 (``scripts``, ``gui-scripts``) and of Poetry,
+    whose script may be a table naming its ``callable``."""
     for key, table in (
         ("scripts", project.get("scripts")),
         ("gui-scripts", project.get("gui-scripts")),
@@ -138,6 +160,12 @@ def parse_pyproject(col: Collector, src: Source) -> None:
             name, "console-script", src.ev(t.best(("tool", "poetry", "scripts"), name)), tgt
         )
 
+
+def _pyproject_conventions(
+    col: Collector, src: Source, t: TomlLines, tool: dict[str, Any], bs: dict[str, Any]
+) -> None:
+    """Record what the ``[tool.*]`` tables and the build system evidence: pytest and its test
+    paths, ruff as the linter, ``python -m build`` as the build, and a ``src`` layout."""
     pytest_cfg = _dict(tool.get("pytest"))
     if "ini_options" in pytest_cfg:
         col.test_framework("pytest", src.ev(t.best(("tool", "pytest", "ini_options"))))
@@ -169,20 +197,21 @@ def _list(value: Any) -> list[Any]:
 # --- setup.py --------------------------------------------------------------------------------
 
 
-def parse_setup_py(col: Collector, src: Source) -> None:
-    """Read ``setup(...)`` keyword literals with ``ast``. The file is parsed, never executed:
-    a ``setup.py`` is arbitrary code and the manifest must be side-effect free."""
-    try:
-        tree = ast.parse(src.text, filename=src.rel)
-    except SyntaxError as exc:
-        raise ManifestParseError(f"unparseable: {exc.msg}", exc.lineno) from exc
+def _module_assigns(tree: ast.Module) -> dict[str, ast.expr]:
+    """Each module-level ``NAME = value``, so a ``setup()`` keyword given as a name (the
+    common ``install_requires=REQUIREMENTS``) can be read through to its literal."""
     assigns: dict[str, ast.expr] = {}
     for node in tree.body:
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Name):
                     assigns[target.id] = node.value
-    call = None
+    return assigns
+
+
+def _setup_call(tree: ast.Module) -> ast.Call:
+    """The first ``setup(...)`` (or ``setuptools.setup(...)``) call anywhere in the file; a
+    ``setup.py`` without one declares nothing, which is a parse error."""
     for sub in ast.walk(tree):
         if isinstance(sub, ast.Call):
             f = sub.func
@@ -190,43 +219,45 @@ def parse_setup_py(col: Collector, src: Source) -> None:
                 f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
             )
             if name == "setup":
-                call = sub
-                break
-    if call is None:
-        raise ManifestParseError("no setup(...) call found")
+                return sub
+    raise ManifestParseError("no setup(...) call found")
 
-    def resolve(node: ast.expr) -> ast.expr:
-        return assigns.get(node.id, node) if isinstance(node, ast.Name) else node
 
-    kw = {k.arg: resolve(k.value) for k in call.keywords if k.arg}
-    import_line = src.find_line(r"^\s*(from|import)\s+(setuptools|distutils)")
-    col.package_manager(PM_SETUPTOOLS, "setuptools", src.ev(import_line or call.lineno))
-    pyreq = kw.get("python_requires")
-    hint = pyreq.value if isinstance(pyreq, ast.Constant) and isinstance(pyreq.value, str) else None
-    col.language("python", hint, src.ev(pyreq.lineno if hint and pyreq else call.lineno))
+def _resolve(node: ast.expr, assigns: dict[str, ast.expr]) -> ast.expr:
+    """``node``, or the value assigned to it at module level when it is a name."""
+    return assigns.get(node.id, node) if isinstance(node, ast.Name) else node
 
-    def strings(node: ast.expr | None) -> list[tuple[str, int]]:
-        node = resolve(node) if node is not None else None
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            return [
-                (s.strip(), node.lineno + i)
-                for i, s in enumerate(node.value.split("\n"))
-                if s.strip() and not s.strip().startswith("[")
-            ]
-        if isinstance(node, ast.List | ast.Tuple):
-            return [
-                (e.value, e.lineno)
-                for e in node.elts
-                if isinstance(e, ast.Constant) and isinstance(e.value, str)
-            ]
-        return []
 
+def _setup_strings(node: ast.expr | None, assigns: dict[str, ast.expr]) -> list[tuple[str, int]]:
+    """The string literals of a keyword value with their lines: each line of a string (the
+    ``setup.cfg``-like form, ``[section]`` headers skipped) or each string of a list/tuple."""
+    node = _resolve(node, assigns) if node is not None else None
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [
+            (s.strip(), node.lineno + i)
+            for i, s in enumerate(node.value.split("\n"))
+            if s.strip() and not s.strip().startswith("[")
+        ]
+    if isinstance(node, ast.List | ast.Tuple):
+        return [
+            (e.value, e.lineno)
+            for e in node.elts
+            if isinstance(e, ast.Constant) and isinstance(e.value, str)
+        ]
+    return []
+
+
+def _setup_dependencies(
+    col: Collector, src: Source, kw: dict[str, ast.expr], assigns: dict[str, ast.expr]
+) -> None:
+    """Record ``install_requires`` (runtime), ``tests_require``/``setup_requires`` (dev) and
+    each ``extras_require`` group (dev-only when the group's name says so)."""
     for key, kind in (
         ("install_requires", "runtime"),
         ("tests_require", "dev"),
         ("setup_requires", "dev"),
     ):
-        for req, line in strings(kw.get(key)):
+        for req, line in _setup_strings(kw.get(key), assigns):
             parsed = split_requirement(req)
             if parsed:
                 col.dependency(parsed[0], parsed[1], kind, src.ev(line))
@@ -235,23 +266,48 @@ def parse_setup_py(col: Collector, src: Source) -> None:
         for k, v in zip(extras.keys, extras.values, strict=True):
             if isinstance(k, ast.Constant) and isinstance(k.value, str):
                 kind = "dev" if k.value.lower() in DEV_GROUPS else "runtime"
-                for req, line in strings(v):
+                for req, line in _setup_strings(v, assigns):
                     parsed = split_requirement(req)
                     if parsed:
                         col.dependency(parsed[0], parsed[1], kind, src.ev(line))
-    eps = kw.get("entry_points")
+
+
+def _setup_entry_points(
+    col: Collector, src: Source, eps: ast.expr | None, assigns: dict[str, ast.expr]
+) -> None:
+    """Record the console and GUI scripts of ``entry_points``, given either as a dict of
+    groups or as an ini-style string whose ``[section]`` headers pick the group."""
     if isinstance(eps, ast.Dict):
         for k, v in zip(eps.keys, eps.values, strict=True):
             if isinstance(k, ast.Constant) and k.value in ("console_scripts", "gui_scripts"):
-                for spec, line in strings(v):
+                for spec, line in _setup_strings(v, assigns):
                     _entry_spec(col, src, spec, line)
     elif eps is not None:
         section = ""
-        for spec, line in strings(eps):
+        for spec, line in _setup_strings(eps, assigns):
             if spec.startswith("["):
                 section = spec
             elif section in ("", "[console_scripts]", "[gui_scripts]"):
                 _entry_spec(col, src, spec, line)
+
+
+def parse_setup_py(col: Collector, src: Source) -> None:
+    """Read ``setup(...)`` keyword literals with ``ast``. The file is parsed, never executed:
+    a ``setup.py`` is arbitrary code and the manifest must be side-effect free."""
+    try:
+        tree = ast.parse(src.text, filename=src.rel)
+    except SyntaxError as exc:
+        raise ManifestParseError(f"unparseable: {exc.msg}", exc.lineno) from exc
+    assigns = _module_assigns(tree)
+    call = _setup_call(tree)
+    kw = {k.arg: _resolve(k.value, assigns) for k in call.keywords if k.arg}
+    import_line = src.find_line(r"^\s*(from|import)\s+(setuptools|distutils)")
+    col.package_manager(PM_SETUPTOOLS, "setuptools", src.ev(import_line or call.lineno))
+    pyreq = kw.get("python_requires")
+    hint = pyreq.value if isinstance(pyreq, ast.Constant) and isinstance(pyreq.value, str) else None
+    col.language("python", hint, src.ev(pyreq.lineno if hint and pyreq else call.lineno))
+    _setup_dependencies(col, src, kw, assigns)
+    _setup_entry_points(col, src, kw.get("entry_points"), assigns)
 
 
 def _entry_spec(col: Collector, src: Source, spec: str, line: int) -> None:
