@@ -125,6 +125,67 @@ def wider_impact_digest(edges: Sequence[ImpactEdge], changes: Sequence[str]) -> 
     )
 
 
+def _check_candidate(c: CodeCandidate) -> None:
+    """Refuse a candidate the pool cannot place: one not from recon or retrieval, with a span
+    that is not a line range, or with explicit line numbers that do not match its text."""
+    if c.origin not in (Origin.RECON, Origin.RETRIEVAL):
+        raise InvalidArgumentError(f"candidate origin must be '03' or '04', got {c.origin!r}")
+    if c.start_line < 1 or c.end_line < c.start_line:
+        raise InvalidArgumentError(
+            f"candidate {c.qualname or c.file} has an invalid span {c.start_line}-{c.end_line}"
+        )
+    if c.lines is not None and len(c.lines) != len(c.text.split("\n")):
+        raise InvalidArgumentError(
+            f"candidate {c.qualname or c.file}: {len(c.lines)} line numbers for "
+            f"{len(c.text.split(chr(10)))} lines of text"
+        )
+
+
+def _candidate_kind(c: CodeCandidate) -> Kind:
+    """The item kind of a code candidate: an outline lists symbols; a retrieval hit stays one;
+    recon code is source code, or only a symbol when it carries no text."""
+    if c.kind == "outline":
+        return Kind.SYMBOL  # a file's definition lines: symbols, not code to edit
+    if c.origin == Origin.RETRIEVAL:
+        return Kind.RETRIEVED_HIT
+    return Kind.SOURCE_CODE if c.text.strip() else Kind.SYMBOL
+
+
+def _normalise(
+    raw: list[tuple[str, Kind, str, str, ItemMeta]], config: ConstructConfig
+) -> tuple[list[EvidenceItem], list[LogEntry]]:
+    """Turn the collected inputs into items: content over the byte cap is cut (and logged),
+    provenance is capped, and each item gets a content id, numbered when the same id repeats
+    so every item stays addressable."""
+    items: list[EvidenceItem] = []
+    log: list[LogEntry] = []
+    seen_ids: dict[str, int] = {}
+    for source, kind, content, prov, meta in raw:
+        # A whole file is bounded by its share of the window's target instead.
+        content, cut = (
+            (content, False) if meta.uncut else _cap_bytes(content, config.content_cap_bytes)
+        )
+        if cut and meta.start_line is not None:
+            meta = _shown_after_cap(meta, content)
+        prov = prov[: config.provenance_cap_chars]
+        base = _item_id(kind, content, prov)
+        n = seen_ids.get(base, 0) + 1
+        seen_ids[base] = n
+        item_id = base if n == 1 else f"{base}-{n}"
+        if cut:
+            meta = replace(meta, truncated=True)
+            log.append(
+                LogEntry(
+                    "pool",
+                    item_id,
+                    "content_capped",
+                    f"content over {config.content_cap_bytes} bytes",
+                )
+            )
+        items.append(EvidenceItem(item_id, source, kind, content, prov, meta))
+    return items, log
+
+
 def build_pool(inputs: PoolInputs, config: ConstructConfig) -> Pool:
     """Collect, normalise and index every candidate; enforce the pool caps.
 
@@ -186,26 +247,10 @@ def build_pool(inputs: PoolInputs, config: ConstructConfig) -> Pool:
         )
 
     for c in inputs.candidates:
-        if c.origin not in (Origin.RECON, Origin.RETRIEVAL):
-            raise InvalidArgumentError(f"candidate origin must be '03' or '04', got {c.origin!r}")
-        if c.start_line < 1 or c.end_line < c.start_line:
-            raise InvalidArgumentError(
-                f"candidate {c.qualname or c.file} has an invalid span {c.start_line}-{c.end_line}"
-            )
-        if c.lines is not None and len(c.lines) != len(c.text.split("\n")):
-            raise InvalidArgumentError(
-                f"candidate {c.qualname or c.file}: {len(c.lines)} line numbers for "
-                f"{len(c.text.split(chr(10)))} lines of text"
-            )
-        if c.kind == "outline":
-            kind = Kind.SYMBOL  # a file's definition lines: symbols, not code to edit
-        elif c.origin == Origin.RETRIEVAL:
-            kind = Kind.RETRIEVED_HIT
-        else:
-            kind = Kind.SOURCE_CODE if c.text.strip() else Kind.SYMBOL
+        _check_candidate(c)
         add(
             c.origin,
-            kind,
+            _candidate_kind(c),
             c.text,
             c.provenance,
             ItemMeta(
@@ -236,33 +281,7 @@ def build_pool(inputs: PoolInputs, config: ConstructConfig) -> Pool:
         for i, text in enumerate(seq):
             add(Origin.LIVE, kind, text, f"live: {kind.value} {i + 1} of {n}", ItemMeta())
 
-    items: list[EvidenceItem] = []
-    log: list[LogEntry] = []
-    seen_ids: dict[str, int] = {}
-    for source, kind, content, prov, meta in raw:
-        # A whole file is bounded by its share of the window's target instead.
-        content, cut = (
-            (content, False) if meta.uncut else _cap_bytes(content, config.content_cap_bytes)
-        )
-        if cut and meta.start_line is not None:
-            meta = _shown_after_cap(meta, content)
-        prov = prov[: config.provenance_cap_chars]
-        base = _item_id(kind, content, prov)
-        n = seen_ids.get(base, 0) + 1
-        seen_ids[base] = n
-        item_id = base if n == 1 else f"{base}-{n}"
-        if cut:
-            meta = replace(meta, truncated=True)
-            log.append(
-                LogEntry(
-                    "pool",
-                    item_id,
-                    "content_capped",
-                    f"content over {config.content_cap_bytes} bytes",
-                )
-            )
-        items.append(EvidenceItem(item_id, source, kind, content, prov, meta))
-
+    items, log = _normalise(raw, config)
     rank: dict[str, int] = {s: i for i, s in enumerate(config.source_priority)}
     # Queue order: source priority; live outputs freshest first so the cap never drops the
     # current failure in favour of an older one.
