@@ -29,7 +29,7 @@ import sys
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any, cast
 
@@ -41,6 +41,7 @@ except ImportError:  # without the mcp extra: the types still import, the server
 from ctxfast.confine import decode, read_confined
 from ctxfast.errors import CtxfastError, InvalidArgumentError
 from ctxfast.repository import Repository
+from ctxfast.retrieval.pipeline import RetrievalResult
 from ctxfast.tokens import count_tokens, truncate_to_tokens
 
 #: The server's name as MCP clients show it.
@@ -348,13 +349,94 @@ def _fit(text: str, max_tokens: int) -> Window:
     return Window(text=text, token_count=count_tokens(text), max_tokens=max_tokens)
 
 
+def _retrieve_answer(res: RetrievalResult, max_tokens: int) -> RetrieveAnswer:
+    """The ``retrieve`` tool's answer: the slice, each candidate as a plain :class:`Hit` (a
+    client reads JSON, not ctxfast's objects) and the top files in rank order."""
+    return RetrieveAnswer(
+        text=res.render(),
+        token_count=res.token_count,
+        max_tokens=max_tokens,
+        candidates=[
+            Hit(
+                file=c.file,
+                qualname=c.qualname,
+                kind=c.kind,
+                start_line=c.start_line,
+                end_line=c.end_line,
+                score=float(c.score),
+            )
+            for c in res.candidates
+        ],
+        ranked_files=res.ranked_files()[:20],
+    )
+
+
+def _graph_answer(ego: Any, max_tokens: int) -> GraphAnswer:
+    """The ``graph`` tool's answer: the ego graph rendered within ``max_tokens``, with the
+    definition and its invoke neighbours (callers in, callees out) as plain records."""
+    win = _fit(ego.render(max_tokens), max_tokens)
+    invokes = [e for e in ego.edges if e.type == "invoke"]
+    return GraphAnswer(
+        **win,
+        definition=_definition(ego.root),
+        callers=[_definition(e.target) for e in invokes if e.direction == "in"],
+        callees=[_definition(e.target) for e in invokes if e.direction == "out"],
+    )
+
+
+def _excerpt_window(repo: Repository, file: str, idents: list[str], max_tokens: int) -> Window:
+    """The ``excerpt`` tool's answer: ``file`` read safely and cut around ``idents``."""
+    from ctxfast.harness.excerpt import excerpt as make_excerpt
+
+    # Read by descriptor, inside the root, no link followed, never over the indexer's
+    # size cap: a file swapped for a link between a check and the read stays unread.
+    data = read_confined(repo.root, file, max_bytes=repo.max_file_bytes)
+    ex = make_excerpt(file, idents, max_tokens, display_path=file, content=decode(data))
+    return Window(text=ex.text, token_count=ex.token_count, max_tokens=max_tokens)
+
+
+def _caller(
+    repos: Repositories, request_timeout_s: float
+) -> Callable[[str | None, Callable[[Repository], Any]], Awaitable[Any]]:
+    """How every tool runs its work: ``call(root, fn)`` runs ``fn`` on the repository of
+    ``root`` off the event loop, bounded by ``request_timeout_s``, and turns ctxfast's errors
+    into tool errors (the mcp SDK is importable: :func:`build_server` checked)."""
+    import anyio
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    async def call(root: str | None, fn: Callable[[Repository], Any]) -> Any:
+        """``fn`` on a worker thread, awaited: the event loop keeps serving, a client that
+        cancels or goes away cancels the wait, and the time bound ends it.
+
+        It returns what ``fn`` returns, or ``None`` for a call cancelled before ``fn`` ran
+        (whose client no longer reads the answer), so it is typed ``Any``: that is what the
+        tools' ``# type: ignore[no-any-return]`` in :func:`build_server` stand for."""
+        cancelled = threading.Event()
+        deadline = time.monotonic() + request_timeout_s
+        work = functools.partial(run_on, repos, root, fn, deadline, cancelled)
+        try:
+            with anyio.fail_after(request_timeout_s):
+                return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+        except TimeoutError as exc:
+            raise ToolError(
+                f"timed out after {request_timeout_s:g} s (the server's request_timeout_s): "
+                f"{one_line(exc) if str(exc) else 'the call ran too long'}"
+            ) from exc
+        except (CtxfastError, OSError, ValueError) as exc:
+            raise ToolError(one_line(exc)) from exc
+        finally:
+            cancelled.set()
+
+    return call
+
+
 def build_server(
     repos: Repositories, *, request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S
 ) -> Any:
     """The MCP server with ctxfast's tools registered over ``repos``; a tool call that runs
     longer than ``request_timeout_s`` seconds returns a tool error (see :func:`run_on`)."""
     try:
-        import anyio
+        import anyio  # noqa: F401  (fail here, with the hint, not in the first tool call)
         from mcp.server.mcpserver import MCPServer
         from mcp.server.mcpserver.exceptions import ToolError
         from pydantic import Field
@@ -384,28 +466,7 @@ def build_server(
         ),
     )
 
-    async def call(root: str | None, fn: Callable[[Repository], Any]) -> Any:
-        """``fn`` on a worker thread, awaited: the event loop keeps serving, a client that
-        cancels or goes away cancels the wait, and the time bound ends it.
-
-        It returns what ``fn`` returns, or ``None`` for a call cancelled before ``fn`` ran
-        (whose client no longer reads the answer), so it is typed ``Any``: that is what the
-        tools' ``# type: ignore[no-any-return]`` below stand for."""
-        cancelled = threading.Event()
-        deadline = time.monotonic() + request_timeout_s
-        work = functools.partial(run_on, repos, root, fn, deadline, cancelled)
-        try:
-            with anyio.fail_after(request_timeout_s):
-                return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
-        except TimeoutError as exc:
-            raise ToolError(
-                f"timed out after {request_timeout_s:g} s (the server's request_timeout_s): "
-                f"{one_line(exc) if str(exc) else 'the call ran too long'}"
-            ) from exc
-        except (CtxfastError, OSError, ValueError) as exc:
-            raise ToolError(one_line(exc)) from exc
-        finally:
-            cancelled.set()
+    call = _caller(repos, request_timeout_s)
 
     def bounded(*texts: str | Sequence[str] | None) -> None:
         """The request's texts within :data:`MAX_TEXT_CHARS` together, or a tool error."""
@@ -475,23 +536,7 @@ def build_server(
 
         def go(repo: Repository) -> RetrieveAnswer:
             res = repo.retrieve(task, error=error, test=test, max_tokens=max_tokens)
-            return RetrieveAnswer(
-                text=res.render(),
-                token_count=res.token_count,
-                max_tokens=max_tokens,
-                candidates=[
-                    Hit(
-                        file=c.file,
-                        qualname=c.qualname,
-                        kind=c.kind,
-                        start_line=c.start_line,
-                        end_line=c.end_line,
-                        score=float(c.score),
-                    )
-                    for c in res.candidates
-                ],
-                ranked_files=res.ranked_files()[:20],
-            )
+            return _retrieve_answer(res, max_tokens)
 
         bounded(task, error, test)
         return await call(root, go)  # type: ignore[no-any-return]
@@ -519,23 +564,15 @@ def build_server(
         root: Root = None,
     ) -> Window:
         """A file, whole if it fits, else the lines around `identifiers` (or its outline)."""
-        from ctxfast.harness.excerpt import excerpt as make_excerpt
-
         idents = identifiers or []
         names = identifier_names(idents)
         if names > MAX_IDENTIFIER_NAMES:
             raise ToolError(
                 f"identifiers name {names} distinct names; the limit is {MAX_IDENTIFIER_NAMES}"
             )
-
-        def go(repo: Repository) -> Window:
-            # Read by descriptor, inside the root, no link followed, never over the indexer's
-            # size cap: a file swapped for a link between a check and the read stays unread.
-            data = read_confined(repo.root, file, max_bytes=repo.max_file_bytes)
-            ex = make_excerpt(file, idents, max_tokens, display_path=file, content=decode(data))
-            return Window(text=ex.text, token_count=ex.token_count, max_tokens=max_tokens)
-
-        return await call(root, go)  # type: ignore[no-any-return]
+        return await call(  # type: ignore[no-any-return]
+            root, lambda repo: _excerpt_window(repo, file, idents, max_tokens)
+        )
 
     @server.tool()
     async def graph(
@@ -548,18 +585,9 @@ def build_server(
     ) -> GraphAnswer:
         """A definition with what it calls and what calls it, from the code graph."""
 
-        def go(repo: Repository) -> GraphAnswer:
-            ego = repo.ego_graph(symbol)
-            win = _fit(ego.render(max_tokens), max_tokens)
-            invokes = [e for e in ego.edges if e.type == "invoke"]
-            return GraphAnswer(
-                **win,
-                definition=_definition(ego.root),
-                callers=[_definition(e.target) for e in invokes if e.direction == "in"],
-                callees=[_definition(e.target) for e in invokes if e.direction == "out"],
-            )
-
-        return await call(root, go)  # type: ignore[no-any-return]
+        return await call(  # type: ignore[no-any-return]
+            root, lambda repo: _graph_answer(repo.ego_graph(symbol), max_tokens)
+        )
 
     @server.tool()
     async def status(root: Root = None) -> dict[str, Any]:
@@ -572,11 +600,10 @@ def build_server(
     async def index(root: Root = None) -> IndexAnswer:
         """Build or refresh the index now (every other tool also refreshes it first)."""
 
-        def go(repo: Repository) -> IndexAnswer:
-            # IndexStats' fields as a plain dict (the TypedDict names the ones clients read).
-            return cast(IndexAnswer, dataclasses.asdict(repo.index()))
-
-        return await call(root, go)  # type: ignore[no-any-return]
+        # IndexStats' fields as a plain dict (the TypedDict names the ones clients read).
+        return await call(  # type: ignore[no-any-return]
+            root, lambda repo: cast(IndexAnswer, dataclasses.asdict(repo.index()))
+        )
 
     return server
 
