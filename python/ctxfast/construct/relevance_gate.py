@@ -124,38 +124,76 @@ def _driver(
         return f"impact:{item.meta.edge_type}" if item.meta.edge_head in changes else None
     ent = item.meta.entity
     if ent:
-        if ent in changes:
-            return "obligation:change_target"
-        if any(_names(ent, v) for v in plan.required_validation):
-            return "obligation:validation_target"
-        if (_names(ent, plan.obligation) or any(_names(ent, p) for p in plan.preconditions)) and (
-            not _ambiguous(ent, plan, namesakes, config)
-        ):
-            return "obligation:dependency"
-        if any(_names(ent, c) for c in plan.acceptance_criteria):
-            return "obligation:acceptance_predicate"
+        named = _entity_driver(ent, plan, changes, config, namesakes)
+        if named is not None:
+            return named
     if item.kind is Kind.SYMBOL and not ent and item.meta.file in target_files:
         return "obligation:target_file_outline"
     if item.kind in CODE_KINDS:
-        if ent:
-            # Tails of direct impact edges: the consumer code of the change.
-            for other in pool.items:
-                if other.meta.edge_head in changes and other.meta.entity == ent:
-                    return f"impact:{other.meta.edge_type}"
-        if target is not None and item.meta.file == target[0] and item.meta.end_line:
-            gap = target[1] - item.meta.end_line
-            if 1 <= gap <= config.insertion_gap_lines + 1:
-                return "obligation:insertion_point"
+        code = _code_driver(item, pool, config, target)
+        if code is not None:
+            return code
     if item.kind in LIVE_OUTPUT_KINDS:
-        if item.kind in (Kind.ERROR, Kind.TRACEBACK):
-            return "obligation:current_error"
-        if item.id in freshest:
-            return "obligation:latest_live_state"
-        text = item.content
-        if any(_names(c, text) for c in changes) or any(
-            _names(v, text) for v in plan.required_validation
-        ):
-            return "obligation:failing_state"
+        return _live_driver(item, plan, changes, freshest)
+    return None
+
+
+def _entity_driver(
+    ent: str,
+    plan: PlanNode,
+    changes: Sequence[str],
+    config: ConstructConfig,
+    namesakes: Counter[str] | None,
+) -> str | None:
+    """Why the plan requires the entity ``ent``, if it does: it is what changes, or the plan
+    names it in a validation step, in the obligation or a precondition (unless the name is
+    ambiguous), or in an acceptance criterion."""
+    if ent in changes:
+        return "obligation:change_target"
+    if any(_names(ent, v) for v in plan.required_validation):
+        return "obligation:validation_target"
+    if (_names(ent, plan.obligation) or any(_names(ent, p) for p in plan.preconditions)) and (
+        not _ambiguous(ent, plan, namesakes, config)
+    ):
+        return "obligation:dependency"
+    if any(_names(ent, c) for c in plan.acceptance_criteria):
+        return "obligation:acceptance_predicate"
+    return None
+
+
+def _code_driver(
+    item: EvidenceItem, pool: Pool, config: ConstructConfig, target: tuple[str, int] | None
+) -> str | None:
+    """Why a code item is required, if it is: it is the tail of a direct impact edge of the
+    change (the code consuming it), or it ends just above the line where new code goes."""
+    ent = item.meta.entity
+    changes = pool.change_set
+    if ent:
+        # Tails of direct impact edges: the consumer code of the change.
+        for other in pool.items:
+            if other.meta.edge_head in changes and other.meta.entity == ent:
+                return f"impact:{other.meta.edge_type}"
+    if target is not None and item.meta.file == target[0] and item.meta.end_line:
+        gap = target[1] - item.meta.end_line
+        if 1 <= gap <= config.insertion_gap_lines + 1:
+            return "obligation:insertion_point"
+    return None
+
+
+def _live_driver(
+    item: EvidenceItem, plan: PlanNode, changes: Sequence[str], freshest: set[str]
+) -> str | None:
+    """Why a live output is required, if it is: an error or traceback always is; otherwise
+    the freshest output of its kind, or one naming the change or a validation step."""
+    if item.kind in (Kind.ERROR, Kind.TRACEBACK):
+        return "obligation:current_error"
+    if item.id in freshest:
+        return "obligation:latest_live_state"
+    text = item.content
+    if any(_names(c, text) for c in changes) or any(
+        _names(v, text) for v in plan.required_validation
+    ):
+        return "obligation:failing_state"
     return None
 
 
