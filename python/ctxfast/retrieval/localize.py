@@ -160,6 +160,75 @@ def _best_definitions(def_index: DefinitionBM25, terms: list[str], top: int) -> 
     return {f: sum(sorted(v, reverse=True)[:top]) for f, v in per_file.items()}
 
 
+def _definition_match(index: RepoIndex, tq: TaskQuery) -> dict[str, float]:
+    """Files defining an identifier the task's text names, each identifier's point shared
+    among the files defining it (a name defined in one file points at that file alone)."""
+    dm: dict[str, float] = defaultdict(float)
+    for ident in tq.text_identifiers:
+        defs = index.defs_by_name.get(ident, [])
+        files = {d.file for d in defs}
+        for f in files:
+            dm[f] += 1.0 / len(files)
+    return dm
+
+
+def _path_mentions(index: RepoIndex, tq: TaskQuery) -> dict[str, float]:
+    """Files whose path the task prints, one point per mention that resolves to a file."""
+    pm: dict[str, float] = defaultdict(float)
+    for printed in tq.query.file_paths:
+        path = index.resolve_path(printed)
+        if path is not None:
+            pm[path] += 1.0
+    return pm
+
+
+def _path_words(index: RepoIndex, tq: TaskQuery) -> dict[str, float]:
+    """Files whose path components are words of the task.
+
+    A plain count of query words among the path's components. (Weighting each word by its
+    rarity across paths measured no better on the benchmark sample: kept simple.)"""
+    words = tq.path_words
+    pw: dict[str, float] = {}
+    for f, parts in index.path_parts():
+        n = len(words & parts)
+        if n:
+            pw[f] = float(n)
+    return pw
+
+
+def _traceback(index: RepoIndex, tq: TaskQuery) -> dict[str, float]:
+    """Files of the task's traceback frames, the innermost frame (nearest the error) weighing
+    most."""
+    query = tq.query
+    tb: dict[str, float] = defaultdict(float)
+    for frame, depth in zip(query.frames, innermost_depths(query.frames), strict=True):
+        path = index.resolve_frame(frame.path, frame.func)
+        if path is not None:
+            tb[path] += 1.0 / (1 + depth)
+    return tb
+
+
+def _lend(
+    index: RepoIndex,
+    total: dict[str, float],
+    signals: dict[str, dict[str, float]],
+    cfg: RetrievalConfig,
+) -> None:
+    """Add to ``total`` (and list among ``signals``) the scores the scored files lend: tests
+    to the modules they test, then files to the files they include. Each reads the totals
+    so far, so lending runs after every direct signal is summed."""
+    if cfg.tested_modules:
+        pointed = lend_to_tested_modules(index, total, cfg.tested_modules_files)
+        signals["tested_modules"] = pointed
+        for f, s in pointed.items():
+            total[f] += cfg.tested_modules_weight * s
+    if cfg.include_lending > 0:
+        lent = lend_to_included(index, total)
+        signals["included"] = lent
+        for f, s in lent.items():
+            total[f] += cfg.include_lending * s
+
+
 def file_scores(
     index: RepoIndex,
     def_index: DefinitionBM25 | None,
@@ -172,27 +241,15 @@ def file_scores(
     ``quoted_literals`` are the literals of ``literal_index`` the task quotes
     (:func:`ctxfast.retrieval.literals.quoted`, found once per call by the pipeline, which
     also makes candidates of them)."""
-    query = tq.query
     terms = list(tq.terms)
     signals: dict[str, dict[str, float]] = {}
     if cfg.file_bm25:
         hits = index.file_bm25().query(terms, k=min(len(index.files), 200)) if index.files else []
         signals["file_bm25"] = _normalise({index.files[i]: s for i, s in hits})
     if cfg.definition_match:
-        dm: dict[str, float] = defaultdict(float)
-        for ident in tq.text_identifiers:
-            defs = index.defs_by_name.get(ident, [])
-            files = {d.file for d in defs}
-            for f in files:
-                dm[f] += 1.0 / len(files)
-        signals["definition_match"] = _normalise(dm)
+        signals["definition_match"] = _normalise(_definition_match(index, tq))
     if cfg.path_mentions:
-        pm: dict[str, float] = defaultdict(float)
-        for printed in query.file_paths:
-            path = index.resolve_path(printed)
-            if path is not None:
-                pm[path] += 1.0
-        signals["path_mentions"] = _normalise(pm)
+        signals["path_mentions"] = _normalise(_path_mentions(index, tq))
     if cfg.def_bm25 and def_index is not None:
         signals["def_bm25"] = _normalise(_best_definitions(def_index, terms, cfg.def_bm25_top))
     if cfg.goal_signals and tq.goal_terms:
@@ -204,22 +261,9 @@ def file_scores(
                 _best_definitions(def_index, goal, cfg.def_bm25_top)
             )
     if cfg.path_words:
-        # A plain count of query words among the path's components. (Weighting each word by
-        # its rarity across paths measured no better on the benchmark sample: kept simple.)
-        words = tq.path_words
-        pw: dict[str, float] = {}
-        for f, parts in index.path_parts():
-            n = len(words & parts)
-            if n:
-                pw[f] = float(n)
-        signals["path_words"] = _normalise(pw)
+        signals["path_words"] = _normalise(_path_words(index, tq))
     if cfg.traceback:
-        tb: dict[str, float] = defaultdict(float)
-        for frame, depth in zip(query.frames, innermost_depths(query.frames), strict=True):
-            path = index.resolve_frame(frame.path, frame.func)
-            if path is not None:
-                tb[path] += 1.0 / (1 + depth)
-        signals["traceback"] = _normalise(tb)
+        signals["traceback"] = _normalise(_traceback(index, tq))
     if cfg.literals and literal_index is not None:
         signals["literals"] = _normalise(literal_file_scores(quoted_literals))
     if cfg.literal_names and literal_index is not None:
@@ -233,16 +277,7 @@ def file_scores(
         w = cfg.signal_weights.get(name, 1.0)
         for f, s in scores.items():
             total[f] += w * s
-    if cfg.tested_modules:
-        pointed = lend_to_tested_modules(index, total, cfg.tested_modules_files)
-        signals["tested_modules"] = pointed
-        for f, s in pointed.items():
-            total[f] += cfg.tested_modules_weight * s
-    if cfg.include_lending > 0:
-        lent = lend_to_included(index, total)
-        signals["included"] = lent
-        for f, s in lent.items():
-            total[f] += cfg.include_lending * s
+    _lend(index, total, signals, cfg)
     return dict(total), signals
 
 
