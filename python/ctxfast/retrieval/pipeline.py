@@ -232,25 +232,7 @@ class Retriever:
         if cfg.literal_defs:
             raws += literal_source(ix, quoted_literals)
         if def_index is not None:
-            for i, s in def_index.search(list(tq.task_terms), k=cfg.def_bm25_k, candidates=True):
-                d = def_index.defs[i]
-                raws.append(
-                    RawCandidate(
-                        "def-bm25", d.qualname, d.file, d.line, d.end_line, d.qualname, d.kind, s
-                    )
-                )
-            if cfg.infile_defs:
-                inner = rank_defs_in_files(
-                    def_index, files, tq, cfg.infile_files, cfg.infile_k,
-                    cfg.infile_next_files, cfg.infile_next_k,
-                )  # fmt: skip
-                for i, s in inner:
-                    d = def_index.defs[i]
-                    raws.append(
-                        RawCandidate(
-                            "infile", d.qualname, d.file, d.line, d.end_line, d.qualname, d.kind, s
-                        )
-                    )
+            raws += _definition_source(def_index, files, tq, cfg)
         model = None
         if cfg.ranker == "learned":
             # numpy is read only here: the hand-set pipeline runs without it.
@@ -274,33 +256,28 @@ class Retriever:
         apply_rank_rules(ranked, ix, top_file, cfg)
         del ranked[cfg.top_k :]
         lap("rerank")
-        goal = set(tq.goal_tokens)
-        if ranked and cfg.prune:
-            rix = self._cand_index
-            for c in ranked:
-                prune_candidate(c, ix, goal, rix, cfg.tau, cfg.line_floor)
-        else:
-            for c in ranked:
-                c.kept_lines = list(range(c.start_line, c.end_line + 1))
+        self._prune(ranked, tq, cfg)
         lap("prune")
         text, _shown = render_slice(ranked, ix, cap, cfg.encoding)
         tokens = count_tokens(text, cfg.encoding)
         lap("render")
-        file_rank = (
-            sorted(files.items(), key=lambda kv: (-kv[1], kv[0]))
-            if learned_files
-            else _rank_files(ix, files, cfg)
-        )
-        in_rank = {f for f, _ in file_rank}
-        for c in ranked:  # every candidate file appears in the ranking
-            if c.file not in in_rank:
-                file_rank.append((c.file, 0.0))
-                in_rank.add(c.file)
-        if len(file_rank) < cfg.rank_fill:
-            file_rank += _fill(ix, in_rank, cfg)[: cfg.rank_fill - len(file_rank)]
+        file_rank = _file_ranking(ix, files, ranked, learned_files, cfg)
         return RetrievalResult(
             query, ranked, file_rank, text, tokens, cap, times, signals, features
         )
+
+    def _prune(self, ranked: list[Candidate], tq: TaskQuery, cfg: RetrievalConfig) -> None:
+        """Set the lines each ranked candidate shows: pruned toward the task's goal tokens
+        (against the candidate index :meth:`_rerank` built), or every line of its span when
+        pruning is off."""
+        if ranked and cfg.prune:
+            goal = set(tq.goal_tokens)
+            rix = self._cand_index
+            for c in ranked:
+                prune_candidate(c, self.index, goal, rix, cfg.tau, cfg.line_floor)
+        else:
+            for c in ranked:
+                c.kept_lines = list(range(c.start_line, c.end_line + 1))
 
     def _file_stage(
         self,
@@ -371,29 +348,11 @@ class Retriever:
             goal = weighted = [0.0] * len(cands)
         for c, s, g in zip(cands, scores, weighted, strict=True):
             c.bm25_score = s
-            bonus = 0.0
-            if c.anchor > 0:
-                bonus += cfg.traceback_bonus * (c.anchor if cfg.traceback_decay else 1.0)
-            if c.qualname and c.qualname.rsplit(".", 1)[-1] in named:
-                bonus += NAMED_BONUS
-            elif cfg.dispatch and any(p.startswith("dispatch:") for p in c.provenance):
-                bonus += cfg.dispatch_bonus
-            elif cfg.literal_defs and any(p.startswith("literal:") for p in c.provenance):
-                bonus += cfg.literal_bonus
-            bonus -= _demotion(ix, c.file, cfg) + _inline_test_demotion(c, cfg)
+            bonus = _bonus(ix, c, named, cfg)
             c.score = s / top + files.get(c.file, 0.0) / top_file + bonus + g
         for c in cands:
             c.symbol = ix.local_symbol(c.file, c.qualname)
-        lifted = _named_callees(cands, named)
-        if cfg.named_callee_bonus:
-            for i in lifted:
-                cands[i].score += cfg.named_callee_bonus
-        second: set[int] = set()
-        if cfg.second_callee_bonus and lifted:
-            callers = {cands[i].qualname.rsplit(".", 1)[-1] for i in lifted}  # type: ignore[union-attr]
-            second = _named_callees(cands, callers, skip=named) - lifted
-            for i in second:
-                cands[i].score += cfg.second_callee_bonus
+        lifted, second = _callee_bonuses(cands, named, cfg)
         if cfg.same_file_decay:
             _decay_within_files(cands, cfg.same_file_decay)
         if features is not None:
@@ -449,6 +408,92 @@ def _named_callees(cands: list[Candidate], named: set[str], skip: Collection[str
             if name in called and name not in named and name not in skip:
                 out.add(i)
     return out
+
+
+def _bonus(ix: RepoIndex, c: Candidate, named: set[str], cfg: RetrievalConfig) -> float:
+    """What the hand-set re-rank adds to a candidate's text and file score: a traceback anchor
+    lifts it; a name the task mentions (else a dispatch or quoted-literal source) lifts it;
+    tests, examples, generated code and minor languages lose their demotion."""
+    bonus = 0.0
+    if c.anchor > 0:
+        bonus += cfg.traceback_bonus * (c.anchor if cfg.traceback_decay else 1.0)
+    if c.qualname and c.qualname.rsplit(".", 1)[-1] in named:
+        bonus += NAMED_BONUS
+    elif cfg.dispatch and any(p.startswith("dispatch:") for p in c.provenance):
+        bonus += cfg.dispatch_bonus
+    elif cfg.literal_defs and any(p.startswith("literal:") for p in c.provenance):
+        bonus += cfg.literal_bonus
+    bonus -= _demotion(ix, c.file, cfg) + _inline_test_demotion(c, cfg)
+    return bonus
+
+
+def _callee_bonuses(
+    cands: list[Candidate], named: set[str], cfg: RetrievalConfig
+) -> tuple[set[int], set[int]]:
+    """Lift the candidates that a named function calls, and (one call further) the ones they
+    call in turn: the fix often sits in a helper of the function the task names. Returns the
+    indices of both sets, which the learned ranker reads as features."""
+    lifted = _named_callees(cands, named)
+    if cfg.named_callee_bonus:
+        for i in lifted:
+            cands[i].score += cfg.named_callee_bonus
+    second: set[int] = set()
+    if cfg.second_callee_bonus and lifted:
+        callers = {cands[i].qualname.rsplit(".", 1)[-1] for i in lifted}  # type: ignore[union-attr]
+        second = _named_callees(cands, callers, skip=named) - lifted
+        for i in second:
+            cands[i].score += cfg.second_callee_bonus
+    return lifted, second
+
+
+def _definition_source(
+    def_index: DefinitionBM25, files: dict[str, float], tq: TaskQuery, cfg: RetrievalConfig
+) -> list[RawCandidate]:
+    """Definitions as candidates: the best BM25 matches of the task's terms over all
+    definitions and, with ``infile_defs``, the best definitions inside the best files."""
+    raws: list[RawCandidate] = []
+    for i, s in def_index.search(list(tq.task_terms), k=cfg.def_bm25_k, candidates=True):
+        d = def_index.defs[i]
+        raws.append(
+            RawCandidate("def-bm25", d.qualname, d.file, d.line, d.end_line, d.qualname, d.kind, s)
+        )
+    if cfg.infile_defs:
+        inner = rank_defs_in_files(
+            def_index, files, tq, cfg.infile_files, cfg.infile_k,
+            cfg.infile_next_files, cfg.infile_next_k,
+        )  # fmt: skip
+        for i, s in inner:
+            d = def_index.defs[i]
+            raws.append(
+                RawCandidate(
+                    "infile", d.qualname, d.file, d.line, d.end_line, d.qualname, d.kind, s
+                )
+            )
+    return raws
+
+
+def _file_ranking(
+    ix: RepoIndex,
+    files: dict[str, float],
+    ranked: list[Candidate],
+    learned_files: bool,
+    cfg: RetrievalConfig,
+) -> list[tuple[str, float]]:
+    """The files in rank order (the learned probabilities, else the hand-set rules), then
+    every candidate's file not yet in it, then filler up to ``rank_fill`` files."""
+    file_rank = (
+        sorted(files.items(), key=lambda kv: (-kv[1], kv[0]))
+        if learned_files
+        else _rank_files(ix, files, cfg)
+    )
+    in_rank = {f for f, _ in file_rank}
+    for c in ranked:  # every candidate file appears in the ranking
+        if c.file not in in_rank:
+            file_rank.append((c.file, 0.0))
+            in_rank.add(c.file)
+    if len(file_rank) < cfg.rank_fill:
+        file_rank += _fill(ix, in_rank, cfg)[: cfg.rank_fill - len(file_rank)]
+    return file_rank
 
 
 def _decay_within_files(cands: list[Candidate], decay: float) -> None:
