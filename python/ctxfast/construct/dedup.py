@@ -120,36 +120,37 @@ def _without_restated_obligation(b: Block, task: str) -> Block:
     return replace(b, item=replace(b.item, meta=meta))
 
 
-def dedup(
-    blocks: Sequence[Block], config: ConstructConfig, task: str = ""
-) -> tuple[list[Block], list[LogEntry]]:
-    """Collapse the duplicate classes to one rendering each; drop filler."""
-    out = list(blocks)
-    log: list[LogEntry] = []
-    idents = content_identity([b.item.content for b in out])
+def _collapse(
+    out: list[Block], log: list[LogEntry], groups: dict[str, list[int]], why: str
+) -> None:
+    """Turn each group of live duplicates into one survivor (the strongest role) and pointers
+    to it. The survivor inherits what a duplicate knew that it did not: criticality and the
+    call sites of the definition."""
+    for members in groups.values():
+        live = [i for i in members if out[i].pointer_to is None]
+        if len(live) < 2:
+            continue
+        best = live[0]
+        for i in live[1:]:
+            if _better(out[i], out[best]):
+                best = i
+        surv = out[best]
+        if any(out[i].critical for i in live) and not surv.critical:
+            out[best] = surv = replace(surv, critical=True)
+        donor = next((out[i] for i in live if out[i].item.meta.sites), None)
+        if donor is not None and not surv.item.meta.sites and surv.is_code:
+            out[best] = surv = _with_sites(surv, donor)
+        for i in live:
+            if i != best:
+                note = f"{why} → {surv.id} ({_subject(surv)})"
+                log.append(LogEntry("dedup", out[i].id, "duplicate", note, _subject(out[i])))
+                out[i] = _pointer(out[i], surv, why)
 
-    def collapse(groups: dict[str, list[int]], why: str) -> None:
-        for members in groups.values():
-            live = [i for i in members if out[i].pointer_to is None]
-            if len(live) < 2:
-                continue
-            best = live[0]
-            for i in live[1:]:
-                if _better(out[i], out[best]):
-                    best = i
-            surv = out[best]
-            if any(out[i].critical for i in live) and not surv.critical:
-                out[best] = surv = replace(surv, critical=True)
-            donor = next((out[i] for i in live if out[i].item.meta.sites), None)
-            if donor is not None and not surv.item.meta.sites and surv.is_code:
-                out[best] = surv = _with_sites(surv, donor)
-            for i in live:
-                if i != best:
-                    note = f"{why} → {surv.id} ({_subject(surv)})"
-                    log.append(LogEntry("dedup", out[i].id, "duplicate", note, _subject(out[i])))
-                    out[i] = _pointer(out[i], surv, why)
 
-    # Class 1 + 3: same definition / same symbol (via 03 and 04, or target + related role).
+def _by_symbol(out: Sequence[Block]) -> dict[str, list[int]]:
+    """Code and fault entities grouped by the definition they show: its qualified name, or
+    its span when it has none (the same definition arrives from recon and from retrieval,
+    or as a target and as related code)."""
     by_symbol: dict[str, list[int]] = {}
     for i, b in enumerate(out):
         m = b.item.meta
@@ -161,16 +162,12 @@ def dedup(
             else:
                 continue
             by_symbol.setdefault(key, []).append(i)
-    collapse(by_symbol, "same definition/symbol")
+    return by_symbol
 
-    # Class 2 + 4 (and any other exact repeat): same normalised content.
-    by_content: dict[str, list[int]] = {}
-    for i, b in enumerate(out):
-        if b.item.content.strip():
-            by_content.setdefault(idents[i], []).append(i)
-    collapse(by_content, "same normalised content")
 
-    # Class 2: a failure line contained in another failure output (error also in test output).
+def _fold_failures(out: list[Block], log: list[LogEntry]) -> None:
+    """Point a failure output at the newest other one that contains it (an error repeated
+    in the test output): the failure is shown once, and the host inherits criticality."""
     failures = [i for i, b in enumerate(out) if b.item.kind in _FAILURE and b.pointer_to is None]
     norm = {i: normalise_for_identity(out[i].item.content) for i in failures}
     for i in failures:
@@ -199,32 +196,40 @@ def dedup(
             )
             out[i] = _pointer(out[i], out[host], "same failure reported twice")
 
-    if config.drop_filler:
-        critical_text = "\n".join(b.text for b in out if b.critical)
-        kept: list[Block] = []
-        for b in out:
-            filler = (
-                b.pointer_to is None
-                and b.driver == "rank:score"  # a model's mid-relevance pick
-                and b.score is not None
-                and b.score < config.filler_score_below
-                and not (b.item.meta.entity and mentions(critical_text, b.item.meta.entity))
-            )
-            if filler:
-                log.append(
-                    LogEntry(
-                        "dedup",
-                        b.id,
-                        "dropped",
-                        f"mid-relevance filler (score {b.score:.2f})",
-                        _subject(b),
-                    )
+
+def _drop_filler(out: list[Block], log: list[LogEntry], config: ConstructConfig) -> list[Block]:
+    """``out`` without the filler: a ranker's low-scoring pick that no critical block
+    mentions costs tokens without serving the task."""
+    critical_text = "\n".join(b.text for b in out if b.critical)
+    kept: list[Block] = []
+    for b in out:
+        filler = (
+            b.pointer_to is None
+            and b.driver == "rank:score"  # a model's mid-relevance pick
+            and b.score is not None
+            and b.score < config.filler_score_below
+            and not (b.item.meta.entity and mentions(critical_text, b.item.meta.entity))
+        )
+        if filler:
+            log.append(
+                LogEntry(
+                    "dedup",
+                    b.id,
+                    "dropped",
+                    f"mid-relevance filler (score {b.score:.2f})",
+                    _subject(b),
                 )
-            else:
-                kept.append(b)
-        out = kept
+            )
+        else:
+            kept.append(b)
+    return kept
+
+
+def _label_consumers(out: list[Block]) -> set[str | None]:
+    """Label each consumer shown as code with what it consumes (the head of its impact
+    edge), so the edge itself can go; returns the entities shown as code."""
     code_at = {b.item.meta.entity: i for i, b in enumerate(out) if b.is_code and not b.pointer_to}
-    for b in out:  # a consumer shown as code is labelled with what it consumes
+    for b in out:
         m = b.item.meta
         at = code_at.get(m.entity) if m.edge_type is not None and not b.is_code else None
         if at is not None and out[at].item.meta.site_of is None and m.edge_head:
@@ -235,7 +240,33 @@ def dedup(
                     item, meta=replace(item.meta, site_of=m.edge_head, site_edge=m.edge_type)
                 ),
             )
-    code_entities = set(code_at)
+    return set(code_at)
+
+
+def dedup(
+    blocks: Sequence[Block], config: ConstructConfig, task: str = ""
+) -> tuple[list[Block], list[LogEntry]]:
+    """Collapse the duplicate classes to one rendering each; drop filler."""
+    out = list(blocks)
+    log: list[LogEntry] = []
+    idents = content_identity([b.item.content for b in out])
+
+    # Class 1 + 3: same definition / same symbol (via 03 and 04, or target + related role).
+    _collapse(out, log, _by_symbol(out), "same definition/symbol")
+
+    # Class 2 + 4 (and any other exact repeat): same normalised content.
+    by_content: dict[str, list[int]] = {}
+    for i, b in enumerate(out):
+        if b.item.content.strip():
+            by_content.setdefault(idents[i], []).append(i)
+    _collapse(out, log, by_content, "same normalised content")
+
+    # Class 2: a failure line contained in another failure output (error also in test output).
+    _fold_failures(out, log)
+
+    if config.drop_filler:
+        out = _drop_filler(out, log, config)
+    code_entities = _label_consumers(out)
     final: list[Block] = []
     for b in out:
         if b.pointer_to is not None:
