@@ -256,6 +256,14 @@ def run_budget(
     )
 
 
+#: ``step(label, change)``: apply one ladder change, re-measure, True once the window fits.
+_Step = Callable[[str, Callable[[], bool]], bool]
+#: ``set_block(i, **changes)``: replace fields of the block at position ``i`` of the state.
+_SetBlock = Callable[..., None]
+#: ``index(block_id)``: the block's current position in the state.
+_Index = Callable[[str], int]
+
+
 def _ladder(
     task: str,
     state: list[Block],
@@ -263,16 +271,41 @@ def _ladder(
     ceiling: int,
     freshest: str | None,
     m: _Measure,
-    step: Callable[[str, Callable[[], bool]], bool],
-    set_block: Callable[..., None],
-    index: Callable[[str], int],
+    step: _Step,
+    set_block: _SetBlock,
+    index: _Index,
     first: str | None = None,
 ) -> bool:
+    """Run the eviction ladder's rungs in order until the window fits (True); False when
+    every rung was tried and it still does not."""
+
     def is_first(b: Block) -> bool:
         """The change target the evidence ranks first: its full body goes last."""
         return first is not None and b.role is Role.CHANGE_TARGET and b.item.meta.entity == first
 
-    # ---- step 1: transient state -------------------------------------------------------
+    return (
+        # ---- step 1: transient state ----------------------------------------------------
+        _mask_transient(state, config, freshest, step, set_block, index)
+        or _cut_freshest(state, config, ceiling, freshest, m, step, set_block, index)
+        # ---- step 2: working set by representation --------------------------------------
+        or _omit_supporting(state, step, index)
+        or _reduce_working_set(state, config, step, set_block, index, is_first)
+        or _omit_working_set(state, freshest, step, index, is_first)
+        # ---- step 3: stable core (supporting acceptance detail only) --------------------
+        or _trim_acceptance(state, config, step, set_block, index)
+    )
+
+
+def _mask_transient(
+    state: list[Block],
+    config: ConstructConfig,
+    freshest: str | None,
+    step: _Step,
+    set_block: _SetBlock,
+    index: _Index,
+) -> bool:
+    """Ladder 1: every transient output but the freshest becomes a pointer, least critical
+    and oldest first (an old output is history; the pointer says where it was)."""
     transient = sorted(
         (b for b in state if b.tier == "transient" and b.id != freshest),
         key=lambda b: (b.critical, b.item.meta.seq),
@@ -295,6 +328,21 @@ def _ladder(
 
         if step(f"ladder 1: masked {b.item.kind.value} {b.id} to a pointer", mask):
             return True
+    return False
+
+
+def _cut_freshest(
+    state: list[Block],
+    config: ConstructConfig,
+    ceiling: int,
+    freshest: str | None,
+    m: _Measure,
+    step: _Step,
+    set_block: _SetBlock,
+    index: _Index,
+) -> bool:
+    """Ladder 1: the freshest failure over its share of the ceiling keeps only its tail,
+    where a failure's cause is reported."""
     if freshest is not None and any(b.id == freshest for b in state):
         share = max(1, int(config.share("transient") * ceiling))
         b = state[index(freshest)]
@@ -314,8 +362,12 @@ def _ladder(
 
             if step(f"ladder 1: cut freshest failure {freshest} to its tail", tail):
                 return True
+    return False
 
-    # ---- step 2: working set by representation -----------------------------------------
+
+def _omit_supporting(state: list[Block], step: _Step, index: _Index) -> bool:
+    """Ladder 2: supporting material (not critical, outside the stable core) goes first,
+    pointers before content and the newest first."""
     supporting = [b for b in state if not b.critical and b.tier != "stable_core"]
     supporting.sort(key=lambda b: (b.pointer_to is None, -b.item.meta.seq))
     for b in supporting:
@@ -326,6 +378,20 @@ def _ladder(
 
         if step(f"ladder 2: omitted supporting {b.role.value} {b.id}", drop):
             return True
+    return False
+
+
+def _reduce_working_set(
+    state: list[Block],
+    config: ConstructConfig,
+    step: _Step,
+    set_block: _SetBlock,
+    index: _Index,
+    is_first: Callable[[Block], bool],
+) -> bool:
+    """Ladder 2: the critical working set shrinks block by block, the first-ranked change
+    target, irreducible blocks, change targets and the patch last: a change target narrows
+    to the lines it needs, then every block falls back from its full text to its signature."""
     working = [b for b in state if b.critical and b.tier == "working_set"]
     working.sort(
         key=lambda b: (
@@ -338,34 +404,9 @@ def _ladder(
     )
     terms = [b.text for b in state if b.role is Role.REQUIREMENT]
     for b in working:
-        if b.role is Role.CHANGE_TARGET and b.rendering is Rendering.VERBATIM and b.is_code:
-            own = own_lines(b.item, b.shown)
-            if len(own) < len(b.shown):
-
-                def to_own(b: Block = b, own: Numbered = own) -> bool:
-                    state[index(b.id)] = with_lines(b, own)
-                    return True
-
-                if step(f"ladder 2: change target {b.id} to its definition's own lines", to_own):
-                    return True
-                b = state[index(b.id)]
-            window = config.window_lines
-            while window >= 4:
-                shown = b.shown
-                if len(shown) <= window:
-                    window //= 2
-                    continue
-
-                def shrink(b: Block = b, window: int = window, shown: Numbered = shown) -> bool:
-                    texts = [t for _, t in shown]
-                    st, en, _ = best_line_windows(texts, decision_terms(terms), window)[0]
-                    state[index(b.id)] = with_lines(b, shown[st:en])
-                    return True
-
-                if step(f"ladder 2: change target {b.id} to its best {window}-line window", shrink):
-                    return True
-                b = state[index(b.id)]
-                window //= 2
+        narrows = b.role is Role.CHANGE_TARGET and b.rendering is Rendering.VERBATIM and b.is_code
+        if narrows and _narrow_change_target(b, state, config, terms, step, index):
+            return True
         cur = state[index(b.id)]
         if cur.fallback and cur.fallback != cur.text:
 
@@ -386,6 +427,58 @@ def _ladder(
 
             if step(f"ladder 2: {cur.role.value} {cur.id} verbatim → signature", demote):
                 return True
+    return False
+
+
+def _narrow_change_target(
+    b: Block,
+    state: list[Block],
+    config: ConstructConfig,
+    terms: list[str],
+    step: _Step,
+    index: _Index,
+) -> bool:
+    """Ladder 2: a change target shown verbatim narrows to its definition's own lines, then
+    to its best line window for the requirements' terms, halving the window each time."""
+    own = own_lines(b.item, b.shown)
+    if len(own) < len(b.shown):
+
+        def to_own(b: Block = b, own: Numbered = own) -> bool:
+            state[index(b.id)] = with_lines(b, own)
+            return True
+
+        if step(f"ladder 2: change target {b.id} to its definition's own lines", to_own):
+            return True
+        b = state[index(b.id)]
+    window = config.window_lines
+    while window >= 4:
+        shown = b.shown
+        if len(shown) <= window:
+            window //= 2
+            continue
+
+        def shrink(b: Block = b, window: int = window, shown: Numbered = shown) -> bool:
+            texts = [t for _, t in shown]
+            st, en, _ = best_line_windows(texts, decision_terms(terms), window)[0]
+            state[index(b.id)] = with_lines(b, shown[st:en])
+            return True
+
+        if step(f"ladder 2: change target {b.id} to its best {window}-line window", shrink):
+            return True
+        b = state[index(b.id)]
+        window //= 2
+    return False
+
+
+def _omit_working_set(
+    state: list[Block],
+    freshest: str | None,
+    step: _Step,
+    index: _Index,
+    is_first: Callable[[Block], bool],
+) -> bool:
+    """Ladder 2: what still does not fit leaves whole, the first-ranked change target last,
+    then the freshest failure."""
     rest = [b for b in state if b.tier != "stable_core" and b.id != freshest]
     for b in sorted(rest, key=is_first):
 
@@ -403,8 +496,14 @@ def _ladder(
 
         if step(f"ladder 2: omitted freshest failure {freshest}", drop_fresh):
             return True
+    return False
 
-    # ---- step 3: stable core (supporting acceptance detail only) ------------------------
+
+def _trim_acceptance(
+    state: list[Block], config: ConstructConfig, step: _Step, set_block: _SetBlock, index: _Index
+) -> bool:
+    """Ladder 3: in the stable core only acceptance detail gives way: long criteria are
+    trimmed, then every criterion but the first goes, last first."""
     criteria = [b for b in state if b.item.kind is Kind.ACCEPTANCE_CRITERIA]
     for b in criteria:
         if len(b.text) > config.acceptance_trim_chars:
