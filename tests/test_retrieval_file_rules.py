@@ -115,6 +115,51 @@ def test_generated_and_vendored_code_is_demoted_like_examples(tmp_path):
     assert on.candidates[0].file == "lb/picker.go"
 
 
+def _c_source(name: str, n: int) -> str:
+    """A C file of ``n`` distinct functions, each line long enough to be distinctive."""
+    return "".join(
+        f"int {name}_step_{i}(struct parser_state *state, int value_{i}) {{\n"
+        f"    state->counter_{i} = compute_{name}_value(state, value_{i} + {i});\n"
+        f"    return check_{name}_bounds(state->counter_{i}, value_{i});\n}}\n\n"
+        for i in range(n)
+    )
+
+
+BUNDLE_SOURCES = {
+    # The fix goes in the product's output code; the amalgamated header copies it and
+    # three other files whole, so it holds every word of them.
+    "src/output.c": _c_source("output", 8)
+    + "int message_stream_flush(struct parser_state *s) {\n    return s->stream_flush;\n}\n",
+    "src/reporter.c": _c_source("reporter", 8),
+    "src/session.c": _c_source("session", 8),
+    "src/capture.c": _c_source("capture", 8),
+}
+BUNDLE_FILES = {
+    **BUNDLE_SOURCES,
+    "single_include/amalgamated.h": "\n".join(BUNDLE_SOURCES.values())
+    + "\nint bundle_stream_flush_message(struct parser_state *s) { return s->stream_flush; }\n",
+    # Two variants of one routine per numeric type hold each other, and bundle nothing.
+    "lib/sgemm.c": _c_source("gemm", 8).replace("int ", "float "),
+    "lib/dgemm.c": _c_source("gemm", 8).replace("int ", "double "),
+}
+
+
+def test_a_file_that_bundles_others_whole_is_demoted(tmp_path):
+    repo = indexed_repo(tmp_path, BUNDLE_FILES)
+    ix = RepoIndex(repo.root, repo.graph_db, None)
+    assert ix.bundle_files(3) == {"single_include/amalgamated.h"}
+    assert ix.bundle_files(5) == frozenset() and ix.bundle_files(0) == frozenset()
+    task = "message stream flush"
+    flat = {"goal_signals": False}
+    off = repo.retrieve(task, config={**flat, "bundle_penalty": 0.0})
+    assert off.ranked_files()[0] == "single_include/amalgamated.h"
+    undetected = repo.retrieve(task, config={**flat, "bundle_min_files": 5})
+    assert undetected.ranked_files()[0] == "single_include/amalgamated.h"
+    on = repo.retrieve(task, config=flat)
+    assert on.ranked_files()[0] == "src/output.c"
+    assert on.candidates[0].file == "src/output.c"
+
+
 PLATFORM_FILES = {
     # The task's words, no platform gate.
     "src/walk.rs": ("pub fn check_directory(path: &Path) -> bool {\n    path.exists()\n}\n"),

@@ -86,6 +86,7 @@ def hand_prior(
         "minor_language": -cfg.minor_language_penalty if cfg.demote_minor_languages else 0.0,
         "is_example": -cfg.example_penalty,
         "is_generated": -cfg.generated_penalty,
+        "is_bundle": -cfg.bundle_penalty if cfg.bundle_min_files > 0 else 0.0,
     }
     defs = {
         "bm25": 1.0,

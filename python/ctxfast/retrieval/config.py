@@ -214,6 +214,13 @@ class RetrievalConfig:
     # the issue corpus, SWE-bench Lite and the PHP/Ruby set is one, while a ``.pb.go`` file's
     # many short message types ranked in the top ten of 15 corpus tasks. 0: off.
     generated_penalty: float = 1.0
+    # A file that holds at least ``bundle_min_files`` other files of the repository nearly
+    # whole (an amalgamated single header such as ``single_include/catch2/catch.hpp``:
+    # ``RepoIndex.bundle_files``) is regenerated from the files it copies, where a fix is
+    # made; it holds every word of them, so it loses ``bundle_penalty`` in both rankings,
+    # as much as a test. 0: off.
+    bundle_min_files: int = 3
+    bundle_penalty: float = 4.0
     # A fix lives in the repository's own language: files in a language with fewer than
     # ``minor_language_share`` times the files of the main language (a Rust repository's
     # jQuery test data, Django's admin JavaScript) lose ``minor_language_penalty`` in both

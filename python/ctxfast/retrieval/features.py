@@ -57,6 +57,7 @@ FILE_FEATURES = (
     "signal_count",
     "is_example",
     "is_generated",
+    "is_bundle",
 )
 CANDIDATE_FEATURES = (
     "bm25",
@@ -100,6 +101,7 @@ CANDIDATE_FEATURES = (
     "inline_test",
     "is_example",
     "is_generated",
+    "is_bundle",
     "in_file_log_rank",
 )
 
@@ -126,8 +128,10 @@ def file_features(
     raws: list[RawCandidate],
     pool: list[str],
     minor: frozenset[str],
+    bundles: frozenset[str] = frozenset(),
 ) -> np.ndarray:
-    """The ``FILE_FEATURES`` row of each file of ``pool`` (float64, ``len(pool)`` rows)."""
+    """The ``FILE_FEATURES`` row of each file of ``pool`` (float64, ``len(pool)`` rows);
+    ``bundles`` are the files that copy others whole (``RepoIndex.bundle_files``)."""
     bm_rank = _rranks(signals.get("file_bm25", {}))
     def_rank = _rranks(signals.get("def_bm25", {}))
     hits: dict[str, int] = defaultdict(int)
@@ -168,6 +172,7 @@ def file_features(
     rows[:, col("signal_count")] = (rows[:, : len(SIGNALS)] > 0).sum(axis=1)
     rows[:, col("is_example")] = [float(is_example_path(f)) for f in pool]
     rows[:, col("is_generated")] = [float(is_generated_path(f)) for f in pool]
+    rows[:, col("is_bundle")] = [float(f in bundles) for f in pool]
     return rows
 
 
@@ -216,6 +221,7 @@ def candidate_features(
     goal: Sequence[float] = (),
     second: set[int] | None = None,
     *,
+    bundles: frozenset[str] = frozenset(),
     anchor_decay: bool = True,
 ) -> np.ndarray:
     """The ``CANDIDATE_FEATURES`` row of each candidate, with its own BM25 score ``bm25``
@@ -300,6 +306,7 @@ def candidate_features(
             float(is_test_code(c.file, c.qualname) and not is_test_path(c.file)),
             float(is_example_path(c.file)),
             float(is_generated_path(c.file)),
+            float(c.file in bundles),
             math.log1p(place[i]),
         )
     return rows

@@ -56,6 +56,8 @@ class RankFeatures:
     file_rows: np.ndarray
     file_prob: np.ndarray
     minor: frozenset[str]
+    #: The files judged bundles of others (``RepoIndex.bundle_files``): generated code.
+    bundles: frozenset[str] = frozenset()
     candidates: list[tuple[str, str | None]] = field(default_factory=list)
     candidate_rows: np.ndarray | None = None
     #: Each candidate's first and last line (a training label matches gold functions by span).
@@ -297,14 +299,15 @@ class Retriever:
 
         ix = self.index
         minor = ix.minor_language_files(cfg.minor_language_share)
+        bundles = ix.bundle_files(cfg.bundle_min_files)
         pool = file_pool(signals, raws)
-        rows = file_features(ix, tq, signals, raws, pool, minor)
+        rows = file_features(ix, tq, signals, raws, pool, minor, bundles)
         if model is not None and model.files is not None:
             prob = softmax(model.files.score(rows))
         else:
             top = max(files.values(), default=0.0) or 1.0
             prob = np.array([files.get(f, 0.0) / top for f in pool])
-        return RankFeatures(pool, rows, prob, minor)
+        return RankFeatures(pool, rows, prob, minor, bundles)
 
     def _rerank(
         self,
@@ -367,6 +370,7 @@ class Retriever:
                 features.minor,
                 goal,
                 second,
+                bundles=features.bundles,
                 anchor_decay=cfg.traceback_decay,
             )
             features.candidates = [(c.file, c.symbol) for c in cands]
@@ -542,13 +546,16 @@ def _inline_test_demotion(c: Candidate, cfg: RetrievalConfig) -> float:
 def _demotion(ix: RepoIndex, path: str, cfg: RetrievalConfig) -> float:
     """What a file loses in both rankings (files and candidates): ``test_penalty`` for a test
     file under ``demote_tests``, ``example_penalty`` for example code, ``generated_penalty``
-    for generated or vendored code, ``minor_language_penalty`` for a file in a minor language
-    of the repository under ``demote_minor_languages``."""
+    for generated or vendored code, ``bundle_penalty`` for a bundle of other files of the
+    repository, ``minor_language_penalty`` for a file in a minor language of the repository
+    under ``demote_minor_languages``."""
     out = cfg.test_penalty if cfg.demote_tests and is_test_path(path) else 0.0
     if cfg.example_penalty and is_example_path(path):
         out += cfg.example_penalty
     if cfg.generated_penalty and is_generated_path(path):
         out += cfg.generated_penalty
+    if cfg.bundle_penalty and path in ix.bundle_files(cfg.bundle_min_files):
+        out += cfg.bundle_penalty
     if cfg.demote_minor_languages and path in ix.minor_language_files(cfg.minor_language_share):
         out += cfg.minor_language_penalty
     return out

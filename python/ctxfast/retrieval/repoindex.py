@@ -124,6 +124,7 @@ class RepoIndex:
         self._included: dict[str, list[str]] | None = None
         self._platforms: dict[str, dict[str, int]] | None = None
         self._minor: tuple[float, frozenset[str]] | None = None
+        self._bundles: tuple[int, frozenset[str]] | None = None
         self._frames: dict[tuple[str, str | None], str | None] = {}
 
     def stored_plain(self, name: str, build: Callable[[], T]) -> T:
@@ -233,6 +234,27 @@ class RepoIndex:
             for f in files:
                 counts[f] = top
         return out
+
+    def bundle_files(self, min_bundled: int) -> frozenset[str]:
+        """Files that bundle at least ``min_bundled`` other files of the repository whole: an
+        amalgamated single header (``single_include/catch2/catch.hpp``), a generated
+        all-in-one source, a bundled copy of a vendored library. A fix is made in the files
+        they copy and the bundle is regenerated, yet a bundle holds every word of the code
+        it copies and outranked it. Computed once per ``min_bundled`` (0: none)."""
+        if min_bundled <= 0:
+            return frozenset()
+        if self._bundles is None or self._bundles[0] != min_bundled:
+            bundled = self.stored_plain("bundles-1", self._scan_bundles)
+            found = frozenset(f for f, copied in bundled.items() if copied >= min_bundled)
+            self._bundles = (min_bundled, found)
+        return self._bundles[1]
+
+    def _scan_bundles(self) -> dict[str, int]:
+        """Per file, how many other files it holds nearly whole, when it holds any (the
+        rules: ``ctxfast_core::bundles``)."""
+        texts = ["\n".join(self.lines(f)) for f in self.files]
+        counts = _native.bundled_counts(texts)
+        return {f: n for f, n in zip(self.files, counts, strict=True) if n}
 
     def lines(self, path: str) -> list[str]:
         """The file's lines (no newlines), read once; an unreadable file has none."""

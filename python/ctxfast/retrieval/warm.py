@@ -46,6 +46,7 @@ def build_state(root: Path, graph: CodeGraph, index_dir: Path) -> Retriever:
         retriever.literal_index(cfg)
         retriever.family_prefixes(cfg.dispatch_family_min)
         ix.included_files()
+        ix.bundle_files(cfg.bundle_min_files)
     log.debug(
         "index: retrieval state built in %.3fs (process CPU %.3fs)",
         time.perf_counter() - start,

@@ -5,6 +5,7 @@
 //! panicking on bad input.
 
 pub mod bm25;
+pub mod bundles;
 pub mod codetok;
 mod cursor;
 pub mod deftable;

@@ -9,6 +9,7 @@
 use pyo3::prelude::*;
 
 mod bm25;
+mod bundles;
 mod deftable;
 mod errors;
 mod gil;
@@ -66,6 +67,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     graph::register(m)?;
     graph_read::register(m)?;
     bm25::register(m)?;
+    bundles::register(m)?;
     deftable::register(m)?;
     lexical::register(m)?;
     literals::register(m)?;
