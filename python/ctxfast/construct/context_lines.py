@@ -125,6 +125,20 @@ def margins(lines: Sequence[str], start: int, end: int, cfg: DefaultsConfig) -> 
     return start, end
 
 
+def header_lines(lines: Sequence[str], first: int, most: int) -> range:
+    """The lines of the definition header starting at line ``first`` of ``lines``: up to
+    ``most`` lines, while a bracket the header opened (its parameter list) is still open."""
+    depth = 0
+    last = first
+    while last <= len(lines) and last < first + most:
+        line = lines[last - 1]
+        depth += sum(line.count(c) for c in "([") - sum(line.count(c) for c in ")]")
+        if depth <= 0:
+            break
+        last += 1
+    return range(first, min(last, len(lines), first + most - 1) + 1)
+
+
 def file_outline(
     graph: CodeGraph, reader: SourceReader, path: str, score: float, cfg: DefaultsConfig
 ) -> CodeCandidate | None:
@@ -136,7 +150,8 @@ def file_outline(
         return None
     depth = {n.id: n.qualname.count(".") for n in defs}
     pick = sorted(defs, key=lambda n: (n.kind != "class", depth[n.id], n.line))
-    chosen = sorted({n.line for n in pick[: cfg.outline_max_lines] if 0 < n.line <= len(lines)})
+    firsts = [n.line for n in pick[: cfg.outline_max_lines] if 0 < n.line <= len(lines)]
+    chosen = sorted({k for n in firsts for k in header_lines(lines, n, cfg.outline_header_lines)})
     if not chosen:
         return None
     return CodeCandidate(
@@ -156,6 +171,7 @@ def file_outline(
 
 __all__ = [
     "file_outline",
+    "header_lines",
     "import_lines",
     "margins",
     "with_context",
