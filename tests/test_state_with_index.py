@@ -26,6 +26,7 @@ PIECES = {
     "literals-12-n40",
     "dispatch-prefixes-5",
     "included-1",
+    "bundles-1",
 }
 
 
