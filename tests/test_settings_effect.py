@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from construct_fixtures import cand
@@ -24,6 +25,8 @@ from ctxfast.construct import (
 from ctxfast.construct.compose import ComposeInputs, prepare
 from ctxfast.construct.ranker import RankRequest
 from ctxfast.retrieval.config import RetrievalConfig
+
+T = TypeVar("T")
 
 EXTRA = {
     "pkg/orders.py": "".join(
@@ -93,6 +96,22 @@ COMPOSE_CALLS = [
 ]
 
 
+def _value(cfg: object, path: str) -> object:
+    """The setting at ``path`` (``"group.name"`` or a top-level ``"name"``)."""
+    for part in path.split("."):
+        cfg = getattr(cfg, part)
+    return cfg
+
+
+def _nested(cfg: T, path: str, value: object) -> T:
+    """``cfg`` with the setting at ``path`` set to ``value``."""
+    group, _, name = path.rpartition(".")
+    if not group:
+        return replace(cfg, **{name: value})  # type: ignore[type-var]
+    inner = replace(getattr(cfg, group), **{name: value})
+    return replace(cfg, **{group: inner})  # type: ignore[type-var]
+
+
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory: pytest.TempPathFactory) -> ctxfast.Repository:
     return indexed_repo(Path(tmp_path_factory.mktemp("settings")), {**FILES, **EXTRA})
@@ -133,30 +152,30 @@ def composed_default(repo: ctxfast.Repository) -> list:
 @pytest.mark.parametrize(
     ("name", "value"),
     [
-        ("k1", 0.0),
-        ("b", 0.0),
-        ("lexical_max_hits", 0),
-        ("api_desc_k", 0),
-        ("callgraph_k", 0),
-        ("tau", 0.0),
-        ("line_floor", 0.0),
-        ("def_bm25_top", 0),
-        ("infile_k", 0),
-        ("infile_next_files", 0),
-        ("test_penalty", 0.0),
-        ("minor_language_share", 0.0),
-        ("minor_language_penalty", 0.0),
-        ("module_header_rank", 0),
-        ("tested_modules_weight", 0.0),
-        ("tested_modules_files", 0),
-        ("traceback_bonus", 0.0),
-        ("literal_min_chars", 51),
-        ("literal_names_flags", True),
+        ("bm25.k1", 0.0),
+        ("bm25.b", 0.0),
+        ("sources.lexical_max_hits", 0),
+        ("sources.api_desc_k", 0),
+        ("sources.callgraph_k", 0),
+        ("prune.tau", 0.0),
+        ("prune.line_floor", 0.0),
+        ("files.def_bm25_top", 0),
+        ("sources.infile_k", 0),
+        ("sources.infile_next_files", 0),
+        ("demotions.test_penalty", 0.0),
+        ("demotions.minor_language_share", 0.0),
+        ("demotions.minor_language_penalty", 0.0),
+        ("rules.module_header_rank", 0),
+        ("files.tested_modules_weight", 0.0),
+        ("files.tested_modules_files", 0),
+        ("rerank.traceback_bonus", 0.0),
+        ("files.literal_min_chars", 51),
+        ("files.literal_names_flags", True),
     ],
 )
 def test_a_retrieval_setting_changes_the_result(repo, retrieved_default, name, value):
-    assert getattr(RetrievalConfig(), name) != value
-    assert _retrieved(repo, RetrievalConfig(**{name: value})) != retrieved_default
+    assert _value(RetrievalConfig(), name) != value
+    assert _retrieved(repo, _nested(RetrievalConfig(), name, value)) != retrieved_default
 
 
 @pytest.mark.parametrize(
@@ -210,10 +229,10 @@ def test_words_past_the_definition_line_cut_do_not_count_for_the_definition(repo
     cut fails this too."""
 
     def def_bm25_files(cut: int) -> dict[str, float]:
-        cfg = RetrievalConfig(def_line_max_chars=cut)
+        cfg = _nested(RetrievalConfig(), "files.def_line_max_chars", cut)
         return repo.retrieve("zanzibar_quux is wrong", config=cfg).signals["def_bm25"]
 
-    default = RetrievalConfig().def_line_max_chars
+    default = RetrievalConfig().files.def_line_max_chars
     assert default < 700
     assert "pkg/long.py" not in def_bm25_files(default)
     assert "pkg/long.py" in def_bm25_files(1000)
@@ -229,7 +248,9 @@ def _file_evidence(repo: ctxfast.Repository, task: str, cfg: RetrievalConfig, pa
 def test_a_quoted_name_is_a_literal_name_only_when_switched_on(repo):
     task = "setting 'tabwidth' has no effect"
     off = _file_evidence(repo, task, RetrievalConfig(), "pkg/opts.py")
-    on = _file_evidence(repo, task, RetrievalConfig(literal_names_quoted=True), "pkg/opts.py")
+    on = _file_evidence(
+        repo, task, _nested(RetrievalConfig(), "files.literal_names_quoted", True), "pkg/opts.py"
+    )
     assert off[0] is None and on[0] is not None
     assert on[1] > off[1]
 
@@ -237,9 +258,9 @@ def test_a_quoted_name_is_a_literal_name_only_when_switched_on(repo):
 def test_a_name_literal_longer_than_the_cap_is_no_evidence(repo):
     task = "the cache ignores CTX_CACHE_HOME"
     name = len("CTX_CACHE_HOME")
-    assert RetrievalConfig().literal_name_max_chars >= name
+    assert RetrievalConfig().files.literal_name_max_chars >= name
     held = _file_evidence(repo, task, RetrievalConfig(), "pkg/paths.py")
-    capped = RetrievalConfig(literal_name_max_chars=name - 1)
+    capped = _nested(RetrievalConfig(), "files.literal_name_max_chars", name - 1)
     too_long = _file_evidence(repo, task, capped, "pkg/paths.py")
     assert held[0] is not None and too_long[0] is None
     assert held[1] > too_long[1]
