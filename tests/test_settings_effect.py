@@ -209,17 +209,17 @@ def test_the_configured_ceiling_bounds_the_window_unless_compose_is_given_one(re
 @pytest.mark.parametrize(
     ("name", "value"),
     [
-        ("localization_margin", 0.0),
-        ("outline_files", 7),
-        ("outline_max_lines", 0),
-        ("retrieval_candidates", 0),
-        ("max_caller_sites", 0),
-        ("candidates_per_1k_tokens", 23),
+        ("targets.localization_margin", 0.0),
+        ("outlines.files", 7),
+        ("outlines.max_lines", 0),
+        ("targets.retrieval_candidates", 0),
+        ("impact.max_caller_sites", 0),
+        ("targets.candidates_per_1k_tokens", 23),
     ],
 )
 def test_a_defaults_setting_changes_the_window(repo, composed_default, name, value):
-    assert getattr(DefaultsConfig(), name) != value
-    assert _composed(repo, defaults=DefaultsConfig(**{name: value})) != composed_default
+    assert _value(DefaultsConfig(), name) != value
+    assert _composed(repo, defaults=_nested(DefaultsConfig(), name, value)) != composed_default
 
 
 def test_words_past_the_definition_line_cut_do_not_count_for_the_definition(repo):
@@ -473,7 +473,7 @@ def test_a_large_class_is_shown_with_at_most_class_view_header_lines_of_its_head
         assert any(e.decision == "class_view" for e in ctx.admission_log)
         return _shown(ctx, "books/ledger.py")
 
-    cap = DefaultsConfig().class_view_header_lines
+    cap = DefaultsConfig().class_view.header_lines
     assert len(header) > cap + ConstructConfig().gap_lines  # no gap closing reaches past it
     assert shown(DefaultsConfig()) & header == set(range(1, cap + 1))
     assert header <= shown(DefaultsConfig(class_view_header_lines=len(header)))

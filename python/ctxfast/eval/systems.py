@@ -531,8 +531,8 @@ def window_candidates(
 class CtxfastConstruct:
     """ctxfast's constructor (``ctxfast.compose``) scored on its ``DecisionContext`` window.
 
-    ``config`` and ``defaults`` override fields of ``ConstructConfig`` and ``DefaultsConfig``
-    (so an ablation or a curve point is a change of settings, never of code); ``options`` are
+    ``config`` and ``defaults`` override settings of ``ConstructConfig`` and ``DefaultsConfig``
+    by their flat names or in nested form (so an ablation or a curve point is a change of settings, never of code); ``options`` are
     further ``compose`` keyword arguments (``ceiling``)."""
 
     name: str = "ctxfast_construct"
@@ -548,9 +548,16 @@ class CtxfastConstruct:
         from ctxfast.construct.defaults import DefaultsConfig
         from ctxfast.construct.schema import ConstructConfig
 
+        from ctxfast.settings import flat_names, flat_value
+
         for where, base in (("config", ConstructConfig()), ("defaults", DefaultsConfig())):
             given = getattr(self, where)
-            kept = {k: v for k, v in given.items() if getattr(base, k, _UNSET) != v}
+            known = flat_names(type(base))
+            kept = {
+                k: v
+                for k, v in given.items()
+                if (flat_value(base, k) if k in known else getattr(base, k, _UNSET)) != v
+            }
             object.__setattr__(self, where, kept)
 
     def switches(self) -> list[str]:
@@ -576,7 +583,12 @@ class CtxfastConstruct:
         from ctxfast.construct.defaults import DefaultsConfig
         from ctxfast.construct.schema import ConstructConfig
 
-        return ConstructConfig(**self.config), DefaultsConfig(**self.defaults)
+        from ctxfast.settings import from_mapping
+
+        return (
+            from_mapping(ConstructConfig, self.config, "construct"),
+            DefaultsConfig.from_mapping(self.defaults),
+        )
 
     def handle_key(self) -> Hashable:
         return CtxfastRetrieval().handle_key()
