@@ -155,8 +155,8 @@ def with_margins(reader: SourceReader, cand: CodeCandidate, cfg: DefaultsConfig)
 
 def margins(lines: Sequence[str], start: int, end: int, cfg: DefaultsConfig) -> tuple[int, int]:
     """The span ``start..end`` of a definition in ``lines`` widened over its attached lines
-    above (at most ``cfg.context.attached_lines``) and up to ``cfg.context.margin_lines`` blank lines on
-    each side."""
+    above (at most ``cfg.context.attached_lines``) and up to ``cfg.context.margin_lines``
+    blank lines on each side."""
     taken = 0
     while (
         start > 1

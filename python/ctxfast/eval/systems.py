@@ -531,9 +531,10 @@ def window_candidates(
 class CtxfastConstruct:
     """ctxfast's constructor (``ctxfast.compose``) scored on its ``DecisionContext`` window.
 
-    ``config`` and ``defaults`` override settings of ``ConstructConfig`` and ``DefaultsConfig``
-    by their flat names or in nested form (so an ablation or a curve point is a change of settings, never of code); ``options`` are
-    further ``compose`` keyword arguments (``ceiling``)."""
+    ``config`` and ``defaults`` override settings of ``ConstructConfig`` and ``DefaultsConfig``,
+    by their flat names or in nested form (so an ablation or a curve point is a change of
+    settings, never of code); ``options`` are further ``compose`` keyword arguments
+    (``ceiling``)."""
 
     name: str = "ctxfast_construct"
     symbol_level: bool = True
@@ -547,7 +548,6 @@ class CtxfastConstruct:
         # target is the default window).
         from ctxfast.construct.defaults import DefaultsConfig
         from ctxfast.construct.schema import ConstructConfig
-
         from ctxfast.settings import flat_names, flat_value
 
         for where, base in (("config", ConstructConfig()), ("defaults", DefaultsConfig())):
@@ -582,7 +582,6 @@ class CtxfastConstruct:
         unknown field or an invalid value, so a bad ``--config`` fails before the run)."""
         from ctxfast.construct.defaults import DefaultsConfig
         from ctxfast.construct.schema import ConstructConfig
-
         from ctxfast.settings import from_mapping
 
         return (
