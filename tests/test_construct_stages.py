@@ -76,7 +76,7 @@ def test_pool_caps_content_provenance_and_size_by_source_priority():
         PoolInputs(task="t", plan=plan, candidates=cands, test_outputs=["old", "new"]), cfg
     )
     assert len(pool.items) == 6
-    assert all(len(it.content.encode()) <= cfg.content_cap_bytes for it in pool.items)
+    assert all(len(it.content.encode()) <= cfg.pool.content_cap_bytes for it in pool.items)
     assert all(len(it.provenance) <= 200 for it in pool.items)
     assert pool.items[0].kind is Kind.PLAN_NODE  # 07 first
     assert any(e.decision == "content_capped" for e in pool.log)

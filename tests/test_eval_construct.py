@@ -134,7 +134,7 @@ def test_constructor_switches_and_curve_points():
             "file_outlines": not defaults.outlines.enabled,
             "whole_files": defaults.whole_files.total_share == 0,
             "whole_definitions": defaults.whole_files.target_share == 0,
-            "evidence_ranker": not config.evidence_ranker,
+            "evidence_ranker": not config.ranking.evidence_ranker,
             "fill": config.target_tokens == 0,
             "spare_files": defaults.whole_files.spare_files == 0,
         }

@@ -182,18 +182,18 @@ def test_a_retrieval_setting_changes_the_result(repo, retrieved_default, name, v
     ("name", "value"),
     [
         ("ceiling", 1500),
-        ("provenance_cap_chars", 0),
-        ("residue_min_shared_terms", 0),
-        ("ranker_max_response_bytes", 0),
-        ("compression_floor_bytes", 0),
-        ("insertion_gap_lines", 0),
+        ("pool.provenance_cap_chars", 0),
+        ("gate.residue_min_shared_terms", 0),
+        ("ranking.ranker_max_response_bytes", 0),
+        ("compress.compression_floor_bytes", 0),
+        ("gate.insertion_gap_lines", 0),
         ("min_term_len", 15),
-        ("score_threshold", 0.0),
+        ("ranking.score_threshold", 0.0),
     ],
 )
 def test_a_construct_setting_changes_the_window(repo, composed_default, name, value):
-    assert getattr(ConstructConfig(), name) != value
-    assert _composed(repo, config=ConstructConfig(**{name: value})) != composed_default
+    assert _value(ConstructConfig(), name) != value
+    assert _composed(repo, config=_nested(ConstructConfig(), name, value)) != composed_default
 
 
 def test_the_configured_ceiling_bounds_the_window_unless_compose_is_given_one(repo):
@@ -474,7 +474,7 @@ def test_a_large_class_is_shown_with_at_most_class_view_header_lines_of_its_head
         return _shown(ctx, "books/ledger.py")
 
     cap = DefaultsConfig().class_view.header_lines
-    assert len(header) > cap + ConstructConfig().gap_lines  # no gap closing reaches past it
+    assert len(header) > cap + ConstructConfig().budget.gap_lines  # no gap closing reaches past it
     assert shown(DefaultsConfig()) & header == set(range(1, cap + 1))
     assert header <= shown(DefaultsConfig(class_view_header_lines=len(header)))
 

@@ -13,13 +13,13 @@ ARCHITECTURE.md lists each stage's inputs and outputs and the idea it is built o
 
 from ctxfast.construct.compose import compose, to_code_candidates
 from ctxfast.construct.compress import best_line_windows
+from ctxfast.construct.config import ConstructConfig
 from ctxfast.construct.defaults import DefaultsConfig
 from ctxfast.construct.evidence_ranker import EvidenceRanker
 from ctxfast.construct.pipeline import construct, default_plan, stuff_everything
 from ctxfast.construct.ranker import OpenAICompatibleRanker, Ranker, RankerError, RankRequest
 from ctxfast.construct.schema import (
     CodeCandidate,
-    ConstructConfig,
     DecisionContext,
     EvidenceItem,
     ImpactEdge,

@@ -15,8 +15,9 @@ else not at all — so a standalone window uses its budget on purpose and stops 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, ClassVar
 
 from ctxfast.construct.compress import (
     Block,
@@ -30,10 +31,51 @@ from ctxfast.construct.gaps import Source, close_gaps
 from ctxfast.construct.order import middle_third_violations
 from ctxfast.construct.render import Layout, lay_out, task_text
 from ctxfast.construct.represent import Rendering, Role
-from ctxfast.construct.schema import ConstructConfig, Kind, LogEntry, WindowEntry
+from ctxfast.construct.schema import Kind, LogEntry, WindowEntry
 from ctxfast.construct.terms import decision_terms
+from ctxfast.errors import InvalidArgumentError
 from ctxfast.numbered import render_numbered
 from ctxfast.tokens import count_tokens, count_tokens_batch, truncate_to_tokens
+
+if TYPE_CHECKING:
+    from ctxfast.construct.config import ConstructConfig
+
+
+@dataclass(frozen=True)
+class BudgetSettings:
+    """How the window is fitted to its ceiling and filled toward its target
+    (``ConstructConfig.budget``)."""
+
+    FLAT_NAMES: ClassVar[Mapping[str, str]] = {}
+
+    #: The share of the ceiling each tier is compressed to when the window is over it: the
+    #: stable core (task, plan) 0.15, the working set (code) 0.60, transient outputs 0.25.
+    #: The code gets most: it is what the window is for.
+    tier_shares: tuple[tuple[str, float], ...] = (
+        ("stable_core", 0.15),
+        ("working_set", 0.60),
+        ("transient", 0.25),
+    )
+    #: The last step, when only the stable core is left and the window is still over the
+    #: ceiling: each acceptance criterion is cut to this many characters (200) before the
+    #: criteria after the first are dropped.
+    acceptance_trim_chars: int = 200
+    #: The room the fill leaves closes gaps of at most this many unshown lines (32) next to
+    #: lines shown in full, so a cut function is not shown in pieces. 0: off.
+    gap_lines: int = 32
+
+    def __post_init__(self) -> None:
+        if self.gap_lines < 0:
+            raise InvalidArgumentError("gap_lines must be non-negative")
+        shares = dict(self.tier_shares)
+        if set(shares) != {"stable_core", "working_set", "transient"}:
+            raise InvalidArgumentError("tier_shares must name stable_core, working_set, transient")
+        if abs(sum(shares.values()) - 1.0) > 1e-9 or min(shares.values()) < 0:
+            raise InvalidArgumentError("tier_shares must be non-negative and sum to 1")
+
+    def share(self, tier: str) -> float:
+        """The configured share of the ceiling for ``tier``."""
+        return dict(self.tier_shares)[tier]
 
 
 @dataclass(frozen=True)
@@ -136,8 +178,8 @@ def fill(
                 why = f"beyond the {target}-token target"
                 log.append(LogEntry("fill", b.id, "left_out", why, subject))
     out = [chosen.get(b.id, b) for b in blocks if not is_fill(b) or b.id in chosen]
-    if source is not None and config.gap_lines > 0:
-        out, _, glog = close_gaps(out, source, target - used, config.gap_lines, m.sizes)
+    if source is not None and config.budget.gap_lines > 0:
+        out, _, glog = close_gaps(out, source, target - used, config.budget.gap_lines, m.sizes)
         log += glog
     return out, log
 
@@ -344,7 +386,7 @@ def _cut_freshest(
     """Ladder 1: the freshest failure over its share of the ceiling keeps only its tail,
     where a failure's cause is reported."""
     if freshest is not None and any(b.id == freshest for b in state):
-        share = max(1, int(config.share("transient") * ceiling))
+        share = max(1, int(config.budget.share("transient") * ceiling))
         b = state[index(freshest)]
         lines = b.text.splitlines()
         if m.sizes([b.text])[0] > share and len(lines) > 1:
@@ -450,7 +492,7 @@ def _narrow_change_target(
         if step(f"ladder 2: change target {b.id} to its definition's own lines", to_own):
             return True
         b = state[index(b.id)]
-    window = config.window_lines
+    window = config.compress.window_lines
     while window >= 4:
         shown = b.shown
         if len(shown) <= window:
@@ -506,12 +548,12 @@ def _trim_acceptance(
     trimmed, then every criterion but the first goes, last first."""
     criteria = [b for b in state if b.item.kind is Kind.ACCEPTANCE_CRITERIA]
     for b in criteria:
-        if len(b.text) > config.acceptance_trim_chars:
+        if len(b.text) > config.budget.acceptance_trim_chars:
 
             def trim(b: Block = b) -> bool:
                 set_block(
                     index(b.id),
-                    text=b.text[: config.acceptance_trim_chars] + " […]",
+                    text=b.text[: config.budget.acceptance_trim_chars] + " […]",
                     rendering=Rendering.TRUNCATED,
                 )
                 return True

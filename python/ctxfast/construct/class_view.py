@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class ClassViewSettings:
     """How a large class is shown (``DefaultsConfig.class_view``): a class longer than
-    ``ConstructConfig.large_item_lines`` as a view of its members instead of one window of
+    ``ConstructConfig.compress.large_item_lines`` as a view of its members instead of one window of
     40 lines, which would show a few lines of one method."""
 
     FLAT_NAMES: ClassVar[Mapping[str, str]] = {

@@ -18,6 +18,8 @@ from typing import Any
 
 from ctxfast.construct.budget import fill_size
 from ctxfast.construct.class_view import class_view
+from ctxfast.construct.compress import CompressSettings
+from ctxfast.construct.config import ConstructConfig
 from ctxfast.construct.context_lines import file_outline, with_context, with_margins
 from ctxfast.construct.defaults import DefaultsConfig
 from ctxfast.construct.gaps import Source
@@ -26,7 +28,6 @@ from ctxfast.construct.pipeline import construct, default_plan
 from ctxfast.construct.ranker import Ranker
 from ctxfast.construct.schema import (
     CodeCandidate,
-    ConstructConfig,
     DecisionContext,
     ImpactEdge,
     ImpactType,
@@ -131,7 +132,7 @@ def prepare(
     retrieval_config: Any = None,
     refresh: bool = True,
     target_tokens: int = 0,
-    large_item_lines: int = ConstructConfig.large_item_lines,
+    large_item_lines: int = CompressSettings.large_item_lines,
     encoding: str = ConstructConfig.encoding,
 ) -> ComposeInputs:
     """Refresh the index (unless ``refresh=False``), retrieve, and derive the defaults the
@@ -416,7 +417,7 @@ def compose(
             the ceiling when that is smaller.
         ranker: an optional model that orders the few candidates the rules cannot decide;
             ``model_calls`` counts its calls: 0 without one, or when no undecided residue
-            (at most ``config.residue_cap`` items) remains.
+            (at most ``config.ranking.residue_cap`` items) remains.
         config: every cap, share and threshold of construction (:class:`ConstructConfig`).
         defaults: how the plan, impact and localization defaults are derived
             (:class:`DefaultsConfig`).
@@ -443,7 +444,7 @@ def compose(
         retrieval_config=retrieval_config,
         refresh=refresh,
         target_tokens=fill_size(cfg, ceiling),
-        large_item_lines=cfg.large_item_lines,
+        large_item_lines=cfg.compress.large_item_lines,
         encoding=cfg.encoding,
     )
     t0 = time.perf_counter()

@@ -10,22 +10,54 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, ClassVar
 
 from ctxfast import _native
 from ctxfast.construct.represent import CRITICAL_ROLES, Assigned, Rendering, Role
 from ctxfast.construct.schema import (
     CODE_KINDS,
-    ConstructConfig,
     EvidenceItem,
     Kind,
     LogEntry,
     PlanNode,
 )
 from ctxfast.construct.terms import line_tokens, short_name
+from ctxfast.errors import InvalidArgumentError
 from ctxfast.harness.excerpt import SIGNATURE_RE
 from ctxfast.numbered import render_numbered
+
+if TYPE_CHECKING:
+    from ctxfast.construct.config import ConstructConfig
+
+
+@dataclass(frozen=True)
+class CompressSettings:
+    """How a long item is cut to fit (``ConstructConfig.compress``)."""
+
+    FLAT_NAMES: ClassVar[Mapping[str, str]] = {}
+
+    #: Items under this many bytes (1 KB) are never compressed: cutting them saves nothing.
+    compression_floor_bytes: int = 1024
+    #: A body longer than this many lines (200) is shown as its best window of
+    #: ``window_lines`` lines (a class as a view of its members): a fix's function is
+    #: usually shorter, a generated one far longer.
+    large_item_lines: int = 200
+    #: The lines of that window (40): a function's worth of code around the best match.
+    window_lines: int = 40
+    #: The window is chosen by the task's terms on code lines only: a docstring repeats
+    #: the task's words, and a window on it misses the code to change.
+    window_code_only: bool = True
+    #: An older tool or test output the budget masks becomes a one-line pointer quoting its
+    #: first line up to this many characters (60): enough to tell which command it was.
+    pointer_preview_chars: int = 60
+
+    def __post_init__(self) -> None:
+        for name in ("window_lines", "large_item_lines"):
+            if getattr(self, name) < 0:
+                raise InvalidArgumentError(f"{name} must be non-negative")
+
 
 Numbered = tuple[tuple[int, str], ...]
 
@@ -247,7 +279,7 @@ def mask_pointer(item: EvidenceItem, config: ConstructConfig) -> str:
     caller's hands; the window names no internal ids)."""
     lines = item.content.splitlines()
     first = next((ln.strip() for ln in lines if ln.strip()), "")
-    preview = first[: config.pointer_preview_chars]
+    preview = first[: config.compress.pointer_preview_chars]
     size = len(item.content.encode("utf-8"))
     return (
         f"[older {item.kind.value.replace('_', ' ')} elided: {len(lines)} lines, {size} bytes; "
@@ -261,15 +293,17 @@ def best_window(
     """A large code body cut to its best ``window_lines`` window (term overlap; the tail for
     an insertion point); returns ``(pairs, was_cut)``. Bodies up to ``large_item_lines``
     lines stay whole."""
-    if len(pairs) <= config.large_item_lines:
+    if len(pairs) <= config.compress.large_item_lines:
         return pairs, False
     if keep_tail:
-        return pairs[-config.window_lines :], True
+        return pairs[-config.compress.window_lines :], True
     texts = [t for _, t in pairs]
-    if config.window_code_only:
+    if config.compress.window_code_only:
         # A docstring repeats the task's words without being what changes: score code.
         texts = [t if c else "" for t, c in zip(texts, code_rows(texts), strict=True)]
-    st, en, _ = best_line_windows(texts, terms, config.window_lines, min_len=config.min_term_len)[0]
+    st, en, _ = best_line_windows(
+        texts, terms, config.compress.window_lines, min_len=config.min_term_len
+    )[0]
     return pairs[st:en], True
 
 
@@ -283,10 +317,10 @@ def body_window(
     """:func:`best_window` of ``item``'s lines ``pairs``, the window taken from the
     definition's own lines (:func:`own_lines`) when the body is cut: a window of a whole file
     or of a class header plus a method must still show the definition its header names."""
-    if len(pairs) <= config.large_item_lines:
+    if len(pairs) <= config.compress.large_item_lines:
         return pairs, False
     own = own_lines(item, pairs)
-    if len(own) <= config.large_item_lines:
+    if len(own) <= config.compress.large_item_lines:
         return own, True
     return best_window(own, terms, config, keep_tail)
 
@@ -387,7 +421,7 @@ def compress(
         irreducible = (
             critical
             and rendering is Rendering.VERBATIM
-            and len(text.encode("utf-8")) > config.compression_floor_bytes
+            and len(text.encode("utf-8")) > config.compress.compression_floor_bytes
         )
         if irreducible:
             log.append(
@@ -395,7 +429,7 @@ def compress(
                     "compress",
                     item.id,
                     "irreducible",
-                    f"over {config.compression_floor_bytes} bytes after compression",
+                    f"over {config.compress.compression_floor_bytes} bytes after compression",
                     _subject(item),
                 )
             )
@@ -431,7 +465,7 @@ def _text_block(a: Assigned, config: ConstructConfig, freshest_failure: str | No
     irreducible = (
         critical
         and a.rendering is Rendering.VERBATIM
-        and len(text.encode("utf-8")) > config.compression_floor_bytes
+        and len(text.encode("utf-8")) > config.compress.compression_floor_bytes
     )
     return Block(
         item=item,

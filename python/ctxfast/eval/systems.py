@@ -546,8 +546,8 @@ class CtxfastConstruct:
         # Overrides equal to the default are dropped, so two constructors that build the same
         # window compare equal and a run executes it once (the curve point at the default
         # target is the default window).
+        from ctxfast.construct.config import ConstructConfig
         from ctxfast.construct.defaults import DefaultsConfig
-        from ctxfast.construct.schema import ConstructConfig
         from ctxfast.settings import flat_names, flat_value
 
         for where, base in (("config", ConstructConfig()), ("defaults", DefaultsConfig())):
@@ -580,12 +580,11 @@ class CtxfastConstruct:
     def settings(self) -> tuple[Any, Any]:
         """``(ConstructConfig, DefaultsConfig)`` with the overrides applied (raises on an
         unknown field or an invalid value, so a bad ``--config`` fails before the run)."""
+        from ctxfast.construct.config import ConstructConfig
         from ctxfast.construct.defaults import DefaultsConfig
-        from ctxfast.construct.schema import ConstructConfig
-        from ctxfast.settings import from_mapping
 
         return (
-            from_mapping(ConstructConfig, self.config, "construct"),
+            ConstructConfig.from_mapping(self.config),
             DefaultsConfig.from_mapping(self.defaults),
         )
 
