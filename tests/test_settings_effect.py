@@ -1,6 +1,7 @@
 """Each setting changes what the code does: the window or the retrieval result differs from
-the default's on a small fixture when the setting alone is changed (issue 44: no setting
-that does nothing, and no test that only restates a default)."""
+the default's on a small fixture when the setting alone is changed (no setting that
+does nothing, and no test that only restates a default). Settings are named by their nested
+path (``"files.literal_min_chars"``)."""
 
 from __future__ import annotations
 
