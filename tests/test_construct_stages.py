@@ -6,13 +6,11 @@ from construct_fixtures import TARGET, cand, load_body, scenario
 from ctxfast.construct import ConstructConfig, Kind, PlanNode, construct, stuff_everything
 from ctxfast.construct.compress import (
     ast_slice,
-    best_line_windows,
-    best_window,
-    code_rows,
     derive_signature,
     mask_pointer,
     signature_lines,
 )
+from ctxfast.construct.line_windows import best_line_windows, best_window, code_rows
 from ctxfast.construct.pool import PoolInputs, build_pool
 from ctxfast.construct.relevance_gate import fold_residue, run_gate
 from ctxfast.construct.represent import (

@@ -4,6 +4,7 @@ Signatures over bodies, definition-level (AST) slices, sliding-window contiguous
 extraction scored by token overlap with the decision's terms, and deterministic masking of
 older tool output to short pointers. An item that stays over the 1 KB floor while keeping
 what the decision needs is flagged ``irreducible`` for the budgeter instead of being dropped.
+The line-window selection is in :mod:`ctxfast.construct.line_windows`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, ClassVar
 
-from ctxfast import _native
+from ctxfast.construct.line_windows import Numbered, body_window, code_rows, own_lines
 from ctxfast.construct.represent import CRITICAL_ROLES, Assigned, Rendering, Role
 from ctxfast.construct.schema import (
     CODE_KINDS,
@@ -23,7 +24,7 @@ from ctxfast.construct.schema import (
     LogEntry,
     PlanNode,
 )
-from ctxfast.construct.terms import line_tokens, short_name
+from ctxfast.construct.terms import short_name
 from ctxfast.errors import InvalidArgumentError
 from ctxfast.harness.excerpt import SIGNATURE_RE
 from ctxfast.numbered import render_numbered
@@ -57,9 +58,6 @@ class CompressSettings:
         for name in ("window_lines", "large_item_lines"):
             if getattr(self, name) < 0:
                 raise InvalidArgumentError(f"{name} must be non-negative")
-
-
-Numbered = tuple[tuple[int, str], ...]
 
 
 @dataclass(frozen=True)
@@ -102,23 +100,6 @@ def with_lines(block: Block, shown: Numbered, **changes: object) -> Block:
     """``block`` showing ``shown``: its text, span and line pairs kept consistent."""
     span = (shown[0][0], shown[-1][0]) if shown else None
     return replace(block, shown=shown, text=render_numbered(shown), span=span, **changes)  # type: ignore[arg-type]
-
-
-def best_line_windows(
-    lines: Sequence[str], terms: Collection[str], window: int, k: int = 1, min_len: int = 3
-) -> list[tuple[int, int, int]]:
-    """The ``k`` best non-overlapping windows of ``window`` contiguous lines.
-
-    A line scores the number of its identifier parts (with repetition) that are decision
-    terms; a window scores the sum (RepoCoder's sliding window, made deterministic: ties go
-    to the earliest window). Returns ``(start, end_exclusive, score)`` sorted by ``start``.
-    The selection is native (``ctxfast_core::window``, beside the excerpts' budgeted one).
-    """
-    if not lines or window <= 0 or k <= 0:
-        return []
-    wanted = set(terms)
-    line_scores = [sum(1 for t in line_tokens(ln, min_len) if t in wanted) for ln in lines]
-    return _native.best_fixed_windows(line_scores, window, k)
 
 
 def ast_slice(text: str, name: str) -> tuple[int, int] | None:
@@ -205,39 +186,6 @@ def call_site_lines(item: EvidenceItem, head: str | None) -> Numbered:
     )
 
 
-def code_rows(lines: Sequence[str]) -> list[bool]:
-    """Which lines are code: not a docstring line (triple-quoted prose) nor a comment."""
-    out = []
-    in_doc: str | None = None
-    for ln in lines:
-        code = ln.strip()
-        if in_doc is not None:
-            if in_doc in code:
-                in_doc = None
-            out.append(False)
-            continue
-        for quote in ('"""', "'''"):
-            if code.startswith(quote) and code.count(quote) == 1:
-                in_doc = quote
-        out.append(in_doc is None and not code.startswith(("#", "//", '"""', "'''")))
-    return out
-
-
-def own_lines(item: EvidenceItem, pairs: Numbered) -> Numbered:
-    """The lines of ``pairs`` inside the item's own definition span (``start_line`` to
-    ``end_line``), or all of ``pairs`` when the item names no definition or none lie there.
-
-    A definition may carry more lines than its own: its whole file, its class's header, the
-    module's imports. The window's header names the definition, so a cheaper form of the item
-    (its signature, a line window) is cut from the definition's lines: cut from the whole
-    file, it showed the file's first ``def`` or its imports under the definition's name."""
-    meta = item.meta
-    if not meta.entity or meta.start_line is None or meta.end_line is None:
-        return pairs
-    own = tuple(p for p in pairs if meta.start_line <= p[0] <= meta.end_line)
-    return own or pairs
-
-
 def signature_lines(item: EvidenceItem) -> Numbered:
     """The definition's header lines (up to the line that opens its body) and the first
     line of its docstring, with their real numbers — the cheapest faithful form of code.
@@ -285,44 +233,6 @@ def mask_pointer(item: EvidenceItem, config: ConstructConfig) -> str:
         f"[older {item.kind.value.replace('_', ' ')} elided: {len(lines)} lines, {size} bytes; "
         f'it started "{preview}"]'
     )
-
-
-def best_window(
-    pairs: Numbered, terms: Collection[str], config: ConstructConfig, keep_tail: bool = False
-) -> tuple[Numbered, bool]:
-    """A large code body cut to its best ``window_lines`` window (term overlap; the tail for
-    an insertion point); returns ``(pairs, was_cut)``. Bodies up to ``large_item_lines``
-    lines stay whole."""
-    if len(pairs) <= config.compress.large_item_lines:
-        return pairs, False
-    if keep_tail:
-        return pairs[-config.compress.window_lines :], True
-    texts = [t for _, t in pairs]
-    if config.compress.window_code_only:
-        # A docstring repeats the task's words without being what changes: score code.
-        texts = [t if c else "" for t, c in zip(texts, code_rows(texts), strict=True)]
-    st, en, _ = best_line_windows(
-        texts, terms, config.compress.window_lines, min_len=config.min_term_len
-    )[0]
-    return pairs[st:en], True
-
-
-def body_window(
-    item: EvidenceItem,
-    pairs: Numbered,
-    terms: Collection[str],
-    config: ConstructConfig,
-    keep_tail: bool = False,
-) -> tuple[Numbered, bool]:
-    """:func:`best_window` of ``item``'s lines ``pairs``, the window taken from the
-    definition's own lines (:func:`own_lines`) when the body is cut: a window of a whole file
-    or of a class header plus a method must still show the definition its header names."""
-    if len(pairs) <= config.compress.large_item_lines:
-        return pairs, False
-    own = own_lines(item, pairs)
-    if len(own) <= config.compress.large_item_lines:
-        return own, True
-    return best_window(own, terms, config, keep_tail)
 
 
 def _sliced(item: EvidenceItem, name: str) -> Numbered | None:
@@ -492,11 +402,7 @@ def _subject(item: EvidenceItem) -> str:
 
 __all__ = [
     "Block",
-    "Numbered",
     "ast_slice",
-    "best_line_windows",
-    "best_window",
-    "body_window",
     "call_site_lines",
     "compress",
     "derive_signature",
