@@ -13,7 +13,7 @@ import pytest
 
 from ctxfast.construct.config import ConstructConfig
 from ctxfast.construct.defaults import DefaultsConfig
-from ctxfast.errors import ConfigError
+from ctxfast.errors import ConfigError, InvalidArgumentError
 from ctxfast.eval.systems import CtxfastConstruct
 from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.settings import flat_names, flat_value, group_fields
@@ -169,3 +169,11 @@ def test_every_setting_is_documented_beside_its_stage(cls):
                 continue
             above = source.split(f"\n    {f.name}:")[0].splitlines()[-1].strip()
             assert above.startswith("#:"), f"{owner.__name__}.{f.name}"
+
+
+@pytest.mark.parametrize(
+    ("name", "value"), [("window_lines", 0), ("large_item_lines", -1), ("ceiling", -1)]
+)
+def test_a_setting_out_of_its_range_is_an_error_when_the_config_is_built(name, value):
+    with pytest.raises(InvalidArgumentError, match=name):
+        ConstructConfig(**{name: value})

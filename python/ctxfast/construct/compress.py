@@ -55,9 +55,11 @@ class CompressSettings:
     pointer_preview_chars: int = 60
 
     def __post_init__(self) -> None:
-        for name in ("window_lines", "large_item_lines"):
-            if getattr(self, name) < 0:
-                raise InvalidArgumentError(f"{name} must be non-negative")
+        if self.large_item_lines < 0:
+            raise InvalidArgumentError("large_item_lines must be non-negative")
+        if self.window_lines < 1:
+            # A window of no lines would show a long body as nothing at all.
+            raise InvalidArgumentError("window_lines must be at least 1")
 
 
 @dataclass(frozen=True)
