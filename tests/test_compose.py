@@ -631,7 +631,7 @@ def test_callers_beside_the_product_are_named_like_tests(tmp_path):
     assert [c.qualname for c in derived.candidates] == ["app.api.serve"]
     tails = [e.tail for e in derived.edges]
     assert tails[0] == "app.api.serve"
-    assert len(tails) == 1 + DefaultsConfig().max_test_callers
+    assert len(tails) == 1 + DefaultsConfig().impact.max_test_callers
 
 
 def _cand(qualname: str, score: float, file: str = "pkg/a.py") -> CodeCandidate:

@@ -1,4 +1,4 @@
-"""The room the fill leaves: the best-ranked library files, whole (``defaults.spare_files``)."""
+"""The room the fill leaves: the best-ranked library files, whole (``spare_files``)."""
 
 from __future__ import annotations
 

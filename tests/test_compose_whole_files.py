@@ -7,10 +7,10 @@ from dataclasses import replace
 
 import pytest
 
-from ctxfast.construct.defaults import DefaultsConfig
 from ctxfast.construct.schema import CodeCandidate
 from ctxfast.construct.source_reader import SourceReader
 from ctxfast.construct.whole_files import (
+    WholeFileSettings,
     spare_files,
     with_whole_files,
     with_whole_targets,
@@ -62,7 +62,7 @@ def _whole(tree, ranked, cfg=None, target=400, heads=("a.first",), guesses=True,
         cands,
         list(heads),
         ranked,
-        cfg or DefaultsConfig(),
+        cfg or WholeFileSettings(),
         target,
         _chars,
         guesses=guesses,
@@ -77,23 +77,21 @@ def test_the_cap_falls_with_the_rank(tree):
     # taken linearly the second .25/.6 of that (108), the third .12/.6 (52): a 103-character
     # file is whole at ranks 1 and 2 only. Its square root (the default) flattens the cut:
     # the third rank's cap is 116.
-    linear = DefaultsConfig(whole_file_prior_power=1.0)
+    linear = WholeFileSettings(prior_power=1.0)
     assert _whole(tree, ["a.py", "b.py", "c.py"], linear) == ["a.py", "b.py"]
     assert _whole(tree, ["c.py", "a.py", "b.py"], linear) == ["a.py", "c.py"]
     assert _whole(tree, ["a.py", "b.py", "c.py"]) == ["a.py", "b.py", "c.py"]
     assert _whole(tree, ["a.py", "b.py", "x.py", "y.py", "c.py"]) == ["a.py", "b.py"]
-    flat = DefaultsConfig(whole_file_prior=(0.5, 0.5, 0.5), whole_file_prior_power=1.0)
+    flat = WholeFileSettings(prior=(0.5, 0.5, 0.5), prior_power=1.0)
     assert _whole(tree, ["a.py", "b.py", "c.py"], flat) == ["a.py", "b.py", "c.py"]
     assert _whole(tree, ["a.py", "b.py", "c.py"], linear, target=4000) == ["a.py", "b.py", "c.py"]
     # Past the prior's table a file is worth nothing.
-    assert _whole(tree, ["a.py", "b.py", "c.py"], DefaultsConfig(whole_file_prior=(0.6,))) == [
-        "a.py"
-    ]
+    assert _whole(tree, ["a.py", "b.py", "c.py"], WholeFileSettings(prior=(0.6,))) == ["a.py"]
 
 
 def test_never_tests_docs_vendored_or_generated(tree):
     ranked = ["tests/test_a.py", "docs/conf.py", "vendor/dep.py", "lib.min.js", "a.py"]
-    flat = DefaultsConfig(whole_file_prior=(0.6,) * 5)
+    flat = WholeFileSettings(prior=(0.6,) * 5)
     assert _whole(tree, ranked, flat, target=4000) == ["a.py"]
     for path in ranked[:4]:
         assert not is_product_path(path)
@@ -106,19 +104,19 @@ def test_the_total_share_taken_most_likely_file_first(tree):
     cands = [*CANDS, _cand("big.big", "big.py", 3.0), _cand("tiny.t", "tiny.py", 1.0)]
     # Room for 210 characters: the best-ranked file first, though the second is cheaper
     # per unit of its prior; then nothing else fits.
-    cfg = DefaultsConfig(whole_files_share=0.525)
+    cfg = WholeFileSettings(total_share=0.525)
     assert _whole(tree, ["big.py", "tiny.py"], cfg, cands=cands) == ["big.py"]
     assert _whole(tree, ["tiny.py", "big.py"], cfg, cands=cands) == ["tiny.py"]
     assert _whole(tree, ["big.py", "tiny.py"], cands=cands) == ["big.py", "tiny.py"]
-    assert _whole(tree, ["a.py", "b.py"], DefaultsConfig(whole_files_share=0.0)) == []
-    assert _whole(tree, ["a.py", "b.py"], DefaultsConfig(whole_file_share=0.0)) == []
-    assert _whole(tree, ["a.py", "b.py"], DefaultsConfig(whole_file_prior=())) == []
+    assert _whole(tree, ["a.py", "b.py"], WholeFileSettings(total_share=0.0)) == []
+    assert _whole(tree, ["a.py", "b.py"], WholeFileSettings(share=0.0)) == []
+    assert _whole(tree, ["a.py", "b.py"], WholeFileSettings(prior=())) == []
 
 
 def test_without_guesses_only_the_change_targets_files(tree):
     assert _whole(tree, ["b.py", "a.py"], guesses=False) == ["a.py"]
     # A target's file outside retrieval's ranking counts at the last rank of the table.
-    wide = DefaultsConfig(whole_file_prior=(0.6, 0.6))
+    wide = WholeFileSettings(prior=(0.6, 0.6))
     assert _whole(tree, ["b.py"], wide, guesses=False) == ["a.py"]
 
 
@@ -129,11 +127,11 @@ def test_the_carrier_is_the_first_target_else_the_best_definition(tree):
         CodeCandidate(None, "lines", "lonely.py", 1, 1, 9.0, None, "X = 1", "r"),
     ]
     out, _, _ = with_whole_files(
-        SourceReader(tree).lines, cands, [], ["a.py", "lonely.py"], DefaultsConfig(), 400, _chars
+        SourceReader(tree).lines, cands, [], ["a.py", "lonely.py"], WholeFileSettings(), 400, _chars
     )
     assert [c.qualname for c in out if c.whole_file] == ["a.high"]  # lonely.py: no entity
     out, _, _ = with_whole_files(
-        SourceReader(tree).lines, cands, ["a.low"], ["a.py"], DefaultsConfig(), 400, _chars
+        SourceReader(tree).lines, cands, ["a.low"], ["a.py"], WholeFileSettings(), 400, _chars
     )
     (carrier,) = [c for c in out if c.whole_file]
     assert carrier.qualname == "a.low" and carrier.lines == tuple(range(1, 11))
@@ -142,14 +140,14 @@ def test_the_carrier_is_the_first_target_else_the_best_definition(tree):
 
 def test_spare_files_take_the_best_ranked_product_files_scored_last(tree):
     ranked = ["tests/test_a.py", "a.py", "vendor/dep.py", "b.py", "c.py"]
-    spare = spare_files(SourceReader(tree).lines, CANDS, ranked, DefaultsConfig(), 400, _chars)
+    spare = spare_files(SourceReader(tree).lines, CANDS, ranked, WholeFileSettings(), 400, _chars)
     assert [c.file for c in spare] == ["a.py", "b.py", "c.py"]
     assert all(c.whole_file and c.score == 0.75 for c in spare)  # half the lowest score
     one = spare_files(
-        SourceReader(tree).lines, CANDS, ranked, DefaultsConfig(spare_files=1), 400, _chars
+        SourceReader(tree).lines, CANDS, ranked, WholeFileSettings(spare_files=1), 400, _chars
     )
     assert [c.file for c in one] == ["a.py"]
-    assert spare_files(SourceReader(tree).lines, [], ranked, DefaultsConfig(), 400, _chars) == []
+    assert spare_files(SourceReader(tree).lines, [], ranked, WholeFileSettings(), 400, _chars) == []
 
 
 def _long_target(tree, n_lines=60):
@@ -170,7 +168,7 @@ def test_a_long_change_target_is_shown_as_its_whole_definition(tree):
             [c],
             ["long.long_fn"],
             list(ranked),
-            cfg or DefaultsConfig(),
+            cfg or WholeFileSettings(),
             4000,
             _chars,
             large,
@@ -186,8 +184,8 @@ def test_a_long_change_target_is_shown_as_its_whole_definition(tree):
     assert whole(cand, large=100) == (cand, [])
     # Over its rank's cap (a fourth-ranked file's), or with the room spent: as given.
     assert whole(cut, ranked=("a.py", "b.py", "c.py", "d.py", "e.py", "f.py", "long.py"))[1] == []
-    assert whole(cut, used=int(4000 * DefaultsConfig().whole_files_share))[1] == []
-    assert whole(cut, DefaultsConfig(whole_target_share=0.0))[1] == []
+    assert whole(cut, used=int(4000 * WholeFileSettings().total_share))[1] == []
+    assert whole(cut, WholeFileSettings(target_share=0.0))[1] == []
 
 
 @pytest.mark.parametrize(

@@ -6,13 +6,11 @@ from construct_fixtures import TARGET, cand, load_body, scenario
 from ctxfast.construct import ConstructConfig, Kind, PlanNode, construct, stuff_everything
 from ctxfast.construct.compress import (
     ast_slice,
-    best_line_windows,
-    best_window,
-    code_rows,
     derive_signature,
     mask_pointer,
     signature_lines,
 )
+from ctxfast.construct.line_windows import best_line_windows, best_window, code_rows
 from ctxfast.construct.pool import PoolInputs, build_pool
 from ctxfast.construct.relevance_gate import fold_residue, run_gate
 from ctxfast.construct.represent import (
@@ -76,7 +74,7 @@ def test_pool_caps_content_provenance_and_size_by_source_priority():
         PoolInputs(task="t", plan=plan, candidates=cands, test_outputs=["old", "new"]), cfg
     )
     assert len(pool.items) == 6
-    assert all(len(it.content.encode()) <= cfg.content_cap_bytes for it in pool.items)
+    assert all(len(it.content.encode()) <= cfg.pool.content_cap_bytes for it in pool.items)
     assert all(len(it.provenance) <= 200 for it in pool.items)
     assert pool.items[0].kind is Kind.PLAN_NODE  # 07 first
     assert any(e.decision == "content_capped" for e in pool.log)

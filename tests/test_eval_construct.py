@@ -129,14 +129,14 @@ def test_constructor_switches_and_curve_points():
     for switch in SWITCHES:
         config, defaults = c.without(switch).settings()
         off = {
-            "confidence_localization": not defaults.confidence_localization,
-            "target_context": not defaults.target_context,
-            "file_outlines": not defaults.file_outlines,
-            "whole_files": defaults.whole_files_share == 0,
-            "whole_definitions": defaults.whole_target_share == 0,
-            "evidence_ranker": not config.evidence_ranker,
+            "confidence_localization": not defaults.targets.confidence_localization,
+            "target_context": not defaults.context.target_context,
+            "file_outlines": not defaults.outlines.enabled,
+            "whole_files": defaults.whole_files.total_share == 0,
+            "whole_definitions": defaults.whole_files.target_share == 0,
+            "evidence_ranker": not config.ranking.evidence_ranker,
             "fill": config.target_tokens == 0,
-            "spare_files": defaults.spare_files == 0,
+            "spare_files": defaults.whole_files.spare_files == 0,
         }
         assert [k for k, v in off.items() if v] == [switch]
         assert c.without(switch).name == f"ctxfast_construct-without-{switch}"

@@ -1,6 +1,6 @@
 """A file's outline shows each definition's first line; a header that goes on over several
 lines (a long parameter list, where a fix adding a parameter is made) shows on, up to
-``DefaultsConfig.outline_header_lines`` lines."""
+``DefaultsConfig.outlines.header_lines`` lines."""
 
 from __future__ import annotations
 

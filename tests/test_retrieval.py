@@ -32,37 +32,154 @@ def repo(tmp_path_factory):
 
 def test_switches_are_the_boolean_stages_and_unknown_keys_an_error():
     c = RetrievalConfig()
-    assert c.switches() == [
-        "lexical",
-        "api_desc",
-        "callgraph",
-        "traceback",
-        "dispatch",
-        "prune",
-        "file_bm25",
-        "definition_match",
-        "path_mentions",
-        "def_bm25",
-        "path_words",
-        "goal_signals",
-        "path_compounds",
-        "literals",
-        "literal_defs",
-        "literal_names",
-        "literal_names_flags",
-        "literal_names_quoted",
-        "drop_html_comments",
-        "tested_modules",
-        "infile_defs",
-        "demote_tests",
-        "demote_minor_languages",
-        "traceback_decay",
-        "class_own_lines",
-        "module_header",
-        "platform_code",
-    ]
+    assert sorted(c.switches()) == sorted(
+        [
+            "lexical",
+            "api_desc",
+            "callgraph",
+            "traceback",
+            "dispatch",
+            "prune",
+            "file_bm25",
+            "definition_match",
+            "path_mentions",
+            "def_bm25",
+            "path_words",
+            "goal_signals",
+            "path_compounds",
+            "literals",
+            "literal_defs",
+            "literal_names",
+            "literal_names_flags",
+            "literal_names_quoted",
+            "drop_html_comments",
+            "tested_modules",
+            "infile_defs",
+            "demote_tests",
+            "demote_minor_languages",
+            "traceback_decay",
+            "class_own_lines",
+            "module_header",
+            "platform_code",
+        ]
+    )
     with pytest.raises(ConfigError, match="unknown retrieval config keys: nope"):
         RetrievalConfig.from_mapping({"nope": 1})
+    with pytest.raises(ConfigError, match="unknown retrieval config 'files' settings: nope"):
+        RetrievalConfig.from_mapping({"files": {"nope": 1}})
+
+
+#: Every field of the flat ``RetrievalConfig`` before its settings were grouped.
+FLAT_RETRIEVAL_NAMES = [
+    "lexical",
+    "api_desc",
+    "callgraph",
+    "traceback",
+    "lexical_max_hits",
+    "api_desc_k",
+    "callgraph_k",
+    "dispatch",
+    "dispatch_family_min",
+    "dispatch_bonus",
+    "query_stopwords",
+    "k1",
+    "b",
+    "symbol_weight",
+    "top_k",
+    "prune",
+    "tau",
+    "line_floor",
+    "max_tokens",
+    "encoding",
+    "file_bm25",
+    "definition_match",
+    "path_mentions",
+    "def_bm25",
+    "path_words",
+    "goal_signals",
+    "goal_candidate_weight",
+    "goal_rest_min",
+    "path_compounds",
+    "literals",
+    "literal_min_chars",
+    "literal_max_files",
+    "literal_defs",
+    "literal_bonus",
+    "literal_names",
+    "literal_names_flags",
+    "literal_names_quoted",
+    "literal_name_max_chars",
+    "listing_min_lines",
+    "drop_html_comments",
+    "signal_weights",
+    "def_bm25_top",
+    "tested_modules",
+    "tested_modules_weight",
+    "tested_modules_files",
+    "def_bm25_k",
+    "def_line_max_chars",
+    "def_bm25_lines_other",
+    "def_bm25_b_other",
+    "infile_defs",
+    "infile_files",
+    "infile_k",
+    "infile_next_files",
+    "infile_next_k",
+    "same_file_decay",
+    "demote_tests",
+    "test_penalty",
+    "example_penalty",
+    "generated_penalty",
+    "bundle_min_files",
+    "bundle_penalty",
+    "demote_minor_languages",
+    "minor_language_share",
+    "minor_language_penalty",
+    "traceback_bonus",
+    "traceback_decay",
+    "class_own_lines",
+    "named_callee_bonus",
+    "second_callee_bonus",
+    "module_header",
+    "module_header_rank",
+    "module_header_lines",
+    "second_file_rank",
+    "rank_fill",
+    "include_lending",
+    "platform_code",
+    "ranker",
+    "ranker_model",
+    "keep_features",
+    "query",
+]
+
+
+def test_every_flat_name_still_sets_its_one_nested_setting():
+    from ctxfast.settings import flat_names, flat_value
+
+    assert set(flat_names(RetrievalConfig)) == set(FLAT_RETRIEVAL_NAMES)
+    default = RetrievalConfig()
+    for name in FLAT_RETRIEVAL_NAMES:
+        value = flat_value(default, name)
+        if isinstance(value, bool):
+            changed = not value
+        elif isinstance(value, (int, float)):
+            changed = value + 1
+        else:
+            continue
+        by_mapping = RetrievalConfig.from_mapping({name: changed})
+        by_keyword = RetrievalConfig(**{name: changed})
+        assert by_mapping == by_keyword
+        assert flat_value(by_mapping, name) == changed
+        # exactly one setting moved
+        moved = [
+            n for n in FLAT_RETRIEVAL_NAMES if flat_value(by_mapping, n) != flat_value(default, n)
+        ]
+        assert moved == [name]
+    nested = RetrievalConfig.from_mapping({"demotions": {"test_penalty": 2.0}, "literals": False})
+    assert nested.demotions.test_penalty == 2.0 and nested.files.literals is False
+    assert nested == RetrievalConfig(test_penalty=2.0, literals=False)
+    assert RetrievalConfig(prune=False).prune.enabled is False
 
 
 def test_task_reaches_the_right_definitions(repo):

@@ -92,7 +92,7 @@ def test_innermost_frame_ranks_first_with_decay(repo):
     for name, res in (("on", on), ("flat", flat)):
         by = {c.qualname: c.score for c in res.candidates}
         gap[name] = by["app.store.save"] - by["app.runner.run"]
-    assert gap["on"] == pytest.approx(gap["flat"] + RetrievalConfig().traceback_bonus * 0.5)
+    assert gap["on"] == pytest.approx(gap["flat"] + RetrievalConfig().rerank.traceback_bonus * 0.5)
 
 
 def test_class_is_scored_on_its_own_lines(repo):
@@ -129,7 +129,7 @@ def test_functions_called_by_a_named_function_are_lifted(repo):
         return {c.qualname: c.score for c in res.candidates if c.qualname}
 
     on, off, more = scores(), scores(named_callee_bonus=0.0), scores(named_callee_bonus=0.5)
-    bonus = RetrievalConfig().named_callee_bonus
+    bonus = RetrievalConfig().rerank.named_callee_bonus
     assert bonus > 0  # on by default
     # `run` calls `prepare` and `save` by name; `helper` is not called from it.
     assert on["app.runner.prepare"] - off["app.runner.prepare"] == pytest.approx(bonus)
@@ -174,7 +174,7 @@ def test_callees_of_lifted_callees_are_lifted_one_hop_further(tmp_path):
         return {c.symbol: c.score for c in res.candidates if c.qualname}
 
     on, off = scores(), scores(second_callee_bonus=0.0)
-    bonus = RetrievalConfig().second_callee_bonus
+    bonus = RetrievalConfig().rerank.second_callee_bonus
     assert bonus > 0  # on by default
     # `parse_text` calls `parse` (first hop, lifted either way); `parse` calls `tokenize`
     # and `build` (second hop); `unused` is called by nobody, `parse_text` is named.

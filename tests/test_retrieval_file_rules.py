@@ -205,13 +205,13 @@ def test_code_gated_on_the_platform_the_task_names_is_a_file_signal(tmp_path):
 def test_goal_rest_terms_leaves_out_the_request_verbs():
     cfg = RetrievalConfig()
     one_line = "fix: display color when NO_COLOR is an empty string"
-    tq = parse_task(one_line, None, None, cfg.query, cfg.query_stopwords)
+    tq = parse_task(one_line, None, None, cfg.query, cfg.task.stopwords)
     assert tq.goal_terms  # the older rule: the stripped verb makes the task longer
     assert goal_rest_terms(tq.task_terms, tq.goal_terms, cfg.query) == 0
-    kept = parse_task(one_line, None, None, cfg.query, cfg.query_stopwords, goal_rest_min=1)
+    kept = parse_task(one_line, None, None, cfg.query, cfg.task.stopwords, goal_rest_min=1)
     assert kept.goal_terms == ()
     body = one_line + "\n\nThe pager shows escape codes."
-    tq = parse_task(body, None, None, cfg.query, cfg.query_stopwords, goal_rest_min=1)
+    tq = parse_task(body, None, None, cfg.query, cfg.task.stopwords, goal_rest_min=1)
     assert tq.goal_terms and goal_rest_terms(tq.task_terms, tq.goal_terms, cfg.query) == 4
 
 

@@ -55,10 +55,10 @@ OFF = {"goal_signals": False}
 
 def test_goal_terms_are_the_title_when_the_task_says_more():
     cfg = RetrievalConfig()
-    tq = parse_task(TASK, None, None, cfg.query, cfg.query_stopwords)
+    tq = parse_task(TASK, None, None, cfg.query, cfg.task.stopwords)
     assert tq.goal_terms == ("pretty", "output", "product", "misaligned")
     # A task of one sentence is its own goal: no second query of the same words.
-    one = parse_task("Pretty output is misaligned", None, None, cfg.query, cfg.query_stopwords)
+    one = parse_task("Pretty output is misaligned", None, None, cfg.query, cfg.task.stopwords)
     assert one.goal_terms == ()
 
 

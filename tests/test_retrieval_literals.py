@@ -13,7 +13,7 @@ from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.literals import LiteralIndex, file_scores, name_scores
 from ctxfast.retrieval.task import literal_names as task_names
 
-MIN = RetrievalConfig().literal_min_chars
+MIN = RetrievalConfig().files.literal_min_chars
 
 
 def fragments(body: str) -> list[str]:
@@ -228,7 +228,7 @@ def test_the_definition_holding_the_quoted_message_is_a_candidate_with_a_bonus(t
     )
     repo = indexed_repo(tmp_path, files)
     cfg = RetrievalConfig()
-    assert (cfg.literal_defs, cfg.literal_bonus) == (True, 0.5)
+    assert (cfg.sources.literal_defs, cfg.rerank.literal_bonus) == (True, 0.5)
     on = repo.retrieve(TASK, config={"goal_signals": False})
     off = repo.retrieve(TASK, config={"goal_signals": False, "literal_defs": False})
     held = {

@@ -82,7 +82,7 @@ def test_rank_defs_in_files_named_definition_first_and_file_scoped(repo):
     di = DefinitionBM25(RepoIndex(Path(repo.root), repo.graph_db), RetrievalConfig())
     files = {"shop/cart.py": 2.0, "shop/money.py": 1.0, "tests/test_cart.py": 0.5}
     cfg = RetrievalConfig()
-    tq = parse_task(TASK, None, None, cfg.query, cfg.query_stopwords)
+    tq = parse_task(TASK, None, None, cfg.query, cfg.task.stopwords)
     ranked = [di.defs[i] for i, _ in rank_defs_in_files(di, files, tq, 1, 10)]
     assert {d.file for d in ranked} == {"shop/cart.py"}  # only the best file's definitions
     assert ranked[0].qualname == "shop.cart.Cart.total_price"
@@ -94,7 +94,7 @@ def test_the_next_files_lend_their_best_few_definitions(repo):
     di = DefinitionBM25(RepoIndex(Path(repo.root), repo.graph_db), RetrievalConfig())
     files = {"shop/money.py": 3.0, "shop/cart.py": 2.0, "tests/test_cart.py": 0.5}
     cfg = RetrievalConfig()
-    tq = parse_task(TASK, None, None, cfg.query, cfg.query_stopwords)
+    tq = parse_task(TASK, None, None, cfg.query, cfg.task.stopwords)
     picked = [di.defs[i] for i, _ in rank_defs_in_files(di, files, tq, 1, 1, 3, 2)]
     # the best file's best, then the second and third files, two each, the best of each first
     assert [d.file for d in picked] == ["shop/money.py"] + ["shop/cart.py"] * 2 + [
@@ -127,7 +127,7 @@ def test_test_files_are_demoted(repo):
 
 def test_module_header_of_best_library_file(repo):
     res = repo.retrieve(TASK)
-    header = res.candidates[RetrievalConfig().module_header_rank - 1]
+    header = res.candidates[RetrievalConfig().rules.module_header_rank - 1]
     assert (header.file, header.qualname, header.symbol) == ("shop/cart.py", None, "<module>")
     assert (header.start_line, header.end_line) == (1, 5)  # up to the first definition
     assert header.sources == ["module-header"]
@@ -269,7 +269,7 @@ def test_a_second_file_gets_rank_ten_when_one_file_fills_the_first_ten(tmp_path)
     files = {"books/__init__.py": "", "books/checks.py": checks, "books/report.py": report}
     repo = indexed_repo(tmp_path, files)
     task = "check_balance reports a balance mismatch for a statement"
-    rank = RetrievalConfig().second_file_rank
+    rank = RetrievalConfig().rules.second_file_rank
     off = repo.retrieve(task, config={"second_file_rank": 0}).candidates
     assert {c.file for c in off[:rank]} == {"books/checks.py"}
     later = [c.qualname for c in off[rank:] if c.file == "books/report.py"]

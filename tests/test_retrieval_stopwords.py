@@ -14,9 +14,9 @@ def test_the_stop_set_is_lucenes_english_set_and_on_by_default():
     assert len(ENGLISH_STOPWORDS) == 33
     assert {"the", "to", "a", "is", "not", "with"} <= ENGLISH_STOPWORDS
     assert not {"self", "none", "return", "value"} & ENGLISH_STOPWORDS
-    assert RetrievalConfig().query_stopwords == ENGLISH_STOPWORDS
+    assert RetrievalConfig().task.stopwords == ENGLISH_STOPWORDS
     # A JSON config gives a list; it becomes a set (an empty one switches the filter off).
-    assert RetrievalConfig.from_mapping({"query_stopwords": ["x"]}).query_stopwords == {"x"}
+    assert RetrievalConfig.from_mapping({"query_stopwords": ["x"]}).task.stopwords == {"x"}
 
 
 def test_query_terms_drop_stopwords_and_keep_identifiers():

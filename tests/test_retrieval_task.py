@@ -22,18 +22,18 @@ ERROR = 'Traceback (most recent call last):\n  File "shop/cart.py", line 3, in t
 
 def test_views_are_derived_from_the_text_once():
     cfg = RetrievalConfig()
-    tq = parse_task(TASK, ERROR, None, cfg.query, cfg.query_stopwords)
+    tq = parse_task(TASK, ERROR, None, cfg.query, cfg.task.stopwords)
     text = f"{TASK}\n{ERROR}"
     assert tq.query == build_query(TASK, ERROR, None, cfg.query)
     assert tq.text == text
-    assert list(tq.terms) == query_terms(text, cfg.query_stopwords)
-    assert list(tq.task_terms) == query_terms(TASK, cfg.query_stopwords)
+    assert list(tq.terms) == query_terms(text, cfg.task.stopwords)
+    assert list(tq.task_terms) == query_terms(TASK, cfg.task.stopwords)
     assert "the" not in tq.task_terms  # stopwords leave every BM25 query
     assert list(tq.named) == code_identifiers(TASK)
     assert {"Cart", "total_price", "parse_args"} <= tq.named_set
     assert list(tq.text_identifiers) == code_identifiers(text)
     assert "shipping" in tq.path_words and "file" not in tq.path_words
-    api = query_terms(f"{tq.query.goal_hint}\n{TASK}", cfg.query_stopwords)
+    api = query_terms(f"{tq.query.goal_hint}\n{TASK}", cfg.task.stopwords)
     assert list(tq.api_terms) == api
     assert tq.query.frames and tq.query.frames[0].path == "shop/cart.py"
 
@@ -82,9 +82,9 @@ def test_two_prose_words_also_match_a_path_as_one():
     }
     # "dirs. The": punctuation ends a phrase; "of a": parts under three letters.
     cfg = RetrievalConfig()
-    tq = parse_task(text, None, None, cfg.query, cfg.query_stopwords)
+    tq = parse_task(text, None, None, cfg.query, cfg.task.stopwords)
     assert {"manpage", "typehints"} <= tq.path_words
-    off = parse_task(text, None, None, cfg.query, cfg.query_stopwords, compounds=False)
+    off = parse_task(text, None, None, cfg.query, cfg.task.stopwords, compounds=False)
     assert "manpage" not in off.path_words
 
 
@@ -140,7 +140,7 @@ def test_setting_lines_go_with_the_listing_they_sit_in():
         "\n".join(machine_half) + "\n", ""
     )
     cfg = RetrievalConfig()
-    tq = parse_task(SHOW_VERSIONS, None, None, cfg.query, cfg.query_stopwords)
+    tq = parse_task(SHOW_VERSIONS, None, None, cfg.query, cfg.task.stopwords)
     assert "byteorder" not in tq.terms and "darwin" not in tq.terms
     assert "mode" in tq.terms and "update" in tq.terms
 
@@ -157,18 +157,18 @@ def test_an_environment_listing_is_left_out_of_the_query():
     ]
     assert without_listings(LISTING, 2).count("\n") == 3
     cfg = RetrievalConfig()
-    assert cfg.listing_min_lines == 3
-    tq = parse_task(LISTING, None, None, cfg.query, cfg.query_stopwords)
+    assert cfg.task.listing_min_lines == 3
+    tq = parse_task(LISTING, None, None, cfg.query, cfg.task.stopwords)
     assert "numpy" not in tq.terms and "h5netcdf" not in tq.terms and "table" in tq.terms
-    kept_all = parse_task(LISTING, None, None, cfg.query, cfg.query_stopwords, listing_min_lines=0)
+    kept_all = parse_task(LISTING, None, None, cfg.query, cfg.task.stopwords, listing_min_lines=0)
     assert "numpy" in kept_all.terms
 
 
 def test_an_issue_template_comment_is_left_out_of_the_query():
     text = "<!--\nThanks for submitting an issue! Provide a minimal example.\n-->\nCart drifts"
     cfg = RetrievalConfig()
-    assert cfg.drop_html_comments is True
-    tq = parse_task(text, None, None, cfg.query, cfg.query_stopwords)
+    assert cfg.task.drop_html_comments is True
+    tq = parse_task(text, None, None, cfg.query, cfg.task.stopwords)
     assert "cart" in tq.terms and "submitting" not in tq.terms and "minimal" not in tq.terms
-    kept = parse_task(text, None, None, cfg.query, cfg.query_stopwords, drop_html_comments=False)
+    kept = parse_task(text, None, None, cfg.query, cfg.task.stopwords, drop_html_comments=False)
     assert "submitting" in kept.terms

@@ -1,12 +1,14 @@
 """Each setting changes what the code does: the window or the retrieval result differs from
-the default's on a small fixture when the setting alone is changed (issue 44: no setting
-that does nothing, and no test that only restates a default)."""
+the default's on a small fixture when the setting alone is changed (no setting that
+does nothing, and no test that only restates a default). Settings are named by their nested
+path (``"files.literal_min_chars"``)."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from construct_fixtures import cand
@@ -23,7 +25,13 @@ from ctxfast.construct import (
 )
 from ctxfast.construct.compose import ComposeInputs, prepare
 from ctxfast.construct.ranker import RankRequest
+from ctxfast.construct.schema import Origin
 from ctxfast.retrieval.config import RetrievalConfig
+
+T = TypeVar("T")
+
+#: A pattern that matches nothing.
+NO_MATCH = "(?!)"
 
 EXTRA = {
     "pkg/orders.py": "".join(
@@ -55,6 +63,23 @@ EXTRA = {
         'import os\n\n\ndef cache_dir():\n    return os.environ.get("CTX_CACHE_HOME", "~/.cache")\n'
     ),
     "pkg/opts.py": 'def options(parser):\n    parser.add("tabwidth")\n    return parser\n',
+    # Three classes share a method name a task uses bare (the gate's ambiguity).
+    **{
+        f"pkg/shape{i}.py": (
+            f"class Shape{i}:\n    def permute(self, order):\n        return order[{i}:]\n"
+        )
+        for i in range(3)
+    },
+    # A function longer than the large-item cut: a docstring with the task's words, then
+    # the code that changes deep in its body.
+    "pkg/ledger.py": (
+        "def reconcile_ledger(entries):\n"
+        '    """Reconcile the ledger: ledger entries, ledger balance, ledger rounding."""\n'
+        + "".join(f"    step_{i} = entries.get({i})\n" for i in range(150))
+        + "    balance = sum(e.amount for e in entries)  # ledger balance rounding\n"
+        + "".join(f"    check_{i} = entries.get({i + 150})\n" for i in range(150))
+        + "    return balance\n"
+    ),
 }
 
 TRACEBACK = (
@@ -68,11 +93,36 @@ TRACEBACK = (
 
 STEP_FRAME = '  File "pkg/cli.py", line 14, in step\n    return main([])\n'
 
+#: A pasted log longer than the query's head and tail together: an error line at its head,
+#: a traceback at its tail.
+LONG_ERROR = (
+    "pkg.errors.CartMismatch: cart total drifted\n"
+    + "".join(f"DEBUG worker tick {i:05d} ok\n" for i in range(3000))
+    + TRACEBACK
+)
+
+#: An issue as trackers hold it: a template comment, a title with a request verb, paths, a
+#: test id, a quoted message, an environment listing.
+ISSUE = (
+    "<!-- Describe the bug: which OrderBook method_2 call breaks? -->\n"
+    "Fix: order_step_3 in pkg/orders.py computes the wrong cart total. "
+    "The test tests/test_orders.py::test_order_step fails with "
+    "'cart must not be empty before checkout', also from web/app.js and pkg/errors.py.\n"
+    "Versions:\n"
+    "numpy 1.19.2\n"
+    "- pytest 6.0.0rc1\n"
+    "h5netcdf: None\n"
+    "The OrderBook and check_cart and CartTotals and cart_total_cache are involved;\n"
+    "CTX_CACHE_HOME is set."
+)
+
 TASKS = [
     ("main() crashes when parse_args gets None", None),
     ("order_step_3 computes the wrong cart total in OrderBook", None),
     ("checkout says 'cart must not be empty before checkout' with --dry-run-mode", None),
     ("the runner fails", TRACEBACK),
+    (ISSUE, None),
+    ("the runner fails on checkout", LONG_ERROR),
 ]
 
 COMPOSE_CALLS = [
@@ -90,7 +140,37 @@ COMPOSE_CALLS = [
         "errors": ["ValueError: cart must not be empty before checkout"],
     },
     {"task": "order_step_3 computes the wrong cart total in OrderBook", "target": 1500},
+    # A failure too long for its tier's share of a small ceiling.
+    {
+        "task": "main() crashes when parse_args gets None",
+        "test_outputs": [
+            "FAILED tests/test_cli.py::test_main\n"
+            + "".join(f"E   line {i}: TypeError in main with parse_args\n" for i in range(400))
+        ],
+        "ceiling": 2500,
+        "target": 1500,
+    },
+    # A task longer than the window's share for it.
+    {"task": "main() crashes when parse_args gets None\n\n" + LONG_ERROR[:20_000]},
+    # A bare method name three classes share; a function too long to show whole.
+    {"task": "permute gives the wrong order in reconcile_ledger balance rounding"},
 ]
+
+
+def _value(cfg: object, path: str) -> object:
+    """The setting at ``path`` (``"group.name"`` or a top-level ``"name"``)."""
+    for part in path.split("."):
+        cfg = getattr(cfg, part)
+    return cfg
+
+
+def _nested(cfg: T, path: str, value: object) -> T:
+    """``cfg`` with the setting at ``path`` set to ``value``."""
+    group, _, name = path.rpartition(".")
+    if not group:
+        return replace(cfg, **{name: value})  # type: ignore[type-var]
+    inner = replace(getattr(cfg, group), **{name: value})
+    return replace(cfg, **{group: inner})  # type: ignore[type-var]
 
 
 @pytest.fixture(scope="module")
@@ -106,7 +186,9 @@ def _retrieved(repo: ctxfast.Repository, cfg: RetrievalConfig) -> list:
             (c.file, c.qualname, c.start_line, c.end_line, round(c.score, 6), tuple(c.sources))
             for c in res.candidates
         ]
-        out.append((res.render(), rows))
+        files = [(f, round(s, 6)) for f, s in res.file_ranking]
+        seen = (res.render(), res.token_count, res.query.to_dict(), res.features is None)
+        out.append((seen, rows, files))
     return out
 
 
@@ -116,7 +198,7 @@ def _composed(repo: ctxfast.Repository, **settings) -> list:
         call = dict(call)
         ctx = ctxfast.compose(repo, call.pop("task"), refresh=False, **call, **settings)
         log = [(e.stage, e.decision, e.item_id, e.driver) for e in ctx.admission_log]
-        out.append((ctx.render(), log))
+        out.append((ctx.render(), ctx.token_count, log))
     return out
 
 
@@ -130,51 +212,145 @@ def composed_default(repo: ctxfast.Repository) -> list:
     return _composed(repo)
 
 
-@pytest.mark.parametrize(
-    ("name", "value"),
-    [
-        ("k1", 0.0),
-        ("b", 0.0),
-        ("lexical_max_hits", 0),
-        ("api_desc_k", 0),
-        ("callgraph_k", 0),
-        ("tau", 0.0),
-        ("line_floor", 0.0),
-        ("def_bm25_top", 0),
-        ("infile_k", 0),
-        ("infile_next_files", 0),
-        ("test_penalty", 0.0),
-        ("minor_language_share", 0.0),
-        ("minor_language_penalty", 0.0),
-        ("module_header_rank", 0),
-        ("tested_modules_weight", 0.0),
-        ("tested_modules_files", 0),
-        ("traceback_bonus", 0.0),
-        ("literal_min_chars", 51),
-        ("literal_names_flags", True),
-    ],
-)
+#: Retrieval settings, each with a value the fixture's tasks tell from the default's.
+RETRIEVAL_CHANGES: list[tuple[str, object]] = [
+    ("top_k", 5),
+    ("max_tokens", 500),
+    ("encoding", "o200k_base"),
+    ("ranker", "learned"),
+    ("keep_features", True),
+    ("task.stopwords", frozenset()),
+    ("task.listing_min_lines", 0),
+    ("task.drop_html_comments", False),
+    ("task.goal_rest_min", 100),
+    ("query.dotted_re", NO_MATCH),
+    ("query.camel_re", NO_MATCH),
+    ("query.snake_re", NO_MATCH),
+    ("query.test_re", NO_MATCH),
+    ("query.file_path_re", NO_MATCH),
+    ("query.quoted_re", NO_MATCH),
+    ("query.error_line_markers", ()),
+    ("query.goal_verbs", ()),
+    ("query.goal_sentence_end_re", NO_MATCH),
+    ("query.exception_line_re", NO_MATCH),
+    ("query.max_identifiers", 0),
+    ("query.max_unresolved", 0),
+    ("query.max_error_strings", 0),
+    ("query.max_test_names", 0),
+    ("query.max_file_paths", 0),
+    ("query.max_item_chars", 0),
+    ("query.max_goal_chars", 0),
+    ("query.max_frames", 0),
+    ("query.max_text_chars", 0),
+    ("query.error_head_chars", 0),
+    ("query.error_tail_chars", 0),
+    ("query.max_token_chars", 0),
+    ("query.max_line_chars", 0),
+    ("sources.lexical", False),
+    ("sources.lexical_max_hits", 0),
+    ("sources.api_desc", False),
+    ("sources.api_desc_k", 0),
+    ("sources.callgraph", False),
+    ("sources.callgraph_k", 0),
+    ("sources.traceback", False),
+    ("sources.def_bm25_k", 0),
+    ("sources.infile_defs", False),
+    ("sources.infile_files", 0),
+    ("sources.infile_k", 0),
+    ("sources.infile_next_files", 0),
+    ("sources.infile_next_k", 0),
+    ("sources.literal_defs", False),
+    ("files.file_bm25", False),
+    ("files.definition_match", False),
+    ("files.path_mentions", False),
+    ("files.def_bm25", False),
+    ("files.def_bm25_top", 0),
+    ("files.def_line_max_chars", 2000),
+    ("files.path_words", False),
+    ("files.goal_signals", False),
+    ("files.literals", False),
+    ("files.literal_min_chars", 51),
+    ("files.literal_max_files", 0),
+    ("files.literal_names", False),
+    ("files.literal_names_flags", True),
+    ("files.tested_modules", False),
+    ("files.tested_modules_weight", 0.0),
+    ("files.tested_modules_files", 0),
+    ("files.weights", {**RetrievalConfig().files.weights, "file_bm25": 0.0}),
+    ("files.rank_fill", 0),
+    ("bm25.k1", 0.0),
+    ("bm25.b", 0.0),
+    ("bm25.symbol_weight", 1.0),
+    ("rerank.goal_candidate_weight", 0.0),
+    ("rerank.literal_bonus", 0.0),
+    ("rerank.traceback_bonus", 0.0),
+    ("rerank.traceback_decay", False),
+    ("rerank.named_callee_bonus", 0.0),
+    ("rerank.same_file_decay", 1.0),
+    ("rerank.class_own_lines", False),
+    ("demotions.demote_tests", False),
+    ("demotions.test_penalty", 0.0),
+    ("demotions.demote_minor_languages", False),
+    ("demotions.minor_language_share", 0.0),
+    ("demotions.minor_language_penalty", 0.0),
+    ("rules.module_header_rank", 0),
+    ("rules.second_file_rank", 0),
+    ("prune.enabled", False),
+    ("prune.tau", 0.0),
+    ("prune.line_floor", 0.0),
+]
+
+
+@pytest.mark.parametrize(("name", "value"), RETRIEVAL_CHANGES)
 def test_a_retrieval_setting_changes_the_result(repo, retrieved_default, name, value):
-    assert getattr(RetrievalConfig(), name) != value
-    assert _retrieved(repo, RetrievalConfig(**{name: value})) != retrieved_default
+    assert _value(RetrievalConfig(), name) != value
+    assert _retrieved(repo, _nested(RetrievalConfig(), name, value)) != retrieved_default
 
 
-@pytest.mark.parametrize(
-    ("name", "value"),
-    [
-        ("ceiling", 1500),
-        ("provenance_cap_chars", 0),
-        ("residue_min_shared_terms", 0),
-        ("ranker_max_response_bytes", 0),
-        ("compression_floor_bytes", 0),
-        ("insertion_gap_lines", 0),
-        ("min_term_len", 15),
-        ("score_threshold", 0.0),
-    ],
-)
+#: Construction settings, each with a value the fixture's compose calls tell from the
+#: default's.
+CONSTRUCT_CHANGES: list[tuple[str, object]] = [
+    ("ceiling", 1500),
+    ("target_tokens", 3000),
+    ("task_tokens", 0),
+    ("encoding", "o200k_base"),
+    ("min_term_len", 15),
+    ("pool.pool_cap", 3),
+    ("pool.content_cap_bytes", 512),
+    ("pool.provenance_cap_chars", 0),
+    ("gate.admitted_cap", 2),
+    ("gate.residue_min_shared_terms", 0),
+    ("gate.insertion_gap_lines", 0),
+    ("ranking.evidence_ranker", False),
+    ("ranking.score_threshold", 0.0),
+    ("ranking.ranker_max_response_bytes", 0),
+    ("compress.compression_floor_bytes", 0),
+    ("compress.large_item_lines", 800),
+    ("compress.window_lines", 160),
+    ("budget.tier_shares", (("stable_core", 0.15), ("working_set", 0.8), ("transient", 0.05))),
+]
+
+
+@pytest.mark.parametrize(("name", "value"), CONSTRUCT_CHANGES)
 def test_a_construct_setting_changes_the_window(repo, composed_default, name, value):
-    assert getattr(ConstructConfig(), name) != value
-    assert _composed(repo, config=ConstructConfig(**{name: value})) != composed_default
+    assert _value(ConstructConfig(), name) != value
+    assert _composed(repo, config=_nested(ConstructConfig(), name, value)) != composed_default
+
+
+def test_the_pool_cap_keeps_the_sources_first_in_source_priority(repo):
+    """With room for four items, the default order (planning first, live outputs last)
+    leaves the failing test's output out; live outputs first keep it."""
+    call = dict(COMPOSE_CALLS[0])
+    task = call.pop("task")
+    default = ConstructConfig().pool.source_priority
+    live_first = (Origin.LIVE, *(o for o in default if o is not Origin.LIVE))
+
+    def window(priority: tuple[Origin, ...]) -> str:
+        config = ConstructConfig(pool_cap=4, source_priority=priority)
+        return ctxfast.compose(repo, task, refresh=False, config=config, **call).render()
+
+    assert "TypeError: bad again" not in window(default)
+    assert "TypeError: bad again" in window(live_first)
 
 
 def test_the_configured_ceiling_bounds_the_window_unless_compose_is_given_one(repo):
@@ -190,17 +366,17 @@ def test_the_configured_ceiling_bounds_the_window_unless_compose_is_given_one(re
 @pytest.mark.parametrize(
     ("name", "value"),
     [
-        ("localization_margin", 0.0),
-        ("outline_files", 7),
-        ("outline_max_lines", 0),
-        ("retrieval_candidates", 0),
-        ("max_caller_sites", 0),
-        ("candidates_per_1k_tokens", 23),
+        ("targets.localization_margin", 0.0),
+        ("outlines.files", 7),
+        ("outlines.max_lines", 0),
+        ("targets.retrieval_candidates", 0),
+        ("impact.max_caller_sites", 0),
+        ("targets.candidates_per_1k_tokens", 23),
     ],
 )
 def test_a_defaults_setting_changes_the_window(repo, composed_default, name, value):
-    assert getattr(DefaultsConfig(), name) != value
-    assert _composed(repo, defaults=DefaultsConfig(**{name: value})) != composed_default
+    assert _value(DefaultsConfig(), name) != value
+    assert _composed(repo, defaults=_nested(DefaultsConfig(), name, value)) != composed_default
 
 
 def test_words_past_the_definition_line_cut_do_not_count_for_the_definition(repo):
@@ -210,10 +386,10 @@ def test_words_past_the_definition_line_cut_do_not_count_for_the_definition(repo
     cut fails this too."""
 
     def def_bm25_files(cut: int) -> dict[str, float]:
-        cfg = RetrievalConfig(def_line_max_chars=cut)
+        cfg = _nested(RetrievalConfig(), "files.def_line_max_chars", cut)
         return repo.retrieve("zanzibar_quux is wrong", config=cfg).signals["def_bm25"]
 
-    default = RetrievalConfig().def_line_max_chars
+    default = RetrievalConfig().files.def_line_max_chars
     assert default < 700
     assert "pkg/long.py" not in def_bm25_files(default)
     assert "pkg/long.py" in def_bm25_files(1000)
@@ -229,7 +405,9 @@ def _file_evidence(repo: ctxfast.Repository, task: str, cfg: RetrievalConfig, pa
 def test_a_quoted_name_is_a_literal_name_only_when_switched_on(repo):
     task = "setting 'tabwidth' has no effect"
     off = _file_evidence(repo, task, RetrievalConfig(), "pkg/opts.py")
-    on = _file_evidence(repo, task, RetrievalConfig(literal_names_quoted=True), "pkg/opts.py")
+    on = _file_evidence(
+        repo, task, _nested(RetrievalConfig(), "files.literal_names_quoted", True), "pkg/opts.py"
+    )
     assert off[0] is None and on[0] is not None
     assert on[1] > off[1]
 
@@ -237,9 +415,9 @@ def test_a_quoted_name_is_a_literal_name_only_when_switched_on(repo):
 def test_a_name_literal_longer_than_the_cap_is_no_evidence(repo):
     task = "the cache ignores CTX_CACHE_HOME"
     name = len("CTX_CACHE_HOME")
-    assert RetrievalConfig().literal_name_max_chars >= name
+    assert RetrievalConfig().files.literal_name_max_chars >= name
     held = _file_evidence(repo, task, RetrievalConfig(), "pkg/paths.py")
-    capped = RetrievalConfig(literal_name_max_chars=name - 1)
+    capped = _nested(RetrievalConfig(), "files.literal_name_max_chars", name - 1)
     too_long = _file_evidence(repo, task, capped, "pkg/paths.py")
     assert held[0] is not None and too_long[0] is None
     assert held[1] > too_long[1]
@@ -282,6 +460,39 @@ def _with_model(config, score=0.9, candidates=(TARGET, *HELPERS), plan=PLAN):
         "fix session timeout", candidates=candidates, plan=plan, ranker=model, config=config
     )
     return ctx, model
+
+
+def _model_window(config: ConstructConfig) -> tuple:
+    """The window, its log and every request a model ranker got, the model scoring each
+    residue candidate 0.55: over the admission threshold, under the filler bar."""
+    ctx, model = _with_model(config, score=0.55)
+    log = [(e.stage, e.decision, e.item_id, e.driver) for e in ctx.admission_log]
+    sent = [
+        (r.messages, r.candidate_ids, r.temperature, r.max_completion_tokens)
+        for r in model.requests
+    ]
+    return ctx.render(), log, sent
+
+
+#: Construction settings that act on a model ranker's call and its picks, each with a value
+#: the hand-built residue tells from the default's.
+MODEL_CHANGES: list[tuple[str, object]] = [
+    ("ranking.residue_cap", 2),
+    ("ranking.score_threshold", 0.6),
+    ("ranking.max_completion_tokens", 64),
+    ("ranking.temperature", 0.7),
+    ("ranking.ranker_max_response_bytes", 10),
+    ("ranking.residue_signature_chars", 12),
+    ("filler.drop_filler", False),
+    ("filler.filler_score_below", 0.5),
+]
+
+
+@pytest.mark.parametrize(("name", "value"), MODEL_CHANGES)
+def test_a_ranking_setting_changes_the_model_call_or_its_picks(name, value):
+    assert _value(ConstructConfig(), name) != value
+    default = _model_window(ConstructConfig())
+    assert _model_window(_nested(ConstructConfig(), name, value)) != default
 
 
 def test_a_model_ranks_the_residue_only_within_the_residue_cap():
@@ -452,8 +663,8 @@ def test_a_large_class_is_shown_with_at_most_class_view_header_lines_of_its_head
         assert any(e.decision == "class_view" for e in ctx.admission_log)
         return _shown(ctx, "books/ledger.py")
 
-    cap = DefaultsConfig().class_view_header_lines
-    assert len(header) > cap + ConstructConfig().gap_lines  # no gap closing reaches past it
+    cap = DefaultsConfig().class_view.header_lines
+    assert len(header) > cap + ConstructConfig().budget.gap_lines  # no gap closing reaches past it
     assert shown(DefaultsConfig()) & header == set(range(1, cap + 1))
     assert header <= shown(DefaultsConfig(class_view_header_lines=len(header)))
 

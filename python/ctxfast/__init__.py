@@ -18,9 +18,9 @@ from ctxfast._native import __version__
 if TYPE_CHECKING:
     from ctxfast.bm25 import BM25Index, tokenize_code
     from ctxfast.construct.compose import compose
+    from ctxfast.construct.config import ConstructConfig
     from ctxfast.construct.defaults import DefaultsConfig
     from ctxfast.construct.schema import (
-        ConstructConfig,
         DecisionContext,
         ImpactEdge,
         ImpactType,
@@ -68,7 +68,7 @@ _HOMES: dict[str, str] = {
     "Candidate": "ctxfast.retrieval.candidates",
     "compact": "ctxfast.harness.compact",
     "compose": "ctxfast.construct.compose",
-    "ConstructConfig": "ctxfast.construct.schema",
+    "ConstructConfig": "ctxfast.construct.config",
     "ContextSection": "ctxfast.harness.sections",
     "count_tokens": "ctxfast.tokens",
     "count_tokens_batch": "ctxfast.tokens",

@@ -17,7 +17,9 @@ tokens used verbatim — bring your own tokenizer if you need one.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
 
 from ctxfast import _native
 from ctxfast.errors import InvalidArgumentError
@@ -26,6 +28,26 @@ DEFAULT_K1 = 1.5
 DEFAULT_B = 0.75
 DEFAULT_SYMBOL_WEIGHT = 3.0
 DEFAULT_TOP_K = 20
+
+
+@dataclass(frozen=True)
+class BM25Settings:
+    """The BM25 parameters retrieval scores text with (``RetrievalConfig.bm25``)."""
+
+    #: The flat name of each field renamed here (none: every field kept its flat name).
+    FLAT_NAMES: ClassVar[Mapping[str, str]] = {}
+
+    #: Term-frequency saturation: how much a word repeated in a definition adds. 1.5, the
+    #: textbook value: the tenth repeat of a word counts little more than the third.
+    k1: float = DEFAULT_K1
+    #: Length normalisation, 0 (none) to 1 (full): how much a long definition is discounted
+    #: for being long. 0.75, the textbook value.
+    b: float = DEFAULT_B
+    #: Weight of a word that is an identifier of the repository (a function or class name)
+    #: against a plain word: the task naming ``parse_header`` says more than it saying
+    #: "header". 3: a name match outweighs a few prose matches.
+    symbol_weight: float = DEFAULT_SYMBOL_WEIGHT
+
 
 TextOrTokens = str | Sequence[str]
 

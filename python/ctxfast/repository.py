@@ -280,12 +280,13 @@ class Repository:
         *,
         error: str | None = None,
         test: str | None = None,
-        max_tokens: int = 4000,
+        max_tokens: int | None = None,
         config: RetrievalConfig | dict[str, Any] | None = None,
         refresh: bool = True,
     ) -> RetrievalResult:
         """The smallest slice of code that answers ``task_text`` (with its ``error`` or failing
-        ``test``), ranked, rendered within ``max_tokens``.
+        ``test``), ranked, rendered within ``max_tokens`` (``None``: the config's
+        ``max_tokens``, 4,000 by default).
 
         The index is refreshed first (files edited since the last call are re-parsed), so the
         slice always shows the code as it is on disk; ``refresh=False`` skips that and reads

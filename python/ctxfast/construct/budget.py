@@ -6,7 +6,8 @@ older outputs become pointers, the freshest failure is tail-cut to its share; (2
 — supporting material goes, verbatim bodies fall back to signatures, the change target
 shrinks to its best line window; (3) stable core — supporting acceptance detail is trimmed,
 never the task or the obligation. If even that does not fit, only the stable core is emitted
-and flagged. An over-ceiling window is never returned.
+and flagged. An over-ceiling window is never returned. The ladder's rungs are in
+:mod:`ctxfast.construct.ladder`.
 
 Before the ladder, the window *fills*: the ranked residue (next-best evidence) is added in
 score order — as its full body when that still fits ``target_tokens``, else as its signature,
@@ -15,25 +16,61 @@ else not at all — so a standalone window uses its budget on purpose and stops 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, ClassVar
 
-from ctxfast.construct.compress import (
-    Block,
-    Numbered,
-    best_line_windows,
-    mask_pointer,
-    own_lines,
-    with_lines,
-)
+from ctxfast.construct.compress import Block, with_lines
 from ctxfast.construct.gaps import Source, close_gaps
+from ctxfast.construct.ladder import run_ladder
+from ctxfast.construct.measure import Measure
 from ctxfast.construct.order import middle_third_violations
 from ctxfast.construct.render import Layout, lay_out, task_text
 from ctxfast.construct.represent import Rendering, Role
-from ctxfast.construct.schema import ConstructConfig, Kind, LogEntry, WindowEntry
-from ctxfast.construct.terms import decision_terms
+from ctxfast.construct.schema import Kind, LogEntry, WindowEntry
+from ctxfast.errors import InvalidArgumentError
 from ctxfast.numbered import render_numbered
-from ctxfast.tokens import count_tokens, count_tokens_batch, truncate_to_tokens
+from ctxfast.tokens import truncate_to_tokens
+
+if TYPE_CHECKING:
+    from ctxfast.construct.config import ConstructConfig
+
+
+@dataclass(frozen=True)
+class BudgetSettings:
+    """How the window is fitted to its ceiling and filled toward its target
+    (``ConstructConfig.budget``)."""
+
+    FLAT_NAMES: ClassVar[Mapping[str, str]] = {}
+
+    #: The share of the ceiling each tier is compressed to when the window is over it: the
+    #: stable core (task, plan) 0.15, the working set (code) 0.60, transient outputs 0.25.
+    #: The code gets most: it is what the window is for.
+    tier_shares: tuple[tuple[str, float], ...] = (
+        ("stable_core", 0.15),
+        ("working_set", 0.60),
+        ("transient", 0.25),
+    )
+    #: The last step, when only the stable core is left and the window is still over the
+    #: ceiling: each acceptance criterion is cut to this many characters (200) before the
+    #: criteria after the first are dropped.
+    acceptance_trim_chars: int = 200
+    #: The room the fill leaves closes gaps of at most this many unshown lines (32) next to
+    #: lines shown in full, so a cut function is not shown in pieces. 0: off.
+    gap_lines: int = 32
+
+    def __post_init__(self) -> None:
+        if self.gap_lines < 0:
+            raise InvalidArgumentError("gap_lines must be non-negative")
+        shares = dict(self.tier_shares)
+        if set(shares) != {"stable_core", "working_set", "transient"}:
+            raise InvalidArgumentError("tier_shares must name stable_core, working_set, transient")
+        if abs(sum(shares.values()) - 1.0) > 1e-9 or min(shares.values()) < 0:
+            raise InvalidArgumentError("tier_shares must be non-negative and sum to 1")
+
+    def share(self, tier: str) -> float:
+        """The configured share of the ceiling for ``tier``."""
+        return dict(self.tier_shares)[tier]
 
 
 @dataclass(frozen=True)
@@ -48,27 +85,6 @@ class BudgetResult:
     #: Every block the final window kept (some show no line of their own: a stronger block
     #: of the same file shows them).
     kept: tuple[Block, ...] = ()
-
-
-class _Measure:
-    """Exact measurement with a per-entry token cache (for balancing and quick rejection)."""
-
-    def __init__(self, config: ConstructConfig, ceiling: int) -> None:
-        self.config = config
-        self.ceiling = ceiling
-        self.cache: dict[str, int] = {}
-
-    def sizes(self, texts: Sequence[str]) -> list[int]:
-        missing = [t for t in dict.fromkeys(texts) if t not in self.cache]
-        if missing:
-            for t, n in zip(
-                missing, count_tokens_batch(missing, self.config.encoding), strict=True
-            ):
-                self.cache[t] = n
-        return [self.cache[t] for t in texts]
-
-    def exact(self, text: str) -> int:
-        return count_tokens(text, self.config.encoding)
 
 
 def fill_size(config: ConstructConfig, ceiling: int) -> int:
@@ -91,7 +107,7 @@ def fill(
     config: ConstructConfig,
     target: int,
     freshest: str | None,
-    m: _Measure,
+    m: Measure,
     source: Source | None = None,
 ) -> tuple[list[Block], list[LogEntry]]:
     """Grow the window toward ``target`` tokens with the best evidence first.
@@ -136,13 +152,13 @@ def fill(
                 why = f"beyond the {target}-token target"
                 log.append(LogEntry("fill", b.id, "left_out", why, subject))
     out = [chosen.get(b.id, b) for b in blocks if not is_fill(b) or b.id in chosen]
-    if source is not None and config.gap_lines > 0:
-        out, _, glog = close_gaps(out, source, target - used, config.gap_lines, m.sizes)
+    if source is not None and config.budget.gap_lines > 0:
+        out, _, glog = close_gaps(out, source, target - used, config.budget.gap_lines, m.sizes)
         log += glog
     return out, log
 
 
-def _marginal(opt: Block, shown: set[tuple[str | None, int]], m: _Measure, base: int) -> int:
+def _marginal(opt: Block, shown: set[tuple[str | None, int]], m: Measure, base: int) -> int:
     """What showing ``opt`` adds to the window: code blocks of one file are laid out as one
     listing, so only the lines it does not already show cost anything (measured as those
     lines alone); other blocks cost their own size less ``base``, what they replace."""
@@ -165,7 +181,7 @@ def run_budget(
     """Fill toward the target, then fit under ``ceiling`` by the eviction ladder; never
     exceed it. ``first`` is the change target the evidence ranks first: the ladder reduces
     it only after every other block of the working set."""
-    m = _Measure(config, ceiling)
+    m = Measure(config, ceiling)
     target = fill_size(config, ceiling)
     state, fill_log = fill(task, blocks, config, target, freshest, m, source)
     log: list[str] = []
@@ -201,7 +217,7 @@ def run_budget(
         return next(i for i, b in enumerate(state) if b.id == bid)
 
     if not ok:
-        ok = _ladder(task, state, config, ceiling, freshest, m, step, set_block, index, first)
+        ok = run_ladder(task, state, config, ceiling, freshest, m, step, set_block, index, first)
     stable_only = False
     if not ok:
         stable_only = True
@@ -254,279 +270,6 @@ def run_budget(
         tuple(fill_log),
         tuple(state),
     )
-
-
-#: ``step(label, change)``: apply one ladder change, re-measure, True once the window fits.
-_Step = Callable[[str, Callable[[], bool]], bool]
-#: ``set_block(i, **changes)``: replace fields of the block at position ``i`` of the state.
-_SetBlock = Callable[..., None]
-#: ``index(block_id)``: the block's current position in the state.
-_Index = Callable[[str], int]
-
-
-def _ladder(
-    task: str,
-    state: list[Block],
-    config: ConstructConfig,
-    ceiling: int,
-    freshest: str | None,
-    m: _Measure,
-    step: _Step,
-    set_block: _SetBlock,
-    index: _Index,
-    first: str | None = None,
-) -> bool:
-    """Run the eviction ladder's rungs in order until the window fits (True); False when
-    every rung was tried and it still does not."""
-
-    def is_first(b: Block) -> bool:
-        """The change target the evidence ranks first: its full body goes last."""
-        return first is not None and b.role is Role.CHANGE_TARGET and b.item.meta.entity == first
-
-    return (
-        # ---- step 1: transient state ----------------------------------------------------
-        _mask_transient(state, config, freshest, step, set_block, index)
-        or _cut_freshest(state, config, ceiling, freshest, m, step, set_block, index)
-        # ---- step 2: working set by representation --------------------------------------
-        or _omit_supporting(state, step, index)
-        or _reduce_working_set(state, config, step, set_block, index, is_first)
-        or _omit_working_set(state, freshest, step, index, is_first)
-        # ---- step 3: stable core (supporting acceptance detail only) --------------------
-        or _trim_acceptance(state, config, step, set_block, index)
-    )
-
-
-def _mask_transient(
-    state: list[Block],
-    config: ConstructConfig,
-    freshest: str | None,
-    step: _Step,
-    set_block: _SetBlock,
-    index: _Index,
-) -> bool:
-    """Ladder 1: every transient output but the freshest becomes a pointer, least critical
-    and oldest first (an old output is history; the pointer says where it was)."""
-    transient = sorted(
-        (b for b in state if b.tier == "transient" and b.id != freshest),
-        key=lambda b: (b.critical, b.item.meta.seq),
-    )
-    for b in transient:
-
-        def mask(b: Block = b) -> bool:
-            pointer = mask_pointer(b.item, config)
-            if b.pointer_to is not None or len(pointer) >= len(b.text):
-                return False  # a pointer that saves nothing is not a step
-            set_block(
-                index(b.id),
-                text=pointer,
-                fallback="",
-                rendering=Rendering.TRUNCATED,
-                critical=False,
-                irreducible=False,
-            )
-            return True
-
-        if step(f"ladder 1: masked {b.item.kind.value} {b.id} to a pointer", mask):
-            return True
-    return False
-
-
-def _cut_freshest(
-    state: list[Block],
-    config: ConstructConfig,
-    ceiling: int,
-    freshest: str | None,
-    m: _Measure,
-    step: _Step,
-    set_block: _SetBlock,
-    index: _Index,
-) -> bool:
-    """Ladder 1: the freshest failure over its share of the ceiling keeps only its tail,
-    where a failure's cause is reported."""
-    if freshest is not None and any(b.id == freshest for b in state):
-        share = max(1, int(config.share("transient") * ceiling))
-        b = state[index(freshest)]
-        lines = b.text.splitlines()
-        if m.sizes([b.text])[0] > share and len(lines) > 1:
-
-            def tail() -> bool:
-                keep = list(lines)
-                while len(keep) > 1 and m.sizes(["\n".join(keep)])[0] > share:
-                    keep = keep[max(1, len(keep) // 4) :]
-                set_block(
-                    index(freshest),
-                    text="[… head cut]\n" + "\n".join(keep),
-                    rendering=Rendering.TRUNCATED,
-                )
-                return True
-
-            if step(f"ladder 1: cut freshest failure {freshest} to its tail", tail):
-                return True
-    return False
-
-
-def _omit_supporting(state: list[Block], step: _Step, index: _Index) -> bool:
-    """Ladder 2: supporting material (not critical, outside the stable core) goes first,
-    pointers before content and the newest first."""
-    supporting = [b for b in state if not b.critical and b.tier != "stable_core"]
-    supporting.sort(key=lambda b: (b.pointer_to is None, -b.item.meta.seq))
-    for b in supporting:
-
-        def drop(b: Block = b) -> bool:
-            state.pop(index(b.id))
-            return True
-
-        if step(f"ladder 2: omitted supporting {b.role.value} {b.id}", drop):
-            return True
-    return False
-
-
-def _reduce_working_set(
-    state: list[Block],
-    config: ConstructConfig,
-    step: _Step,
-    set_block: _SetBlock,
-    index: _Index,
-    is_first: Callable[[Block], bool],
-) -> bool:
-    """Ladder 2: the critical working set shrinks block by block, the first-ranked change
-    target, irreducible blocks, change targets and the patch last: a change target narrows
-    to the lines it needs, then every block falls back from its full text to its signature."""
-    working = [b for b in state if b.critical and b.tier == "working_set"]
-    working.sort(
-        key=lambda b: (
-            is_first(b),
-            b.irreducible,
-            b.role is Role.CHANGE_TARGET,
-            b.item.kind is Kind.PATCH,
-            b.item.meta.seq,
-        )
-    )
-    terms = [b.text for b in state if b.role is Role.REQUIREMENT]
-    for b in working:
-        narrows = b.role is Role.CHANGE_TARGET and b.rendering is Rendering.VERBATIM and b.is_code
-        if narrows and _narrow_change_target(b, state, config, terms, step, index):
-            return True
-        cur = state[index(b.id)]
-        if cur.fallback and cur.fallback != cur.text:
-
-            def demote(b: Block = cur) -> bool:
-                if b.is_code:
-                    state[index(b.id)] = with_lines(
-                        b, b.fallback_shown, rendering=Rendering.SIGNATURE, irreducible=False
-                    )
-                else:
-                    set_block(
-                        index(b.id),
-                        text=b.fallback,
-                        rendering=Rendering.SIGNATURE,
-                        span=None,
-                        irreducible=False,
-                    )
-                return True
-
-            if step(f"ladder 2: {cur.role.value} {cur.id} verbatim → signature", demote):
-                return True
-    return False
-
-
-def _narrow_change_target(
-    b: Block,
-    state: list[Block],
-    config: ConstructConfig,
-    terms: list[str],
-    step: _Step,
-    index: _Index,
-) -> bool:
-    """Ladder 2: a change target shown verbatim narrows to its definition's own lines, then
-    to its best line window for the requirements' terms, halving the window each time."""
-    own = own_lines(b.item, b.shown)
-    if len(own) < len(b.shown):
-
-        def to_own(b: Block = b, own: Numbered = own) -> bool:
-            state[index(b.id)] = with_lines(b, own)
-            return True
-
-        if step(f"ladder 2: change target {b.id} to its definition's own lines", to_own):
-            return True
-        b = state[index(b.id)]
-    window = config.window_lines
-    while window >= 4:
-        shown = b.shown
-        if len(shown) <= window:
-            window //= 2
-            continue
-
-        def shrink(b: Block = b, window: int = window, shown: Numbered = shown) -> bool:
-            texts = [t for _, t in shown]
-            st, en, _ = best_line_windows(texts, decision_terms(terms), window)[0]
-            state[index(b.id)] = with_lines(b, shown[st:en])
-            return True
-
-        if step(f"ladder 2: change target {b.id} to its best {window}-line window", shrink):
-            return True
-        b = state[index(b.id)]
-        window //= 2
-    return False
-
-
-def _omit_working_set(
-    state: list[Block],
-    freshest: str | None,
-    step: _Step,
-    index: _Index,
-    is_first: Callable[[Block], bool],
-) -> bool:
-    """Ladder 2: what still does not fit leaves whole, the first-ranked change target last,
-    then the freshest failure."""
-    rest = [b for b in state if b.tier != "stable_core" and b.id != freshest]
-    for b in sorted(rest, key=is_first):
-
-        def drop_ws(b: Block = b) -> bool:
-            state.pop(index(b.id))
-            return True
-
-        if step(f"ladder 2: omitted {b.role.value} {b.id}", drop_ws):
-            return True
-    if freshest is not None and any(b.id == freshest for b in state):
-
-        def drop_fresh() -> bool:
-            state.pop(index(freshest))
-            return True
-
-        if step(f"ladder 2: omitted freshest failure {freshest}", drop_fresh):
-            return True
-    return False
-
-
-def _trim_acceptance(
-    state: list[Block], config: ConstructConfig, step: _Step, set_block: _SetBlock, index: _Index
-) -> bool:
-    """Ladder 3: in the stable core only acceptance detail gives way: long criteria are
-    trimmed, then every criterion but the first goes, last first."""
-    criteria = [b for b in state if b.item.kind is Kind.ACCEPTANCE_CRITERIA]
-    for b in criteria:
-        if len(b.text) > config.acceptance_trim_chars:
-
-            def trim(b: Block = b) -> bool:
-                set_block(
-                    index(b.id),
-                    text=b.text[: config.acceptance_trim_chars] + " […]",
-                    rendering=Rendering.TRUNCATED,
-                )
-                return True
-
-            if step(f"ladder 3: trimmed acceptance detail {b.id}", trim):
-                return True
-    for b in reversed(criteria[1:]):
-
-        def drop_c(b: Block = b) -> bool:
-            state.pop(index(b.id))
-            return True
-
-        if step(f"ladder 3: omitted supporting acceptance criterion {b.id}", drop_c):
-            return True
-    return False
 
 
 __all__ = ["BudgetResult", "fill", "fill_size", "is_fill", "run_budget"]

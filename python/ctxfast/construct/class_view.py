@@ -18,15 +18,42 @@ Everything comes from the code graph's spans; no language parsing happens here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, ClassVar
 
 from ctxfast.bm25 import BM25Index
 from ctxfast.construct.context_lines import margins
-from ctxfast.construct.defaults import DefaultsConfig
 from ctxfast.construct.schema import CodeCandidate
 from ctxfast.construct.source_reader import SourceReader
 from ctxfast.recon.graph import CodeGraph, Node
+
+if TYPE_CHECKING:
+    from ctxfast.construct.defaults import DefaultsConfig
+
+
+@dataclass(frozen=True)
+class ClassViewSettings:
+    """How a large class is shown (``DefaultsConfig.class_view``): a class longer than
+    ``ConstructConfig.compress.large_item_lines`` as a view of its members instead of one window of
+    40 lines, which would show a few lines of one method."""
+
+    FLAT_NAMES: ClassVar[Mapping[str, str]] = {
+        "enabled": "class_view",
+        "methods": "class_view_methods",
+        "header_lines": "class_view_header_lines",
+        "max_lines": "class_view_max_lines",
+    }
+
+    #: Show large classes as a view of their members. On.
+    enabled: bool = True
+    #: The view holds the constructor and the this many (3) members scoring best for the task.
+    methods: int = 3
+    #: ... and the first this many lines (10) of the class: its header, docstring, attributes.
+    header_lines: int = 10
+    #: At most this many lines in all (80).
+    max_lines: int = 80
+
 
 # Member names that construct an instance: their body is where arguments are checked.
 CONSTRUCTOR_NAMES = ("__init__", "__new__", "constructor")
@@ -65,7 +92,7 @@ def _add(
     """Each member's body (with its margins) into ``shown`` when it fits the view's cap."""
     for m in members:
         body = set(range(*margins_of(lines, m, cfg)))
-        if len(shown | body) <= cfg.class_view_max_lines:
+        if len(shown | body) <= cfg.class_view.max_lines:
             shown |= body
 
 
@@ -82,7 +109,7 @@ def class_view(
     given."""
     span = cand.end_line - cand.start_line + 1
     if (
-        not cfg.class_view
+        not cfg.class_view.enabled
         or cand.kind != "class"
         or not cand.qualname
         or cand.lines is not None
@@ -94,14 +121,14 @@ def class_view(
     if not members:
         return cand
     first = members[0].line
-    header = range(cand.start_line, min(first, cand.start_line + cfg.class_view_header_lines))
+    header = range(cand.start_line, min(first, cand.start_line + cfg.class_view.header_lines))
     scores = _scores(members, lines, task)
     ctor = [m for m in members if m.name in (*CONSTRUCTOR_NAMES, cand.qualname.rsplit(".", 1)[-1])]
     ranked = sorted(
         (m for m in members if m not in ctor and scores[m.id] > 0),
         key=lambda m: (-scores[m.id], m.line),
     )
-    best = ranked[: cfg.class_view_methods]
+    best = ranked[: cfg.class_view.methods]
     shown = {m.line for m in (*ctor, *best)}
     # The constructor's body first (where arguments are checked), then the header, then the
     # best members while the view stays within its line cap.

@@ -18,6 +18,8 @@ from typing import Any
 
 from ctxfast.construct.budget import fill_size
 from ctxfast.construct.class_view import class_view
+from ctxfast.construct.compress import CompressSettings
+from ctxfast.construct.config import ConstructConfig
 from ctxfast.construct.context_lines import file_outline, with_context, with_margins
 from ctxfast.construct.defaults import DefaultsConfig
 from ctxfast.construct.gaps import Source
@@ -26,7 +28,6 @@ from ctxfast.construct.pipeline import construct, default_plan
 from ctxfast.construct.ranker import Ranker
 from ctxfast.construct.schema import (
     CodeCandidate,
-    ConstructConfig,
     DecisionContext,
     ImpactEdge,
     ImpactType,
@@ -131,7 +132,7 @@ def prepare(
     retrieval_config: Any = None,
     refresh: bool = True,
     target_tokens: int = 0,
-    large_item_lines: int = ConstructConfig.large_item_lines,
+    large_item_lines: int = CompressSettings.large_item_lines,
     encoding: str = ConstructConfig.encoding,
 ) -> ComposeInputs:
     """Refresh the index (unless ``refresh=False``), retrieve, and derive the defaults the
@@ -187,8 +188,8 @@ def prepare(
         loc = confident_localization(candidates, dcfg)
         if loc:
             rule = (
-                f"within {dcfg.localization_margin:.0%} of the best retrieval score"
-                if dcfg.confidence_localization
+                f"within {dcfg.targets.localization_margin:.0%} of the best retrieval score"
+                if dcfg.targets.confidence_localization
                 else "fixed count"
             )
             log.append(
@@ -251,7 +252,7 @@ def prepare(
         candidates,
         heads,
         ranked,
-        dcfg,
+        dcfg.whole_files,
         target_tokens,
         within,
         guesses=localization is None,
@@ -260,11 +261,21 @@ def prepare(
     head_set = set(heads)
     loc = (*loc, *(e.item_id for e in whole_log if e.item_id not in head_set))
     candidates, target_log = with_whole_targets(
-        reader.lines, candidates, heads, ranked, dcfg, target_tokens, within, large_item_lines, used
+        reader.lines,
+        candidates,
+        heads,
+        ranked,
+        dcfg.whole_files,
+        target_tokens,
+        within,
+        large_item_lines,
+        used,
     )
     log += target_log
-    candidates += spare_files(reader.lines, candidates, ranked, dcfg, target_tokens, within)
-    if dcfg.file_outlines:
+    candidates += spare_files(
+        reader.lines, candidates, ranked, dcfg.whole_files, target_tokens, within
+    )
+    if dcfg.outlines.enabled:
         whole = {e.subject for e in whole_log}
         candidates += _outlines(graph, reader, result, candidates, change, dcfg, whole)
     if impact is None:
@@ -297,7 +308,7 @@ def _retrieval_settings(given: Any, cfg: DefaultsConfig, target_tokens: int = 0)
     :func:`~ctxfast.construct.targets.window_candidates` (``retrieval_candidates``, more for
     a larger ``target_tokens``) instead of retrieval's 20: the window fills its target with
     the next-best candidates, and drawing on more put the file to change in more windows
-    (measured beside ``DefaultsConfig.retrieval_candidates``).
+    (``TargetSettings.retrieval_candidates``; the measurements are in ``benches/README.md``).
 
     A caller's value is never overridden. In a mapping, every key the caller gives wins (its
     other fields are retrieval's defaults, as in ``repo.retrieve``). A ``RetrievalConfig``
@@ -329,7 +340,7 @@ def _outlines(
             best[c.file] = max(best.get(c.file, float("-inf")), c.score)
     target_files = [c.file for c in candidates if c.qualname in change]
     ranked = [f for f in result.ranked_files() if f in best and not is_test_path(f)]
-    ranked = ranked[: cfg.outline_files]
+    ranked = ranked[: cfg.outlines.files]
     out = []
     for path in dict.fromkeys([*target_files, *ranked]):
         if path in whole:
@@ -406,7 +417,7 @@ def compose(
             the ceiling when that is smaller.
         ranker: an optional model that orders the few candidates the rules cannot decide;
             ``model_calls`` counts its calls: 0 without one, or when no undecided residue
-            (at most ``config.residue_cap`` items) remains.
+            (at most ``config.ranking.residue_cap`` items) remains.
         config: every cap, share and threshold of construction (:class:`ConstructConfig`).
         defaults: how the plan, impact and localization defaults are derived
             (:class:`DefaultsConfig`).
@@ -433,7 +444,7 @@ def compose(
         retrieval_config=retrieval_config,
         refresh=refresh,
         target_tokens=fill_size(cfg, ceiling),
-        large_item_lines=cfg.large_item_lines,
+        large_item_lines=cfg.compress.large_item_lines,
         encoding=cfg.encoding,
     )
     t0 = time.perf_counter()

@@ -4,30 +4,62 @@ Signatures over bodies, definition-level (AST) slices, sliding-window contiguous
 extraction scored by token overlap with the decision's terms, and deterministic masking of
 older tool output to short pointers. An item that stays over the 1 KB floor while keeping
 what the decision needs is flagged ``irreducible`` for the budgeter instead of being dropped.
+The line-window selection is in :mod:`ctxfast.construct.line_windows`.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, ClassVar
 
-from ctxfast import _native
+from ctxfast.construct.line_windows import Numbered, body_window, code_rows, own_lines
 from ctxfast.construct.represent import CRITICAL_ROLES, Assigned, Rendering, Role
 from ctxfast.construct.schema import (
     CODE_KINDS,
-    ConstructConfig,
     EvidenceItem,
     Kind,
     LogEntry,
     PlanNode,
 )
-from ctxfast.construct.terms import line_tokens, short_name
+from ctxfast.construct.terms import short_name
+from ctxfast.errors import InvalidArgumentError
 from ctxfast.harness.excerpt import SIGNATURE_RE
 from ctxfast.numbered import render_numbered
 
-Numbered = tuple[tuple[int, str], ...]
+if TYPE_CHECKING:
+    from ctxfast.construct.config import ConstructConfig
+
+
+@dataclass(frozen=True)
+class CompressSettings:
+    """How a long item is cut to fit (``ConstructConfig.compress``)."""
+
+    FLAT_NAMES: ClassVar[Mapping[str, str]] = {}
+
+    #: Items under this many bytes (1 KB) are never compressed: cutting them saves nothing.
+    compression_floor_bytes: int = 1024
+    #: A body longer than this many lines (200) is shown as its best window of
+    #: ``window_lines`` lines (a class as a view of its members): a fix's function is
+    #: usually shorter, a generated one far longer.
+    large_item_lines: int = 200
+    #: The lines of that window (40): a function's worth of code around the best match.
+    window_lines: int = 40
+    #: The window is chosen by the task's terms on code lines only: a docstring repeats
+    #: the task's words, and a window on it misses the code to change.
+    window_code_only: bool = True
+    #: An older tool or test output the budget masks becomes a one-line pointer quoting its
+    #: first line up to this many characters (60): enough to tell which command it was.
+    pointer_preview_chars: int = 60
+
+    def __post_init__(self) -> None:
+        if self.large_item_lines < 0:
+            raise InvalidArgumentError("large_item_lines must be non-negative")
+        if self.window_lines < 1:
+            # A window of no lines would show a long body as nothing at all.
+            raise InvalidArgumentError("window_lines must be at least 1")
 
 
 @dataclass(frozen=True)
@@ -70,23 +102,6 @@ def with_lines(block: Block, shown: Numbered, **changes: object) -> Block:
     """``block`` showing ``shown``: its text, span and line pairs kept consistent."""
     span = (shown[0][0], shown[-1][0]) if shown else None
     return replace(block, shown=shown, text=render_numbered(shown), span=span, **changes)  # type: ignore[arg-type]
-
-
-def best_line_windows(
-    lines: Sequence[str], terms: Collection[str], window: int, k: int = 1, min_len: int = 3
-) -> list[tuple[int, int, int]]:
-    """The ``k`` best non-overlapping windows of ``window`` contiguous lines.
-
-    A line scores the number of its identifier parts (with repetition) that are decision
-    terms; a window scores the sum (RepoCoder's sliding window, made deterministic: ties go
-    to the earliest window). Returns ``(start, end_exclusive, score)`` sorted by ``start``.
-    The selection is native (``ctxfast_core::window``, beside the excerpts' budgeted one).
-    """
-    if not lines or window <= 0 or k <= 0:
-        return []
-    wanted = set(terms)
-    line_scores = [sum(1 for t in line_tokens(ln, min_len) if t in wanted) for ln in lines]
-    return _native.best_fixed_windows(line_scores, window, k)
 
 
 def ast_slice(text: str, name: str) -> tuple[int, int] | None:
@@ -173,39 +188,6 @@ def call_site_lines(item: EvidenceItem, head: str | None) -> Numbered:
     )
 
 
-def code_rows(lines: Sequence[str]) -> list[bool]:
-    """Which lines are code: not a docstring line (triple-quoted prose) nor a comment."""
-    out = []
-    in_doc: str | None = None
-    for ln in lines:
-        code = ln.strip()
-        if in_doc is not None:
-            if in_doc in code:
-                in_doc = None
-            out.append(False)
-            continue
-        for quote in ('"""', "'''"):
-            if code.startswith(quote) and code.count(quote) == 1:
-                in_doc = quote
-        out.append(in_doc is None and not code.startswith(("#", "//", '"""', "'''")))
-    return out
-
-
-def own_lines(item: EvidenceItem, pairs: Numbered) -> Numbered:
-    """The lines of ``pairs`` inside the item's own definition span (``start_line`` to
-    ``end_line``), or all of ``pairs`` when the item names no definition or none lie there.
-
-    A definition may carry more lines than its own: its whole file, its class's header, the
-    module's imports. The window's header names the definition, so a cheaper form of the item
-    (its signature, a line window) is cut from the definition's lines: cut from the whole
-    file, it showed the file's first ``def`` or its imports under the definition's name."""
-    meta = item.meta
-    if not meta.entity or meta.start_line is None or meta.end_line is None:
-        return pairs
-    own = tuple(p for p in pairs if meta.start_line <= p[0] <= meta.end_line)
-    return own or pairs
-
-
 def signature_lines(item: EvidenceItem) -> Numbered:
     """The definition's header lines (up to the line that opens its body) and the first
     line of its docstring, with their real numbers — the cheapest faithful form of code.
@@ -247,48 +229,12 @@ def mask_pointer(item: EvidenceItem, config: ConstructConfig) -> str:
     caller's hands; the window names no internal ids)."""
     lines = item.content.splitlines()
     first = next((ln.strip() for ln in lines if ln.strip()), "")
-    preview = first[: config.pointer_preview_chars]
+    preview = first[: config.compress.pointer_preview_chars]
     size = len(item.content.encode("utf-8"))
     return (
         f"[older {item.kind.value.replace('_', ' ')} elided: {len(lines)} lines, {size} bytes; "
         f'it started "{preview}"]'
     )
-
-
-def best_window(
-    pairs: Numbered, terms: Collection[str], config: ConstructConfig, keep_tail: bool = False
-) -> tuple[Numbered, bool]:
-    """A large code body cut to its best ``window_lines`` window (term overlap; the tail for
-    an insertion point); returns ``(pairs, was_cut)``. Bodies up to ``large_item_lines``
-    lines stay whole."""
-    if len(pairs) <= config.large_item_lines:
-        return pairs, False
-    if keep_tail:
-        return pairs[-config.window_lines :], True
-    texts = [t for _, t in pairs]
-    if config.window_code_only:
-        # A docstring repeats the task's words without being what changes: score code.
-        texts = [t if c else "" for t, c in zip(texts, code_rows(texts), strict=True)]
-    st, en, _ = best_line_windows(texts, terms, config.window_lines, min_len=config.min_term_len)[0]
-    return pairs[st:en], True
-
-
-def body_window(
-    item: EvidenceItem,
-    pairs: Numbered,
-    terms: Collection[str],
-    config: ConstructConfig,
-    keep_tail: bool = False,
-) -> tuple[Numbered, bool]:
-    """:func:`best_window` of ``item``'s lines ``pairs``, the window taken from the
-    definition's own lines (:func:`own_lines`) when the body is cut: a window of a whole file
-    or of a class header plus a method must still show the definition its header names."""
-    if len(pairs) <= config.large_item_lines:
-        return pairs, False
-    own = own_lines(item, pairs)
-    if len(own) <= config.large_item_lines:
-        return own, True
-    return best_window(own, terms, config, keep_tail)
 
 
 def _sliced(item: EvidenceItem, name: str) -> Numbered | None:
@@ -387,7 +333,7 @@ def compress(
         irreducible = (
             critical
             and rendering is Rendering.VERBATIM
-            and len(text.encode("utf-8")) > config.compression_floor_bytes
+            and len(text.encode("utf-8")) > config.compress.compression_floor_bytes
         )
         if irreducible:
             log.append(
@@ -395,7 +341,7 @@ def compress(
                     "compress",
                     item.id,
                     "irreducible",
-                    f"over {config.compression_floor_bytes} bytes after compression",
+                    f"over {config.compress.compression_floor_bytes} bytes after compression",
                     _subject(item),
                 )
             )
@@ -431,7 +377,7 @@ def _text_block(a: Assigned, config: ConstructConfig, freshest_failure: str | No
     irreducible = (
         critical
         and a.rendering is Rendering.VERBATIM
-        and len(text.encode("utf-8")) > config.compression_floor_bytes
+        and len(text.encode("utf-8")) > config.compress.compression_floor_bytes
     )
     return Block(
         item=item,
@@ -458,11 +404,7 @@ def _subject(item: EvidenceItem) -> str:
 
 __all__ = [
     "Block",
-    "Numbered",
     "ast_slice",
-    "best_line_windows",
-    "best_window",
-    "body_window",
     "call_site_lines",
     "compress",
     "derive_signature",

@@ -11,13 +11,62 @@ its definitions with their real line numbers so the model sees where else to loo
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, ClassVar
 
-from ctxfast.construct.defaults import DefaultsConfig
 from ctxfast.construct.schema import CodeCandidate, Origin
 from ctxfast.construct.source_reader import SourceReader
 from ctxfast.recon.graph import CodeGraph
+
+if TYPE_CHECKING:
+    from ctxfast.construct.defaults import DefaultsConfig
+
+
+@dataclass(frozen=True)
+class ContextSettings:
+    """The lines shown around a definition (``DefaultsConfig.context``)."""
+
+    FLAT_NAMES: ClassVar[Mapping[str, str]] = {}
+
+    #: A change target is shown with its context: the enclosing class's header for a
+    #: method, the module's imports for module-level code. On: a fix often needs both.
+    target_context: bool = True
+    #: At most this many (30) import lines are shown with a module-level target: what the
+    #: value may be built from, without a module of hundreds of imports filling the window.
+    max_import_lines: int = 30
+    #: Blank lines (2) shown on each side of a definition, so an insertion just before or
+    #: after it has lines to anchor on.
+    margin_lines: int = 2
+    #: Decorators, annotations and comments directly above a definition are shown with it,
+    #: at most this many lines (10): ``@property`` or ``@classmethod`` belongs to the body.
+    attached_lines: int = 10
+
+
+@dataclass(frozen=True)
+class OutlineSettings:
+    """The file outlines (skeletons: definition lines with their real line numbers) a window
+    shows so the model sees where else to look (``DefaultsConfig.outlines``)."""
+
+    FLAT_NAMES: ClassVar[Mapping[str, str]] = {
+        "enabled": "file_outlines",
+        "files": "outline_files",
+        "max_lines": "outline_max_lines",
+        "header_lines": "outline_header_lines",
+    }
+
+    #: Outline each file holding a change target and the ``files`` best-ranked files.
+    enabled: bool = True
+    #: How many best-ranked files are outlined besides the targets' (1): outlines take room
+    #: the window would give to code bodies.
+    files: int = 1
+    #: At most this many lines per outline (12), for the same reason.
+    max_lines: int = 12
+    #: An outline line whose definition header runs over several lines (a long parameter
+    #: list) shows up to this many lines of it (8; 1: the first line only): a fix that adds
+    #: or changes a parameter is made there.
+    header_lines: int = 8
+
 
 _IMPORT = re.compile(r"^\s*(?:from\s+\S+\s+import\b|import\s)")
 
@@ -61,7 +110,7 @@ def with_context(
     """The change target with what a model needs to edit it in place: the header of the
     enclosing class for a method, the module's imports for module-level code. The result
     carries its exact line set (``lines``) since the context is not adjacent to the body."""
-    if not cfg.target_context:
+    if not cfg.context.target_context:
         return cand
     lines = reader.lines(cand.file)
     if not lines:
@@ -73,7 +122,7 @@ def with_context(
                 extra = _header_lines(lines, enc.line)
                 break
     else:
-        extra = import_lines(lines, cfg.max_import_lines)
+        extra = import_lines(lines, cfg.context.max_import_lines)
     span = cand.lines or range(cand.start_line, min(cand.end_line, len(lines)) + 1)
     shown = sorted(set(extra) | set(span))
     if len(shown) == len(span):
@@ -90,7 +139,7 @@ _DEFINITION_KINDS = ("function", "method", "class")
 
 def with_margins(reader: SourceReader, cand: CodeCandidate, cfg: DefaultsConfig) -> CodeCandidate:
     """A definition candidate widened over its attached lines (decorators, comments) and up
-    to ``cfg.margin_lines`` blank lines on each side, so the model sees the decorators that
+    to ``cfg.context.margin_lines`` blank lines on each side, so the model sees the decorators that
     change what the body means and the exact lines an insertion before or after it goes
     between. Other candidates (line ranges, outlines, config lines) are returned as given."""
     if cand.kind not in _DEFINITION_KINDS or cand.lines is not None:
@@ -106,20 +155,22 @@ def with_margins(reader: SourceReader, cand: CodeCandidate, cfg: DefaultsConfig)
 
 def margins(lines: Sequence[str], start: int, end: int, cfg: DefaultsConfig) -> tuple[int, int]:
     """The span ``start..end`` of a definition in ``lines`` widened over its attached lines
-    above (at most ``cfg.attached_lines``) and up to ``cfg.margin_lines`` blank lines on
-    each side."""
+    above (at most ``cfg.context.attached_lines``) and up to ``cfg.context.margin_lines``
+    blank lines on each side."""
     taken = 0
     while (
-        start > 1 and taken < cfg.attached_lines and lines[start - 2].lstrip().startswith(_ATTACHED)
+        start > 1
+        and taken < cfg.context.attached_lines
+        and lines[start - 2].lstrip().startswith(_ATTACHED)
     ):
         start -= 1
         taken += 1
     taken = 0
-    while start > 1 and taken < cfg.margin_lines and not lines[start - 2].strip():
+    while start > 1 and taken < cfg.context.margin_lines and not lines[start - 2].strip():
         start -= 1
         taken += 1
     taken = 0
-    while end < len(lines) and taken < cfg.margin_lines and not lines[end].strip():
+    while end < len(lines) and taken < cfg.context.margin_lines and not lines[end].strip():
         end += 1
         taken += 1
     return start, end
@@ -150,8 +201,8 @@ def file_outline(
         return None
     depth = {n.id: n.qualname.count(".") for n in defs}
     pick = sorted(defs, key=lambda n: (n.kind != "class", depth[n.id], n.line))
-    firsts = [n.line for n in pick[: cfg.outline_max_lines] if 0 < n.line <= len(lines)]
-    chosen = sorted({k for n in firsts for k in header_lines(lines, n, cfg.outline_header_lines)})
+    firsts = [n.line for n in pick[: cfg.outlines.max_lines] if 0 < n.line <= len(lines)]
+    chosen = sorted({k for n in firsts for k in header_lines(lines, n, cfg.outlines.header_lines)})
     if not chosen:
         return None
     return CodeCandidate(

@@ -10,15 +10,33 @@ too. Low-scoring ranker admissions that no load-bearing item mentions are droppe
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, ClassVar
 
 from ctxfast.construct.compress import Block, with_lines
 from ctxfast.construct.represent import Rendering, Role
-from ctxfast.construct.schema import CODE_KINDS, ConstructConfig, Kind, LogEntry
+from ctxfast.construct.schema import CODE_KINDS, Kind, LogEntry
 from ctxfast.construct.terms import mentions
 from ctxfast.identity import content_identity, normalise_for_identity
 from ctxfast.numbered import render_numbered
+
+if TYPE_CHECKING:
+    from ctxfast.construct.config import ConstructConfig
+
+
+@dataclass(frozen=True)
+class FillerSettings:
+    """Which of a model ranker's picks are dropped as guesses (``ConstructConfig.filler``)."""
+
+    FLAT_NAMES: ClassVar[Mapping[str, str]] = {}
+
+    #: Drop a pick scoring below ``filler_score_below`` unless a block the decision depends
+    #: on names it, so the room goes to what the model was sure of. Off keeps every pick.
+    drop_filler: bool = True
+    #: A pick scoring below this (0.6; the keep threshold is 0.5) is a guess.
+    filler_score_below: float = 0.6
+
 
 ROLE_RANK = {
     r: i
@@ -207,7 +225,7 @@ def _drop_filler(out: list[Block], log: list[LogEntry], config: ConstructConfig)
             b.pointer_to is None
             and b.driver == "rank:score"  # a model's mid-relevance pick
             and b.score is not None
-            and b.score < config.filler_score_below
+            and b.score < config.filler.filler_score_below
             and not (b.item.meta.entity and mentions(critical_text, b.item.meta.entity))
         )
         if filler:
@@ -264,7 +282,7 @@ def dedup(
     # Class 2: a failure line contained in another failure output (error also in test output).
     _fold_failures(out, log)
 
-    if config.drop_filler:
+    if config.filler.drop_filler:
         out = _drop_filler(out, log, config)
     code_entities = _label_consumers(out)
     final: list[Block] = []

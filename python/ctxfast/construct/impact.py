@@ -17,16 +17,55 @@ and its source as a candidate) are shared with :mod:`~ctxfast.construct.targets`
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from ctxfast.construct.defaults import DefaultsConfig
 from ctxfast.construct.schema import CodeCandidate, ImpactEdge, ImpactType, LogEntry, Origin
 from ctxfast.construct.source_reader import SourceReader
 from ctxfast.recon.graph import CodeGraph, Node
 from ctxfast.text import CONFIG_KEY, CONFIG_SUFFIXES, is_library_path
+
+if TYPE_CHECKING:
+    from ctxfast.construct.defaults import DefaultsConfig
+
+
+@dataclass(frozen=True)
+class ImpactSettings:
+    """How far the window follows what a change affects (``DefaultsConfig.impact``): its
+    callers and the code reading the same configuration keys. Each cap bounds the search
+    and the window room a heavily used definition could take."""
+
+    FLAT_NAMES: ClassVar[Mapping[str, str]] = {}
+
+    #: The callers shown per change target (8): enough to show how it is used, not every
+    #: call site of a popular helper.
+    max_callers: int = 8
+    #: Of those, at most this many tests (2), after every library caller: a test shows the
+    #: expected behaviour, the library callers what a change may break.
+    max_test_callers: int = 2
+    #: Call sites resolved to their calling definitions per change target (400): bounds
+    #: the work for a function called from everywhere.
+    max_caller_sites: int = 400
+    #: A definition read into the window from the code graph (a caller, a change target
+    #: retrieval did not return) keeps at most its first this many lines (400), so one
+    #: generated function of thousands of lines costs a bounded read.
+    max_span_lines: int = 400
+    #: A call made at a module's top level is shown with this many lines (2) above and below
+    #: it, not the whole module: the call among its neighbouring statements.
+    module_context_lines: int = 2
+    #: Configuration keys followed per change target (8), the first ones it reads: a
+    #: function reading more is a settings loader, and its first eight say what it depends on.
+    max_config_keys: int = 8
+    #: Definitions and config-file lines reading the same key shown per change target (8,
+    #: like the callers); a cut is logged.
+    max_config_consumers: int = 8
+    #: Code files searched for one key's readers (64): the files defining it, then the files
+    #: importing those. The repository's config files (``.env``, ``*.toml``) are always
+    #: searched.
+    max_config_files: int = 64
+
 
 ENV_READ = re.compile(
     r"""(?:environ(?:\.get)?\s*[\[(]|getenv\s*\()\s*["']([A-Za-z_][A-Za-z0-9_]*)["']"""
@@ -87,9 +126,9 @@ def definition_candidate(
     lines around ``site_line`` so a call at import time does not pull in a whole file."""
     start, end = node.line, max(node.line, node.end_line)
     if node.kind == "def" and site_line is not None:
-        start = max(1, site_line - cfg.module_context_lines)
-        end = site_line + cfg.module_context_lines
-    end = min(end, start + cfg.max_span_lines - 1)
+        start = max(1, site_line - cfg.impact.module_context_lines)
+        end = site_line + cfg.impact.module_context_lines
+    end = min(end, start + cfg.impact.max_span_lines - 1)
     n_lines = len(reader.lines(node.file))
     end = max(start, min(end, n_lines)) if n_lines else start
     return CodeCandidate(
@@ -117,7 +156,7 @@ def called_by(
 ) -> None:
     """One-hop ``CalledBy`` edges of ``node`` (tails = calling scopes), capped.
 
-    The library code that calls the change comes first and at most ``cfg.max_test_callers``
+    The library code that calls the change comes first and at most ``cfg.impact.max_test_callers``
     tests follow, named in words only (an edge, no code candidate): a test calling the change
     tells the model what to run, it is not code that breaks with it, and on a popular function
     the tests outnumber the library callers (sympy's ``acsc`` had nine test callers among its
@@ -125,11 +164,11 @@ def called_by(
     .519, named in words .534. Callers beside the product (documentation, examples,
     benchmarks: :func:`ctxfast.text.is_example_path`) count as tests: xarray's
     ``asv_bench`` setups sorted first among ``Dataset``'s callers and took 1,000 tokens.
-    Only the first ``cfg.max_caller_sites`` call sites (by file:line) are resolved, in one
+    Only the first ``cfg.impact.max_caller_sites`` call sites (by file:line) are resolved, in one
     batch, so a hub with thousands of them costs a bounded lookup.
     """
     sites = graph.callers(node.id)
-    considered = sites[: cfg.max_caller_sites]
+    considered = sites[: cfg.impact.max_caller_sites]
     library: dict[str, tuple[Node, list[int]]] = {}
     tests: dict[str, Node] = {}
     for site, scope in zip(considered, graph.scope_definitions(considered), strict=True):
@@ -139,8 +178,10 @@ def called_by(
             tests.setdefault(scope.id, scope)
         else:
             library.setdefault(scope.id, (scope, []))[1].append(site.line)
-    callers = list(library.values())[: cfg.max_callers]
-    named = list(tests.values())[: min(cfg.max_test_callers, cfg.max_callers - len(callers))]
+    callers = list(library.values())[: cfg.impact.max_callers]
+    named = list(tests.values())[
+        : min(cfg.impact.max_test_callers, cfg.impact.max_callers - len(callers))
+    ]
     for scope, lines in callers:
         out.edges.append(ImpactEdge(head=head, tail=scope.qualname, type=ImpactType.CALLED_BY))
         if scope.qualname in known:
@@ -167,7 +208,7 @@ def called_by(
                 "callers_capped",
                 f"{len(sites)} call sites, {scoped} calling scopes among the first "
                 f"{len(considered)}; kept {chosen} (library first, at most "
-                f"{cfg.max_test_callers} tests)",
+                f"{cfg.impact.max_test_callers} tests)",
             )
         )
 
@@ -200,7 +241,7 @@ def config_keys(
             reader.word_lines(f, key, re.compile(rf"\b{re.escape(key)}\b")) for f in cfg_files
         ):
             found.setdefault(key, None)
-    return list(found)[: cfg.max_config_keys]
+    return list(found)[: cfg.impact.max_config_keys]
 
 
 def config_files(manifest: dict[str, Any], root: Path) -> list[str]:
@@ -255,7 +296,7 @@ def config_consumers(
         scan: dict[str, None] = dict.fromkeys(def_files)
         for f in def_files:
             scan.update(dict.fromkeys(graph.importing_files(f)))
-        for f in list(scan)[: cfg.max_config_files]:
+        for f in list(scan)[: cfg.impact.max_config_files]:
             for i in reader.word_lines(f, key, word[key]):
                 scope = graph.innermost_definition(f, i)
                 if scope is None or scope.id == node.id or scope.qualname in tails:
@@ -291,20 +332,20 @@ def config_consumers(
                     site_of=key,
                     site_edge=ImpactType.CONFIG_CONSUMER.value,
                 )
-    for tail, cand in list(tails.items())[: cfg.max_config_consumers]:
+    for tail, cand in list(tails.items())[: cfg.impact.max_config_consumers]:
         out.edges.append(ImpactEdge(head=head, tail=tail, type=ImpactType.CONFIG_CONSUMER))
         if tail in known and cand.site_of:
             out.sites.setdefault(tail, (cand.sites, cand.site_of, cand.site_edge or ""))
         if tail not in known:
             known.add(tail)
             out.candidates.append(cand)
-    if total > cfg.max_config_consumers:
+    if total > cfg.impact.max_config_consumers:
         out.log.append(
             LogEntry(
                 "defaults",
                 head,
                 "config_consumers_capped",
-                f"{total} bindings, first {cfg.max_config_consumers} kept",
+                f"{total} bindings, first {cfg.impact.max_config_consumers} kept",
             )
         )
 

@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from ctxfast.construct.budget import run_budget
 from ctxfast.construct.compress import compress
+from ctxfast.construct.config import ConstructConfig
 from ctxfast.construct.dedup import dedup
 from ctxfast.construct.evidence_ranker import EvidenceRanker, reference_score
 from ctxfast.construct.gaps import Source
@@ -23,7 +24,6 @@ from ctxfast.construct.render import TASK_ID
 from ctxfast.construct.represent import represent
 from ctxfast.construct.schema import (
     CodeCandidate,
-    ConstructConfig,
     DecisionContext,
     EvidenceItem,
     ImpactEdge,
@@ -90,7 +90,7 @@ def construct(
     """Build the single observation for one decision; ``token_count <= ceiling`` always.
 
     ``source`` returns the current lines of a repository file; with it the window may close
-    short gaps between the lines it shows (``ConstructConfig.gap_lines``)."""
+    short gaps between the lines it shows (``ConstructConfig.budget.gap_lines``)."""
     config = config or ConstructConfig()
     ceiling = config.ceiling if ceiling is None else ceiling
     if ceiling < 0:
@@ -143,10 +143,10 @@ def construct(
     scores: dict[str, float] = {}
     calls = 0
     chosen = ranker
-    if chosen is None and config.evidence_ranker and residue:
+    if chosen is None and config.ranking.evidence_ranker and residue:
         chosen = EvidenceRanker(residue, reference_score(pool.items, pool.change_set))
     by_model = chosen is not None and getattr(chosen, "calls_model", True)
-    if len(residue) > config.residue_cap and not isinstance(chosen, EvidenceRanker):
+    if len(residue) > config.ranking.residue_cap and not isinstance(chosen, EvidenceRanker):
         # The ranking step caps what a model is shown: an oversize residue is folded, never ranked.
         folded, flog = fold_residue(residue, plan, config)
         log.extend(flog)
@@ -158,7 +158,12 @@ def construct(
         rcfg = (
             config
             if by_model
-            else replace(config, residue_cap=max(config.residue_cap, len(residue)))
+            else replace(
+                config,
+                ranking=replace(
+                    config.ranking, residue_cap=max(config.ranking.residue_cap, len(residue))
+                ),
+            )
         )
         outcome = rank_residue(residue, plan, chosen, rcfg)  # the one L entry
         calls = outcome.calls if by_model else 0  # a model call, or none
@@ -167,10 +172,10 @@ def construct(
             drivers[i] = "rank:score" if by_model else "rank:evidence"
             scores[i] = s
         admitted_ids += list(outcome.admitted)
-    room = max(0, config.admitted_cap - len(gate.admitted))
+    room = max(0, config.gate.admitted_cap - len(gate.admitted))
     extra = admitted_ids[len(gate.admitted) :]
     for i in extra[room:]:
-        log.append(LogEntry("gate", i, "rejected", f"admitted cap {config.admitted_cap}"))
+        log.append(LogEntry("gate", i, "rejected", f"admitted cap {config.gate.admitted_cap}"))
         drivers.pop(i, None)
     keep = set(admitted_ids[: len(gate.admitted) + room])
     admitted = [it for it in pool.items if it.id in keep]  # pool order, stable

@@ -10,12 +10,13 @@ which keeps the rendered window byte-stable for KV-cache reuse.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, ClassVar
 
 from ctxfast.construct.schema import (
+    SOURCES,
     CodeCandidate,
-    ConstructConfig,
     EvidenceItem,
     ImpactEdge,
     ImpactType,
@@ -26,6 +27,45 @@ from ctxfast.construct.schema import (
     PlanNode,
 )
 from ctxfast.errors import InvalidArgumentError
+
+if TYPE_CHECKING:
+    from ctxfast.construct.config import ConstructConfig
+
+
+@dataclass(frozen=True)
+class PoolSettings:
+    """What enters the evidence pool (``ConstructConfig.pool``), each cap bounding what one
+    caller's inputs can cost."""
+
+    FLAT_NAMES: ClassVar[Mapping[str, str]] = {}
+
+    #: At most this many items (256) enter the pool; the rest are logged as cut.
+    pool_cap: int = 256
+    #: An item's content is cut to this many bytes (16 KB, with at most 200 lines): a fix
+    #: needs the code to change in full, and a 16 KB body still fits a window.
+    content_cap_bytes: int = 16 * 1024
+    #: An item's provenance note is cut to this many characters (200).
+    provenance_cap_chars: int = 200
+    #: When two sources give the same item, the first of this order wins: a planner's and
+    #: an impact analyser's items are what the caller decided, retrieval's a guess.
+    source_priority: tuple[Origin, ...] = (
+        Origin.PLANNING,
+        Origin.IMPACT,
+        Origin.LOCALIZATION,
+        Origin.RETRIEVAL,
+        Origin.RECON,
+        Origin.PATCH,
+        Origin.LIVE,
+    )
+
+    def __post_init__(self) -> None:
+        for name in ("pool_cap", "content_cap_bytes", "provenance_cap_chars"):
+            if getattr(self, name) < 0:
+                raise InvalidArgumentError(f"{name} must be non-negative")
+        if sorted(self.source_priority) != sorted(SOURCES):
+            values = tuple(s.value for s in SOURCES)
+            raise InvalidArgumentError(f"source_priority must be a permutation of {values}")
+
 
 _EDGE_KIND = {
     ImpactType.CALLED_BY: Kind.GRAPH_EDGE,
@@ -163,11 +203,11 @@ def _normalise(
     for source, kind, content, prov, meta in raw:
         # A whole file is bounded by its share of the window's target instead.
         content, cut = (
-            (content, False) if meta.uncut else _cap_bytes(content, config.content_cap_bytes)
+            (content, False) if meta.uncut else _cap_bytes(content, config.pool.content_cap_bytes)
         )
         if cut and meta.start_line is not None:
             meta = _shown_after_cap(meta, content)
-        prov = prov[: config.provenance_cap_chars]
+        prov = prov[: config.pool.provenance_cap_chars]
         base = _item_id(kind, content, prov)
         n = seen_ids.get(base, 0) + 1
         seen_ids[base] = n
@@ -179,7 +219,7 @@ def _normalise(
                     "pool",
                     item_id,
                     "content_capped",
-                    f"content over {config.content_cap_bytes} bytes",
+                    f"content over {config.pool.content_cap_bytes} bytes",
                 )
             )
         items.append(EvidenceItem(item_id, source, kind, content, prov, meta))
@@ -282,23 +322,23 @@ def build_pool(inputs: PoolInputs, config: ConstructConfig) -> Pool:
             add(Origin.LIVE, kind, text, f"live: {kind.value} {i + 1} of {n}", ItemMeta())
 
     items, log = _normalise(raw, config)
-    rank: dict[str, int] = {s: i for i, s in enumerate(config.source_priority)}
+    rank: dict[str, int] = {s: i for i, s in enumerate(config.pool.source_priority)}
     # Queue order: source priority; live outputs freshest first so the cap never drops the
     # current failure in favour of an older one.
     queue = sorted(
         items,
         key=lambda it: (rank[it.source], -it.meta.seq if it.source == Origin.LIVE else it.meta.seq),
     )
-    keep = {it.id for it in queue[: config.pool_cap]}
+    keep = {it.id for it in queue[: config.pool.pool_cap]}
     kept = tuple(it for it in items if it.id in keep)
-    queued = tuple(it for it in queue[config.pool_cap :])
+    queued = tuple(it for it in queue[config.pool.pool_cap :])
     for it in queued:
         log.append(
             LogEntry(
                 "pool",
                 it.id,
                 "queued_over_cap",
-                f"pool cap {config.pool_cap} by source priority ({it.source})",
+                f"pool cap {config.pool.pool_cap} by source priority ({it.source})",
             )
         )
     return Pool(items=kept, change_set=changes, log=tuple(log), queued=queued)

@@ -11,12 +11,49 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
-from ctxfast.construct.schema import ConstructConfig, EvidenceItem, LogEntry, PlanNode
+from ctxfast.construct.schema import EvidenceItem, LogEntry, PlanNode
 from ctxfast.errors import CtxfastError, InvalidArgumentError
+
+if TYPE_CHECKING:
+    from ctxfast.construct.config import ConstructConfig
+
+
+@dataclass(frozen=True)
+class RankerSettings:
+    """How the residue is ranked (``ConstructConfig.ranking``): by a model ranker when the
+    caller gives one (``compose(ranker=)``), else from the retrieval evidence."""
+
+    FLAT_NAMES: ClassVar[Mapping[str, str]] = {}
+
+    #: Without a model ranker, rank the residue once, deterministically, from the retrieval
+    #: evidence. Off keeps the frugal window: only what the gate admitted.
+    evidence_ranker: bool = True
+    #: A model ranker is called only when the residue holds at most this many items (32):
+    #: the cap bounds the prompt and the reply. A larger residue is folded without a call.
+    residue_cap: int = 32
+    #: A model's pick is kept when it scores at least this (0.5, in [0, 1]).
+    score_threshold: float = 0.5
+    #: The most tokens the model may reply with (1,024): enough for 32 scored items.
+    max_completion_tokens: int = 1024
+    #: The model's sampling temperature (0: the same residue gets the same ranking).
+    temperature: float = 0.0
+    #: A reply longer than this many bytes (64 KB) is refused as malformed.
+    ranker_max_response_bytes: int = 64 * 1024
+    #: Each residue item is shown to the model as one signature line cut to this many
+    #: characters (200): a long parameter list cannot swell the prompt.
+    residue_signature_chars: int = 200
+
+    def __post_init__(self) -> None:
+        for name in ("residue_cap", "max_completion_tokens"):
+            if getattr(self, name) < 0:
+                raise InvalidArgumentError(f"{name} must be non-negative")
+        if not 0.0 <= self.score_threshold <= 1.0:
+            raise InvalidArgumentError("score_threshold must lie in [0, 1]")
+
 
 RANKING_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -103,7 +140,7 @@ def build_request(
         {
             "id": it.id,
             "kind": it.kind.value,
-            "signature": residue_signature(it, config.residue_signature_chars),
+            "signature": residue_signature(it, config.ranking.residue_signature_chars),
         }
         for it in residue
     ]
@@ -113,12 +150,12 @@ def build_request(
         f"residue:\n{json.dumps(records, ensure_ascii=False, sort_keys=True)}"
     )
     schema = json.loads(json.dumps(RANKING_SCHEMA))
-    schema["properties"]["rankings"]["maxItems"] = config.residue_cap
+    schema["properties"]["rankings"]["maxItems"] = config.ranking.residue_cap
     return RankRequest(
         messages=({"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}),
         candidate_ids=tuple(it.id for it in residue),
-        temperature=config.temperature,
-        max_completion_tokens=config.max_completion_tokens,
+        temperature=config.ranking.temperature,
+        max_completion_tokens=config.ranking.max_completion_tokens,
         schema=schema,
     )
 
@@ -127,7 +164,7 @@ def parse_reply(
     reply: str, candidate_ids: Sequence[str], config: ConstructConfig
 ) -> dict[str, float]:
     """Strictly validate a reply; raises ``ValueError`` describing the first violation."""
-    if len(reply.encode("utf-8")) > config.ranker_max_response_bytes:
+    if len(reply.encode("utf-8")) > config.ranking.ranker_max_response_bytes:
         raise ValueError("reply exceeds the response size cap")
     data = json.loads(reply)
     if not isinstance(data, dict) or set(data) != {"rankings"}:
@@ -135,8 +172,10 @@ def parse_reply(
     rankings = data["rankings"]
     if not isinstance(rankings, list):
         raise ValueError("'rankings' must be an array")
-    if len(rankings) > config.residue_cap:
-        raise ValueError(f"{len(rankings)} records exceed the residue cap {config.residue_cap}")
+    if len(rankings) > config.ranking.residue_cap:
+        raise ValueError(
+            f"{len(rankings)} records exceed the residue cap {config.ranking.residue_cap}"
+        )
     allowed = set(candidate_ids)
     scores: dict[str, float] = {}
     for rec in rankings:
@@ -162,7 +201,7 @@ def rank_residue(
     ids = [it.id for it in residue]
     if not residue:
         return RankOutcome({}, 0, ())
-    if len(residue) > config.residue_cap:
+    if len(residue) > config.ranking.residue_cap:
         raise InvalidArgumentError("an oversize residue must be folded, never ranked")
     if ranker is None:
         none = tuple(
@@ -180,13 +219,18 @@ def rank_residue(
     log: list[LogEntry] = []
     for i in ids:
         s = scores.get(i)
-        if s is not None and s >= config.score_threshold:
+        if s is not None and s >= config.ranking.score_threshold:
             admitted[i] = s
             log.append(LogEntry("rank", i, "admitted", f"ranker score {s:.3f}"))
         else:
             shown = "unranked" if s is None else f"{s:.3f}"
             log.append(
-                LogEntry("rank", i, "rejected", f"ranker score {shown} < {config.score_threshold}")
+                LogEntry(
+                    "rank",
+                    i,
+                    "rejected",
+                    f"ranker score {shown} < {config.ranking.score_threshold}",
+                )
             )
     return RankOutcome(admitted, 1, tuple(log))
 

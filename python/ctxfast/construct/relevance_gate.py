@@ -9,23 +9,58 @@ obligation (07), or it is a direct consequence of the change in the impact DAG (
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import TYPE_CHECKING, ClassVar
 
 from ctxfast.construct.pool import Pool
 from ctxfast.construct.schema import (
     CODE_KINDS,
     LIVE_OUTPUT_KINDS,
-    ConstructConfig,
     EvidenceItem,
     Kind,
     LogEntry,
     PlanNode,
 )
 from ctxfast.construct.terms import decision_terms, has_word, short_name, terms_of
+from ctxfast.errors import InvalidArgumentError
 from ctxfast.retrieval.query import without_frame_paths
 from ctxfast.text import split_identifier
+
+if TYPE_CHECKING:
+    from ctxfast.construct.config import ConstructConfig
+
+
+@dataclass(frozen=True)
+class GateSettings:
+    """The relevance gate (``ConstructConfig.gate``): which pool items the plan admits as
+    dependencies and which are residue for a ranker to judge."""
+
+    FLAT_NAMES: ClassVar[Mapping[str, str]] = {}
+
+    #: At most this many items (64) are admitted; the rest are residue.
+    admitted_cap: int = 64
+    #: An item no driver admits is offered to the ranker when it shares at least this many
+    #: terms (2) with the decision, else rejected: one shared word is chance.
+    residue_min_shared_terms: int = 2
+    #: A residue over ``ranking.residue_cap`` is folded without a model call: an item is
+    #: admitted when the plan node sharing most terms with it names every part of its name
+    #: (``unicode_input`` under "handles unicode input"). Off rejects such a residue whole.
+    fold_oversize_residue: bool = True
+    #: A definition the task names only by a bare name that at least this many candidates
+    #: share (3) is residue, not a dependency: ``permute=True`` in an issue would admit
+    #: every ``permute`` method of the library. 0: every named definition is admitted.
+    named_ambiguity: int = 3
+    #: A code item ending at most this many lines (3) above the line where new code goes is
+    #: admitted: it is what the insertion follows.
+    insertion_gap_lines: int = 3
+
+    def __post_init__(self) -> None:
+        for name in ("admitted_cap", "named_ambiguity"):
+            if getattr(self, name) < 0:
+                raise InvalidArgumentError(f"{name} must be non-negative")
+
 
 _TERM_SCAN_BYTES = 4096
 
@@ -71,10 +106,10 @@ def _ambiguous(
     (``Class.method``, the full qualname), such a definition competes as residue. The change
     target's own name is not ambiguous: its namesakes are its other layers (a wrapper, a
     binding, a stub)."""
-    if not config.named_ambiguity or namesakes is None:
+    if not config.gate.named_ambiguity or namesakes is None:
         return False
     name = short_name(entity)
-    if namesakes[name] < config.named_ambiguity:
+    if namesakes[name] < config.gate.named_ambiguity:
         return False
     if plan.target_entity and short_name(plan.target_entity) == name:
         return False
@@ -175,7 +210,7 @@ def _code_driver(
                 return f"impact:{other.meta.edge_type}"
     if target is not None and item.meta.file == target[0] and item.meta.end_line:
         gap = target[1] - item.meta.end_line
-        if 1 <= gap <= config.insertion_gap_lines + 1:
+        if 1 <= gap <= config.gate.insertion_gap_lines + 1:
             return "obligation:insertion_point"
     return None
 
@@ -260,7 +295,7 @@ def run_gate(
         shared = len(item_terms(item, config.min_term_len) & terms)
         # A file retrieval ranked among the best is residue on that ranking alone (a short
         # task shares few words with any file).
-        if shared >= config.residue_min_shared_terms or item.meta.whole_file:
+        if shared >= config.gate.residue_min_shared_terms or item.meta.whole_file:
             residue.append(item.id)
             log.append(
                 LogEntry("gate", item.id, "residue", f"no driver; shares {shared} decision terms")
@@ -271,9 +306,9 @@ def run_gate(
                 LogEntry("gate", item.id, "rejected", f"no driver; shares {shared} decision terms")
             )
 
-    rank: dict[str, int] = {s: i for i, s in enumerate(config.source_priority)}
+    rank: dict[str, int] = {s: i for i, s in enumerate(config.pool.source_priority)}
     order = sorted(admitted, key=lambda it: (rank[it.source], it.meta.seq))
-    keep = {it.id for it in order[: config.admitted_cap]}
+    keep = {it.id for it in order[: config.gate.admitted_cap]}
     final: list[str] = []
     for it in admitted:
         if it.id in keep:
@@ -286,7 +321,7 @@ def run_gate(
                     "gate",
                     it.id,
                     "rejected",
-                    f"admitted cap {config.admitted_cap} by source priority",
+                    f"admitted cap {config.gate.admitted_cap} by source priority",
                 )
             )
             drivers.pop(it.id)
@@ -323,13 +358,17 @@ def fold_residue(
             if ent
             else []
         )
-        if config.fold_oversize_residue and parts and set(parts) <= bucket_terms[best]:
+        if config.gate.fold_oversize_residue and parts and set(parts) <= bucket_terms[best]:
             admitted.append(item.id)
             log.append(
                 LogEntry("fold", item.id, "admitted", f"fold:{name} covers {short_name(ent or '')}")
             )
         else:
-            why = f"fold:{name} has no driver" if config.fold_oversize_residue else "fold disabled"
+            why = (
+                f"fold:{name} has no driver"
+                if config.gate.fold_oversize_residue
+                else "fold disabled"
+            )
             log.append(LogEntry("fold", item.id, "rejected", f"oversize residue; {why}"))
     return admitted, log
 

@@ -17,8 +17,9 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ctxfast.construct.compress import Block, Numbered
+from ctxfast.construct.compress import Block
 from ctxfast.construct.dedup import ROLE_RANK
+from ctxfast.construct.line_windows import Numbered
 from ctxfast.construct.order import LIVE_ORDER
 from ctxfast.construct.represent import Rendering, Role
 from ctxfast.construct.schema import Kind, PlanNode, WindowEntry

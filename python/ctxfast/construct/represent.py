@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING, ClassVar
 
 from ctxfast.construct.schema import (
     CODE_KINDS,
     LIVE_OUTPUT_KINDS,
-    ConstructConfig,
     EvidenceItem,
     Kind,
     LogEntry,
@@ -23,6 +23,20 @@ from ctxfast.construct.schema import (
 )
 from ctxfast.construct.terms import mentions
 from ctxfast.text import is_test_path
+
+if TYPE_CHECKING:
+    from ctxfast.construct.config import ConstructConfig
+
+
+@dataclass(frozen=True)
+class RepresentSettings:
+    """How live outputs are represented (``ConstructConfig.represent``)."""
+
+    FLAT_NAMES: ClassVar[Mapping[str, str]] = {}
+
+    #: Of several test outputs only the freshest is shown: a re-run supersedes earlier
+    #: results. Off shows them too, as the budget allows.
+    supersede_older_test_outputs: bool = True
 
 
 class Role(StrEnum):
@@ -148,7 +162,7 @@ def expansion_gate(item: EvidenceItem, plan: PlanNode) -> bool:
 
 def stale_ids(items: Sequence[EvidenceItem], config: ConstructConfig) -> set[str]:
     """Superseded live history: every test output but the freshest (a re-run supersedes it)."""
-    if not config.supersede_older_test_outputs:
+    if not config.represent.supersede_older_test_outputs:
         return set()
     tests = [it for it in items if it.kind is Kind.TEST_OUTPUT]
     if len(tests) < 2:

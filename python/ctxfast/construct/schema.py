@@ -1,9 +1,10 @@
 """Typed data of context construction: evidence items, plan/impact inputs, config,
 and the emitted :class:`DecisionContext`.
 
-Every threshold and cap of construction lives in :class:`ConstructConfig` as a default, so an
-ablation or a different model window changes configuration, never code; each setting's effect
-on the window is tested (``tests/test_settings_effect.py`` and the stage tests).
+Every threshold and cap of construction lives in
+:class:`~ctxfast.construct.config.ConstructConfig` as a default, so an ablation or a
+different model window changes configuration, never code; each setting's effect on the
+window is tested (``tests/test_settings_effect.py`` and the stage tests).
 """
 
 from __future__ import annotations
@@ -195,140 +196,6 @@ class CodeCandidate:
 
 
 @dataclass(frozen=True)
-class ConstructConfig:
-    """Every cap and threshold of construction, each with what it does and why its default."""
-
-    ceiling: int = 24_000
-    encoding: str = "cl100k_base"
-    # (a) pool
-    pool_cap: int = 256
-    # The first design capped an item at 8 KB / 80 lines; a fix needs the code to change in full:
-    # on 40 exact-tree Lite instances every-hunk coverage went .475 → .55 at the same
-    # 8k-token target with 16 KB / 200 lines (400 lines / 32 KB measured the same).
-    content_cap_bytes: int = 16 * 1024
-    provenance_cap_chars: int = 200
-    source_priority: tuple[Origin, ...] = (
-        Origin.PLANNING,
-        Origin.IMPACT,
-        Origin.LOCALIZATION,
-        Origin.RETRIEVAL,
-        Origin.RECON,
-        Origin.PATCH,
-        Origin.LIVE,
-    )
-    # (b) gate
-    admitted_cap: int = 64
-    # A model ranker (``compose(ranker=)``) is called on the gate's residue only when it holds
-    # at most this many items: the cap bounds the prompt and the reply the model may give
-    # (the schema's ``maxItems``). A larger residue is folded without a call (below). The
-    # no-model evidence ranker reads no prompt, so it ranks a residue of any size.
-    residue_cap: int = 32
-    residue_min_shared_terms: int = 2
-    # Folding an oversize residue admits an item when the obligation, acceptance criterion,
-    # validation or precondition sharing most terms with it names every part of its name
-    # (``unicode_input`` under "handles unicode input"), a looser reading of the gate's
-    # naming rule; False rejects the whole oversize residue.
-    fold_oversize_residue: bool = True
-    # the ranking step
-    score_threshold: float = 0.5
-    max_completion_tokens: int = 1024
-    temperature: float = 0.0
-    ranker_max_response_bytes: int = 64 * 1024
-    # The model is shown each residue item as one signature line (never its body), cut to
-    # this many characters: a long parameter list or a minified line cannot swell the prompt.
-    residue_signature_chars: int = 200
-    # (c)/(d) representation and compression
-    compression_floor_bytes: int = 1024
-    large_item_lines: int = 200
-    window_lines: int = 40
-    # The window of a cut body is chosen by the task's terms on its code lines only: a
-    # docstring repeats the task's words (sympy's 250-line ``diophantine`` was cut to its
-    # signature and docstring, the fix 45 lines further down). On 107 exact-tree Lite
-    # instances at 8k it covered one more and lost none.
-    window_code_only: bool = True
-    # (b) gate: a definition the task names only by a bare name that at least this many
-    # candidates share is residue, not a dependency (0: every named definition is admitted).
-    # ``permute=True`` in a sympy issue admitted every ``permute`` method of the library. On
-    # 107 exact-tree Lite instances at 8k: 41 windows change, the same instances are covered,
-    # one more holds its gold file.
-    named_ambiguity: int = 3
-    insertion_gap_lines: int = 3
-    # An older tool or test output the budget masks becomes a one-line pointer quoting its
-    # first line up to this many characters: enough to tell which command or test it was.
-    pointer_preview_chars: int = 60
-    min_term_len: int = 3
-    # Of several test outputs only the freshest is shown: a re-run supersedes the results
-    # of earlier runs (False shows them too, as the budget allows).
-    supersede_older_test_outputs: bool = True
-    # (e) dedup: a model ranker's pick scoring at least ``score_threshold`` but below
-    # ``filler_score_below`` is a guess, dropped unless a block the decision depends on
-    # names it, so the room goes to what the model was sure of (``drop_filler=False`` keeps
-    # every pick).
-    drop_filler: bool = True
-    filler_score_below: float = 0.6
-    # (g) budget: share of the ceiling each tier is compressed to by its ladder step
-    tier_shares: tuple[tuple[str, float], ...] = (
-        ("stable_core", 0.15),
-        ("working_set", 0.60),
-        ("transient", 0.25),
-    )
-    # The ladder's last step, when only the stable core is left and the window is still
-    # over the ceiling: each acceptance criterion is cut to this many characters before
-    # the criteria after the first are dropped.
-    acceptance_trim_chars: int = 200
-    # Standalone window (no model ranker): the window fills toward ``target_tokens`` with the
-    # next-best evidence and stops there (0 = no filling: the frugal window); the ceiling
-    # still bounds everything.
-    target_tokens: int = 8000
-    # With the repository's source at hand (``compose``), the room the fill leaves closes
-    # gaps of at most ``gap_lines`` unshown lines next to lines shown in full
-    # (``construct.gaps``). On the 140 exact-tree Lite instances at 8k the same 78 are
-    # covered with it as without; closing the gate's gaps before the fill, or holding back
-    # 5-10% of the target for gaps, covered 76-77 (they took room from ranked bodies).
-    gap_lines: int = 32
-    # Without a model ranker, the residue is ranked once, deterministically, from the
-    # retrieval evidence (``construct.evidence_ranker``); False keeps the frugal window.
-    evidence_ranker: bool = True
-    # The task's section of the window is cut to this many tokens (0: never cut), keeping
-    # its head, a traceback's last frames and its tail (``construct.task_cap``): the task
-    # is never evicted, so a 120 KB task left no room for any code.
-    task_tokens: int = 1500
-
-    def __post_init__(self) -> None:
-        for name in (
-            "ceiling",
-            "pool_cap",
-            "content_cap_bytes",
-            "provenance_cap_chars",
-            "admitted_cap",
-            "residue_cap",
-            "max_completion_tokens",
-            "window_lines",
-            "large_item_lines",
-            "target_tokens",
-            "gap_lines",
-            "named_ambiguity",
-            "task_tokens",
-        ):
-            if getattr(self, name) < 0:
-                raise InvalidArgumentError(f"{name} must be non-negative")
-        if not 0.0 <= self.score_threshold <= 1.0:
-            raise InvalidArgumentError("score_threshold must lie in [0, 1]")
-        if sorted(self.source_priority) != sorted(SOURCES):
-            values = tuple(s.value for s in SOURCES)
-            raise InvalidArgumentError(f"source_priority must be a permutation of {values}")
-        shares = dict(self.tier_shares)
-        if set(shares) != {"stable_core", "working_set", "transient"}:
-            raise InvalidArgumentError("tier_shares must name stable_core, working_set, transient")
-        if abs(sum(shares.values()) - 1.0) > 1e-9 or min(shares.values()) < 0:
-            raise InvalidArgumentError("tier_shares must be non-negative and sum to 1")
-
-    def share(self, tier: str) -> float:
-        """The configured share of the ceiling for ``tier``."""
-        return dict(self.tier_shares)[tier]
-
-
-@dataclass(frozen=True)
 class WindowEntry:
     """One placed block of the window: which item, in what rendering, role, tier and text."""
 
@@ -423,7 +290,6 @@ __all__ = [
     "LIVE_OUTPUT_KINDS",
     "SOURCES",
     "CodeCandidate",
-    "ConstructConfig",
     "DecisionContext",
     "EvidenceItem",
     "ImpactEdge",
@@ -435,3 +301,12 @@ __all__ = [
     "PlanNode",
     "WindowEntry",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # ``ConstructConfig`` lived here; it moved to ``construct.config`` beside its groups.
+    if name == "ConstructConfig":
+        from ctxfast.construct.config import ConstructConfig
+
+        return ConstructConfig
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -10,21 +10,57 @@ Whoever named a target, its own source must be in the window (:func:`target_sour
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
 
-from ctxfast.construct.defaults import DefaultsConfig
 from ctxfast.construct.impact import Derived, definition_candidate, resolve
 from ctxfast.construct.schema import CodeCandidate, LogEntry, Origin
 from ctxfast.construct.source_reader import SourceReader
 from ctxfast.recon.graph import CodeGraph
 from ctxfast.text import is_product_path, is_test_code
 
+if TYPE_CHECKING:
+    from ctxfast.construct.defaults import DefaultsConfig
+
+
+@dataclass(frozen=True)
+class TargetSettings:
+    """Which definitions a window treats as the ones to change when the caller names none
+    (``DefaultsConfig.targets``), and how many retrieved candidates it draws on."""
+
+    FLAT_NAMES: ClassVar[Mapping[str, str]] = {}
+
+    #: With ``confidence_localization`` off: the best this many (1) distinct retrieved
+    #: definitions are the change targets. One: more cost tokens without covering more.
+    localized_definitions: int = 1
+    #: Size the targets by confidence: every retrieved definition scoring within
+    #: ``localization_margin`` of the best, between ``localization_min`` and
+    #: ``localization_max`` of them. On: the lines a window needs are in its targets' files.
+    confidence_localization: bool = True
+    #: A definition scoring at least (1 − this) × the best score (0.25: within a quarter of
+    #: it) is a target too.
+    localization_margin: float = 0.25
+    #: At least this many targets (3): a near miss of the best is then still shown.
+    localization_min: int = 3
+    #: At most this many targets (5).
+    localization_max: int = 5
+    #: Retrieved candidates a window draws on (40, where retrieval's own list has 20): the
+    #: window fills its target with the next-best ones, and drawing on more puts the file
+    #: to change in more windows. A caller's own ``RetrievalConfig.top_k`` wins.
+    retrieval_candidates: int = 40
+    #: A larger window draws on this many (5) per thousand tokens of its target when that is
+    #: more: a 16k window runs out of the best 40.
+    candidates_per_1k_tokens: int = 5
+
 
 def window_candidates(cfg: DefaultsConfig, target_tokens: int) -> int:
     """How many retrieved candidates a window filled toward ``target_tokens`` draws on."""
-    return max(cfg.retrieval_candidates, target_tokens * cfg.candidates_per_1k_tokens // 1000)
+    return max(
+        cfg.targets.retrieval_candidates,
+        target_tokens * cfg.targets.candidates_per_1k_tokens // 1000,
+    )
 
 
 def default_localization(candidates: Sequence[CodeCandidate], k: int) -> tuple[str, ...]:
@@ -76,8 +112,8 @@ def confident_localization(
     ``localization_min`` and at most ``localization_max`` of them, in score order. Falls back
     to the fixed ``localized_definitions`` when ``confidence_localization`` is off.
     """
-    if not cfg.confidence_localization:
-        return default_localization(candidates, cfg.localized_definitions)
+    if not cfg.targets.confidence_localization:
+        return default_localization(candidates, cfg.targets.localized_definitions)
     best: dict[str, float] = {}
     for c in candidates:
         if c.qualname and c.kind != "def":
@@ -91,9 +127,9 @@ def confident_localization(
     if not order:
         return ()
     top = best[order[0]]
-    floor = top - abs(top) * cfg.localization_margin
+    floor = top - abs(top) * cfg.targets.localization_margin
     chosen = [q for q in order if best[q] >= floor]
-    n = min(max(len(chosen), cfg.localization_min), cfg.localization_max)
+    n = min(max(len(chosen), cfg.targets.localization_min), cfg.targets.localization_max)
     return order[:n]
 
 

@@ -3,11 +3,11 @@
 A file shown whole holds every line an edit in it could touch, so what it is worth is the
 chance that the fix is in it, and what it costs is its tokens. Retrieval's file rank says
 how likely that is: the best-ranked file holds the fix far more often than the second, the
-second more than the third (``DefaultsConfig.whole_file_prior``). A file at rank ``r`` is
-shown whole, as a change target, when its tokens are at most ``whole_file_share`` of the
+second more than the third (``WholeFileSettings.prior``). A file at rank ``r`` is
+shown whole, as a change target, when its tokens are at most ``share`` of the
 window's target scaled by ``prior(r) / prior(1)``: the best file may take most of the
 window, a fourth-ranked one an eighth of it. The files that qualify are taken most likely
-first, all of them within ``whole_files_share`` of the target (taken cheapest per unit of
+first, all of them within ``total_share`` of the target (taken cheapest per unit of
 prior first, two small third- and fourth-ranked files pushed the best-ranked one out).
 
 A file not worth its tokens as a target can still fill the room the window has left: the
@@ -20,9 +20,9 @@ code (:func:`~ctxfast.text.is_product_path`): a fix is made in the product's own
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import replace
-from typing import Protocol
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import ClassVar
 
 from ctxfast.construct.schema import CodeCandidate, LogEntry, Origin
 from ctxfast.text import is_product_path
@@ -30,21 +30,42 @@ from ctxfast.text import is_product_path
 CountWithin = Callable[[str, int], int | None]
 
 
-class WholeFileSettings(Protocol):
-    """The settings this stage reads (``DefaultsConfig`` documents each)."""
+@dataclass(frozen=True)
+class WholeFileSettings:
+    """Which files and definitions a window shows whole (``DefaultsConfig.whole_files``).
+    A share is of the window's target size (``ConstructConfig.target_tokens``)."""
 
-    @property
-    def whole_file_prior(self) -> tuple[float, ...]: ...
-    @property
-    def whole_file_share(self) -> float: ...
-    @property
-    def whole_files_share(self) -> float: ...
-    @property
-    def whole_file_prior_power(self) -> float: ...
-    @property
-    def whole_target_share(self) -> float: ...
-    @property
-    def spare_files(self) -> int: ...
+    FLAT_NAMES: ClassVar[Mapping[str, str]] = {
+        "prior": "whole_file_prior",
+        "share": "whole_file_share",
+        "total_share": "whole_files_share",
+        "prior_power": "whole_file_prior_power",
+        "target_share": "whole_target_share",
+    }
+
+    #: The chance that the file retrieval ranks first, second, ... holds the fix, as
+    #: measured on real issues: the best-ranked file far more often than the second. A file
+    #: ranked past the table is never shown whole; an empty table switches the rule off.
+    prior: tuple[float, ...] = (0.60, 0.25, 0.12, 0.12, 0.09, 0.06, 0.06, 0.05)
+    #: The best-ranked file is shown whole when it takes at most this share (0.65) of the
+    #: target; a file further down the ranking gets its rank's part of that (see
+    #: ``prior_power``). Most of the window, since the best file holds most fixes, while
+    #: room is left for what the fix calls and what calls it.
+    share: float = 0.65
+    #: All whole files together take at most this share (0.8) of the target.
+    total_share: float = 0.8
+    #: How a file's cap shrinks with its rank: ``share`` × (prior(rank) / prior(1)) to this
+    #: power. The square root (0.5): a smaller, lower-ranked file still fits, where a linear
+    #: cap left out the small files that held a fix.
+    prior_power: float = 0.5
+    #: A change target whose file is not shown whole is shown as its whole definition (a long
+    #: function, a whole class) when it takes at most this share (0.35) of the target, scaled
+    #: by its file's rank as above; 0: never.
+    target_share: float = 0.35
+    #: The room a window has left after everything else goes to the best-ranked files not
+    #: yet shown whole, up to this many (3), each at most ``share`` of the target: a small
+    #: repository's window otherwise ends far below its target.
+    spare_files: int = 3
 
 
 def as_whole_file(cand: CodeCandidate, text: str, n_lines: int) -> CodeCandidate:
@@ -61,8 +82,8 @@ def _prior(prior: Sequence[float], rank: int) -> float:
 
 def _rank_cap(cfg: WholeFileSettings, share: float, target_tokens: int, p: float) -> int:
     """The tokens a unit may take when its file's prior is ``p``: ``share`` of the target
-    scaled by ``(p / prior(1)) ** whole_file_prior_power``."""
-    return int(target_tokens * share * (p / cfg.whole_file_prior[0]) ** cfg.whole_file_prior_power)
+    scaled by ``(p / prior(1)) ** prior_power``."""
+    return int(target_tokens * share * (p / cfg.prior[0]) ** cfg.prior_power)
 
 
 def _carrier(candidates: Sequence[CodeCandidate], path: str, heads: Sequence[str]) -> int | None:
@@ -102,10 +123,10 @@ def with_whole_files(
     a change target). ``count_within(text, limit)`` is the token count of ``text`` when it
     is at most ``limit``, else ``None`` (it stops counting there: a huge file costs no full
     count). Also returns the tokens the whole files take."""
-    prior = cfg.whole_file_prior
-    room = int(target_tokens * cfg.whole_files_share)
+    prior = cfg.prior
+    room = int(target_tokens * cfg.total_share)
     top = prior[0] if prior else 0.0
-    if room <= 0 or top <= 0 or cfg.whole_file_share <= 0:
+    if room <= 0 or top <= 0 or cfg.share <= 0:
         return list(candidates), [], 0
     head_files = {c.file for c in candidates if c.qualname in set(heads)}
     rank = {f: n for n, f in enumerate(ranked_files)}
@@ -123,7 +144,7 @@ def with_whole_files(
         if not lines:
             continue
         text = "\n".join(lines)
-        cap = _rank_cap(cfg, cfg.whole_file_share, target_tokens, p)
+        cap = _rank_cap(cfg, cfg.share, target_tokens, p)
         tokens = count_within(text, min(cap, room))
         if tokens is None:
             continue
@@ -166,13 +187,13 @@ def with_whole_targets(
     """Change targets shown as their whole definition when their file is not shown whole:
     a long function construction would cut to a window of lines, a class it would show as
     a view of some members. The next unit down from the file, under the same value-per-
-    token cap (the file's rank), in ``heads`` order, within what ``whole_files_share``
+    token cap (the file's rank), in ``heads`` order, within what ``total_share``
     leaves after ``used`` tokens of whole files. The definition keeps the lines it already
     carried (its class's header, its imports)."""
-    prior = cfg.whole_file_prior
-    room = int(target_tokens * cfg.whole_files_share) - used
+    prior = cfg.prior
+    room = int(target_tokens * cfg.total_share) - used
     top = prior[0] if prior else 0.0
-    if room <= 0 or top <= 0 or cfg.whole_target_share <= 0:
+    if room <= 0 or top <= 0 or cfg.target_share <= 0:
         return list(candidates), []
     rank = {f: n for n, f in enumerate(ranked_files)}
     order = {h: i for i, h in enumerate(heads)}
@@ -195,7 +216,7 @@ def with_whole_targets(
             continue
         keep = tuple(sorted(shown | set(span)))
         text = "\n".join(lines[n - 1] for n in keep)
-        cap = _rank_cap(cfg, cfg.whole_target_share, target_tokens, p)
+        cap = _rank_cap(cfg, cfg.target_share, target_tokens, p)
         tokens = count_within(text, min(cap, room))
         if tokens is None:
             continue
@@ -229,9 +250,9 @@ def spare_files(
     are few and short, and the rest are tests the gate turns away, while the file to change
     was ranked among the first by retrieval and never shown. Each of the ``spare_files``
     best-ranked product files not already whole is read whole or not at all, at most
-    ``whole_file_share`` of the target."""
+    ``share`` of the target."""
     positive = [c.score for c in candidates if c.origin == Origin.RETRIEVAL and c.score > 0]
-    room = int(target_tokens * cfg.whole_file_share)
+    room = int(target_tokens * cfg.share)
     if not positive or room <= 0 or cfg.spare_files <= 0:
         return []
     whole = {c.file for c in candidates if c.whole_file}

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ctxfast.errors import ConfigError
 from ctxfast.eval.errors import EvalError
 
 
@@ -175,7 +176,7 @@ def run_suite(args: argparse.Namespace) -> int:
             )
             try:
                 constructor.settings()
-            except (TypeError, ValueError) as exc:
+            except (ConfigError, TypeError, ValueError) as exc:
                 raise EvalError(f"--config construct/defaults: {exc}") from exc
     else:
         primary = bm25

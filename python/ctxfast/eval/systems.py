@@ -531,9 +531,10 @@ def window_candidates(
 class CtxfastConstruct:
     """ctxfast's constructor (``ctxfast.compose``) scored on its ``DecisionContext`` window.
 
-    ``config`` and ``defaults`` override fields of ``ConstructConfig`` and ``DefaultsConfig``
-    (so an ablation or a curve point is a change of settings, never of code); ``options`` are
-    further ``compose`` keyword arguments (``ceiling``)."""
+    ``config`` and ``defaults`` override settings of ``ConstructConfig`` and ``DefaultsConfig``,
+    by their flat names or in nested form (so an ablation or a curve point is a change of
+    settings, never of code); ``options`` are further ``compose`` keyword arguments
+    (``ceiling``)."""
 
     name: str = "ctxfast_construct"
     symbol_level: bool = True
@@ -545,12 +546,18 @@ class CtxfastConstruct:
         # Overrides equal to the default are dropped, so two constructors that build the same
         # window compare equal and a run executes it once (the curve point at the default
         # target is the default window).
+        from ctxfast.construct.config import ConstructConfig
         from ctxfast.construct.defaults import DefaultsConfig
-        from ctxfast.construct.schema import ConstructConfig
+        from ctxfast.settings import flat_names, flat_value
 
         for where, base in (("config", ConstructConfig()), ("defaults", DefaultsConfig())):
             given = getattr(self, where)
-            kept = {k: v for k, v in given.items() if getattr(base, k, _UNSET) != v}
+            known = flat_names(type(base))
+            kept = {
+                k: v
+                for k, v in given.items()
+                if (flat_value(base, k) if k in known else getattr(base, k, _UNSET)) != v
+            }
             object.__setattr__(self, where, kept)
 
     def switches(self) -> list[str]:
@@ -573,10 +580,13 @@ class CtxfastConstruct:
     def settings(self) -> tuple[Any, Any]:
         """``(ConstructConfig, DefaultsConfig)`` with the overrides applied (raises on an
         unknown field or an invalid value, so a bad ``--config`` fails before the run)."""
+        from ctxfast.construct.config import ConstructConfig
         from ctxfast.construct.defaults import DefaultsConfig
-        from ctxfast.construct.schema import ConstructConfig
 
-        return ConstructConfig(**self.config), DefaultsConfig(**self.defaults)
+        return (
+            ConstructConfig.from_mapping(self.config),
+            DefaultsConfig.from_mapping(self.defaults),
+        )
 
     def handle_key(self) -> Hashable:
         return CtxfastRetrieval().handle_key()

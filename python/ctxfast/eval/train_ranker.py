@@ -77,29 +77,31 @@ def hand_prior(
     from ctxfast.retrieval.pipeline import NAMED_BONUS
 
     cfg = RetrievalConfig.from_mapping(settings)
-    files = {n: cfg.signal_weights.get(n, 1.0) for n in SIGNALS}
-    files["tested_modules"] = cfg.tested_modules_weight
-    files["included"] = cfg.include_lending
-    test = cfg.test_penalty if cfg.demote_tests else 0.0
+    files = {n: cfg.files.weights.get(n, 1.0) for n in SIGNALS}
+    files["tested_modules"] = cfg.files.tested_modules_weight
+    files["included"] = cfg.files.include_lending
+    test = cfg.demotions.test_penalty if cfg.demotions.demote_tests else 0.0
     demote = {
         "is_test": -test,
-        "minor_language": -cfg.minor_language_penalty if cfg.demote_minor_languages else 0.0,
-        "is_example": -cfg.example_penalty,
-        "is_generated": -cfg.generated_penalty,
-        "is_bundle": -cfg.bundle_penalty if cfg.bundle_min_files > 0 else 0.0,
+        "minor_language": -cfg.demotions.minor_language_penalty
+        if cfg.demotions.demote_minor_languages
+        else 0.0,
+        "is_example": -cfg.demotions.example_penalty,
+        "is_generated": -cfg.demotions.generated_penalty,
+        "is_bundle": -cfg.demotions.bundle_penalty if cfg.demotions.bundle_min_files > 0 else 0.0,
     }
     defs = {
         "bm25": 1.0,
         "file_prob": 1.0,
-        "anchor": cfg.traceback_bonus,
+        "anchor": cfg.rerank.traceback_bonus,
         "named": NAMED_BONUS,
-        "named_callee": cfg.named_callee_bonus,
-        "second_callee": cfg.second_callee_bonus,
-        "goal": cfg.goal_candidate_weight,
-        "src_dispatch": cfg.dispatch_bonus if cfg.dispatch else 0.0,
-        "src_literal": cfg.literal_bonus if cfg.literal_defs else 0.0,
+        "named_callee": cfg.rerank.named_callee_bonus,
+        "second_callee": cfg.rerank.second_callee_bonus,
+        "goal": cfg.rerank.goal_candidate_weight,
+        "src_dispatch": cfg.rerank.dispatch_bonus if cfg.sources.dispatch else 0.0,
+        "src_literal": cfg.rerank.literal_bonus if cfg.sources.literal_defs else 0.0,
         "inline_test": -test,
-        "in_file_log_rank": -cfg.same_file_decay,
+        "in_file_log_rank": -cfg.rerank.same_file_decay,
     }
     return {**files, **demote}, {**defs, **demote}
 

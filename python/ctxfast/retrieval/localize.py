@@ -15,10 +15,11 @@ from __future__ import annotations
 import functools
 import re
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar
 
 from ctxfast.bm25 import BM25Index
-from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.literals import LiteralIndex, LiteralMatch
 from ctxfast.retrieval.literals import file_scores as literal_file_scores
 from ctxfast.retrieval.literals import name_scores as literal_name_scores
@@ -26,6 +27,103 @@ from ctxfast.retrieval.query import innermost_depths
 from ctxfast.retrieval.repoindex import RepoIndex
 from ctxfast.retrieval.task import TaskQuery
 from ctxfast.text import is_test_path
+
+if TYPE_CHECKING:
+    from ctxfast.retrieval.config import RetrievalConfig
+
+
+def _default_weights() -> dict[str, float]:
+    return {
+        "file_bm25": 1.0,
+        "definition_match": 1.0,
+        "path_mentions": 1.0,
+        "def_bm25": 1.0,
+        "path_words": 1.0,
+        "traceback": 1.0,
+        "literals": 1.0,
+        "literal_names": 1.0,
+        "platform_code": 1.0,
+    }
+
+
+@dataclass(frozen=True)
+class FileSignals:
+    """Which files the task is about (``RetrievalConfig.files``): the file signals, each
+    normalised to [0, 1] per task and added with its weight, and what each one reads."""
+
+    FLAT_NAMES: ClassVar[Mapping[str, str]] = {"weights": "signal_weights"}
+
+    #: BM25 of the task against each whole file.
+    file_bm25: bool = True
+    #: Identifiers the task uses that a file defines, weighted by how rare they are.
+    definition_match: bool = True
+    #: Paths (or file names) the task writes out.
+    path_mentions: bool = True
+    #: BM25 of the task against each definition, a file scoring its best few definitions.
+    def_bm25: bool = True
+    #: How many of a file's best definitions add up to its ``def_bm25`` score (3): one
+    #: lucky definition does not make a file, a long file's many weak ones do not either.
+    def_bm25_top: int = 3
+    #: Each line of a definition's BM25 text is cut to this many characters (500): in a
+    #: minified one-line file every definition would otherwise copy the whole file. Code
+    #: lines are far shorter.
+    def_line_max_chars: int = 500
+    #: In a repository mostly of other languages than Python, a definition's BM25 text
+    #: covers its first this many lines (400; Python definitions keep 60): a Rust ``main``
+    #: or a CLI builder is one function of hundreds of lines whose first 60 say little.
+    def_bm25_lines_other: int = 400
+    #: BM25's length normalisation for those definitions in such a repository (0.3, milder
+    #: than the 0.75 used elsewhere): long functions were out-scored by any short helper
+    #: sharing one word with the task. Candidates are still searched with ``bm25.b``.
+    def_bm25_b_other: float = 0.3
+    #: Words of the task found in a file's path (``man page`` in ``builders/manpage.py``).
+    path_words: bool = True
+    #: The task's goal sentence (an issue's title) as a query of its own: whole-file and
+    #: definition BM25 of the goal's words become two more signals. The body of an issue is
+    #: mostly evidence (code, output) pointing at every file its example touches; the title
+    #: names the behaviour that is wrong.
+    goal_signals: bool = True
+    #: String literals of the code that the task quotes verbatim (an error message), as a
+    #: signal: the file that prints a message is where it comes from.
+    literals: bool = True
+    #: A quoted fragment must be at least this many characters (12) to count: shorter ones
+    #: match by chance.
+    literal_min_chars: int = 12
+    #: A literal (or a name below) held by more than this many files (5) is too common to
+    #: point anywhere and is ignored.
+    literal_max_files: int = 5
+    #: Names the task gives (environment-variable-like constants) that a file holds as a
+    #: whole string literal, where a program reads its settings, as a signal.
+    literal_names: bool = True
+    #: Command-line flags the task writes (``--glob``) count as such names too. Off: a task
+    #: about "X with --flag" is usually fixed in the behaviour, not where the flag is declared.
+    literal_names_flags: bool = False
+    #: One-token quoted names count as such names too. Off: it pointed at the wrong files
+    #: as often as at the right ones.
+    literal_names_quoted: bool = False
+    #: Such a string literal is at most this many characters (40): a name, not a sentence.
+    literal_name_max_chars: int = 40
+    #: Test files among the best-ranked lend part of their score to the modules their names
+    #: point at (``test_parser.py`` → ``parser.py``): an issue quoting a test is about the
+    #: code it tests.
+    tested_modules: bool = True
+    #: The share of a test file's score it lends (0.25).
+    tested_modules_weight: float = 0.25
+    #: Only the best this many files (10) lend.
+    tested_modules_files: int = 10
+    #: A file another file textually includes (Rust ``include!``) gains this share (0.5) of
+    #: the includer's score: it is part of that file's code. 0: off.
+    include_lending: float = 0.5
+    #: When the goal sentence names an operating system (``on Windows``), the files whose
+    #: code is conditional on it (``#[cfg(windows)]``, ``sys.platform == "win32"``) as a
+    #: signal.
+    platform_code: bool = True
+    #: Each signal's weight in the sum, by name. All 1: tuning them jointly did not carry
+    #: over from one set of tasks to another, a plain sum did.
+    weights: dict[str, float] = field(default_factory=_default_weights)
+    #: A file ranking shorter than this many files (10) is completed with files no signal
+    #: reached, so a small repository whose task shares no word with it still gets a ranking.
+    rank_fill: int = 10
 
 
 def _normalise(scores: dict[str, float]) -> dict[str, float]:
@@ -35,11 +133,11 @@ def _normalise(scores: dict[str, float]) -> dict[str, float]:
 
 class DefinitionBM25:
     """BM25 over definition texts (qualname + the first lines of the body, each line cut to
-    ``cfg.def_line_max_chars``), built lazily. A definition's text is its first ``MAX_LINES``
+    ``cfg.files.def_line_max_chars``), built lazily. A definition's text is its first ``MAX_LINES``
     lines; in a repository mostly of other languages than Python, a non-Python definition's
-    is its first ``cfg.def_bm25_lines_other`` and the file signal scores them with
-    ``cfg.def_bm25_b_other`` (see there), while the definitions that become candidates are
-    still searched with ``cfg.b`` (``candidate_bm25``): with the milder length penalty, long
+    is its first ``cfg.files.def_bm25_lines_other`` and the file signal scores them with
+    ``cfg.files.def_bm25_b_other`` (see there), while the definitions that become candidates are
+    still searched with ``cfg.bm25.b`` (``candidate_bm25``): with the milder length penalty, long
     definitions displaced the short ones a fix changes (function Acc@10 Java .20 → .14)."""
 
     MAX_LINES = 60
@@ -47,10 +145,10 @@ class DefinitionBM25:
     def __init__(self, index: RepoIndex, cfg: RetrievalConfig):
         python = sum(f.endswith((".py", ".pyi")) for f in index.files)
         mostly_python = 2 * python >= len(index.files)
-        other = self.MAX_LINES if mostly_python else cfg.def_bm25_lines_other
-        b = cfg.b if mostly_python else cfg.def_bm25_b_other
+        other = self.MAX_LINES if mostly_python else cfg.files.def_bm25_lines_other
+        b = cfg.bm25.b if mostly_python else cfg.files.def_bm25_b_other
         texts: list[str] = []
-        cut = cfg.def_line_max_chars
+        cut = cfg.files.def_line_max_chars
 
         def docs() -> list[str]:
             if not texts:
@@ -62,28 +160,28 @@ class DefinitionBM25:
             return texts or [""]
 
         def stored(b: float) -> BM25Index:
-            key = f"def_bm25-{cfg.k1}-{b}-{self.MAX_LINES}"
+            key = f"def_bm25-{cfg.bm25.k1}-{b}-{self.MAX_LINES}"
             if other != self.MAX_LINES:
                 key += f"-o{other}"
             # The stored index holds the cut texts: another cut is another index (the
             # default's key is unchanged, so stored states stay valid).
-            if cut != RetrievalConfig.def_line_max_chars:
+            if cut != FileSignals.def_line_max_chars:
                 key += f"-c{cut}"
             return index.stored_bm25(
-                key, lambda: BM25Index(docs(), cfg.k1, b, symbols=index.symbol_set)
+                key, lambda: BM25Index(docs(), cfg.bm25.k1, b, symbols=index.symbol_set)
             )
 
         self.defs = index.defs
         self.bm25 = stored(b)
         self._candidates: Callable[[], BM25Index] = (
-            (lambda: self.bm25) if b == cfg.b else functools.cache(lambda: stored(cfg.b))
+            (lambda: self.bm25) if b == cfg.bm25.b else functools.cache(lambda: stored(cfg.bm25.b))
         )
         #: Each file's definitions as positions in ``defs``, which come sorted by file.
         self.positions = index.defs_by_file.positions
 
     @property
     def candidate_bm25(self) -> BM25Index:
-        """The index candidates are searched in (``cfg.b``), loaded on first use."""
+        """The index candidates are searched in (``cfg.bm25.b``), loaded on first use."""
         return self._candidates()
 
     def search(
@@ -217,16 +315,16 @@ def _lend(
     """Add to ``total`` (and list among ``signals``) the scores the scored files lend: tests
     to the modules they test, then files to the files they include. Each reads the totals
     so far, so lending runs after every direct signal is summed."""
-    if cfg.tested_modules:
-        pointed = lend_to_tested_modules(index, total, cfg.tested_modules_files)
+    if cfg.files.tested_modules:
+        pointed = lend_to_tested_modules(index, total, cfg.files.tested_modules_files)
         signals["tested_modules"] = pointed
         for f, s in pointed.items():
-            total[f] += cfg.tested_modules_weight * s
-    if cfg.include_lending > 0:
+            total[f] += cfg.files.tested_modules_weight * s
+    if cfg.files.include_lending > 0:
         lent = lend_to_included(index, total)
         signals["included"] = lent
         for f, s in lent.items():
-            total[f] += cfg.include_lending * s
+            total[f] += cfg.files.include_lending * s
 
 
 def file_scores(
@@ -243,38 +341,40 @@ def file_scores(
     also makes candidates of them)."""
     terms = list(tq.terms)
     signals: dict[str, dict[str, float]] = {}
-    if cfg.file_bm25:
+    if cfg.files.file_bm25:
         hits = index.file_bm25().query(terms, k=min(len(index.files), 200)) if index.files else []
         signals["file_bm25"] = _normalise({index.files[i]: s for i, s in hits})
-    if cfg.definition_match:
+    if cfg.files.definition_match:
         signals["definition_match"] = _normalise(_definition_match(index, tq))
-    if cfg.path_mentions:
+    if cfg.files.path_mentions:
         signals["path_mentions"] = _normalise(_path_mentions(index, tq))
-    if cfg.def_bm25 and def_index is not None:
-        signals["def_bm25"] = _normalise(_best_definitions(def_index, terms, cfg.def_bm25_top))
-    if cfg.goal_signals and tq.goal_terms:
+    if cfg.files.def_bm25 and def_index is not None:
+        signals["def_bm25"] = _normalise(
+            _best_definitions(def_index, terms, cfg.files.def_bm25_top)
+        )
+    if cfg.files.goal_signals and tq.goal_terms:
         goal = list(tq.goal_terms)
         hits = index.file_bm25().query(goal, k=min(len(index.files), 200)) if index.files else []
         signals["goal_bm25"] = _normalise({index.files[i]: s for i, s in hits})
         if def_index is not None:
             signals["goal_def_bm25"] = _normalise(
-                _best_definitions(def_index, goal, cfg.def_bm25_top)
+                _best_definitions(def_index, goal, cfg.files.def_bm25_top)
             )
-    if cfg.path_words:
+    if cfg.files.path_words:
         signals["path_words"] = _normalise(_path_words(index, tq))
-    if cfg.traceback:
+    if cfg.sources.traceback:
         signals["traceback"] = _normalise(_traceback(index, tq))
-    if cfg.literals and literal_index is not None:
+    if cfg.files.literals and literal_index is not None:
         signals["literals"] = _normalise(literal_file_scores(quoted_literals))
-    if cfg.literal_names and literal_index is not None:
+    if cfg.files.literal_names and literal_index is not None:
         signals["literal_names"] = _normalise(
-            literal_name_scores(literal_index, tq.literal_names, cfg.literal_max_files)
+            literal_name_scores(literal_index, tq.literal_names, cfg.files.literal_max_files)
         )
-    if cfg.platform_code:
+    if cfg.files.platform_code:
         signals["platform_code"] = _normalise(platform_scores(index, tq.query.goal_hint))
     total: dict[str, float] = defaultdict(float)
     for name, scores in signals.items():
-        w = cfg.signal_weights.get(name, 1.0)
+        w = cfg.files.weights.get(name, 1.0)
         for f, s in scores.items():
             total[f] += w * s
     _lend(index, total, signals, cfg)

@@ -126,7 +126,7 @@ class Retriever:
 
     def literal_index(self, cfg: RetrievalConfig) -> LiteralIndex:
         """String-literal fragments and names of every indexed file, built on first use."""
-        shape = (cfg.literal_min_chars, cfg.literal_name_max_chars)
+        shape = (cfg.files.literal_min_chars, cfg.files.literal_name_max_chars)
         if (
             self._literals is None
             or (
@@ -159,11 +159,11 @@ class Retriever:
 
     def def_index(self, cfg: RetrievalConfig) -> DefinitionBM25:
         shape = (
-            cfg.k1,
-            cfg.b,
-            cfg.def_bm25_lines_other,
-            cfg.def_bm25_b_other,
-            cfg.def_line_max_chars,
+            cfg.bm25.k1,
+            cfg.bm25.b,
+            cfg.files.def_bm25_lines_other,
+            cfg.files.def_bm25_b_other,
+            cfg.files.def_line_max_chars,
         )
         if self._def_index is None or self._def_cfg != shape:
             self._def_index = DefinitionBM25(self.index, cfg)
@@ -198,40 +198,42 @@ class Retriever:
             error,
             test,
             cfg.query,
-            cfg.query_stopwords,
+            cfg.task.stopwords,
             name_index=ix.qualnames_and_names,
-            flag_names=cfg.literal_names_flags,
-            quoted_names=cfg.literal_names_quoted,
-            compounds=cfg.path_compounds,
-            listing_min_lines=cfg.listing_min_lines,
-            drop_html_comments=cfg.drop_html_comments,
-            goal_rest_min=cfg.goal_rest_min,
+            flag_names=cfg.files.literal_names_flags,
+            quoted_names=cfg.files.literal_names_quoted,
+            compounds=cfg.task.path_compounds,
+            listing_min_lines=cfg.task.listing_min_lines,
+            drop_html_comments=cfg.task.drop_html_comments,
+            goal_rest_min=cfg.task.goal_rest_min,
         )
         query = tq.query
         lap("query")
         raws: list[RawCandidate] = []
-        if cfg.traceback:
+        if cfg.sources.traceback:
             raws += traceback_source(ix, tq)
-        if cfg.lexical:
-            raws += lexical_source(self.lexical(), tq, cfg.lexical_max_hits)
+        if cfg.sources.lexical:
+            raws += lexical_source(self.lexical(), tq, cfg.sources.lexical_max_hits)
         lap("lexical")
-        if cfg.api_desc:
-            raws += api_desc_source(self.api, tq, cfg.api_desc_k)
+        if cfg.sources.api_desc:
+            raws += api_desc_source(self.api, tq, cfg.sources.api_desc_k)
         lap("api_desc")
-        if cfg.callgraph:
-            raws += callgraph_source(self.graph, ix, tq, cfg.callgraph_k)
+        if cfg.sources.callgraph:
+            raws += callgraph_source(self.graph, ix, tq, cfg.sources.callgraph_k)
         lap("callgraph")
-        if cfg.dispatch:
-            raws += dispatch_source(ix, tq, self.family_prefixes(cfg.dispatch_family_min))
-        def_index = self.def_index(cfg) if cfg.def_bm25 else None
-        literal_index = self.literal_index(cfg) if cfg.literals or cfg.literal_names else None
+        if cfg.sources.dispatch:
+            raws += dispatch_source(ix, tq, self.family_prefixes(cfg.sources.dispatch_family_min))
+        def_index = self.def_index(cfg) if cfg.files.def_bm25 else None
+        literal_index = (
+            self.literal_index(cfg) if cfg.files.literals or cfg.files.literal_names else None
+        )
         quoted_literals = (
-            quoted(literal_index, tq.text, cfg.literal_max_files)
-            if cfg.literals and literal_index is not None
+            quoted(literal_index, tq.text, cfg.files.literal_max_files)
+            if cfg.files.literals and literal_index is not None
             else []
         )
         files, signals = file_scores(ix, def_index, tq, cfg, literal_index, quoted_literals)
-        if cfg.literal_defs:
+        if cfg.sources.literal_defs:
             raws += literal_source(ix, quoted_literals)
         if def_index is not None:
             raws += _definition_source(def_index, files, tq, cfg)
@@ -272,11 +274,11 @@ class Retriever:
         """Set the lines each ranked candidate shows: pruned toward the task's goal tokens
         (against the candidate index :meth:`_rerank` built), or every line of its span when
         pruning is off."""
-        if ranked and cfg.prune:
+        if ranked and cfg.prune.enabled:
             goal = set(tq.goal_tokens)
             rix = self._cand_index
             for c in ranked:
-                prune_candidate(c, self.index, goal, rix, cfg.tau, cfg.line_floor)
+                prune_candidate(c, self.index, goal, rix, cfg.prune.tau, cfg.prune.line_floor)
         else:
             for c in ranked:
                 c.kept_lines = list(range(c.start_line, c.end_line + 1))
@@ -298,8 +300,8 @@ class Retriever:
         from ctxfast.retrieval.features import file_features, file_pool, softmax
 
         ix = self.index
-        minor = ix.minor_language_files(cfg.minor_language_share)
-        bundles = ix.bundle_files(cfg.bundle_min_files)
+        minor = ix.minor_language_files(cfg.demotions.minor_language_share)
+        bundles = ix.bundle_files(cfg.demotions.bundle_min_files)
         pool = file_pool(signals, raws)
         rows = file_features(ix, tq, signals, raws, pool, minor, bundles)
         if model is not None and model.files is not None:
@@ -334,19 +336,29 @@ class Retriever:
         docs = []
         for c in cands:
             c.text = ix.span_text(c.file, c.start_line, c.end_line)
-            own = _class_own_text(ix, c) if cfg.class_own_lines and c.kind == "class" else c.text
+            own = (
+                _class_own_text(ix, c)
+                if cfg.rerank.class_own_lines and c.kind == "class"
+                else c.text
+            )
             docs.append(f"{c.qualname or ''}\n{own}")
-        bm = BM25Index(docs, cfg.k1, cfg.b, symbol_weight=cfg.symbol_weight, symbols=ix.symbol_set)
+        bm = BM25Index(
+            docs,
+            cfg.bm25.k1,
+            cfg.bm25.b,
+            symbol_weight=cfg.bm25.symbol_weight,
+            symbols=ix.symbol_set,
+        )
         self._cand_index = bm
         scores = bm.scores(list(tq.rerank_terms))
         top = max(scores) or 1.0
         top_file = max(files.values(), default=0.0) or 1.0
         named = set(tq.named)
-        if cfg.goal_signals and cfg.goal_candidate_weight and tq.goal_terms:
+        if cfg.files.goal_signals and cfg.rerank.goal_candidate_weight and tq.goal_terms:
             goal_scores = bm.scores(list(tq.goal_terms))
             top_goal = max(goal_scores) or 1.0
             goal = [g / top_goal for g in goal_scores]
-            weighted = [cfg.goal_candidate_weight * g / top_goal for g in goal_scores]
+            weighted = [cfg.rerank.goal_candidate_weight * g / top_goal for g in goal_scores]
         else:
             goal = weighted = [0.0] * len(cands)
         for c, s, g in zip(cands, scores, weighted, strict=True):
@@ -356,8 +368,8 @@ class Retriever:
         for c in cands:
             c.symbol = ix.local_symbol(c.file, c.qualname)
         lifted, second = _callee_bonuses(cands, named, cfg)
-        if cfg.same_file_decay:
-            _decay_within_files(cands, cfg.same_file_decay)
+        if cfg.rerank.same_file_decay:
+            _decay_within_files(cands, cfg.rerank.same_file_decay)
         if features is not None:
             from ctxfast.retrieval.features import candidate_features
 
@@ -371,7 +383,7 @@ class Retriever:
                 goal,
                 second,
                 bundles=features.bundles,
-                anchor_decay=cfg.traceback_decay,
+                anchor_decay=cfg.rerank.traceback_decay,
             )
             features.candidates = [(c.file, c.symbol) for c in cands]
             features.candidate_spans = [(c.start_line, c.end_line) for c in cands]
@@ -420,13 +432,13 @@ def _bonus(ix: RepoIndex, c: Candidate, named: set[str], cfg: RetrievalConfig) -
     tests, examples, generated code and minor languages lose their demotion."""
     bonus = 0.0
     if c.anchor > 0:
-        bonus += cfg.traceback_bonus * (c.anchor if cfg.traceback_decay else 1.0)
+        bonus += cfg.rerank.traceback_bonus * (c.anchor if cfg.rerank.traceback_decay else 1.0)
     if c.qualname and c.qualname.rsplit(".", 1)[-1] in named:
         bonus += NAMED_BONUS
-    elif cfg.dispatch and any(p.startswith("dispatch:") for p in c.provenance):
-        bonus += cfg.dispatch_bonus
-    elif cfg.literal_defs and any(p.startswith("literal:") for p in c.provenance):
-        bonus += cfg.literal_bonus
+    elif cfg.sources.dispatch and any(p.startswith("dispatch:") for p in c.provenance):
+        bonus += cfg.rerank.dispatch_bonus
+    elif cfg.sources.literal_defs and any(p.startswith("literal:") for p in c.provenance):
+        bonus += cfg.rerank.literal_bonus
     bonus -= _demotion(ix, c.file, cfg) + _inline_test_demotion(c, cfg)
     return bonus
 
@@ -438,15 +450,15 @@ def _callee_bonuses(
     call in turn: the fix often sits in a helper of the function the task names. Returns the
     indices of both sets, which the learned ranker reads as features."""
     lifted = _named_callees(cands, named)
-    if cfg.named_callee_bonus:
+    if cfg.rerank.named_callee_bonus:
         for i in lifted:
-            cands[i].score += cfg.named_callee_bonus
+            cands[i].score += cfg.rerank.named_callee_bonus
     second: set[int] = set()
-    if cfg.second_callee_bonus and lifted:
+    if cfg.rerank.second_callee_bonus and lifted:
         callers = {cands[i].qualname.rsplit(".", 1)[-1] for i in lifted}  # type: ignore[union-attr]
         second = _named_callees(cands, callers, skip=named) - lifted
         for i in second:
-            cands[i].score += cfg.second_callee_bonus
+            cands[i].score += cfg.rerank.second_callee_bonus
     return lifted, second
 
 
@@ -456,15 +468,15 @@ def _definition_source(
     """Definitions as candidates: the best BM25 matches of the task's terms over all
     definitions and, with ``infile_defs``, the best definitions inside the best files."""
     raws: list[RawCandidate] = []
-    for i, s in def_index.search(list(tq.task_terms), k=cfg.def_bm25_k, candidates=True):
+    for i, s in def_index.search(list(tq.task_terms), k=cfg.sources.def_bm25_k, candidates=True):
         d = def_index.defs[i]
         raws.append(
             RawCandidate("def-bm25", d.qualname, d.file, d.line, d.end_line, d.qualname, d.kind, s)
         )
-    if cfg.infile_defs:
+    if cfg.sources.infile_defs:
         inner = rank_defs_in_files(
-            def_index, files, tq, cfg.infile_files, cfg.infile_k,
-            cfg.infile_next_files, cfg.infile_next_k,
+            def_index, files, tq, cfg.sources.infile_files, cfg.sources.infile_k,
+            cfg.sources.infile_next_files, cfg.sources.infile_next_k,
         )  # fmt: skip
         for i, s in inner:
             d = def_index.defs[i]
@@ -495,8 +507,8 @@ def _file_ranking(
         if c.file not in in_rank:
             file_rank.append((c.file, 0.0))
             in_rank.add(c.file)
-    if len(file_rank) < cfg.rank_fill:
-        file_rank += _fill(ix, in_rank, cfg)[: cfg.rank_fill - len(file_rank)]
+    if len(file_rank) < cfg.files.rank_fill:
+        file_rank += _fill(ix, in_rank, cfg)[: cfg.files.rank_fill - len(file_rank)]
     return file_rank
 
 
@@ -540,7 +552,7 @@ def _inline_test_demotion(c: Candidate, cfg: RetrievalConfig) -> float:
     which the file's path does not mark (a test file's candidates lose it by path): a fix
     lives in the function the test calls, not in the test."""
     inline = is_test_code(c.file, c.qualname) and not is_test_path(c.file)
-    return cfg.test_penalty if cfg.demote_tests and inline else 0.0
+    return cfg.demotions.test_penalty if cfg.demotions.demote_tests and inline else 0.0
 
 
 def _demotion(ix: RepoIndex, path: str, cfg: RetrievalConfig) -> float:
@@ -549,15 +561,17 @@ def _demotion(ix: RepoIndex, path: str, cfg: RetrievalConfig) -> float:
     for generated or vendored code, ``bundle_penalty`` for a bundle of other files of the
     repository, ``minor_language_penalty`` for a file in a minor language of the repository
     under ``demote_minor_languages``."""
-    out = cfg.test_penalty if cfg.demote_tests and is_test_path(path) else 0.0
-    if cfg.example_penalty and is_example_path(path):
-        out += cfg.example_penalty
-    if cfg.generated_penalty and is_generated_path(path):
-        out += cfg.generated_penalty
-    if cfg.bundle_penalty and path in ix.bundle_files(cfg.bundle_min_files):
-        out += cfg.bundle_penalty
-    if cfg.demote_minor_languages and path in ix.minor_language_files(cfg.minor_language_share):
-        out += cfg.minor_language_penalty
+    out = cfg.demotions.test_penalty if cfg.demotions.demote_tests and is_test_path(path) else 0.0
+    if cfg.demotions.example_penalty and is_example_path(path):
+        out += cfg.demotions.example_penalty
+    if cfg.demotions.generated_penalty and is_generated_path(path):
+        out += cfg.demotions.generated_penalty
+    if cfg.demotions.bundle_penalty and path in ix.bundle_files(cfg.demotions.bundle_min_files):
+        out += cfg.demotions.bundle_penalty
+    if cfg.demotions.demote_minor_languages and path in ix.minor_language_files(
+        cfg.demotions.minor_language_share
+    ):
+        out += cfg.demotions.minor_language_penalty
     return out
 
 

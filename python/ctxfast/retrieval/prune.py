@@ -8,10 +8,33 @@ absolute floor (1e-3) is dropped from the slice whole.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import ClassVar
+
 from ctxfast.bm25 import BM25Index, tokenize_code
 from ctxfast.retrieval.candidates import Candidate
 from ctxfast.retrieval.merge import statement_end
 from ctxfast.retrieval.repoindex import RepoIndex
+
+
+@dataclass(frozen=True)
+class PruneSettings:
+    """The line prune of retrieval's own slice (``RetrievalConfig.prune``): which lines of
+    each candidate the slice shows. A window (``compose``) shows code its own way and does
+    not read these."""
+
+    FLAT_NAMES: ClassVar[Mapping[str, str]] = {"enabled": "prune"}
+
+    #: Show only the lines of each candidate that serve the task's goal (whole statements,
+    #: the signature always); off shows every line, up to the token cap.
+    enabled: bool = True
+    #: A line is kept when it scores at least this share (0.6) of the candidate's best line:
+    #: the lines that carry the goal's words, not every line sharing one of them.
+    tau: float = 0.6
+    #: A candidate whose best line scores below this (0.001: no goal word at all) is dropped
+    #: from the slice whole.
+    line_floor: float = 1e-3
 
 
 def line_scores(lines: list[str], goal_terms: set[str], ix: BM25Index) -> list[float]:

@@ -52,33 +52,60 @@ SPEC_GOAL_VERBS = ("fix", "implement", "add", "change", "when", "given", "please
 
 @dataclass(frozen=True)
 class QueryConfig:
-    """Every regex and cap of query construction (the design's defaults) plus the work bounds
-    of this module."""
+    """How the task's text is parsed into a query (``RetrievalConfig.query``): the patterns
+    that find identifiers, error lines, test names and paths, how many of each are kept,
+    and the bounds that keep parsing cheap on a huge pasted log. The defaults are the
+    parser's design values; none was tuned on benchmarks."""
 
+    #: A dotted name (``pkg.module.func``).
     dotted_re: str = SPEC_DOTTED_RE
+    #: A capitalised identifier (``ParseError``, ``HTTPServer``).
     camel_re: str = CAPITALISED_IDENTIFIER_RE
+    #: A snake_case identifier (``parse_args``).
     snake_re: str = SPEC_SNAKE_RE
+    #: A test's name (``test_parse_empty``).
     test_re: str = SPEC_TEST_RE
+    #: A file path (``src/app/cli.py``).
     file_path_re: str = SPEC_FILE_PATH_RE
+    #: A quoted string (an error message the task quotes).
     quoted_re: str = SPEC_QUOTED_RE
+    #: What makes a line an error line (``Error:``, ``Exception:``, ``assert``,
+    #: ``Traceback``), best first: error lines rank by the first marker they hold.
     error_line_markers: tuple[str, ...] = SPEC_ERROR_LINE_MARKERS
+    #: The request verbs ("fix", "add", ...) that mark the goal sentence and are stripped
+    #: from it: they say what to do, not where.
     goal_verbs: tuple[str, ...] = SPEC_GOAL_VERBS
+    #: Where the goal sentence ends (a full stop before a space, or a line break).
     goal_sentence_end_re: str = r"\.(?=\s|$)|\n"
-    # Extension: a qualified exception line (``django.core.exceptions.ObjectDoesNotExist: x``)
-    # ranks with ``Error:`` lines although it contains none of the markers above.
+    #: A qualified exception line (``django.core.exceptions.ObjectDoesNotExist: x``) ranks
+    #: with ``Error:`` lines although it holds none of the markers above.
     exception_line_re: str = r"^(?:[A-Za-z_]\w*\.)+[A-Z]\w*: \S"
+    #: Identifiers kept that the repository defines (32).
     max_identifiers: int = 32
+    #: Identifiers kept that it does not define (32): still searched as words.
     max_unresolved: int = 32
+    #: Error lines kept (8).
     max_error_strings: int = 8
+    #: Test names kept (8).
     max_test_names: int = 8
+    #: File paths kept (8).
     max_file_paths: int = 8
+    #: Each kept item is cut to this many characters (120).
     max_item_chars: int = 120
+    #: The goal sentence is cut to this many characters (200).
     max_goal_chars: int = 200
+    #: Traceback frames kept (64, the innermost ones matter most and come last).
     max_frames: int = 64
+    #: The task's text is read up to this many characters (200,000).
     max_text_chars: int = 200_000
+    #: A long error output keeps its first this many characters (16 KB) ...
     error_head_chars: int = 16_384
+    #: ... and its last this many (48 KB), where a failure's cause is reported.
     error_tail_chars: int = 49_152
+    #: Whitespace-separated tokens longer than this (256 characters) are skipped: no name is
+    #: that long, a base64 blob is.
     max_token_chars: int = 256
+    #: Lines are cut to this many characters (2,000) before the patterns run on them.
     max_line_chars: int = 2_000
 
 

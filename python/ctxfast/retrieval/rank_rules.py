@@ -13,9 +13,35 @@ constructor, the whole-file BM25 floor) were removed; ``benches/README.md`` has 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
 from ctxfast.retrieval.candidates import Candidate
-from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.repoindex import RepoIndex
+
+if TYPE_CHECKING:
+    from ctxfast.retrieval.config import RetrievalConfig
+
+
+@dataclass(frozen=True)
+class RankRules:
+    """The rank rules (``RetrievalConfig.rules``); a rank is 1-based, 0 switches a rule off."""
+
+    FLAT_NAMES: ClassVar[Mapping[str, str]] = {}
+
+    #: The best file's module-level code (imports, constants) as one candidate: fixes often
+    #: add an import or change a constant beside the function they change, and no function
+    #: candidate shows those lines.
+    module_header: bool = True
+    #: The rank it takes (5): after the best few definitions, before the long tail.
+    module_header_rank: int = 5
+    #: At most this many of its lines (80).
+    module_header_lines: int = 80
+    #: When the first this many candidates (10) all come from one file, the best candidate
+    #: of another file takes that rank: the best file is the right one for about two tasks
+    #: in three, and a list whose top ten shows one file bets everything on it.
+    second_file_rank: int = 10
 
 
 def apply_rank_rules(
@@ -24,10 +50,10 @@ def apply_rank_rules(
     """Every enabled rule over ``ranked`` (best first, changed in place), in this order: the
     header (rank 5), then the second file (10). ``top_file`` is the best file that is not
     demoted (None: no header)."""
-    if cfg.module_header and top_file is not None:
+    if cfg.rules.module_header and top_file is not None:
         _insert_module_header(ranked, ix, top_file, cfg)
-    if cfg.second_file_rank:
-        _ensure_second_file(ranked, cfg.second_file_rank)
+    if cfg.rules.second_file_rank:
+        _ensure_second_file(ranked, cfg.rules.second_file_rank)
 
 
 def _insert_module_header(
@@ -36,12 +62,12 @@ def _insert_module_header(
     """Put ``path``'s module header (line 1 up to its first definition, at most
     ``module_header_lines``) at rank ``module_header_rank``, unless module-level lines of that
     file already rank there."""
-    pos = max(cfg.module_header_rank - 1, 0)
+    pos = max(cfg.rules.module_header_rank - 1, 0)
     if any(c.file == path and c.qualname is None for c in ranked[: pos + 1]):
         return
     defs = ix.defs_by_file.get(path, [])
     last = len(ix.lines(path))
-    end = min(defs[0].line - 1 if defs else last, cfg.module_header_lines)
+    end = min(defs[0].line - 1 if defs else last, cfg.rules.module_header_lines)
     if end < 1:
         return
     header = Candidate(None, "lines", path, 1, end, "", ix.span_text(path, 1, end))

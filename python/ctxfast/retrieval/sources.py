@@ -9,6 +9,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import ClassVar
+
 from ctxfast.recon.graph import CodeGraph, Node
 from ctxfast.retrieval.apiindex import ApiIndex
 from ctxfast.retrieval.candidates import RawCandidate
@@ -21,6 +25,59 @@ from ctxfast.retrieval.lexical import (
 from ctxfast.retrieval.query import Frame, innermost_depths
 from ctxfast.retrieval.repoindex import RepoIndex
 from ctxfast.retrieval.task import TaskQuery
+
+
+@dataclass(frozen=True)
+class RecallSettings:
+    """Where candidate definitions come from (``RetrievalConfig.sources``): each recall
+    source can be switched off and its yield capped. All are on: each finds definitions the
+    others miss, and the re-rank orders what they bring."""
+
+    FLAT_NAMES: ClassVar[Mapping[str, str]] = {}
+
+    #: Line-level search for the task's identifiers, error strings and paths.
+    lexical: bool = True
+    #: At most this many lexical hits per searched term (40): a common word stops early.
+    lexical_max_hits: int = 40
+    #: Search of the definitions' API descriptions (signature and docstring) with the task.
+    api_desc: bool = True
+    #: How many API-description matches become candidates (20).
+    api_desc_k: int = 20
+    #: One hop in the code graph (calls, imports, containment) from definitions the task
+    #: names.
+    callgraph: bool = True
+    #: How many call-graph neighbours become candidates (20).
+    callgraph_k: int = 20
+    #: Every project frame of a traceback in the task recalls its enclosing definition, and
+    #: the frames' files count as a file signal: a frame is the strongest evidence of where a
+    #: failure happens.
+    traceback: bool = True
+    #: Handlers dispatched by class name: a capitalised name in the task (``Poly``) recalls
+    #: ``<prefix><name>`` of every family of such handlers in one scope (``_print_Poly``),
+    #: which no other source finds since the task never writes that name.
+    dispatch: bool = True
+    #: A family counts only when it has at least this many handlers (5): two functions
+    #: sharing a prefix are no dispatch table.
+    dispatch_family_min: int = 5
+    #: The best this many definitions by their own BM25 text become candidates too (50).
+    def_bm25_k: int = 50
+    #: Definitions ranked inside the best-ranked files become candidates: a file the
+    #: signals agree on usually holds the fix even when no term of the task is in the
+    #: definition's name.
+    infile_defs: bool = True
+    #: How many of the best files lend definitions that way (1: the best file only; more
+    #: displaced better candidates from the top of the list).
+    infile_files: int = 1
+    #: How many definitions of those files become candidates (30).
+    infile_k: int = 30
+    #: The files ranked after those, up to this rank (5), each lend a few definitions too:
+    #: the file to change is often second to fifth.
+    infile_next_files: int = 5
+    #: How many definitions each of those lends (5).
+    infile_next_k: int = 5
+    #: The definition holding a string the task quotes (an error message) is a candidate:
+    #: the message pins the function that prints it. Needs the ``literals`` file signal.
+    literal_defs: bool = True
 
 
 class LexicalRecall:

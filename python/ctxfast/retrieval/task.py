@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Container
-from dataclasses import dataclass
+from collections.abc import Container, Mapping
+from dataclasses import dataclass, field
+from typing import ClassVar
 
 from ctxfast.bm25 import tokenize_code
 from ctxfast.retrieval.query import Query, QueryConfig, build_query, query_terms
@@ -26,12 +27,46 @@ from ctxfast.text import (
     CONFIG_KEY,
     DOTTED_NAME,
     IDENTIFIER,
+    LUCENE_ENGLISH_STOPWORDS,
     PATH_WORD_STOPWORDS,
     QUOTED_NAME,
     SNAKE_CASE,
     compound_words,
     long_words,
 )
+
+
+@dataclass(frozen=True)
+class TaskSettings:
+    """How the task's text becomes queries (``RetrievalConfig.task``): what is left out of
+    every query, and when the goal sentence is a query of its own."""
+
+    FLAT_NAMES: ClassVar[Mapping[str, str]] = {"stopwords": "query_stopwords"}
+
+    #: Words dropped from every query built from the task ("the", "is", "not", ...); the
+    #: repository's text keeps them. Default: Lucene's English list, 33 words: a task's
+    #: filler words match every file and push the ones its real words point at down.
+    stopwords: frozenset[str] = field(default=LUCENE_ENGLISH_STOPWORDS)
+    #: A pasted environment listing (``pip list``, ``show_versions()``: at least this many
+    #: lines of ``name version``) is left out of every query: it says what is installed, not
+    #: what is wrong, and its package names match every file importing them. 3 lines; 0
+    #: keeps listings.
+    listing_min_lines: int = 3
+    #: HTML comments (``<!-- ... -->``) are left out of every query: in an issue they hold
+    #: the tracker's template text, not the reporter's words. On by default.
+    drop_html_comments: bool = True
+    #: When the goal sentence (an issue's title) is also a query of its own: 0, whenever
+    #: it has fewer terms than the whole task; n > 0, only when the task holds at least n
+    #: terms beyond the goal's. 0 is the rule the defaults were measured with.
+    goal_rest_min: int = 0
+    #: Two adjacent prose words also match as one path component ("man page" →
+    #: ``manpage.py``). On: it finds a file the task names in two words and costs nothing
+    #: measurable.
+    path_compounds: bool = True
+
+    def __post_init__(self) -> None:
+        # A JSON config gives a list; membership tests want a set.
+        object.__setattr__(self, "stopwords", frozenset(self.stopwords))
 
 
 def code_identifiers(text: str) -> list[str]:

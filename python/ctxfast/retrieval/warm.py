@@ -44,9 +44,9 @@ def build_state(root: Path, graph: CodeGraph, index_dir: Path) -> Retriever:
         # definition index (another length normalisation): built too.
         retriever.def_index(cfg).candidate_bm25  # noqa: B018
         retriever.literal_index(cfg)
-        retriever.family_prefixes(cfg.dispatch_family_min)
+        retriever.family_prefixes(cfg.sources.dispatch_family_min)
         ix.included_files()
-        ix.bundle_files(cfg.bundle_min_files)
+        ix.bundle_files(cfg.demotions.bundle_min_files)
     log.debug(
         "index: retrieval state built in %.3fs (process CPU %.3fs)",
         time.perf_counter() - start,
