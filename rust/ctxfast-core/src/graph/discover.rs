@@ -74,7 +74,39 @@ pub fn discover(root: &Path, max_file_bytes: u64) -> Vec<Found> {
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     out.sort_by(|a, b| a.rel.cmp(&b.rel));
+    headers_follow_cpp(&mut out);
     out
+}
+
+/// `.h` is C by its extension (the C++ grammar misreads C that uses C++ keywords as names),
+/// but the headers of a repository written in C++ hold its classes, namespaces and
+/// templates, which the C grammar reads as broken functions (a `namespace Catch { ... }`
+/// became a function `Catch` spanning the file). So when a tree's C++ files outnumber its
+/// `.c` files, its `.h` files are parsed as C++ ([`cpp_headers`] tells which was chosen).
+fn headers_follow_cpp(found: &mut [Found]) {
+    let is_header = |f: &Found| f.lang == Some(Lang::C) && is_h(&f.rel);
+    let cpp = found.iter().filter(|f| f.lang == Some(Lang::Cpp)).count();
+    let c = found
+        .iter()
+        .filter(|f| f.lang == Some(Lang::C) && !is_header(f))
+        .count();
+    if cpp > c {
+        for f in found.iter_mut().filter(|f| is_header(f)) {
+            f.lang = Some(Lang::Cpp);
+        }
+    }
+}
+
+/// True when the `.h` files of `found` are parsed as C++ ([`discover`]).
+pub fn cpp_headers(found: &[Found]) -> bool {
+    found
+        .iter()
+        .any(|f| f.lang == Some(Lang::Cpp) && is_h(&f.rel))
+}
+
+/// A `.h` path, by the extension [`Lang::from_path`] reads.
+fn is_h(rel: &str) -> bool {
+    rel.rsplit_once('.').is_some_and(|(_, ext)| ext == "h")
 }
 
 /// The record of an entry the walk could not read (a path longer than the system allows, a

@@ -325,7 +325,7 @@ fn index_run(
         .map_or(0, |d| d.as_nanos() as i64);
     // A changed package layout (an `__init__.py` added or removed) can move the module names
     // of files whose bytes did not change; then every file is re-parsed and re-resolved.
-    let layout = namer.signature();
+    let layout = plan::layout_signature(&namer, discover::cpp_headers(&found));
     let reparse_all = !previous.is_empty() && plan::modules_moved(&conn, &found, &namer, &layout)?;
 
     let planned = Planned {

@@ -323,17 +323,38 @@ pub fn record_is_current(
     Ok(stored == now)
 }
 
+/// What the index records as its package layout: the Python package directories
+/// ([`ModuleNamer::signature`]) and, when the tree's `.h` files are parsed as C++
+/// ([`super::discover::cpp_headers`]), a marker line; a change of either re-parses every file.
+pub fn layout_signature(namer: &ModuleNamer, cpp_headers: bool) -> String {
+    let mut layout = namer.signature();
+    if cpp_headers {
+        layout.push_str(CPP_HEADERS);
+    }
+    layout
+}
+
+/// The line [`layout_signature`] adds when `.h` files are parsed as C++.
+const CPP_HEADERS: &str = "\n#headers: c++";
+
 /// True when the package layout differs from the stored one *and* some indexed Python file's
 /// module name (its `def` node) is not what `namer` now gives it. The layout check keeps the
 /// common refresh free of the node scan.
+/// A flip of the headers' language ([`CPP_HEADERS`]) re-parses everything.
 pub fn modules_moved(
     conn: &rusqlite::Connection,
     found: &[Found],
     namer: &ModuleNamer,
     layout: &str,
 ) -> CoreResult<bool> {
-    if stored_layout(conn).as_deref() == Some(layout) {
+    let stored = stored_layout(conn);
+    if stored.as_deref() == Some(layout) {
         return Ok(false);
+    }
+    // The headers' language changed (or an index from before the choice): every `.h`
+    // file's extraction is of the other grammar.
+    if stored.unwrap_or_default().ends_with(CPP_HEADERS) != layout.ends_with(CPP_HEADERS) {
+        return Ok(true);
     }
     let mut st =
         conn.prepare("SELECT file, qualname FROM nodes WHERE kind = 'def' AND line = 1")?;

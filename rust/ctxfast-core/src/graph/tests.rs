@@ -318,6 +318,80 @@ fn a_new_package_root_renames_unchanged_files_on_refresh() {
     assert_eq!(s.files_parsed, 0);
 }
 
+/// `(kind, qualname)` of every class and function of the index at `db`, sorted.
+fn kinds(db: &Path) -> Vec<(String, String)> {
+    pairs(
+        db,
+        "SELECT kind, qualname FROM nodes WHERE kind IN ('class', 'function') ORDER BY qualname",
+    )
+}
+
+const CPP_HEADER: &str = "namespace cap {\n\
+    class Capturer {\n\
+    public:\n\
+        void captureValue(int index);\n\
+    };\n\
+}\n";
+
+#[test]
+fn headers_are_cpp_in_a_cpp_tree_and_c_in_a_c_tree() {
+    let opts = IndexOptions::default();
+    let d = repo(&[
+        ("src/capture.h", CPP_HEADER),
+        (
+            "src/capture.cpp",
+            "#include \"capture.h\"\nint run() { return 0; }\n",
+        ),
+    ]);
+    let db = d.path().join(".ctxfast/recon.db");
+    index(d.path(), &db, &opts).unwrap();
+    let got = kinds(&db);
+    assert!(
+        got.contains(&("class".into(), "src.capture_h.Capturer".into())),
+        "{got:?}"
+    );
+    assert!(
+        !got.iter()
+            .any(|(k, q)| k == "function" && q == "src.capture_h.cap"),
+        "{got:?}"
+    );
+    let lang = |rel: &str| {
+        count(
+            &db,
+            &format!("SELECT language = 'cpp' FROM files WHERE path = '{rel}'"),
+        )
+    };
+    assert_eq!(lang("src/capture.h"), 1);
+
+    // A C tree: its header stays C, even with a C++ file beside its two C files; adding
+    // C++ files until they outnumber the C files re-parses the unchanged header as C++.
+    let c = repo(&[
+        ("lib/zstd.h", "int compress(int level);\n"),
+        ("lib/zstd.c", "int compress(int level) { return level; }\n"),
+        ("lib/util.c", "int util(void) { return 1; }\n"),
+        ("tools/bench.cpp", "int main() { return 0; }\n"),
+    ]);
+    let db = c.path().join(".ctxfast/recon.db");
+    index(c.path(), &db, &opts).unwrap();
+    let lang = |rel: &str| {
+        count(
+            &db,
+            &format!("SELECT language = 'cpp' FROM files WHERE path = '{rel}'"),
+        )
+    };
+    assert_eq!(lang("lib/zstd.h"), 0);
+    fs::write(c.path().join("tools/a.cpp"), "int a() { return 0; }\n").unwrap();
+    fs::write(c.path().join("tools/b.cpp"), "int b() { return 0; }\n").unwrap();
+    let s = index(c.path(), &db, &opts).unwrap();
+    assert_eq!(lang("lib/zstd.h"), 1);
+    assert_eq!(
+        s.files_parsed, 6,
+        "every file re-parsed: the headers' grammar changed"
+    );
+    let s = index(c.path(), &db, &opts).unwrap();
+    assert_eq!(s.files_parsed, 0);
+}
+
 #[test]
 fn typed_locals_resolve_method_calls_on_instances() {
     let d = repo(&[
