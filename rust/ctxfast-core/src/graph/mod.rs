@@ -60,6 +60,7 @@ pub mod parse_cache;
 pub mod plan;
 pub mod progress;
 pub mod raw;
+mod refresh;
 pub mod resolve;
 pub mod seed;
 pub mod store;
@@ -69,14 +70,14 @@ use crate::error::{CoreError, CoreResult};
 use lang::{Lang, ModuleNamer};
 use parse::Assembled;
 pub use plan::RACY_NS;
-use plan::{FileStat, Inventory, Previous};
+use plan::{Inventory, Previous};
 use progress::{Progress, Stage};
 use rayon::prelude::*;
 use resolve::{Context, Resolved, Resolver, Symbols};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::Path;
 use std::time::Instant;
-use write::{GraphDelta, RunRecord};
+use write::RunRecord;
 
 /// Indexing options; every default is pinned by a test.
 #[derive(Clone, Debug)]
@@ -291,18 +292,7 @@ fn index_run(
     // place: one sequential write instead of WAL + checkpoint, and an interrupted build
     // never leaves a half-written `recon.db`.
     let fresh = seeded.is_some() || !db_path.exists();
-    let (build_path, mut conn) = if let Some(copy) = seeded {
-        (copy.to_path_buf(), store::open_private(copy)?)
-    } else {
-        let build_path = store::build_path(db_path);
-        store::remove_stale_builds(db_path);
-        let conn = if fresh {
-            store::open_bulk(&build_path)?
-        } else {
-            store::open(db_path)?
-        };
-        (build_path, conn)
-    };
+    let (build_path, conn) = open_for_run(db_path, seeded, fresh)?;
     let progress = opts.progress.clone().unwrap_or_default();
 
     // ---- plan ----
@@ -311,18 +301,8 @@ fn index_run(
     let namer = ModuleNamer::new(found.iter().map(|f| f.rel.as_str()));
     progress.set_total(found.len());
     trace("discover", t0);
-    let cached = if fresh {
-        None
-    } else {
-        cache::take_previous(db_path, plan::stored_run_start(&conn))
-    };
-    let previous = match cached {
-        Some(p) => p,
-        None => Previous::read(&conn)?,
-    };
-    let run_start = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as i64);
+    let previous = previous_run(&conn, db_path, fresh)?;
+    let run_start = now_ns();
     // A changed package layout (an `__init__.py` added or removed) can move the module names
     // of files whose bytes did not change; then every file is re-parsed and re-resolved.
     let layout = plan::layout_signature(&namer, discover::cpp_headers(&found));
@@ -348,156 +328,50 @@ fn index_run(
         }
         return cold_run(&planned, previous, conn, &progress);
     }
+    refresh::refresh_run(&planned, previous, conn, &progress)
+}
 
-    // ---- parse ----
-    progress.set_stage(Stage::Parse);
-    let parsed = parse::parse_files(
-        &found,
-        &previous,
-        reparse_all,
-        &namer,
-        opts,
-        &progress,
-        None,
-    )?;
-    trace("parse", t0);
-    let cache_hits = parsed.cache_hits;
-    let mut errors = parsed.cache_errors;
-    let outcomes = parsed.outcomes;
-    let inventory = Inventory::take(&found, &outcomes, &previous, &mut errors);
-    // What resolution reads outside the files (`go.mod`, `Cargo.toml`): when it moved since
-    // the index was written (or was never recorded), every file is resolved again.
-    let context = Context::read(root, rust_files(&found, &inventory.present));
-    let context_stamp = context.stamp();
-    let context_moved =
-        plan::stored_meta(&conn, "resolve_context").as_deref() != Some(context_stamp.as_str());
-    let record = RunRecord {
-        skipped: &inventory.skipped,
-        restat: &inventory.restat,
-        run_start_ns: run_start,
-        layout: &layout,
-        context: &context_stamp,
-    };
-
-    // No-op refresh: nothing parsed or removed and every unchanged file has its blob — the
-    // graph is current; only the skipped-file rows and the refresh time are rewritten, and
-    // nothing at all when the run record would not change ([`plan::record_is_current`]).
-    if !fresh
-        && !context_moved
-        && inventory.n_unchanged == inventory.present.len()
-        && inventory.removed.is_empty()
-    {
-        let blobs: i64 = conn.query_row("SELECT COUNT(*) FROM raw", [], |r| r.get(0))?;
-        if blobs as usize == inventory.n_unchanged {
-            let from = previous.run_start_ns;
-            let to = if plan::record_is_current(
-                &conn, &previous, &found, &inventory, &layout, run_start,
-            )? {
-                from
-            } else {
-                let tx = store::begin_write(&mut conn)?;
-                write::write_run_record(&tx, &record)?;
-                tx.commit()?;
-                run_start
-            };
-            let modules = plan::found_modules(&found, &inventory.present, &namer);
-            plan::record_clashes(modules, &mut errors);
-            let left = previous.after_run(&found, &inventory.skipped, [], to);
-            cache::retag(db_path, from, to, left);
-            trace("no-op commit", t0);
-            return finish(&conn, &found, RunCounts::default(), errors, t0);
-        }
-    }
-
-    let stored = parse::stored_interfaces(&conn, db_path, &previous, &inventory.present)?;
-    trace("load blobs", t0);
-    let Assembled {
-        mut files,
-        changed,
-        iface_changed,
-        linkage_moved,
-    } = parse::assemble(&found, outcomes, stored, &namer, opts, &mut errors);
-    plan::record_clashes(plan::file_modules(&files), &mut errors);
-    let changed_ix: Vec<usize> = changed.iter().map(|c| c.index).collect();
-    let to_resolve = if context_moved {
-        (0..files.len()).collect()
+/// The file a run writes and its connection: the seed's private copy, a new side file for
+/// a first build (`fresh`), or `recon.db` itself for a refresh.
+fn open_for_run(
+    db_path: &Path,
+    seeded: Option<&Path>,
+    fresh: bool,
+) -> CoreResult<(std::path::PathBuf, rusqlite::Connection)> {
+    Ok(if let Some(copy) = seeded {
+        (copy.to_path_buf(), store::open_private(copy)?)
     } else {
-        plan::to_resolve(
-            &conn,
-            &files,
-            &changed_ix,
-            plan::Moved {
-                interfaces: &iface_changed,
-                linkage: linkage_moved,
-            },
-            &inventory.removed,
-            &previous,
-            &namer,
-        )?
-    };
-    let changed_set: HashSet<usize> = changed_ix.iter().copied().collect();
-    parse::load_full_extractions(&conn, root, &mut files, &to_resolve, &changed_set, opts)?;
+        let build_path = store::build_path(db_path);
+        store::remove_stale_builds(db_path);
+        let conn = if fresh {
+            store::open_bulk(&build_path)?
+        } else {
+            store::open(db_path)?
+        };
+        (build_path, conn)
+    })
+}
 
-    // ---- resolve ----
-    progress.set_stage(Stage::Resolve);
-    let cached = cache::take_symbols(db_path, previous.run_start_ns);
-    let symbols = Symbols::refreshed(cached, &files, &changed_ix);
-    let resolver = Resolver::new(&files, &symbols, &context);
-    trace("symbol table", t0);
-    let resolved: Vec<(usize, Resolved)> = to_resolve
-        .par_iter()
-        .filter(|_| !progress.is_cancelled())
-        .map(|&i| (i, resolver.resolve_file(i as u32)))
-        .collect();
-    progress.check()?;
-    trace("resolve", t0);
+/// What the previous run recorded: kept by this process when it still matches the index,
+/// read from the index otherwise (nothing to reuse for a first build).
+fn previous_run(conn: &rusqlite::Connection, db_path: &Path, fresh: bool) -> CoreResult<Previous> {
+    let cached = if fresh {
+        None
+    } else {
+        cache::take_previous(db_path, plan::stored_run_start(conn))
+    };
+    Ok(match cached {
+        Some(p) => p,
+        None => Previous::read(conn)?,
+    })
+}
 
-    // ---- write: one transaction ----
-    progress.set_stage(Stage::Write);
-    // Only parsed files have their stat written with their rows.
-    let parsed_rels: rustc_hash::FxHashSet<&str> = changed
-        .iter()
-        .map(|c| files[c.index].rel.as_str())
-        .collect();
-    let stats: HashMap<&str, FileStat> = found
-        .iter()
-        .filter(|f| parsed_rels.contains(f.rel.as_str()))
-        .map(|f| (f.rel.as_str(), FileStat::of(f)))
-        .collect();
-    let tx = store::begin_write(&mut conn)?;
-    let delta = GraphDelta {
-        files: &files,
-        resolver: &resolver,
-        changed: &changed,
-        resolved: &resolved,
-        removed: &inventory.removed,
-        stats: &stats,
-    };
-    let (n_nodes, n_edges) = write::write_graph(&tx, &delta, &progress)?;
-    write::write_run_record(&tx, &record)?;
-    write::write_counts(&tx, n_nodes, n_edges)?;
-    trace("insert", t0);
-    progress.check()?;
-    tx.commit()?;
-    if !fresh {
-        store::shrink_wal(&conn, db_path, opts.wal_truncate_bytes);
-    }
-    trace("commit", t0);
-    let counts = RunCounts {
-        parsed: changed.len(),
-        removed: inventory.removed.len(),
-        resolved: to_resolve.len(),
-    };
-    drop(resolver);
-    let parsed_keys = changed
-        .iter()
-        .map(|c| (files[c.index].rel.as_str(), c.sha.as_str()));
-    let left = ForNextRun {
-        previous: previous.after_run(&found, &inventory.skipped, parsed_keys, run_start),
-        ifaces: interfaces_left(files, &changed_set, &to_resolve),
-        symbols,
-    };
-    close_run(&planned, conn, counts, errors, cache_hits, left)
+/// This run's start in nanoseconds since the Unix epoch (0 if the clock is before it): the
+/// stamp that tells the next run which mtimes are too close to trust.
+fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i64)
 }
 
 /// What the plan stage settled, for the rest of the run.
