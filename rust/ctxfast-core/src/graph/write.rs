@@ -13,7 +13,9 @@ use rusqlite::{params, Transaction};
 use std::borrow::Cow;
 use std::collections::HashMap;
 
+mod delete;
 mod rewrite;
+use delete::delete_rows;
 use rewrite::{Edges, Rewrite};
 
 /// A re-resolved file (index into the run's files) with its resolution and what of its
@@ -65,27 +67,59 @@ pub fn write_graph(
         .chain(delta.changed.iter().map(|c| files[c.index].rel.as_str()))
         .collect();
     // Definition qualnames leaving the graph: candidates for removal from name_index.
+    let old_quals = stored_qualnames(tx, &wipe_all)?;
+    let resolved = to_rewrite(tx, delta)?;
+    let deleted = delete_rows(tx, &wipe_all, delta, &resolved)?;
+    n_nodes -= deleted.0;
+    n_edges -= deleted.1;
+
+    let mut ids = insert_files(tx, delta, progress)?;
+    for (i, _, _) in &resolved {
+        ids.get(files, *i)?;
+    }
+    n_nodes += insert_nodes(tx, delta, &resolved, &ids.known, progress)?;
+    n_edges += insert_resolution(tx, delta, &resolved, &mut ids, progress)?;
+    update_name_index(tx, &old_quals, delta)?;
+    Ok((n_nodes, n_edges))
+}
+
+/// The definition qualnames stored for the files in `wipe_all`, read before their rows go.
+fn stored_qualnames(tx: &Transaction<'_>, wipe_all: &[&str]) -> CoreResult<Vec<String>> {
     let mut old_quals: Vec<String> = vec![];
     let mut st =
         tx.prepare_cached("SELECT qualname FROM nodes WHERE file = ?1 AND kind != 'ref'")?;
-    for p in &wipe_all {
+    for p in wipe_all {
         let rows = st.query_map([p], |r| r.get::<_, String>(0))?;
         old_quals.extend(rows.flatten());
     }
-    // Of the re-resolved files, only the rows that differ are rewritten ([`rewrite`]).
+    Ok(old_quals)
+}
+
+/// The re-resolved files with anything to rewrite: of those, only the rows that differ are
+/// rewritten ([`rewrite`]).
+fn to_rewrite<'d>(
+    tx: &Transaction<'_>,
+    delta: &GraphDelta<'d, '_>,
+) -> CoreResult<Vec<ToRewrite<'d>>> {
     let parsed: rustc_hash::FxHashSet<usize> = delta.changed.iter().map(|c| c.index).collect();
-    let plan = rewrite::plan(tx, files, delta.resolved, &parsed)?;
-    let resolved: Vec<ToRewrite<'_>> = delta
+    let plan = rewrite::plan(tx, delta.files, delta.resolved, &parsed)?;
+    Ok(delta
         .resolved
         .iter()
         .zip(plan)
         .filter(|(_, w)| w.anything())
         .map(|((i, r), w)| (*i, r, w))
-        .collect();
-    let deleted = delete_rows(tx, &wipe_all, delta, &resolved)?;
-    n_nodes -= deleted.0;
-    n_edges -= deleted.1;
+        .collect())
+}
 
+/// Writes the `files`, `file_stat` and `raw` rows of every file parsed in this run (the
+/// blobs encoded in parallel first); returns the ids, which later rows refer to.
+fn insert_files<'t>(
+    tx: &'t Transaction<'_>,
+    delta: &GraphDelta<'_, '_>,
+    progress: &Progress,
+) -> CoreResult<FileIds<'t>> {
+    let files = delta.files;
     let mut ins_file = tx.prepare_cached(INSERT_FILE)?;
     let mut ins_raw = tx.prepare_cached(INSERT_RAW)?;
     let mut ins_stat = tx.prepare_cached(INSERT_STAT)?;
@@ -118,18 +152,27 @@ pub fn write_graph(
         ins_stat.execute(params![f.rel, stat.size, stat.mtime_ns])?;
         ins_raw.execute(params![f.rel, data, iface])?;
     }
-    for (i, _, _) in &resolved {
-        ids.get(files, *i)?;
-    }
-    n_nodes += insert_nodes(tx, delta, &resolved, &ids.known, progress)?;
+    Ok(ids)
+}
 
+/// Writes the edges, unresolved names and file dependencies of the re-resolved files that
+/// are rewritten (only the added edges where the rest is kept); returns how many edges went in.
+fn insert_resolution(
+    tx: &Transaction<'_>,
+    delta: &GraphDelta<'_, '_>,
+    resolved: &[ToRewrite<'_>],
+    ids: &mut FileIds<'_>,
+    progress: &Progress,
+) -> CoreResult<i64> {
+    let files = delta.files;
+    let mut n_edges = 0;
     let mut ins_edge =
         tx.prepare_cached("INSERT INTO edge_rows(src, dst, kind) VALUES(?1, ?2, ?3)")?;
     let mut ins_unres = tx.prepare_cached(
         "INSERT INTO unresolved(name, node_id, file, line, col) VALUES(?1, ?2, ?3, ?4, ?5)",
     )?;
     let mut ins_dep = tx.prepare_cached("INSERT INTO file_dep_rows(src, dst) VALUES(?1, ?2)")?;
-    for (i, r, w) in &resolved {
+    for (i, r, w) in resolved {
         progress.check()?;
         let (i, rel) = (*i, files[*i].rel.as_str());
         let every: Vec<(i64, i64, i64)>;
@@ -159,77 +202,7 @@ pub fn write_graph(
             }
         }
     }
-    update_name_index(tx, &old_quals, delta)?;
-    Ok((n_nodes, n_edges))
-}
-
-/// Deletes every row of the files in `wipe_all` and the resolution rows (reference sites,
-/// their edges, unresolved names, dependencies) of the re-resolved files that are rewritten;
-/// returns how many (nodes, edges) went.
-fn delete_rows(
-    tx: &Transaction<'_>,
-    wipe_all: &[&str],
-    delta: &GraphDelta<'_, '_>,
-    resolved: &[ToRewrite<'_>],
-) -> CoreResult<(i64, i64)> {
-    let mut del_edges = tx.prepare_cached(
-        "DELETE FROM edge_rows WHERE src IN (SELECT id FROM nodes WHERE file = ?1)",
-    )?;
-    let mut del_nodes = tx.prepare_cached(
-        "DELETE FROM node_rows WHERE file_id = (SELECT id FROM files WHERE path = ?1)",
-    )?;
-    let mut del_refs = tx.prepare_cached(
-        "DELETE FROM node_rows WHERE file_id = (SELECT id FROM files WHERE path = ?1) AND kind = 'ref'",
-    )?;
-    let mut del_meta = tx.prepare_cached(
-        "DELETE FROM defs_meta WHERE id IN (SELECT id FROM nodes WHERE file = ?1)",
-    )?;
-    let mut del_unres = tx.prepare_cached("DELETE FROM unresolved WHERE file = ?1")?;
-    let mut del_deps = tx.prepare_cached(
-        "DELETE FROM file_dep_rows WHERE src = (SELECT id FROM files WHERE path = ?1)",
-    )?;
-    let mut del_raw = tx.prepare_cached("DELETE FROM raw WHERE path = ?1")?;
-    let mut del_file = tx.prepare_cached("DELETE FROM files WHERE path = ?1")?;
-    let mut del_stat = tx.prepare_cached("DELETE FROM file_stat WHERE path = ?1")?;
-    let run = |st: &mut rusqlite::CachedStatement<'_>, p: &str| -> CoreResult<i64> {
-        Ok(st.execute([p])? as i64)
-    };
-    let (mut nodes, mut edges) = (0, 0);
-    for p in wipe_all {
-        edges += run(&mut del_edges, p)?;
-        run(&mut del_meta, p)?;
-        nodes += run(&mut del_nodes, p)?;
-        run(&mut del_unres, p)?;
-        run(&mut del_deps, p)?;
-        run(&mut del_raw, p)?;
-        run(&mut del_stat, p)?;
-    }
-    // Only a file gone gives up its `files` row (and id); a changed one is updated in place.
-    for p in delta.removed {
-        run(&mut del_file, p)?;
-    }
-    let mut del_edge = tx.prepare_cached("DELETE FROM edge_rows WHERE rowid = ?1")?;
-    for (i, _, w) in resolved {
-        let p = delta.files[*i].rel.as_str();
-        match &w.edges {
-            Edges::All => edges += run(&mut del_edges, p)?,
-            Edges::Diff { gone, .. } => {
-                for rowid in gone {
-                    edges += del_edge.execute([rowid])? as i64;
-                }
-            }
-        }
-        if w.refs {
-            nodes += run(&mut del_refs, p)?;
-        }
-        if w.unresolved {
-            run(&mut del_unres, p)?;
-        }
-        if w.deps {
-            run(&mut del_deps, p)?;
-        }
-    }
-    Ok((nodes, edges))
+    Ok(n_edges)
 }
 
 /// `files.id` of the run's files (indexes into [`GraphDelta::files`]): those written by this
