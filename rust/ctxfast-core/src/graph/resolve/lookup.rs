@@ -147,6 +147,8 @@ impl Resolver<'_> {
         }
     }
 
+    /// Attribute `name` of `base`: a member of a class (or its bases), of a module, or of a
+    /// package.
     pub(super) fn attr(&self, base: &Res, name: &str, depth: u32) -> Res {
         if depth > 12 {
             return Res::Dynamic;
@@ -155,110 +157,135 @@ impl Resolver<'_> {
             consulted(*f);
         }
         match base {
-            Res::Def(f, d) => {
-                let fd = &self.files[*f as usize];
-                let def = &fd.raw.defs[*d as usize];
-                if !matches!(def.kind, DefKind::Class | DefKind::Module) {
-                    return Res::Dynamic;
-                }
-                let q = format!("{}.{}", def.local, name);
-                if let Some(&i) = self.t(*f as usize).local_index.get(q.as_str()) {
-                    return Res::Def(*f, i);
-                }
-                if let Some(&(df, dd)) = self.sym.def_by_qual.get(&format!(
-                    "{}.{}",
-                    self.sym.quals[*f as usize][*d as usize], name
-                )) {
-                    return Res::Def(df, dd);
-                }
-                if fd.lang.is_c_family() {
-                    if let Some(r) = self.c_method(&def.local, name) {
-                        return r;
-                    }
-                }
-                for base in &def.bases {
-                    let segs: Vec<&str> = base.split('.').collect();
-                    let mut r = self.lookup_name(*f, def.parent, segs[0], depth + 1);
-                    for s in &segs[1..] {
-                        r = self.attr(&r, s, depth + 1);
-                    }
-                    if matches!(r, Res::Def(..)) && r != Res::Def(*f, *d) {
-                        let found = self.attr(&r, name, depth + 1);
-                        if matches!(found, Res::Def(..)) {
-                            return found;
-                        }
-                    }
-                }
-                Res::Dynamic
-            }
-            Res::Module(m) => {
-                let fd = &self.files[*m as usize];
-                let mi = *m as usize;
-                if let Some(&i) = self.t(mi).local_index.get(name) {
-                    return Res::Def(*m, i);
-                }
-                if let Some(bs) = self.t(mi).bindings.get(&(0, name)) {
-                    let (bi, truncate) = bs[0];
-                    let r = self.resolve_binding(*m, bi, truncate, depth + 1);
-                    if r != Res::NotFound {
-                        return r;
-                    }
-                }
-                let base = children_base(fd);
-                let sub = if base.is_empty() {
-                    name.to_string()
-                } else {
-                    format!("{base}.{name}")
-                };
-                if let Some(&s) = self.sym.module_by_qual.get(&sub) {
-                    return Res::Module(s);
-                }
-                if self.sym.packages.contains(&sub) {
-                    return Res::Package(sub);
-                }
-                if self.t(mi).locals.contains(&(0, name)) {
-                    return Res::Dynamic;
-                }
-                if fd.lang.is_c_family() {
-                    // Includes are followed one level only: transitive include graphs are
-                    // large and cyclic, and the unique-definition rule covers the rest.
-                    return Res::Dynamic;
-                }
-                // An `index.ts` re-exports dozens of modules (`export * from './a'`): a name
-                // missing from one is looked for in the next.
-                let mut external = false;
-                for &bi in &self.t(mi).stars {
-                    let sm = self.resolve_binding(*m, bi, false, depth + 1);
-                    match self.attr(&sm, name, depth + 1) {
-                        r @ (Res::Def(..) | Res::Module(_)) => return r,
-                        Res::External | Res::Dynamic if fd.lang.is_js() => external = true,
-                        Res::External | Res::Dynamic => return Res::External,
-                        _ => {}
-                    }
-                }
-                if external {
-                    return Res::External;
-                }
-                if fd.lang == Lang::Python {
-                    Res::NotFound
-                } else {
-                    Res::Dynamic
-                }
-            }
-            Res::Package(p) => {
-                let q = format!("{p}.{name}");
-                if let Some(&(df, dd)) = self.sym.def_by_qual.get(&q) {
-                    return Res::Def(df, dd);
-                }
-                if let Some(&m) = self.sym.module_by_qual.get(&q) {
-                    return Res::Module(m);
-                }
-                if self.sym.packages.contains(&q) {
-                    return Res::Package(q);
-                }
-                Res::NotFound
-            }
+            Res::Def(f, d) => self.class_attr(*f, *d, name, depth),
+            Res::Module(m) => self.module_attr(*m, name, depth),
+            Res::Package(p) => self.package_attr(p, name),
             other => other.clone(),
         }
+    }
+
+    /// Member `name` of definition `d` of file `f`: its own, then (C family) an out-of-class
+    /// method, then inherited; dynamic when `d` is no class or module.
+    fn class_attr(&self, f: u32, d: u32, name: &str, depth: u32) -> Res {
+        let fd = &self.files[f as usize];
+        let def = &fd.raw.defs[d as usize];
+        if !matches!(def.kind, DefKind::Class | DefKind::Module) {
+            return Res::Dynamic;
+        }
+        let q = format!("{}.{}", def.local, name);
+        if let Some(&i) = self.t(f as usize).local_index.get(q.as_str()) {
+            return Res::Def(f, i);
+        }
+        if let Some(&(df, dd)) = self.sym.def_by_qual.get(&format!(
+            "{}.{}",
+            self.sym.quals[f as usize][d as usize], name
+        )) {
+            return Res::Def(df, dd);
+        }
+        if fd.lang.is_c_family() {
+            if let Some(r) = self.c_method(&def.local, name) {
+                return r;
+            }
+        }
+        self.inherited_attr(f, d, name, depth)
+    }
+
+    /// Member `name` as the bases of class `d` of file `f` define it, in base order.
+    fn inherited_attr(&self, f: u32, d: u32, name: &str, depth: u32) -> Res {
+        let def = &self.files[f as usize].raw.defs[d as usize];
+        for base in &def.bases {
+            let segs: Vec<&str> = base.split('.').collect();
+            let mut r = self.lookup_name(f, def.parent, segs[0], depth + 1);
+            for s in &segs[1..] {
+                r = self.attr(&r, s, depth + 1);
+            }
+            if matches!(r, Res::Def(..)) && r != Res::Def(f, d) {
+                let found = self.attr(&r, name, depth + 1);
+                if matches!(found, Res::Def(..)) {
+                    return found;
+                }
+            }
+        }
+        Res::Dynamic
+    }
+
+    /// Name `name` in module file `m`: a definition, an import binding, a submodule or
+    /// package, else through its star re-exports.
+    fn module_attr(&self, m: u32, name: &str, depth: u32) -> Res {
+        let fd = &self.files[m as usize];
+        let mi = m as usize;
+        if let Some(&i) = self.t(mi).local_index.get(name) {
+            return Res::Def(m, i);
+        }
+        if let Some(bs) = self.t(mi).bindings.get(&(0, name)) {
+            let (bi, truncate) = bs[0];
+            let r = self.resolve_binding(m, bi, truncate, depth + 1);
+            if r != Res::NotFound {
+                return r;
+            }
+        }
+        let base = children_base(fd);
+        let sub = if base.is_empty() {
+            name.to_string()
+        } else {
+            format!("{base}.{name}")
+        };
+        if let Some(&s) = self.sym.module_by_qual.get(&sub) {
+            return Res::Module(s);
+        }
+        if self.sym.packages.contains(&sub) {
+            return Res::Package(sub);
+        }
+        if self.t(mi).locals.contains(&(0, name)) {
+            return Res::Dynamic;
+        }
+        if fd.lang.is_c_family() {
+            // Includes are followed one level only: transitive include graphs are
+            // large and cyclic, and the unique-definition rule covers the rest.
+            return Res::Dynamic;
+        }
+        self.star_attr(m, name, depth)
+    }
+
+    /// Name `name` through the star re-exports of module file `m`; when none has it, not
+    /// found in Python and dynamic elsewhere.
+    fn star_attr(&self, m: u32, name: &str, depth: u32) -> Res {
+        let fd = &self.files[m as usize];
+        let mi = m as usize;
+        // An `index.ts` re-exports dozens of modules (`export * from './a'`): a name
+        // missing from one is looked for in the next.
+        let mut external = false;
+        for &bi in &self.t(mi).stars {
+            let sm = self.resolve_binding(m, bi, false, depth + 1);
+            match self.attr(&sm, name, depth + 1) {
+                r @ (Res::Def(..) | Res::Module(_)) => return r,
+                Res::External | Res::Dynamic if fd.lang.is_js() => external = true,
+                Res::External | Res::Dynamic => return Res::External,
+                _ => {}
+            }
+        }
+        if external {
+            return Res::External;
+        }
+        if fd.lang == Lang::Python {
+            Res::NotFound
+        } else {
+            Res::Dynamic
+        }
+    }
+
+    /// Name `name` in package `p`: a definition, a module or a subpackage.
+    fn package_attr(&self, p: &str, name: &str) -> Res {
+        let q = format!("{p}.{name}");
+        if let Some(&(df, dd)) = self.sym.def_by_qual.get(&q) {
+            return Res::Def(df, dd);
+        }
+        if let Some(&m) = self.sym.module_by_qual.get(&q) {
+            return Res::Module(m);
+        }
+        if self.sym.packages.contains(&q) {
+            return Res::Package(q);
+        }
+        Res::NotFound
     }
 }
