@@ -22,18 +22,7 @@ pub(super) fn refresh_run(
     mut conn: rusqlite::Connection,
     progress: &Progress,
 ) -> CoreResult<IndexStats> {
-    // ---- parse ----
-    progress.set_stage(Stage::Parse);
-    let parsed = parse::parse_files(
-        p.found,
-        &previous,
-        p.reparse_all,
-        p.namer,
-        p.opts,
-        progress,
-        None,
-    )?;
-    trace("parse", p.t0);
+    let parsed = parse_stage(p, &previous, progress)?;
     let cache_hits = parsed.cache_hits;
     let mut errors = parsed.cache_errors;
     let outcomes = parsed.outcomes;
@@ -62,30 +51,21 @@ pub(super) fn refresh_run(
 
     let stored = parse::stored_interfaces(&conn, p.db_path, &previous, &inventory.present)?;
     trace("load blobs", p.t0);
+    let assembled = parse::assemble(p.found, outcomes, stored, p.namer, p.opts, &mut errors);
+    plan::record_clashes(plan::file_modules(&assembled.files), &mut errors);
+    let changed_ix: Vec<usize> = assembled.changed.iter().map(|c| c.index).collect();
+    let to_resolve = files_to_resolve(
+        p,
+        &conn,
+        &assembled,
+        &changed_ix,
+        &inventory,
+        &previous,
+        context_moved,
+    )?;
     let Assembled {
-        mut files,
-        changed,
-        iface_changed,
-        linkage_moved,
-    } = parse::assemble(p.found, outcomes, stored, p.namer, p.opts, &mut errors);
-    plan::record_clashes(plan::file_modules(&files), &mut errors);
-    let changed_ix: Vec<usize> = changed.iter().map(|c| c.index).collect();
-    let to_resolve = if context_moved {
-        (0..files.len()).collect()
-    } else {
-        plan::to_resolve(
-            &conn,
-            &files,
-            &changed_ix,
-            plan::Moved {
-                interfaces: &iface_changed,
-                linkage: linkage_moved,
-            },
-            &inventory.removed,
-            &previous,
-            p.namer,
-        )?
-    };
+        mut files, changed, ..
+    } = assembled;
     let changed_set: HashSet<usize> = changed_ix.iter().copied().collect();
     parse::load_full_extractions(&conn, p.root, &mut files, &to_resolve, &changed_set, p.opts)?;
 
@@ -125,6 +105,55 @@ pub(super) fn refresh_run(
         symbols,
     };
     close_run(p, conn, counts, errors, cache_hits, left)
+}
+
+/// Reads, hashes and parses the files whose content may have moved (the parse stage).
+fn parse_stage(
+    p: &Planned<'_>,
+    previous: &Previous,
+    progress: &Progress,
+) -> CoreResult<parse::Parsed> {
+    progress.set_stage(Stage::Parse);
+    let parsed = parse::parse_files(
+        p.found,
+        previous,
+        p.reparse_all,
+        p.namer,
+        p.opts,
+        progress,
+        None,
+    )?;
+    trace("parse", p.t0);
+    Ok(parsed)
+}
+
+/// The files to resolve again: every file when the resolution context moved, else the
+/// changed files and those that can see what changed ([`plan::to_resolve`]).
+fn files_to_resolve(
+    p: &Planned<'_>,
+    conn: &rusqlite::Connection,
+    assembled: &Assembled,
+    changed_ix: &[usize],
+    inventory: &Inventory<'_>,
+    previous: &Previous,
+    context_moved: bool,
+) -> CoreResult<Vec<usize>> {
+    Ok(if context_moved {
+        (0..assembled.files.len()).collect()
+    } else {
+        plan::to_resolve(
+            conn,
+            &assembled.files,
+            changed_ix,
+            plan::Moved {
+                interfaces: &assembled.iface_changed,
+                linkage: assembled.linkage_moved,
+            },
+            &inventory.removed,
+            previous,
+            p.namer,
+        )?
+    })
 }
 
 /// True when nothing was parsed or removed and every unchanged file has its stored blob:
