@@ -144,160 +144,195 @@ fn visit<'t>(b: &mut Builder<'_>, n: Node<'t>, stack: &mut Vec<(Node<'t>, u32)>)
     let scope = b.scope;
     let kind = n.kind();
     match kind {
-        "function_definition" => {
-            let Some((segs, _)) = n.field("declarator").and_then(|d| declared(b, d)) else {
-                push_children(stack, n, scope);
-                return;
-            };
-            let body = n.field("body");
-            let sig = b.header(n, body);
-            let in_class = is_class_scope(b);
-            let name = segs.last().cloned().unwrap_or_default();
-            let idx = b.def(DefKind::Function, name, n, sig);
-            if segs.len() > 1 {
-                // `void A::f() {...}` outside the class body.
-                let owner = segs[..segs.len() - 1].join(".");
-                let pos = b
-                    .out
-                    .defs
-                    .iter()
-                    .position(|x| x.kind == DefKind::Class && x.local == owner);
-                let d = &mut b.out.defs[idx as usize];
-                d.local = segs.join(".");
-                d.self_class = owner;
-                d.self_names.push("this".into());
-                if let Some(p) = pos {
-                    b.out.defs[idx as usize].parent = p as u32;
-                }
-            } else if in_class {
-                b.out.defs[idx as usize].self_names.push("this".into());
-            }
-            let docs = doc(b, n);
-            b.out.defs[idx as usize].doc = docs;
-            if let Some(params) = n.field("declarator").and_then(|d| find_params(d)) {
-                b.scope = idx;
-                declare_locals(b, params, "parameter_declaration");
-                b.scope = scope;
-            }
-            if let Some(body) = body {
-                stack.push((body, idx));
-            }
-        }
-        k if TYPES.contains(&k) => {
-            let body = n.field("body");
-            match (b.field_text(n, "name"), body) {
-                (Some(name), Some(body)) => {
-                    let sig = b.header(n, Some(body));
-                    let idx = b.def(DefKind::Class, type_base(&name), n, sig);
-                    b.out.defs[idx as usize].doc = doc(b, n);
-                    b.out.defs[idx as usize].bases = bases(b, n);
-                    if k != "enum_specifier" {
-                        push_children(stack, body, idx);
-                    }
-                }
-                _ => push_children(stack, n, scope),
-            }
-        }
-        "type_definition" => {
-            let ty = n.field("type");
-            let mut cur = n.walk();
-            let names: Vec<String> = n
-                .children_by_field_name("declarator", &mut cur)
-                .filter_map(|d| declared(b, d))
-                .filter(|(_, function)| !function)
-                .filter_map(|(segs, _)| segs.last().cloned())
-                .collect();
-            let sig = b.first_line(n);
-            let anonymous_body = ty.filter(|t| {
-                TYPES.contains(&t.kind()) && t.field("name").is_none() && t.field("body").is_some()
-            });
-            let mut first = None;
-            for name in names {
-                let idx = b.def(DefKind::Class, name, n, sig.clone());
-                b.out.defs[idx as usize].doc = doc(b, n);
-                first.get_or_insert(idx);
-            }
-            match (anonymous_body, first) {
-                // `typedef struct { ... } Foo;`: the members belong to Foo.
-                (Some(t), Some(idx)) => {
-                    if t.kind() != "enum_specifier" {
-                        if let Some(body) = t.field("body") {
-                            push_children(stack, body, idx);
-                        }
-                    }
-                }
-                _ => {
-                    if let Some(t) = ty {
-                        stack.push((t, scope));
-                    }
-                }
-            }
-        }
-        "declaration" => {
-            let ty = n.field("type");
-            if let Some(t) = ty.filter(|t| TYPES.contains(&t.kind())) {
-                stack.push((t, scope));
-            }
-            let class = type_name(b, ty);
-            let top = scope == 0 || is_class_scope(b);
-            let mut cur = n.walk();
-            let decls: Vec<Node<'t>> = n.children_by_field_name("declarator", &mut cur).collect();
-            for d in decls {
-                if let Some((segs, function)) = declared(b, d) {
-                    let name = segs.last().cloned().unwrap_or_default();
-                    if function {
-                        // A prototype declares; the definition is elsewhere.
-                    } else if top && segs.len() == 1 {
-                        let sig = b.first_line(n);
-                        b.def(DefKind::Var, name, n, sig);
-                    } else if !top {
-                        match &class {
-                            Some(c) => b.typed_local(name, c.clone()),
-                            None => b.local(name),
-                        }
-                    }
-                }
-                if d.kind() == "init_declarator" {
-                    if let Some(v) = d.field("value") {
-                        stack.push((v, scope));
-                    }
-                }
-            }
-        }
+        "function_definition" => visit_function(b, n, stack, scope),
+        k if TYPES.contains(&k) => visit_type(b, n, stack, scope),
+        "type_definition" => visit_typedef(b, n, stack, scope),
+        "declaration" => visit_declaration(b, n, stack, scope),
         "preproc_function_def" => {
             if let Some(name) = b.field_text(n, "name") {
                 let sig = b.first_line(n);
                 b.def(DefKind::Function, name, n, sig);
             }
         }
-        "preproc_include" => {
-            let Some(p) = n.field("path") else {
-                return;
-            };
-            let text = b.text(p);
-            // `"x.h"` searches next to the includer first (level 1); `<x.h>` does not.
-            let (module, level) = match p.kind() {
-                "system_lib_string" => (text.trim_matches(['<', '>']).to_string(), 0),
-                _ => (text.trim_matches('"').to_string(), 1),
-            };
-            if !module.is_empty() {
-                b.bind("*".into(), Target::Star { module, level }, n);
-            }
-        }
-        "call_expression" => {
-            if let Some(f) = n.field("function") {
-                match callee(b, f) {
-                    Some(p) => b.call_reference(p, f, n),
-                    None => stack.push((f, scope)),
-                }
-            }
-            if let Some(a) = n.field("arguments") {
-                stack.push((a, scope));
-            }
-        }
+        "preproc_include" => visit_include(b, n),
+        "call_expression" => visit_call(b, n, stack, scope),
         "comment" | "string_literal" | "raw_string_literal" | "char_literal" | "number_literal"
         | "preproc_def" => {}
         _ => push_children(stack, n, scope),
+    }
+}
+
+/// A function definition (a C++ method, in or out of its class): its definition, parameters
+/// and body.
+fn visit_function<'t>(
+    b: &mut Builder<'_>,
+    n: Node<'t>,
+    stack: &mut Vec<(Node<'t>, u32)>,
+    scope: u32,
+) {
+    let Some((segs, _)) = n.field("declarator").and_then(|d| declared(b, d)) else {
+        push_children(stack, n, scope);
+        return;
+    };
+    let body = n.field("body");
+    let sig = b.header(n, body);
+    let in_class = is_class_scope(b);
+    let name = segs.last().cloned().unwrap_or_default();
+    let idx = b.def(DefKind::Function, name, n, sig);
+    if segs.len() > 1 {
+        // `void A::f() {...}` outside the class body.
+        let owner = segs[..segs.len() - 1].join(".");
+        let pos = b
+            .out
+            .defs
+            .iter()
+            .position(|x| x.kind == DefKind::Class && x.local == owner);
+        let d = &mut b.out.defs[idx as usize];
+        d.local = segs.join(".");
+        d.self_class = owner;
+        d.self_names.push("this".into());
+        if let Some(p) = pos {
+            b.out.defs[idx as usize].parent = p as u32;
+        }
+    } else if in_class {
+        b.out.defs[idx as usize].self_names.push("this".into());
+    }
+    let docs = doc(b, n);
+    b.out.defs[idx as usize].doc = docs;
+    if let Some(params) = n.field("declarator").and_then(|d| find_params(d)) {
+        b.scope = idx;
+        declare_locals(b, params, "parameter_declaration");
+        b.scope = scope;
+    }
+    if let Some(body) = body {
+        stack.push((body, idx));
+    }
+}
+
+/// A named struct, union, enum or class with a body: its definition, bases and members.
+fn visit_type<'t>(b: &mut Builder<'_>, n: Node<'t>, stack: &mut Vec<(Node<'t>, u32)>, scope: u32) {
+    let body = n.field("body");
+    match (b.field_text(n, "name"), body) {
+        (Some(name), Some(body)) => {
+            let sig = b.header(n, Some(body));
+            let idx = b.def(DefKind::Class, type_base(&name), n, sig);
+            b.out.defs[idx as usize].doc = doc(b, n);
+            b.out.defs[idx as usize].bases = bases(b, n);
+            if n.kind() != "enum_specifier" {
+                push_children(stack, body, idx);
+            }
+        }
+        _ => push_children(stack, n, scope),
+    }
+}
+
+/// A `typedef`: each name it defines, owning the members of an anonymous body.
+fn visit_typedef<'t>(
+    b: &mut Builder<'_>,
+    n: Node<'t>,
+    stack: &mut Vec<(Node<'t>, u32)>,
+    scope: u32,
+) {
+    let ty = n.field("type");
+    let mut cur = n.walk();
+    let names: Vec<String> = n
+        .children_by_field_name("declarator", &mut cur)
+        .filter_map(|d| declared(b, d))
+        .filter(|(_, function)| !function)
+        .filter_map(|(segs, _)| segs.last().cloned())
+        .collect();
+    let sig = b.first_line(n);
+    let anonymous_body = ty.filter(|t| {
+        TYPES.contains(&t.kind()) && t.field("name").is_none() && t.field("body").is_some()
+    });
+    let mut first = None;
+    for name in names {
+        let idx = b.def(DefKind::Class, name, n, sig.clone());
+        b.out.defs[idx as usize].doc = doc(b, n);
+        first.get_or_insert(idx);
+    }
+    match (anonymous_body, first) {
+        // `typedef struct { ... } Foo;`: the members belong to Foo.
+        (Some(t), Some(idx)) => {
+            if t.kind() != "enum_specifier" {
+                if let Some(body) = t.field("body") {
+                    push_children(stack, body, idx);
+                }
+            }
+        }
+        _ => {
+            if let Some(t) = ty {
+                stack.push((t, scope));
+            }
+        }
+    }
+}
+
+/// A declaration: its file-scope variables or typed locals; its type body and initial values
+/// are scheduled.
+fn visit_declaration<'t>(
+    b: &mut Builder<'_>,
+    n: Node<'t>,
+    stack: &mut Vec<(Node<'t>, u32)>,
+    scope: u32,
+) {
+    let ty = n.field("type");
+    if let Some(t) = ty.filter(|t| TYPES.contains(&t.kind())) {
+        stack.push((t, scope));
+    }
+    let class = type_name(b, ty);
+    let top = scope == 0 || is_class_scope(b);
+    let mut cur = n.walk();
+    let decls: Vec<Node<'t>> = n.children_by_field_name("declarator", &mut cur).collect();
+    for d in decls {
+        if let Some((segs, function)) = declared(b, d) {
+            let name = segs.last().cloned().unwrap_or_default();
+            if function {
+                // A prototype declares; the definition is elsewhere.
+            } else if top && segs.len() == 1 {
+                let sig = b.first_line(n);
+                b.def(DefKind::Var, name, n, sig);
+            } else if !top {
+                match &class {
+                    Some(c) => b.typed_local(name, c.clone()),
+                    None => b.local(name),
+                }
+            }
+        }
+        if d.kind() == "init_declarator" {
+            if let Some(v) = d.field("value") {
+                stack.push((v, scope));
+            }
+        }
+    }
+}
+
+/// An `#include`: a star binding of the included file.
+fn visit_include(b: &mut Builder<'_>, n: Node<'_>) {
+    let Some(p) = n.field("path") else {
+        return;
+    };
+    let text = b.text(p);
+    // `"x.h"` searches next to the includer first (level 1); `<x.h>` does not.
+    let (module, level) = match p.kind() {
+        "system_lib_string" => (text.trim_matches(['<', '>']).to_string(), 0),
+        _ => (text.trim_matches('"').to_string(), 1),
+    };
+    if !module.is_empty() {
+        b.bind("*".into(), Target::Star { module, level }, n);
+    }
+}
+
+/// A call: a reference to its callee, then its arguments.
+fn visit_call<'t>(b: &mut Builder<'_>, n: Node<'t>, stack: &mut Vec<(Node<'t>, u32)>, scope: u32) {
+    if let Some(f) = n.field("function") {
+        match callee(b, f) {
+            Some(p) => b.call_reference(p, f, n),
+            None => stack.push((f, scope)),
+        }
+    }
+    if let Some(a) = n.field("arguments") {
+        stack.push((a, scope));
     }
 }
 

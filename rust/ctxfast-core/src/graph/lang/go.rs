@@ -45,65 +45,8 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>) {
 
 fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
     match n.kind() {
-        "function_declaration" | "method_declaration" => {
-            let Some(name) = b.field_text(n, "name") else {
-                return;
-            };
-            let body = n.field("body");
-            let sig = b.header(n, body);
-            let mut recv: Option<(String, String)> = None;
-            if let Some(r) = n.field("receiver") {
-                if let Some(pd) = r.named_child(0) {
-                    let rn = b.field_text(pd, "name").unwrap_or_default();
-                    if let Some(t) = pd.field("type").and_then(|t| type_name(b, t)) {
-                        recv = Some((rn, t));
-                    }
-                }
-            }
-            let idx = b.def(DefKind::Function, name.clone(), n, sig);
-            let d = &mut b.out.defs[idx as usize];
-            if let Some((rn, t)) = recv {
-                d.local = format!("{t}.{name}");
-                if !rn.is_empty() {
-                    d.self_names.push(rn);
-                }
-                d.self_class.clone_from(&t);
-                if let Some(p) = b
-                    .out
-                    .defs
-                    .iter()
-                    .position(|x| x.local == t && x.kind == DefKind::Class)
-                {
-                    b.out.defs[idx as usize].parent = p as u32;
-                }
-            }
-            b.out.defs[idx as usize].doc = doc(b, n);
-            b.within(idx, |b| {
-                if let Some(ps) = n.field("parameters") {
-                    params(b, ps);
-                }
-            });
-            if let Some(body) = body {
-                b.within(idx, |b| visit(b, body));
-            }
-        }
-        "type_spec" | "type_alias" => {
-            let Some(name) = b.field_text(n, "name") else {
-                return;
-            };
-            let sig = cap_type(b, n);
-            let idx = b.def(DefKind::Class, name, n, sig);
-            if let Some(parent) = n.parent() {
-                b.out.defs[idx as usize].doc = doc(b, parent);
-            }
-            // Struct fields with a named type: `recv.field.Method()` resolves through them;
-            // an interface's methods are its members, so calls through it have a target.
-            match n.field("type") {
-                Some(st) if st.kind() == "struct_type" => struct_fields(b, idx, st),
-                Some(it) if it.kind() == "interface_type" => interface_methods(b, idx, it),
-                _ => {}
-            }
-        }
+        "function_declaration" | "method_declaration" => visit_function(b, n),
+        "type_spec" | "type_alias" => visit_type(b, n),
         "func_literal" => {
             // A closure's declared parameter types hold in the enclosing function's scope
             // (closures are not definitions): `func(c *Context) { c.JSON(...) }`.
@@ -114,72 +57,147 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
                 visit(b, body);
             }
         }
-        "var_spec" | "const_spec" => {
-            let top = b.scope == 0;
-            let mut c = n.walk();
-            let names: Vec<Node<'_>> = n.children_by_field_name("name", &mut c).collect();
-            let class = n.field("type").and_then(|t| type_name(b, t));
-            for k in &names {
-                if top {
-                    let sig = b.first_line(n);
-                    b.def(DefKind::Var, b.text(*k), n, sig);
-                } else if let Some(t) = &class {
-                    b.typed_local(b.text(*k), t.clone());
-                } else {
-                    b.local(b.text(*k));
-                }
-            }
-            if let Some(v) = n.field("value") {
-                visit(b, v);
-            }
-        }
-        "short_var_declaration" => {
-            // `x := Foo{...}` / `x := &Foo{...}`: x holds a Foo (one name, one value only).
-            let class = match (n.field("left"), n.field("right")) {
-                (Some(l), Some(r)) if l.named_child_count() == 1 && r.named_child_count() == 1 => {
-                    r.named_child(0).and_then(|v| literal_type(b, v))
-                }
-                _ => None,
-            };
-            if let Some(l) = n.field("left") {
-                b.children(l, |b, k| match &class {
-                    Some(t) => b.typed_local(b.text(k), t.clone()),
-                    None => b.local(b.text(k)),
-                });
-            }
-            if let Some(r) = n.field("right") {
-                visit(b, r);
-            }
-        }
-        "import_spec" => {
-            let Some(p) = n.field("path") else {
-                return;
-            };
-            let module = b.text(p).trim_matches(|c| c == '"' || c == '`').to_string();
-            let alias = b.field_text(n, "name");
-            match alias.as_deref() {
-                Some("_") => {}
-                Some(".") => b.bind("*".into(), Target::Star { module, level: 0 }, n),
-                _ => {
-                    let name = alias.unwrap_or_else(|| {
-                        module.rsplit('/').next().unwrap_or(&module).to_string()
-                    });
-                    b.bind(name, Target::Module { module, level: 0 }, n);
-                }
-            }
-        }
-        "call_expression" => {
-            if let Some(f) = n.field("function") {
-                match dotted(b, f, MEMBER, "operand", "field", IDENT) {
-                    Some(p) => b.call_reference(p, f, n),
-                    None => visit(b, f),
-                }
-            }
-            if let Some(a) = n.field("arguments") {
-                visit(b, a);
-            }
-        }
+        "var_spec" | "const_spec" => visit_var(b, n),
+        "short_var_declaration" => visit_short_var(b, n),
+        "import_spec" => visit_import(b, n),
+        "call_expression" => visit_call(b, n),
         _ => b.children(n, visit),
+    }
+}
+
+/// A function or method (`Type.Method`, under its receiver type): its definition,
+/// parameters and body.
+fn visit_function(b: &mut Builder<'_>, n: Node<'_>) {
+    let Some(name) = b.field_text(n, "name") else {
+        return;
+    };
+    let body = n.field("body");
+    let sig = b.header(n, body);
+    let mut recv: Option<(String, String)> = None;
+    if let Some(r) = n.field("receiver") {
+        if let Some(pd) = r.named_child(0) {
+            let rn = b.field_text(pd, "name").unwrap_or_default();
+            if let Some(t) = pd.field("type").and_then(|t| type_name(b, t)) {
+                recv = Some((rn, t));
+            }
+        }
+    }
+    let idx = b.def(DefKind::Function, name.clone(), n, sig);
+    let d = &mut b.out.defs[idx as usize];
+    if let Some((rn, t)) = recv {
+        d.local = format!("{t}.{name}");
+        if !rn.is_empty() {
+            d.self_names.push(rn);
+        }
+        d.self_class.clone_from(&t);
+        if let Some(p) = b
+            .out
+            .defs
+            .iter()
+            .position(|x| x.local == t && x.kind == DefKind::Class)
+        {
+            b.out.defs[idx as usize].parent = p as u32;
+        }
+    }
+    b.out.defs[idx as usize].doc = doc(b, n);
+    b.within(idx, |b| {
+        if let Some(ps) = n.field("parameters") {
+            params(b, ps);
+        }
+    });
+    if let Some(body) = body {
+        b.within(idx, |b| visit(b, body));
+    }
+}
+
+/// A type spec or alias: its definition, with struct fields or interface methods as members.
+fn visit_type(b: &mut Builder<'_>, n: Node<'_>) {
+    let Some(name) = b.field_text(n, "name") else {
+        return;
+    };
+    let sig = cap_type(b, n);
+    let idx = b.def(DefKind::Class, name, n, sig);
+    if let Some(parent) = n.parent() {
+        b.out.defs[idx as usize].doc = doc(b, parent);
+    }
+    // Struct fields with a named type: `recv.field.Method()` resolves through them;
+    // an interface's methods are its members, so calls through it have a target.
+    match n.field("type") {
+        Some(st) if st.kind() == "struct_type" => struct_fields(b, idx, st),
+        Some(it) if it.kind() == "interface_type" => interface_methods(b, idx, it),
+        _ => {}
+    }
+}
+
+/// A `var`/`const` spec: package-level definitions or typed locals, then the value.
+fn visit_var(b: &mut Builder<'_>, n: Node<'_>) {
+    let top = b.scope == 0;
+    let mut c = n.walk();
+    let names: Vec<Node<'_>> = n.children_by_field_name("name", &mut c).collect();
+    let class = n.field("type").and_then(|t| type_name(b, t));
+    for k in &names {
+        if top {
+            let sig = b.first_line(n);
+            b.def(DefKind::Var, b.text(*k), n, sig);
+        } else if let Some(t) = &class {
+            b.typed_local(b.text(*k), t.clone());
+        } else {
+            b.local(b.text(*k));
+        }
+    }
+    if let Some(v) = n.field("value") {
+        visit(b, v);
+    }
+}
+
+/// `x := …`: its names as locals, typed by a composite literal, then the value.
+fn visit_short_var(b: &mut Builder<'_>, n: Node<'_>) {
+    // `x := Foo{...}` / `x := &Foo{...}`: x holds a Foo (one name, one value only).
+    let class = match (n.field("left"), n.field("right")) {
+        (Some(l), Some(r)) if l.named_child_count() == 1 && r.named_child_count() == 1 => {
+            r.named_child(0).and_then(|v| literal_type(b, v))
+        }
+        _ => None,
+    };
+    if let Some(l) = n.field("left") {
+        b.children(l, |b, k| match &class {
+            Some(t) => b.typed_local(b.text(k), t.clone()),
+            None => b.local(b.text(k)),
+        });
+    }
+    if let Some(r) = n.field("right") {
+        visit(b, r);
+    }
+}
+
+/// An import spec: the package name (or alias, or `.`) it binds.
+fn visit_import(b: &mut Builder<'_>, n: Node<'_>) {
+    let Some(p) = n.field("path") else {
+        return;
+    };
+    let module = b.text(p).trim_matches(|c| c == '"' || c == '`').to_string();
+    let alias = b.field_text(n, "name");
+    match alias.as_deref() {
+        Some("_") => {}
+        Some(".") => b.bind("*".into(), Target::Star { module, level: 0 }, n),
+        _ => {
+            let name =
+                alias.unwrap_or_else(|| module.rsplit('/').next().unwrap_or(&module).to_string());
+            b.bind(name, Target::Module { module, level: 0 }, n);
+        }
+    }
+}
+
+/// A call: a reference to its callee, then its arguments.
+fn visit_call(b: &mut Builder<'_>, n: Node<'_>) {
+    if let Some(f) = n.field("function") {
+        match dotted(b, f, MEMBER, "operand", "field", IDENT) {
+            Some(p) => b.call_reference(p, f, n),
+            None => visit(b, f),
+        }
+    }
+    if let Some(a) = n.field("arguments") {
+        visit(b, a);
     }
 }
 

@@ -38,192 +38,216 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
                 b.out.package = b.text(p);
             }
         }
-        "import_declaration" => {
-            let text = b.text(n);
-            let star = text.contains('*');
-            let Some(p) = n
-                .named_children(&mut n.walk())
-                .find(|k| k.kind() == "scoped_identifier" || k.kind() == "identifier")
-            else {
-                return;
-            };
-            let full = b.text(p);
-            if star {
-                b.bind(
-                    "*".into(),
-                    Target::Star {
-                        module: full,
-                        level: 0,
-                    },
-                    n,
-                );
-            } else if let Some((m, name)) = full.rsplit_once('.') {
-                let t = Target::Symbol {
-                    module: m.to_string(),
-                    level: 0,
-                    name: name.to_string(),
-                };
-                b.bind(name.to_string(), t, n);
-            }
-        }
+        "import_declaration" => visit_import(b, n),
         "class_declaration"
         | "interface_declaration"
         | "enum_declaration"
         | "record_declaration"
-        | "annotation_type_declaration" => {
-            let Some(name) = b.field_text(n, "name") else {
-                return;
-            };
-            let body = n.field("body");
-            let sig = b.header(n, body);
-            let mut bases = vec![];
-            for f in ["superclass", "interfaces"] {
-                if let Some(s) = n.field(f) {
-                    collect_types(b, s, &mut bases);
-                }
-            }
-            let idx = b.def(DefKind::Class, name, n, sig);
-            b.out.defs[idx as usize].doc = doc(b, n);
-            // `extends`/`implements` are recorded as bases (member lookup), never as calls.
-            b.out.defs[idx as usize].bases = bases;
-            if let Some(body) = body {
-                b.within(idx, |b| visit(b, body));
-            }
-        }
-        "method_declaration" | "constructor_declaration" => {
-            let Some(name) = b.field_text(n, "name") else {
-                return;
-            };
-            let body = n.field("body");
-            let sig = b.header(n, body);
-            let idx = b.def(DefKind::Function, name, n, sig);
-            b.out.defs[idx as usize].doc = doc(b, n);
-            b.out.defs[idx as usize].self_names.push("this".into());
-            b.within(idx, |b| {
-                if let Some(ps) = n.field("parameters") {
-                    b.children(ps, |b, p| {
-                        if let Some(nm) = b.field_text(p, "name") {
-                            declare(b, &nm, p.field("type"));
-                            match p.field("type").and_then(|t| class_of(b, t)) {
-                                Some(c) => b.typed_local(nm, c),
-                                None => b.local(nm),
-                            }
-                        }
-                    });
-                }
-            });
-            if let Some(body) = body {
-                b.within(idx, |b| visit(b, body));
-            }
-        }
-        "field_declaration" => {
-            // `Foo x;` in a class body: instances hold a Foo in `x` (`x.m()`, `this.x.m()`).
-            let class = b.scope;
-            let declared = n.field("type").and_then(|t| class_of(b, t));
-            b.children(n, |b, k| {
-                if k.kind() == "variable_declarator" {
-                    if let Some(nm) = b.field_text(k, "name") {
-                        let sig = b.first_line(n);
-                        b.def(DefKind::Var, nm.clone(), n, sig);
-                        if b.out.defs[class as usize].kind == DefKind::Class {
-                            b.attr_assigned(class, nm, declared.clone());
-                        }
-                    }
-                    if let Some(v) = k.field("value") {
-                        visit(b, v);
-                    }
-                }
-            });
-        }
-        "local_variable_declaration" => {
-            // `Foo x = ...` (or `var x = new Foo()`): x holds a Foo.
-            let declared = n.field("type").and_then(|t| class_of(b, t));
-            b.children(n, |b, k| {
-                if k.kind() == "variable_declarator" {
-                    if let Some(nm) = b.field_text(k, "name") {
-                        declare(b, &nm, n.field("type"));
-                        let class = declared.clone().or_else(|| {
-                            let v = k.field("value")?;
-                            (v.kind() == "object_creation_expression")
-                                .then(|| class_of(b, v.field("type")?))
-                                .flatten()
-                        });
-                        match class {
-                            Some(c) => b.typed_local(nm, c),
-                            None => b.local(nm),
-                        }
-                    }
-                }
-                visit(b, k);
-            });
-        }
+        | "annotation_type_declaration" => visit_class(b, n),
+        "method_declaration" | "constructor_declaration" => visit_method(b, n),
+        "field_declaration" => visit_field(b, n),
+        "local_variable_declaration" => visit_local(b, n),
         // `for (Comment c : comments)`: the loop variable holds its declared class.
-        "enhanced_for_statement" => {
-            if let Some(nm) = b.field_text(n, "name") {
+        "enhanced_for_statement" => visit_enhanced_for(b, n),
+        "method_invocation" => visit_invocation(b, n),
+        "object_creation_expression" => visit_new(b, n),
+        _ => b.children(n, visit),
+    }
+}
+
+/// An `import` (single-type or on demand): the name or `*` it binds.
+fn visit_import(b: &mut Builder<'_>, n: Node<'_>) {
+    let text = b.text(n);
+    let star = text.contains('*');
+    let Some(p) = n
+        .named_children(&mut n.walk())
+        .find(|k| k.kind() == "scoped_identifier" || k.kind() == "identifier")
+    else {
+        return;
+    };
+    let full = b.text(p);
+    if star {
+        b.bind(
+            "*".into(),
+            Target::Star {
+                module: full,
+                level: 0,
+            },
+            n,
+        );
+    } else if let Some((m, name)) = full.rsplit_once('.') {
+        let t = Target::Symbol {
+            module: m.to_string(),
+            level: 0,
+            name: name.to_string(),
+        };
+        b.bind(name.to_string(), t, n);
+    }
+}
+
+/// A class, interface, enum, record or annotation type: its definition, bases and body.
+fn visit_class(b: &mut Builder<'_>, n: Node<'_>) {
+    let Some(name) = b.field_text(n, "name") else {
+        return;
+    };
+    let body = n.field("body");
+    let sig = b.header(n, body);
+    let mut bases = vec![];
+    for f in ["superclass", "interfaces"] {
+        if let Some(s) = n.field(f) {
+            collect_types(b, s, &mut bases);
+        }
+    }
+    let idx = b.def(DefKind::Class, name, n, sig);
+    b.out.defs[idx as usize].doc = doc(b, n);
+    // `extends`/`implements` are recorded as bases (member lookup), never as calls.
+    b.out.defs[idx as usize].bases = bases;
+    if let Some(body) = body {
+        b.within(idx, |b| visit(b, body));
+    }
+}
+
+/// A method or constructor: its definition, typed parameters and body.
+fn visit_method(b: &mut Builder<'_>, n: Node<'_>) {
+    let Some(name) = b.field_text(n, "name") else {
+        return;
+    };
+    let body = n.field("body");
+    let sig = b.header(n, body);
+    let idx = b.def(DefKind::Function, name, n, sig);
+    b.out.defs[idx as usize].doc = doc(b, n);
+    b.out.defs[idx as usize].self_names.push("this".into());
+    b.within(idx, |b| {
+        if let Some(ps) = n.field("parameters") {
+            b.children(ps, |b, p| {
+                if let Some(nm) = b.field_text(p, "name") {
+                    declare(b, &nm, p.field("type"));
+                    match p.field("type").and_then(|t| class_of(b, t)) {
+                        Some(c) => b.typed_local(nm, c),
+                        None => b.local(nm),
+                    }
+                }
+            });
+        }
+    });
+    if let Some(body) = body {
+        b.within(idx, |b| visit(b, body));
+    }
+}
+
+/// A field declaration: each field it defines, typed by its declared class, and its value.
+fn visit_field(b: &mut Builder<'_>, n: Node<'_>) {
+    // `Foo x;` in a class body: instances hold a Foo in `x` (`x.m()`, `this.x.m()`).
+    let class = b.scope;
+    let declared = n.field("type").and_then(|t| class_of(b, t));
+    b.children(n, |b, k| {
+        if k.kind() == "variable_declarator" {
+            if let Some(nm) = b.field_text(k, "name") {
+                let sig = b.first_line(n);
+                b.def(DefKind::Var, nm.clone(), n, sig);
+                if b.out.defs[class as usize].kind == DefKind::Class {
+                    b.attr_assigned(class, nm, declared.clone());
+                }
+            }
+            if let Some(v) = k.field("value") {
+                visit(b, v);
+            }
+        }
+    });
+}
+
+/// A local variable declaration: each local it binds, typed where the class shows.
+fn visit_local(b: &mut Builder<'_>, n: Node<'_>) {
+    // `Foo x = ...` (or `var x = new Foo()`): x holds a Foo.
+    let declared = n.field("type").and_then(|t| class_of(b, t));
+    b.children(n, |b, k| {
+        if k.kind() == "variable_declarator" {
+            if let Some(nm) = b.field_text(k, "name") {
                 declare(b, &nm, n.field("type"));
-                match n.field("type").and_then(|t| class_of(b, t)) {
+                let class = declared.clone().or_else(|| {
+                    let v = k.field("value")?;
+                    (v.kind() == "object_creation_expression")
+                        .then(|| class_of(b, v.field("type")?))
+                        .flatten()
+                });
+                match class {
                     Some(c) => b.typed_local(nm, c),
                     None => b.local(nm),
                 }
             }
-            for f in ["value", "body"] {
-                if let Some(k) = n.field(f) {
-                    visit(b, k);
-                }
-            }
         }
-        "method_invocation" => {
-            let name = n.field("name");
-            let obj = n.field("object");
-            let p = match (obj, name) {
-                (None, Some(nm)) => Some(vec![b.text(nm)]),
-                (Some(o), Some(nm)) => dotted(b, o, MEMBER, "object", "field", IDENT)
-                    .or_else(|| returned(b, o))
-                    .map(|mut p| {
-                        p.push(b.text(nm));
-                        p
-                    }),
-                _ => None,
-            };
-            match (p, name) {
-                (Some(mut p), Some(nm)) => {
-                    if let Some(t) = arg_types(b, n) {
-                        p.push(t);
-                    }
-                    b.reference(p, nm);
-                    // A chained receiver (`a.b().c()`, `new A().c()`) is a call of its own.
-                    if let Some(o) = obj.filter(|o| returned(b, *o).is_some()) {
-                        visit(b, o);
-                    }
-                }
-                _ => {
-                    if let Some(o) = obj {
-                        visit(b, o);
-                    }
-                }
-            }
-            if let Some(a) = n.field("arguments") {
-                visit(b, a);
-            }
+        visit(b, k);
+    });
+}
+
+/// An enhanced `for`: its loop variable as a typed local, then the value and body.
+fn visit_enhanced_for(b: &mut Builder<'_>, n: Node<'_>) {
+    if let Some(nm) = b.field_text(n, "name") {
+        declare(b, &nm, n.field("type"));
+        match n.field("type").and_then(|t| class_of(b, t)) {
+            Some(c) => b.typed_local(nm, c),
+            None => b.local(nm),
         }
-        "object_creation_expression" => {
-            if let Some(t) = n.field("type") {
-                let name = b.text(t);
-                let name = name.split('<').next().unwrap_or("").trim().to_string();
-                let mut p: Vec<String> = name.split('.').map(str::to_string).collect();
-                if let Some(t) = arg_types(b, n) {
-                    p.push(t);
-                }
-                b.reference(p, t);
-            }
-            b.children(n, |b, k| {
-                if k.kind() != "type_identifier" && k.kind() != "generic_type" {
-                    visit(b, k);
-                }
-            });
-        }
-        _ => b.children(n, visit),
     }
+    for f in ["value", "body"] {
+        if let Some(k) = n.field(f) {
+            visit(b, k);
+        }
+    }
+}
+
+/// A method invocation: a reference to the method, then chained receivers and arguments.
+fn visit_invocation(b: &mut Builder<'_>, n: Node<'_>) {
+    let name = n.field("name");
+    let obj = n.field("object");
+    let p = match (obj, name) {
+        (None, Some(nm)) => Some(vec![b.text(nm)]),
+        (Some(o), Some(nm)) => dotted(b, o, MEMBER, "object", "field", IDENT)
+            .or_else(|| returned(b, o))
+            .map(|mut p| {
+                p.push(b.text(nm));
+                p
+            }),
+        _ => None,
+    };
+    match (p, name) {
+        (Some(mut p), Some(nm)) => {
+            if let Some(t) = arg_types(b, n) {
+                p.push(t);
+            }
+            b.reference(p, nm);
+            // A chained receiver (`a.b().c()`, `new A().c()`) is a call of its own.
+            if let Some(o) = obj.filter(|o| returned(b, *o).is_some()) {
+                visit(b, o);
+            }
+        }
+        _ => {
+            if let Some(o) = obj {
+                visit(b, o);
+            }
+        }
+    }
+    if let Some(a) = n.field("arguments") {
+        visit(b, a);
+    }
+}
+
+/// `new Foo(...)`: a reference to the class instantiated, then the rest.
+fn visit_new(b: &mut Builder<'_>, n: Node<'_>) {
+    if let Some(t) = n.field("type") {
+        let name = b.text(t);
+        let name = name.split('<').next().unwrap_or("").trim().to_string();
+        let mut p: Vec<String> = name.split('.').map(str::to_string).collect();
+        if let Some(t) = arg_types(b, n) {
+            p.push(t);
+        }
+        b.reference(p, t);
+    }
+    b.children(n, |b, k| {
+        if k.kind() != "type_identifier" && k.kind() != "generic_type" {
+            visit(b, k);
+        }
+    });
 }
 
 /// The path of a call whose result is the receiver of another, ending in `()` (the resolver

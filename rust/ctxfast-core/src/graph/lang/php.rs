@@ -76,92 +76,14 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>) {
 
 fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
     match n.kind() {
-        "namespace_definition" => {
-            // The first namespace of a file qualifies it (files holding several are rare).
-            if let Some(name) = n.field("name") {
-                if b.out.package.is_empty() {
-                    b.out.package = dotted_namespace(&name_text(b, name));
-                }
-            }
-            if let Some(body) = n.field("body") {
-                visit(b, body);
-            }
-        }
+        "namespace_definition" => visit_namespace(b, n),
         "namespace_use_declaration" => use_declaration(b, n),
         "class_declaration"
         | "interface_declaration"
         | "trait_declaration"
-        | "enum_declaration" => {
-            let Some(name) = b.field_text(n, "name") else {
-                return;
-            };
-            let body = n.field("body");
-            let sig = b.header(n, body);
-            let mut bases = vec![];
-            b.children(n, |b, k| {
-                if matches!(k.kind(), "base_clause" | "class_interface_clause") {
-                    b.children(k, |b, t| {
-                        if matches!(t.kind(), "name" | "qualified_name") {
-                            bases.push(name_text(b, t));
-                        }
-                    });
-                }
-            });
-            let idx = b.def(DefKind::Class, name, n, sig);
-            b.out.defs[idx as usize].doc = doc(b, n);
-            if let Some(body) = body {
-                // `use SomeTrait;` in the body: the trait's methods are the class's own.
-                b.children(body, |b, k| {
-                    if k.kind() == "use_declaration" {
-                        b.children(k, |b, t| {
-                            if matches!(t.kind(), "name" | "qualified_name") {
-                                bases.push(name_text(b, t));
-                            }
-                        });
-                    }
-                });
-            }
-            b.out.defs[idx as usize].bases = bases;
-            if let Some(body) = body {
-                b.within(idx, |b| visit(b, body));
-            }
-        }
-        "method_declaration" | "function_definition" => {
-            let Some(name) = b.field_text(n, "name") else {
-                return;
-            };
-            let body = n.field("body");
-            let sig = b.header(n, body);
-            let class = b.scope;
-            let idx = b.def(DefKind::Function, name, n, sig);
-            b.out.defs[idx as usize].doc = doc(b, n);
-            if n.kind() == "method_declaration" {
-                b.out.defs[idx as usize].self_names = vec!["this".into()];
-            }
-            if let Some(ps) = n.field("parameters") {
-                b.within(idx, |b| params(b, ps, class));
-            }
-            if let Some(body) = body {
-                b.within(idx, |b| visit(b, body));
-            }
-        }
-        "const_declaration" => {
-            let sig = b.first_line(n);
-            b.children(n, |b, k| {
-                if k.kind() == "const_element" {
-                    let name = k.named_children(&mut k.walk()).find(|c| c.kind() == "name");
-                    if let Some(nm) = name {
-                        let nm = b.text(nm);
-                        b.def(DefKind::Var, nm, k, sig.clone());
-                    }
-                    b.children(k, |b, v| {
-                        if v.kind() != "name" {
-                            visit(b, v);
-                        }
-                    });
-                }
-            });
-        }
+        | "enum_declaration" => visit_class(b, n),
+        "method_declaration" | "function_definition" => visit_function(b, n),
+        "const_declaration" => visit_const(b, n),
         "enum_case" => {
             if let Some(nm) = b.field_text(n, "name") {
                 let sig = b.first_line(n);
@@ -171,133 +93,241 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
                 visit(b, v);
             }
         }
-        "property_declaration" => {
-            // `private Bar $bar;`: a member, and instances hold a Bar in it.
-            let class = b.scope;
-            let declared = n.field("type").and_then(|t| class_of(b, t));
-            let sig = b.first_line(n);
-            b.children(n, |b, k| {
-                if k.kind() != "property_element" {
-                    return;
+        "property_declaration" => visit_property(b, n),
+        "assignment_expression" => visit_assignment(b, n),
+        "member_call_expression" | "nullsafe_member_call_expression" => visit_member_call(b, n),
+        "scoped_call_expression" | "class_constant_access_expression" => visit_scoped(b, n),
+        "function_call_expression" => visit_function_call(b, n),
+        "object_creation_expression" => visit_new(b, n),
+        "comment" => {}
+        _ => b.children(n, visit),
+    }
+}
+
+/// A `namespace` block: the package it gives the file, then its body.
+fn visit_namespace(b: &mut Builder<'_>, n: Node<'_>) {
+    // The first namespace of a file qualifies it (files holding several are rare).
+    if let Some(name) = n.field("name") {
+        if b.out.package.is_empty() {
+            b.out.package = dotted_namespace(&name_text(b, name));
+        }
+    }
+    if let Some(body) = n.field("body") {
+        visit(b, body);
+    }
+}
+
+/// A class, interface, trait or enum: its definition, bases (used traits too) and body.
+fn visit_class(b: &mut Builder<'_>, n: Node<'_>) {
+    let Some(name) = b.field_text(n, "name") else {
+        return;
+    };
+    let body = n.field("body");
+    let sig = b.header(n, body);
+    let mut bases = vec![];
+    b.children(n, |b, k| {
+        if matches!(k.kind(), "base_clause" | "class_interface_clause") {
+            b.children(k, |b, t| {
+                if matches!(t.kind(), "name" | "qualified_name") {
+                    bases.push(name_text(b, t));
                 }
-                if let Some(v) = k.field("name") {
-                    let nm = var_name(b, v);
-                    b.def(DefKind::Var, nm.clone(), k, sig.clone());
-                    if b.out.defs[class as usize].kind == DefKind::Class {
-                        b.attr_assigned(class, nm, declared.clone());
+            });
+        }
+    });
+    let idx = b.def(DefKind::Class, name, n, sig);
+    b.out.defs[idx as usize].doc = doc(b, n);
+    if let Some(body) = body {
+        // `use SomeTrait;` in the body: the trait's methods are the class's own.
+        b.children(body, |b, k| {
+            if k.kind() == "use_declaration" {
+                b.children(k, |b, t| {
+                    if matches!(t.kind(), "name" | "qualified_name") {
+                        bases.push(name_text(b, t));
                     }
-                }
-                if let Some(v) = k.field("default_value") {
+                });
+            }
+        });
+    }
+    b.out.defs[idx as usize].bases = bases;
+    if let Some(body) = body {
+        b.within(idx, |b| visit(b, body));
+    }
+}
+
+/// A method or function: its definition, parameters and body.
+fn visit_function(b: &mut Builder<'_>, n: Node<'_>) {
+    let Some(name) = b.field_text(n, "name") else {
+        return;
+    };
+    let body = n.field("body");
+    let sig = b.header(n, body);
+    let class = b.scope;
+    let idx = b.def(DefKind::Function, name, n, sig);
+    b.out.defs[idx as usize].doc = doc(b, n);
+    if n.kind() == "method_declaration" {
+        b.out.defs[idx as usize].self_names = vec!["this".into()];
+    }
+    if let Some(ps) = n.field("parameters") {
+        b.within(idx, |b| params(b, ps, class));
+    }
+    if let Some(body) = body {
+        b.within(idx, |b| visit(b, body));
+    }
+}
+
+/// A `const` declaration: each constant it defines, then its value.
+fn visit_const(b: &mut Builder<'_>, n: Node<'_>) {
+    let sig = b.first_line(n);
+    b.children(n, |b, k| {
+        if k.kind() == "const_element" {
+            let name = k.named_children(&mut k.walk()).find(|c| c.kind() == "name");
+            if let Some(nm) = name {
+                let nm = b.text(nm);
+                b.def(DefKind::Var, nm, k, sig.clone());
+            }
+            b.children(k, |b, v| {
+                if v.kind() != "name" {
                     visit(b, v);
                 }
             });
         }
-        "assignment_expression" => {
-            let (Some(l), Some(r)) = (n.field("left"), n.field("right")) else {
-                return b.children(n, visit);
-            };
-            let made = (r.kind() == "object_creation_expression")
-                .then(|| created_class(b, r))
-                .flatten();
-            match l.kind() {
-                // `$x = new Foo()`: $x holds a Foo in this function.
-                "variable_name" if b.cur_def().kind == DefKind::Function => match made {
-                    Some(c) => b.typed_local(var_name(b, l), c),
-                    None => b.local(var_name(b, l)),
-                },
-                // `$this->x = new Foo()` in a method: instances hold a Foo in `x`.
-                "member_access_expression" => {
-                    let this = l
-                        .field("object")
-                        .is_some_and(|o| o.kind() == "variable_name" && b.text(o) == "$this");
-                    let class = b.cur_def().parent;
-                    let in_method = b.cur_def().kind == DefKind::Function
-                        && b.out.defs[class as usize].kind == DefKind::Class
-                        && class != 0;
-                    if let (true, true, Some(nm)) = (this, in_method, l.field("name")) {
-                        if nm.kind() == "name" {
-                            b.attr_assigned(class, b.text(nm), made);
-                        }
-                    }
-                    visit(b, l);
-                }
-                _ => visit(b, l),
-            }
-            visit(b, r);
+    });
+}
+
+/// A property declaration: each property it defines, typed by its declared class.
+fn visit_property(b: &mut Builder<'_>, n: Node<'_>) {
+    // `private Bar $bar;`: a member, and instances hold a Bar in it.
+    let class = b.scope;
+    let declared = n.field("type").and_then(|t| class_of(b, t));
+    let sig = b.first_line(n);
+    b.children(n, |b, k| {
+        if k.kind() != "property_element" {
+            return;
         }
-        "member_call_expression" | "nullsafe_member_call_expression" => {
-            let obj = n.field("object");
-            let name = n.field("name").filter(|k| k.kind() == "name");
-            match (obj.and_then(|o| receiver(b, o)), name) {
-                (Some(mut p), Some(nm)) => {
-                    p.push(b.text(nm));
-                    b.call_reference(p, nm, n);
-                }
-                _ => {
-                    if let Some(o) = obj {
-                        visit(b, o);
-                    }
-                }
-            }
-            if let Some(a) = n.field("arguments") {
-                visit(b, a);
+        if let Some(v) = k.field("name") {
+            let nm = var_name(b, v);
+            b.def(DefKind::Var, nm.clone(), k, sig.clone());
+            if b.out.defs[class as usize].kind == DefKind::Class {
+                b.attr_assigned(class, nm, declared.clone());
             }
         }
-        "scoped_call_expression" | "class_constant_access_expression" => {
-            // `Foo::bar()`, `self::bar()`, `parent::bar()`, `Foo::BAR`, `Foo::class`.
-            let (scope, name) = if n.kind() == "scoped_call_expression" {
-                (n.field("scope"), n.field("name"))
-            } else {
-                (n.named_child(0), n.named_child(1))
-            };
-            let class = scope.and_then(|s| class_ref(b, s));
-            match (class, name.filter(|k| k.kind() == "name")) {
-                (Some(c), Some(nm)) => {
-                    let member = b.text(nm);
-                    let mut p = vec![c];
-                    if member != "class" {
-                        p.push(member);
-                    }
-                    b.call_reference(p, nm, n);
-                }
-                _ => {
-                    if let Some(s) = scope {
-                        visit(b, s);
-                    }
-                }
-            }
-            if let Some(a) = n.field("arguments") {
-                visit(b, a);
-            }
+        if let Some(v) = k.field("default_value") {
+            visit(b, v);
         }
-        "function_call_expression" => {
-            match n.field("function") {
-                Some(f) if matches!(f.kind(), "name" | "qualified_name") => {
-                    b.call_reference(vec![name_text(b, f)], f, n);
+    });
+}
+
+/// An assignment: the local or `$this` attribute it types, then both sides.
+fn visit_assignment(b: &mut Builder<'_>, n: Node<'_>) {
+    let (Some(l), Some(r)) = (n.field("left"), n.field("right")) else {
+        return b.children(n, visit);
+    };
+    let made = (r.kind() == "object_creation_expression")
+        .then(|| created_class(b, r))
+        .flatten();
+    match l.kind() {
+        // `$x = new Foo()`: $x holds a Foo in this function.
+        "variable_name" if b.cur_def().kind == DefKind::Function => match made {
+            Some(c) => b.typed_local(var_name(b, l), c),
+            None => b.local(var_name(b, l)),
+        },
+        // `$this->x = new Foo()` in a method: instances hold a Foo in `x`.
+        "member_access_expression" => {
+            let this = l
+                .field("object")
+                .is_some_and(|o| o.kind() == "variable_name" && b.text(o) == "$this");
+            let class = b.cur_def().parent;
+            let in_method = b.cur_def().kind == DefKind::Function
+                && b.out.defs[class as usize].kind == DefKind::Class
+                && class != 0;
+            if let (true, true, Some(nm)) = (this, in_method, l.field("name")) {
+                if nm.kind() == "name" {
+                    b.attr_assigned(class, b.text(nm), made);
                 }
-                Some(f) => visit(b, f),
-                None => {}
             }
-            if let Some(a) = n.field("arguments") {
-                visit(b, a);
-            }
+            visit(b, l);
         }
-        "object_creation_expression" => {
-            if let Some(c) = n
-                .named_child(0)
-                .filter(|c| matches!(c.kind(), "name" | "qualified_name"))
-            {
-                b.call_reference(vec!["new".into(), name_text(b, c)], c, n);
-            }
-            b.children(n, |b, k| {
-                if !matches!(k.kind(), "name" | "qualified_name") {
-                    visit(b, k);
-                }
-            });
-        }
-        "comment" => {}
-        _ => b.children(n, visit),
+        _ => visit(b, l),
     }
+    visit(b, r);
+}
+
+/// `$x->m()` / `$x?->m()`: a reference through its receiver, then its arguments.
+fn visit_member_call(b: &mut Builder<'_>, n: Node<'_>) {
+    let obj = n.field("object");
+    let name = n.field("name").filter(|k| k.kind() == "name");
+    match (obj.and_then(|o| receiver(b, o)), name) {
+        (Some(mut p), Some(nm)) => {
+            p.push(b.text(nm));
+            b.call_reference(p, nm, n);
+        }
+        _ => {
+            if let Some(o) = obj {
+                visit(b, o);
+            }
+        }
+    }
+    if let Some(a) = n.field("arguments") {
+        visit(b, a);
+    }
+}
+
+/// `Foo::bar()` / `Foo::BAR`: a reference through its class, then its arguments.
+fn visit_scoped(b: &mut Builder<'_>, n: Node<'_>) {
+    // `Foo::bar()`, `self::bar()`, `parent::bar()`, `Foo::BAR`, `Foo::class`.
+    let (scope, name) = if n.kind() == "scoped_call_expression" {
+        (n.field("scope"), n.field("name"))
+    } else {
+        (n.named_child(0), n.named_child(1))
+    };
+    let class = scope.and_then(|s| class_ref(b, s));
+    match (class, name.filter(|k| k.kind() == "name")) {
+        (Some(c), Some(nm)) => {
+            let member = b.text(nm);
+            let mut p = vec![c];
+            if member != "class" {
+                p.push(member);
+            }
+            b.call_reference(p, nm, n);
+        }
+        _ => {
+            if let Some(s) = scope {
+                visit(b, s);
+            }
+        }
+    }
+    if let Some(a) = n.field("arguments") {
+        visit(b, a);
+    }
+}
+
+/// A call of a function by name: a reference to it, then its arguments.
+fn visit_function_call(b: &mut Builder<'_>, n: Node<'_>) {
+    match n.field("function") {
+        Some(f) if matches!(f.kind(), "name" | "qualified_name") => {
+            b.call_reference(vec![name_text(b, f)], f, n);
+        }
+        Some(f) => visit(b, f),
+        None => {}
+    }
+    if let Some(a) = n.field("arguments") {
+        visit(b, a);
+    }
+}
+
+/// `new Foo(...)`: a reference to the class instantiated, then the rest.
+fn visit_new(b: &mut Builder<'_>, n: Node<'_>) {
+    if let Some(c) = n
+        .named_child(0)
+        .filter(|c| matches!(c.kind(), "name" | "qualified_name"))
+    {
+        b.call_reference(vec!["new".into(), name_text(b, c)], c, n);
+    }
+    b.children(n, |b, k| {
+        if !matches!(k.kind(), "name" | "qualified_name") {
+            visit(b, k);
+        }
+    });
 }
 
 /// `use A\B;`, `use A\B as C, D\E;`, `use function A\f;`, `use A\{B, C\D as E};`: each

@@ -197,216 +197,20 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>, seen: &mut FxHashSet<(u32, String)>) 
 
 fn visit_node(b: &mut Builder<'_>, n: Node<'_>, seen: &mut FxHashSet<(u32, String)>) {
     match n.kind() {
-        "function_definition" => {
-            let Some(name) = b.field_text(n, "name") else {
-                return;
-            };
-            let body = n.field("body");
-            let sig = b.header(n, body);
-            let in_class = b.cur_def().kind == DefKind::Class;
-            let idx = b.def(DefKind::Function, name, n, sig);
-            b.out.defs[idx as usize].doc = docstring(b, body);
-            if let Some(ps) = n.field("parameters") {
-                let names = params(b, ps);
-                if in_class {
-                    if let Some((first, _)) = names.first() {
-                        b.out.defs[idx as usize].self_names.push(first.clone());
-                    }
-                }
-                // Default values are evaluated in the enclosing scope.
-                visit(b, ps, seen);
-                b.within(idx, |b| {
-                    for (p, class) in names {
-                        match class {
-                            Some(c) => b.typed_local(p, c),
-                            None => b.local(p),
-                        }
-                    }
-                });
-            }
-            if let Some(body) = body {
-                b.within(idx, |b| visit(b, body, seen));
-            }
-        }
-        "class_definition" => {
-            let Some(name) = b.field_text(n, "name") else {
-                return;
-            };
-            let body = n.field("body");
-            let sig = b.header(n, body);
-            let mut bases = vec![];
-            if let Some(sup) = n.field("superclasses") {
-                let mut c = sup.walk();
-                let kids: Vec<Node<'_>> = sup.named_children(&mut c).collect();
-                for k in kids {
-                    match path(b, k) {
-                        Some(p) => {
-                            bases.push(p.join("."));
-                            b.reference(p, k);
-                        }
-                        None => visit(b, k, seen),
-                    }
-                }
-            }
-            let idx = b.def(DefKind::Class, name, n, sig);
-            b.out.defs[idx as usize].bases = bases;
-            b.out.defs[idx as usize].doc = docstring(b, body);
-            if let Some(body) = body {
-                b.within(idx, |b| visit(b, body, seen));
-            }
-        }
+        "function_definition" => visit_function(b, n, seen),
+        "class_definition" => visit_class(b, n, seen),
         "decorator" => {
             b.children(n, |b, k| match path(b, k) {
                 Some(p) => b.reference(p, k),
                 None => visit(b, k, seen),
             });
         }
-        "import_statement" => {
-            b.children(n, |b, k| match k.kind() {
-                "dotted_name" => {
-                    let full = b.text(k);
-                    b.bind(
-                        full.clone(),
-                        Target::Module {
-                            module: full,
-                            level: 0,
-                        },
-                        n,
-                    );
-                }
-                "aliased_import" => {
-                    if let (Some(m), Some(a)) = (b.field_text(k, "name"), b.field_text(k, "alias"))
-                    {
-                        b.bind(
-                            a,
-                            Target::Module {
-                                module: m,
-                                level: 0,
-                            },
-                            n,
-                        );
-                    }
-                }
-                _ => {}
-            });
-        }
-        "import_from_statement" => {
-            let Some(m) = n.field("module_name") else {
-                return;
-            };
-            let (module, level) = if m.kind() == "relative_import" {
-                let mut level = 0;
-                let mut module = String::new();
-                b.children(m, |b, k| match k.kind() {
-                    "import_prefix" => level = b.text(k).matches('.').count() as u32,
-                    "dotted_name" => module = b.text(k),
-                    _ => {}
-                });
-                (module, level)
-            } else {
-                (b.text(m), 0)
-            };
-            let mut c = n.walk();
-            let kids: Vec<Node<'_>> = n.named_children(&mut c).collect();
-            for k in kids {
-                if k.id() == m.id() {
-                    continue;
-                }
-                match k.kind() {
-                    "wildcard_import" => b.bind(
-                        "*".into(),
-                        Target::Star {
-                            module: module.clone(),
-                            level,
-                        },
-                        n,
-                    ),
-                    "dotted_name" => {
-                        let name = b.text(k);
-                        let t = Target::Symbol {
-                            module: module.clone(),
-                            level,
-                            name: name.clone(),
-                        };
-                        b.bind(name, t, n);
-                    }
-                    "aliased_import" => {
-                        if let (Some(nm), Some(a)) =
-                            (b.field_text(k, "name"), b.field_text(k, "alias"))
-                        {
-                            b.bind(
-                                a,
-                                Target::Symbol {
-                                    module: module.clone(),
-                                    level,
-                                    name: nm,
-                                },
-                                n,
-                            );
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
-        "call" => {
-            if let Some(f) = n.field("function") {
-                match path(b, f).or_else(|| super_call(b, f)) {
-                    Some(p) => b.call_reference(p, f, n),
-                    None => visit(b, f, seen),
-                }
-            }
-            if let Some(a) = n.field("arguments") {
-                visit(b, a, seen);
-            }
-        }
-        "assignment" | "augmented_assignment" => {
-            if let Some(left) = n.field("left") {
-                note_attr_assignment(b, n, left);
-                bind_targets(b, n, left, seen);
-            }
-            for f in ["right", "type"] {
-                if let Some(r) = n.field(f) {
-                    visit(b, r, seen);
-                }
-            }
-        }
-        "for_statement" | "for_in_clause" => {
-            if let Some(left) = n.field("left") {
-                let mut names = vec![];
-                target_names(b, left, &mut names);
-                for x in names {
-                    b.local(x);
-                }
-            }
-            b.children(n, |b, k| {
-                if Some(k) != n.field("left") {
-                    visit(b, k, seen);
-                }
-            });
-        }
-        "as_pattern" => {
-            // `except E as e`: e holds an E (a tuple of classes, or a `with`, gives no type).
-            let caught = n
-                .parent()
-                .filter(|p| p.kind() == "except_clause")
-                .and_then(|_| n.named_child(0))
-                .and_then(|v| path(b, v))
-                .map(|p| p.join("."));
-            if let Some(a) = n.field("alias") {
-                let mut names = vec![];
-                target_names(b, a, &mut names);
-                for x in names {
-                    match &caught {
-                        Some(c) if !is_def_scope(b) => b.typed_local(x, c.clone()),
-                        _ => b.local(x),
-                    }
-                }
-            }
-            if let Some(v) = n.named_child(0) {
-                visit(b, v, seen);
-            }
-        }
+        "import_statement" => visit_import(b, n),
+        "import_from_statement" => visit_import_from(b, n),
+        "call" => visit_call(b, n, seen),
+        "assignment" | "augmented_assignment" => visit_assignment(b, n, seen),
+        "for_statement" | "for_in_clause" => visit_for(b, n, seen),
+        "as_pattern" => visit_as_pattern(b, n, seen),
         "named_expression" => {
             if let Some(nm) = b.field_text(n, "name") {
                 b.local(nm);
@@ -425,19 +229,239 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>, seen: &mut FxHashSet<(u32, Strin
                 visit(b, body, seen);
             }
         }
-        "except_clause" => {
-            // `except E as e`: the name after `as` is a local binding.
-            let mut c = n.walk();
-            let kids: Vec<Node<'_>> = n.children(&mut c).collect();
-            for (i, k) in kids.iter().enumerate() {
-                if k.kind() == "identifier" && i > 0 && kids[i - 1].kind() == "as" {
-                    b.local(b.text(*k));
-                } else if k.is_named() {
-                    visit(b, *k, seen);
-                }
-            }
-        }
+        "except_clause" => visit_except(b, n, seen),
         "global_statement" | "nonlocal_statement" => {}
         _ => b.children(n, |b, k| visit(b, k, seen)),
+    }
+}
+
+/// A function or method: its definition, parameters (typed locals of its body) and body.
+fn visit_function(b: &mut Builder<'_>, n: Node<'_>, seen: &mut FxHashSet<(u32, String)>) {
+    let Some(name) = b.field_text(n, "name") else {
+        return;
+    };
+    let body = n.field("body");
+    let sig = b.header(n, body);
+    let in_class = b.cur_def().kind == DefKind::Class;
+    let idx = b.def(DefKind::Function, name, n, sig);
+    b.out.defs[idx as usize].doc = docstring(b, body);
+    if let Some(ps) = n.field("parameters") {
+        let names = params(b, ps);
+        if in_class {
+            if let Some((first, _)) = names.first() {
+                b.out.defs[idx as usize].self_names.push(first.clone());
+            }
+        }
+        // Default values are evaluated in the enclosing scope.
+        visit(b, ps, seen);
+        b.within(idx, |b| {
+            for (p, class) in names {
+                match class {
+                    Some(c) => b.typed_local(p, c),
+                    None => b.local(p),
+                }
+            }
+        });
+    }
+    if let Some(body) = body {
+        b.within(idx, |b| visit(b, body, seen));
+    }
+}
+
+/// A class: its base-class references, definition and body.
+fn visit_class(b: &mut Builder<'_>, n: Node<'_>, seen: &mut FxHashSet<(u32, String)>) {
+    let Some(name) = b.field_text(n, "name") else {
+        return;
+    };
+    let body = n.field("body");
+    let sig = b.header(n, body);
+    let mut bases = vec![];
+    if let Some(sup) = n.field("superclasses") {
+        let mut c = sup.walk();
+        let kids: Vec<Node<'_>> = sup.named_children(&mut c).collect();
+        for k in kids {
+            match path(b, k) {
+                Some(p) => {
+                    bases.push(p.join("."));
+                    b.reference(p, k);
+                }
+                None => visit(b, k, seen),
+            }
+        }
+    }
+    let idx = b.def(DefKind::Class, name, n, sig);
+    b.out.defs[idx as usize].bases = bases;
+    b.out.defs[idx as usize].doc = docstring(b, body);
+    if let Some(body) = body {
+        b.within(idx, |b| visit(b, body, seen));
+    }
+}
+
+/// `import a.b` / `import a.b as c`: the modules it binds.
+fn visit_import(b: &mut Builder<'_>, n: Node<'_>) {
+    b.children(n, |b, k| match k.kind() {
+        "dotted_name" => {
+            let full = b.text(k);
+            b.bind(
+                full.clone(),
+                Target::Module {
+                    module: full,
+                    level: 0,
+                },
+                n,
+            );
+        }
+        "aliased_import" => {
+            if let (Some(m), Some(a)) = (b.field_text(k, "name"), b.field_text(k, "alias")) {
+                b.bind(
+                    a,
+                    Target::Module {
+                        module: m,
+                        level: 0,
+                    },
+                    n,
+                );
+            }
+        }
+        _ => {}
+    });
+}
+
+/// `from m import a, b as c, *` (also relative): the names it binds from module `m`.
+fn visit_import_from(b: &mut Builder<'_>, n: Node<'_>) {
+    let Some(m) = n.field("module_name") else {
+        return;
+    };
+    let (module, level) = if m.kind() == "relative_import" {
+        let mut level = 0;
+        let mut module = String::new();
+        b.children(m, |b, k| match k.kind() {
+            "import_prefix" => level = b.text(k).matches('.').count() as u32,
+            "dotted_name" => module = b.text(k),
+            _ => {}
+        });
+        (module, level)
+    } else {
+        (b.text(m), 0)
+    };
+    let mut c = n.walk();
+    let kids: Vec<Node<'_>> = n.named_children(&mut c).collect();
+    for k in kids {
+        if k.id() == m.id() {
+            continue;
+        }
+        match k.kind() {
+            "wildcard_import" => b.bind(
+                "*".into(),
+                Target::Star {
+                    module: module.clone(),
+                    level,
+                },
+                n,
+            ),
+            "dotted_name" => {
+                let name = b.text(k);
+                let t = Target::Symbol {
+                    module: module.clone(),
+                    level,
+                    name: name.clone(),
+                };
+                b.bind(name, t, n);
+            }
+            "aliased_import" => {
+                if let (Some(nm), Some(a)) = (b.field_text(k, "name"), b.field_text(k, "alias")) {
+                    b.bind(
+                        a,
+                        Target::Symbol {
+                            module: module.clone(),
+                            level,
+                            name: nm,
+                        },
+                        n,
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A call: a reference to its callee, then its arguments.
+fn visit_call(b: &mut Builder<'_>, n: Node<'_>, seen: &mut FxHashSet<(u32, String)>) {
+    if let Some(f) = n.field("function") {
+        match path(b, f).or_else(|| super_call(b, f)) {
+            Some(p) => b.call_reference(p, f, n),
+            None => visit(b, f, seen),
+        }
+    }
+    if let Some(a) = n.field("arguments") {
+        visit(b, a, seen);
+    }
+}
+
+/// An assignment: the attributes it types, the names it binds, then its value.
+fn visit_assignment(b: &mut Builder<'_>, n: Node<'_>, seen: &mut FxHashSet<(u32, String)>) {
+    if let Some(left) = n.field("left") {
+        note_attr_assignment(b, n, left);
+        bind_targets(b, n, left, seen);
+    }
+    for f in ["right", "type"] {
+        if let Some(r) = n.field(f) {
+            visit(b, r, seen);
+        }
+    }
+}
+
+/// A `for` loop or comprehension clause: its target names as locals, then the rest.
+fn visit_for(b: &mut Builder<'_>, n: Node<'_>, seen: &mut FxHashSet<(u32, String)>) {
+    if let Some(left) = n.field("left") {
+        let mut names = vec![];
+        target_names(b, left, &mut names);
+        for x in names {
+            b.local(x);
+        }
+    }
+    b.children(n, |b, k| {
+        if Some(k) != n.field("left") {
+            visit(b, k, seen);
+        }
+    });
+}
+
+/// `… as x` (`except`, `with`): the names bound after `as`, then the value.
+fn visit_as_pattern(b: &mut Builder<'_>, n: Node<'_>, seen: &mut FxHashSet<(u32, String)>) {
+    // `except E as e`: e holds an E (a tuple of classes, or a `with`, gives no type).
+    let caught = n
+        .parent()
+        .filter(|p| p.kind() == "except_clause")
+        .and_then(|_| n.named_child(0))
+        .and_then(|v| path(b, v))
+        .map(|p| p.join("."));
+    if let Some(a) = n.field("alias") {
+        let mut names = vec![];
+        target_names(b, a, &mut names);
+        for x in names {
+            match &caught {
+                Some(c) if !is_def_scope(b) => b.typed_local(x, c.clone()),
+                _ => b.local(x),
+            }
+        }
+    }
+    if let Some(v) = n.named_child(0) {
+        visit(b, v, seen);
+    }
+}
+
+/// An `except` clause: the name after `as` as a local, then the rest.
+fn visit_except(b: &mut Builder<'_>, n: Node<'_>, seen: &mut FxHashSet<(u32, String)>) {
+    // `except E as e`: the name after `as` is a local binding.
+    let mut c = n.walk();
+    let kids: Vec<Node<'_>> = n.children(&mut c).collect();
+    for (i, k) in kids.iter().enumerate() {
+        if k.kind() == "identifier" && i > 0 && kids[i - 1].kind() == "as" {
+            b.local(b.text(*k));
+        } else if k.is_named() {
+            visit(b, *k, seen);
+        }
     }
 }

@@ -103,58 +103,14 @@ fn visit_children(b: &mut Builder<'_>, st: &mut St, n: Node<'_>) {
 
 fn visit_node(b: &mut Builder<'_>, st: &mut St, n: Node<'_>) {
     match n.kind() {
-        "module" | "class" => {
-            let Some(segs) = n.field("name").and_then(|k| const_path(b, k)) else {
-                return visit_children(b, st, n);
-            };
-            let body = n.field("body");
-            let sig = b.header(n, body);
-            let name = segs.last().cloned().unwrap_or_default();
-            let parent_local = b.cur_def().local.clone();
-            let idx = b.def(DefKind::Class, name, n, sig);
-            if segs.len() > 1 {
-                // `class A::B` defines `B` inside `A`, wherever it is written.
-                let joined = segs.join(".");
-                b.out.defs[idx as usize].local = if parent_local.is_empty() {
-                    joined
-                } else {
-                    format!("{parent_local}.{joined}")
-                };
-            }
-            b.out.defs[idx as usize].doc = doc(b, n);
-            if let Some(sc) = n.field("superclass") {
-                if let Some(p) = sc.named_child(0).and_then(|k| const_path(b, k)) {
-                    b.out.defs[idx as usize].bases.push(p.join("."));
-                }
-            }
-            if let Some(body) = body {
-                b.within(idx, |b| visit(b, st, body));
-            }
-        }
+        "module" | "class" => visit_class(b, st, n),
         "singleton_class" => {
             // `class << self`: its methods are the enclosing class's singleton methods.
             if let Some(body) = n.field("body") {
                 visit(b, st, body);
             }
         }
-        "method" | "singleton_method" => {
-            let Some(name) = b.field_text(n, "name") else {
-                return;
-            };
-            let body = n.field("body");
-            let sig = b.header(n, body);
-            let idx = b.def(DefKind::Function, name, n, sig);
-            b.out.defs[idx as usize].doc = doc(b, n);
-            b.out.defs[idx as usize].self_names = vec!["self".into()];
-            b.within(idx, |b| {
-                if let Some(ps) = n.field("parameters") {
-                    params(b, st, ps);
-                }
-                if let Some(body) = body {
-                    visit(b, st, body);
-                }
-            });
-        }
+        "method" | "singleton_method" => visit_method(b, st, n),
         "block" | "do_block" | "lambda" => {
             // Blocks are no definitions: their parameters are locals of the enclosing scope.
             if let Some(ps) = n.field("parameters") {
@@ -164,52 +120,7 @@ fn visit_node(b: &mut Builder<'_>, st: &mut St, n: Node<'_>) {
                 visit(b, st, body);
             }
         }
-        "assignment" | "operator_assignment" => {
-            let (Some(l), r) = (n.field("left"), n.field("right")) else {
-                return visit_children(b, st, n);
-            };
-            let made = r.and_then(|r| created_class(b, r));
-            match l.kind() {
-                "constant" if b.cur_def().kind != DefKind::Function => {
-                    let sig = b.first_line(n);
-                    b.def(DefKind::Var, b.text(l), n, sig);
-                }
-                "identifier" => {
-                    let nm = b.text(l);
-                    match made {
-                        Some(c) if b.cur_def().kind == DefKind::Function => {
-                            st.locals.insert((b.scope, nm.clone()));
-                            b.typed_local(nm, c);
-                        }
-                        _ => bind_local(b, st, nm),
-                    }
-                }
-                "instance_variable" => {
-                    let class = b.cur_def().parent;
-                    if b.cur_def().kind == DefKind::Function
-                        && class != 0
-                        && b.out.defs[class as usize].kind == DefKind::Class
-                    {
-                        b.attr_assigned(class, b.text(l), made);
-                    }
-                }
-                "left_assignment_list" => {
-                    let mut cur = l.walk();
-                    let names: Vec<String> = l
-                        .named_children(&mut cur)
-                        .filter(|k| k.kind() == "identifier")
-                        .map(|k| b.text(k))
-                        .collect();
-                    for nm in names {
-                        bind_local(b, st, nm);
-                    }
-                }
-                _ => visit(b, st, l),
-            }
-            if let Some(r) = r {
-                visit(b, st, r);
-            }
-        }
+        "assignment" | "operator_assignment" => visit_assignment(b, st, n),
         "call" => call(b, st, n),
         "identifier" => {
             let nm = b.text(n);
@@ -221,27 +132,131 @@ fn visit_node(b: &mut Builder<'_>, st: &mut St, n: Node<'_>) {
             Some(p) => b.reference(p, n),
             None => visit_children(b, st, n),
         },
-        "exception_variable" => {
-            let mut cur = n.walk();
-            let kids: Vec<Node<'_>> = n.named_children(&mut cur).collect();
-            for k in kids {
-                if k.kind() == "identifier" {
-                    bind_local(b, st, b.text(k));
-                }
-            }
-        }
-        "for" => {
-            if let Some(p) = n.field("pattern").filter(|p| p.kind() == "identifier") {
-                bind_local(b, st, b.text(p));
-            }
-            for f in ["value", "body"] {
-                if let Some(k) = n.field(f) {
-                    visit(b, st, k);
-                }
-            }
-        }
+        "exception_variable" => visit_exception_variable(b, st, n),
+        "for" => visit_for(b, st, n),
         "comment" | "string_content" | "simple_symbol" | "hash_key_symbol" => {}
         _ => visit_children(b, st, n),
+    }
+}
+
+/// A module or class: its definition (nested under `A` for `class A::B`), superclass and body.
+fn visit_class(b: &mut Builder<'_>, st: &mut St, n: Node<'_>) {
+    let Some(segs) = n.field("name").and_then(|k| const_path(b, k)) else {
+        return visit_children(b, st, n);
+    };
+    let body = n.field("body");
+    let sig = b.header(n, body);
+    let name = segs.last().cloned().unwrap_or_default();
+    let parent_local = b.cur_def().local.clone();
+    let idx = b.def(DefKind::Class, name, n, sig);
+    if segs.len() > 1 {
+        // `class A::B` defines `B` inside `A`, wherever it is written.
+        let joined = segs.join(".");
+        b.out.defs[idx as usize].local = if parent_local.is_empty() {
+            joined
+        } else {
+            format!("{parent_local}.{joined}")
+        };
+    }
+    b.out.defs[idx as usize].doc = doc(b, n);
+    if let Some(sc) = n.field("superclass") {
+        if let Some(p) = sc.named_child(0).and_then(|k| const_path(b, k)) {
+            b.out.defs[idx as usize].bases.push(p.join("."));
+        }
+    }
+    if let Some(body) = body {
+        b.within(idx, |b| visit(b, st, body));
+    }
+}
+
+/// A method or singleton method: its definition, parameters and body.
+fn visit_method(b: &mut Builder<'_>, st: &mut St, n: Node<'_>) {
+    let Some(name) = b.field_text(n, "name") else {
+        return;
+    };
+    let body = n.field("body");
+    let sig = b.header(n, body);
+    let idx = b.def(DefKind::Function, name, n, sig);
+    b.out.defs[idx as usize].doc = doc(b, n);
+    b.out.defs[idx as usize].self_names = vec!["self".into()];
+    b.within(idx, |b| {
+        if let Some(ps) = n.field("parameters") {
+            params(b, st, ps);
+        }
+        if let Some(body) = body {
+            visit(b, st, body);
+        }
+    });
+}
+
+/// An assignment: the constant, local or instance variable it binds, then its value.
+fn visit_assignment(b: &mut Builder<'_>, st: &mut St, n: Node<'_>) {
+    let (Some(l), r) = (n.field("left"), n.field("right")) else {
+        return visit_children(b, st, n);
+    };
+    let made = r.and_then(|r| created_class(b, r));
+    match l.kind() {
+        "constant" if b.cur_def().kind != DefKind::Function => {
+            let sig = b.first_line(n);
+            b.def(DefKind::Var, b.text(l), n, sig);
+        }
+        "identifier" => {
+            let nm = b.text(l);
+            match made {
+                Some(c) if b.cur_def().kind == DefKind::Function => {
+                    st.locals.insert((b.scope, nm.clone()));
+                    b.typed_local(nm, c);
+                }
+                _ => bind_local(b, st, nm),
+            }
+        }
+        "instance_variable" => {
+            let class = b.cur_def().parent;
+            if b.cur_def().kind == DefKind::Function
+                && class != 0
+                && b.out.defs[class as usize].kind == DefKind::Class
+            {
+                b.attr_assigned(class, b.text(l), made);
+            }
+        }
+        "left_assignment_list" => {
+            let mut cur = l.walk();
+            let names: Vec<String> = l
+                .named_children(&mut cur)
+                .filter(|k| k.kind() == "identifier")
+                .map(|k| b.text(k))
+                .collect();
+            for nm in names {
+                bind_local(b, st, nm);
+            }
+        }
+        _ => visit(b, st, l),
+    }
+    if let Some(r) = r {
+        visit(b, st, r);
+    }
+}
+
+/// `rescue E => e`: the exception variable as a local.
+fn visit_exception_variable(b: &mut Builder<'_>, st: &mut St, n: Node<'_>) {
+    let mut cur = n.walk();
+    let kids: Vec<Node<'_>> = n.named_children(&mut cur).collect();
+    for k in kids {
+        if k.kind() == "identifier" {
+            bind_local(b, st, b.text(k));
+        }
+    }
+}
+
+/// A `for` loop: its variable as a local, then the value and body.
+fn visit_for(b: &mut Builder<'_>, st: &mut St, n: Node<'_>) {
+    if let Some(p) = n.field("pattern").filter(|p| p.kind() == "identifier") {
+        bind_local(b, st, b.text(p));
+    }
+    for f in ["value", "body"] {
+        if let Some(k) = n.field(f) {
+            visit(b, st, k);
+        }
     }
 }
 

@@ -111,77 +111,10 @@ fn visit(b: &mut Builder<'_>, n: Node<'_>, impl_ty: Option<&str>) {
 
 fn visit_node(b: &mut Builder<'_>, n: Node<'_>, impl_ty: Option<&str>) {
     match n.kind() {
-        "function_item" | "function_signature_item" => {
-            let Some(name) = b.field_text(n, "name") else {
-                return;
-            };
-            let body = n.field("body");
-            let sig = b.header(n, body);
-            let idx = b.def(DefKind::Function, name.clone(), n, sig);
-            let d = &mut b.out.defs[idx as usize];
-            if let Some(t) = impl_ty {
-                d.local = if d.parent == 0 {
-                    format!("{t}.{name}")
-                } else {
-                    d.local.clone()
-                };
-                d.self_names = vec!["self".into(), "Self".into()];
-                d.self_class = t.to_string();
-            }
-            b.out.defs[idx as usize].doc = doc(b, n);
-            if let Some(body) = body {
-                b.within(idx, |b| visit(b, body, None));
-            }
-        }
-        "struct_item" | "enum_item" | "union_item" | "trait_item" | "type_item" => {
-            let Some(name) = b.field_text(n, "name") else {
-                return;
-            };
-            let body = n.field("body");
-            let sig = b.header(n, body);
-            let idx = b.def(DefKind::Class, name.clone(), n, sig);
-            b.out.defs[idx as usize].doc = doc(b, n);
-            if n.kind() == "trait_item" {
-                if let Some(body) = body {
-                    b.within(idx, |b| visit(b, body, Some(&name)));
-                }
-            }
-        }
-        "impl_item" => {
-            let ty = n.field("type").map(|t| {
-                let s = b.text(t);
-                s.split('<').next().unwrap_or("").trim().to_string()
-            });
-            let owner = ty.as_deref().and_then(|t| {
-                b.out
-                    .defs
-                    .iter()
-                    .position(|d| d.local == t && d.kind == DefKind::Class)
-            });
-            if let Some(body) = n.field("body") {
-                match owner {
-                    Some(o) => b.within(o as u32, |b| visit(b, body, ty.as_deref())),
-                    None => visit(b, body, ty.as_deref()),
-                }
-            }
-        }
-        "mod_item" => {
-            let Some(name) = b.field_text(n, "name") else {
-                return;
-            };
-            let Some(body) = n.field("body") else {
-                // `mod x;` declares a file module: bind it like a `use self::x`.
-                let t = Target::Module {
-                    module: format!("self::{name}"),
-                    level: 0,
-                };
-                b.bind(name, t, n);
-                return;
-            };
-            let sig = b.header(n, Some(body));
-            let idx = b.def(DefKind::Module, name, n, sig);
-            b.within(idx, |b| visit(b, body, None));
-        }
+        "function_item" | "function_signature_item" => visit_function(b, n, impl_ty),
+        "struct_item" | "enum_item" | "union_item" | "trait_item" | "type_item" => visit_type(b, n),
+        "impl_item" => visit_impl(b, n),
+        "mod_item" => visit_mod(b, n),
         "const_item" | "static_item" => {
             if let Some(name) = b.field_text(n, "name") {
                 let sig = b.first_line(n);
@@ -192,22 +125,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>, impl_ty: Option<&str>) {
                 visit(b, v, None);
             }
         }
-        "use_declaration" => {
-            let Some(arg) = n.field("argument") else {
-                return;
-            };
-            let mut out = vec![];
-            use_tree(b, arg, &[], &mut out);
-            for (name, full) in out {
-                let module = full.join("::");
-                let t = if name == "*" {
-                    Target::Star { module, level: 0 }
-                } else {
-                    Target::Module { module, level: 0 }
-                };
-                b.bind(name, t, n);
-            }
-        }
+        "use_declaration" => visit_use(b, n),
         "let_declaration" => {
             if let Some(p) = n.field("pattern") {
                 if p.kind() == "identifier" {
@@ -218,24 +136,7 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>, impl_ty: Option<&str>) {
                 visit(b, v, None);
             }
         }
-        "call_expression" => {
-            if let Some(f) = n.field("function") {
-                match call_path(b, f) {
-                    Some(p) => {
-                        b.call_reference(p, f, n);
-                        // The receiver's own calls (`a(x).b()` calls `a` too).
-                        if let Some(v) = f.field("value").filter(|v| v.kind() == "call_expression")
-                        {
-                            visit(b, v, None);
-                        }
-                    }
-                    None => visit(b, f, None),
-                }
-            }
-            if let Some(a) = n.field("arguments") {
-                visit(b, a, None);
-            }
-        }
+        "call_expression" => visit_call(b, n),
         "declaration_list" => {
             let mut c = n.walk();
             let kids: Vec<Node<'_>> = n.named_children(&mut c).collect();
@@ -244,5 +145,121 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>, impl_ty: Option<&str>) {
             }
         }
         _ => b.children(n, |b, k| visit(b, k, None)),
+    }
+}
+
+/// A function or signature (`Type.method` in an `impl` of `impl_ty`): its definition and body.
+fn visit_function(b: &mut Builder<'_>, n: Node<'_>, impl_ty: Option<&str>) {
+    let Some(name) = b.field_text(n, "name") else {
+        return;
+    };
+    let body = n.field("body");
+    let sig = b.header(n, body);
+    let idx = b.def(DefKind::Function, name.clone(), n, sig);
+    let d = &mut b.out.defs[idx as usize];
+    if let Some(t) = impl_ty {
+        d.local = if d.parent == 0 {
+            format!("{t}.{name}")
+        } else {
+            d.local.clone()
+        };
+        d.self_names = vec!["self".into(), "Self".into()];
+        d.self_class = t.to_string();
+    }
+    b.out.defs[idx as usize].doc = doc(b, n);
+    if let Some(body) = body {
+        b.within(idx, |b| visit(b, body, None));
+    }
+}
+
+/// A struct, enum, union, trait or type alias: its definition (and a trait's methods).
+fn visit_type(b: &mut Builder<'_>, n: Node<'_>) {
+    let Some(name) = b.field_text(n, "name") else {
+        return;
+    };
+    let body = n.field("body");
+    let sig = b.header(n, body);
+    let idx = b.def(DefKind::Class, name.clone(), n, sig);
+    b.out.defs[idx as usize].doc = doc(b, n);
+    if n.kind() == "trait_item" {
+        if let Some(body) = body {
+            b.within(idx, |b| visit(b, body, Some(&name)));
+        }
+    }
+}
+
+/// An `impl` block: its items, under the type it implements when this file defines it.
+fn visit_impl(b: &mut Builder<'_>, n: Node<'_>) {
+    let ty = n.field("type").map(|t| {
+        let s = b.text(t);
+        s.split('<').next().unwrap_or("").trim().to_string()
+    });
+    let owner = ty.as_deref().and_then(|t| {
+        b.out
+            .defs
+            .iter()
+            .position(|d| d.local == t && d.kind == DefKind::Class)
+    });
+    if let Some(body) = n.field("body") {
+        match owner {
+            Some(o) => b.within(o as u32, |b| visit(b, body, ty.as_deref())),
+            None => visit(b, body, ty.as_deref()),
+        }
+    }
+}
+
+/// A `mod`: an inline module definition, or a binding of a file module.
+fn visit_mod(b: &mut Builder<'_>, n: Node<'_>) {
+    let Some(name) = b.field_text(n, "name") else {
+        return;
+    };
+    let Some(body) = n.field("body") else {
+        // `mod x;` declares a file module: bind it like a `use self::x`.
+        let t = Target::Module {
+            module: format!("self::{name}"),
+            level: 0,
+        };
+        b.bind(name, t, n);
+        return;
+    };
+    let sig = b.header(n, Some(body));
+    let idx = b.def(DefKind::Module, name, n, sig);
+    b.within(idx, |b| visit(b, body, None));
+}
+
+/// A `use` declaration: each name (or `*`) it binds.
+fn visit_use(b: &mut Builder<'_>, n: Node<'_>) {
+    let Some(arg) = n.field("argument") else {
+        return;
+    };
+    let mut out = vec![];
+    use_tree(b, arg, &[], &mut out);
+    for (name, full) in out {
+        let module = full.join("::");
+        let t = if name == "*" {
+            Target::Star { module, level: 0 }
+        } else {
+            Target::Module { module, level: 0 }
+        };
+        b.bind(name, t, n);
+    }
+}
+
+/// A call: a reference to its callee, then the receiver's calls and the arguments.
+fn visit_call(b: &mut Builder<'_>, n: Node<'_>) {
+    if let Some(f) = n.field("function") {
+        match call_path(b, f) {
+            Some(p) => {
+                b.call_reference(p, f, n);
+                // The receiver's own calls (`a(x).b()` calls `a` too).
+                if let Some(v) = f.field("value").filter(|v| v.kind() == "call_expression") {
+                    visit(b, v, None);
+                }
+            }
+            None => visit(b, f, None),
+        }
+    }
+    if let Some(a) = n.field("arguments") {
+        visit(b, a, None);
     }
 }
