@@ -125,6 +125,9 @@ const CARTS: &[(&str, &str)] = &[
 ];
 
 #[test]
+// One index of the fixture, then its checks language by language: split, each part would
+// index the same repository again.
+#[allow(clippy::too_many_lines)]
 fn every_generic_tier_language_gives_definitions_and_cross_file_calls() {
     let d = repo(CARTS);
     let db = d.path().join(".ctxfast/recon.db");
