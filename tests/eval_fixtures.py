@@ -3,7 +3,7 @@
 import shutil
 from pathlib import Path
 
-from ctxfast.eval.bench import load_bench
+from ctxfast.eval.instances import load_bench
 
 FIX = Path(__file__).parent / "fixtures" / "eval"
 BENCH = FIX / "bench.jsonl"

@@ -12,12 +12,11 @@ from eval_fixtures import BENCH, copy_eval_trees
 from ctxfast.cli import main
 from ctxfast.construct.schema import WindowEntry
 from ctxfast.eval import metrics as M
-from ctxfast.eval.bench import Region, load_bench
 from ctxfast.eval.cli import curve_targets
 from ctxfast.eval.coverage import summary, versus
 from ctxfast.eval.errors import EvalError
+from ctxfast.eval.instances import Region, load_bench
 from ctxfast.eval.runner import CURVE_TARGETS, TOP_KEYS, RunConfig, RunPlan, execute, resolve_jobs
-from ctxfast.eval.sources import DirTrees, Tree
 from ctxfast.eval.systems import (
     BM25Files,
     CtxfastConstruct,
@@ -27,6 +26,7 @@ from ctxfast.eval.systems import (
     render_files,
     window_candidates,
 )
+from ctxfast.eval.trees import DirTrees, Tree
 
 SWITCHES = [
     "confidence_localization",

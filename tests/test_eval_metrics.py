@@ -4,7 +4,7 @@ import pytest
 
 from ctxfast.eval import metrics as M
 from ctxfast.eval.ablation import ablation_entry, beyond_noise
-from ctxfast.eval.bench import Region
+from ctxfast.eval.instances import Region
 
 GOLD2 = ["a.py", "b.py"]
 
@@ -188,7 +188,7 @@ def test_enclosing_function_delivers_its_nested_definitions():
 def test_hunk_past_the_last_line_is_cut_at_it(tmp_path):
     """An insertion after a file's last line names the line after it; with the tree at
     hand the region ends at the last line, so a window showing the whole file covers it."""
-    from ctxfast.eval.bench import Instance
+    from ctxfast.eval.instances import Instance
 
     (tmp_path / "a.py").write_text("x = 1\ny = 2\n")
     inst = Instance(

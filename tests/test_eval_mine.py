@@ -6,7 +6,7 @@ import subprocess
 import pytest
 
 from ctxfast.cli import main
-from ctxfast.eval.bench import gold_file_globs, load_bench
+from ctxfast.eval.instances import gold_file_globs, load_bench
 from ctxfast.eval.mine import is_bug_fix, is_test_or_aux, strip_message
 
 GO_V1 = """package shop

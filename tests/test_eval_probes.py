@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ctxfast.cli import main
-from ctxfast.eval.bench import Region
+from ctxfast.eval.instances import Region
 from ctxfast.eval.probes import (
     Outcome,
     bury,

@@ -7,8 +7,8 @@ import pytest
 from eval_fixtures import BENCH, copy_eval_trees
 
 from ctxfast.cli import main
-from ctxfast.eval.bench import load_bench, sample
 from ctxfast.eval.compare import compare
+from ctxfast.eval.instances import load_bench, sample
 from ctxfast.eval.runner import TOP_KEYS
 from ctxfast.eval.systems import identifier_tokens
 

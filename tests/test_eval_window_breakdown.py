@@ -11,7 +11,6 @@ from eval_fixtures import BENCH, copy_eval_trees
 from ctxfast.cli import main
 from ctxfast.construct.schema import WindowEntry
 from ctxfast.eval import window_misses as W
-from ctxfast.eval.bench import Instance, Region, hunk_span, load_bench
 from ctxfast.eval.breakdown import (
     breakdown,
     format_markdown,
@@ -22,6 +21,7 @@ from ctxfast.eval.breakdown import (
     task_records,
 )
 from ctxfast.eval.errors import EvalError
+from ctxfast.eval.instances import Instance, Region, hunk_span, load_bench
 from ctxfast.eval.systems import FILE_PREFIX, WHOLE_FILE, Candidate, window_candidates
 
 

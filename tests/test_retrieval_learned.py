@@ -26,7 +26,7 @@ from ctxfast.eval.train_ranker import (
 )
 from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.features import CANDIDATE_FEATURES, FILE_FEATURES
-from ctxfast.retrieval.ranker import LinearStage, RankerModel, load_model, parse_model
+from ctxfast.retrieval.learned_ranker import LinearStage, RankerModel, load_model, parse_model
 
 FILES = {
     "shop/__init__.py": "",
@@ -170,7 +170,7 @@ def _tree_table() -> dict:
 
 
 def test_tree_stage_walks_every_tree_and_round_trips():
-    from ctxfast.retrieval.ranker import TreeStage, stage_from_dict
+    from ctxfast.retrieval.learned_ranker import TreeStage, stage_from_dict
 
     stage = stage_from_dict(_tree_table(), CANDIDATE_FEATURES)
     assert isinstance(stage, TreeStage)
@@ -203,7 +203,7 @@ def test_boosted_trees_export_scores_exactly_as_lightgbm_predicts():
 def test_boosting_keeps_the_linear_part_and_learns_an_interaction():
     pytest.importorskip("lightgbm")
     from ctxfast.eval.train_ranker import boosted
-    from ctxfast.retrieval.ranker import SumStage, stage_from_dict
+    from ctxfast.retrieval.learned_ranker import SumStage, stage_from_dict
 
     rng = np.random.default_rng(2)
     groups = []
@@ -250,7 +250,7 @@ def test_train_ranker_builds_a_model_from_mined_commits(tmp_path, mirrors):  # n
     assert main([*argv, "--work", str(work), "--out", str(again)]) == 0
     assert again.read_text() == out.read_text()  # cached rows, same weights
     if importlib.util.find_spec("lightgbm") is not None:
-        from ctxfast.retrieval.ranker import SumStage
+        from ctxfast.retrieval.learned_ranker import SumStage
 
         trees = tmp_path / "trees.json"
         assert main([*argv, "--work", str(work), "--out", str(trees), "--learner", "boosted"]) == 0

@@ -6,7 +6,7 @@ small :class:`~ctxfast.eval.systems.System` protocol, metrics are pure functions
 judged) are applied mechanically (:mod:`ctxfast.eval.compare`, :mod:`ctxfast.eval.ablation`).
 """
 
-from ctxfast.eval.bench import Instance, Region, load_alignment, load_bench, sample
 from ctxfast.eval.errors import EvalError
+from ctxfast.eval.instances import Instance, Region, load_alignment, load_bench, sample
 
 __all__ = ["EvalError", "Instance", "Region", "load_alignment", "load_bench", "sample"]

@@ -89,10 +89,9 @@ def curve_targets(flag: str | None, configured: Any) -> tuple[int, ...]:
 
 
 def run_suite(args: argparse.Namespace) -> int:
-    from ctxfast.eval.bench import gold_file_globs, load_alignment, load_bench, sample
     from ctxfast.eval.breakdown import repo_halves
+    from ctxfast.eval.instances import gold_file_globs, load_alignment, load_bench, sample
     from ctxfast.eval.runner import RunConfig, build_results, resolve_jobs
-    from ctxfast.eval.sources import DirTrees, ReleaseTrees
     from ctxfast.eval.systems import (
         BM25Files,
         CtxfastConstruct,
@@ -100,6 +99,7 @@ def run_suite(args: argparse.Namespace) -> int:
         StuffEverything,
         ctxfast_available,
     )
+    from ctxfast.eval.trees import DirTrees, ReleaseTrees
 
     BM25Files.require()  # every suite scores this baseline: check before any download
     cfg_file = _load_config(args.config)

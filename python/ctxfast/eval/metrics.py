@@ -11,7 +11,7 @@ import math
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ctxfast.eval.bench import Region
+from ctxfast.eval.instances import Region
 
 Span = tuple[str, int, int]  # (file, start, end), 1-based inclusive
 

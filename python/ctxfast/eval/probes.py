@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxfast.construct.ranker import OpenAICompatibleRanker, RankRequest
-from ctxfast.eval.bench import Region
+from ctxfast.eval.instances import Region
 from ctxfast.eval.systems import Candidate, RetrievalOutput, System, read_text
 
 TASK = (

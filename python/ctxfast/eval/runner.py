@@ -21,10 +21,9 @@ from ctxfast.eval import coverage as C
 from ctxfast.eval import metrics as M
 from ctxfast.eval import window_misses as W
 from ctxfast.eval.ablation import ablation_entry
-from ctxfast.eval.bench import Instance, Region, line_count, located_regions, present_symbols
 from ctxfast.eval.compare import construction_rule, recon_rule, retrieval_rule
 from ctxfast.eval.errors import EvalError
-from ctxfast.eval.sources import Tree
+from ctxfast.eval.instances import Instance, Region, line_count, located_regions, present_symbols
 from ctxfast.eval.systems import (
     BM25Files,
     CtxfastConstruct,
@@ -34,6 +33,7 @@ from ctxfast.eval.systems import (
     System,
     read_text,
 )
+from ctxfast.eval.trees import Tree
 
 SUITES = ("retrieval", "recon", "construct", "all")
 TOP_KEYS = (

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from ctxfast.eval.bench import Instance
 from ctxfast.eval.errors import EvalError
-from ctxfast.eval.sources import Tree
+from ctxfast.eval.instances import Instance
+from ctxfast.eval.trees import Tree
 from ctxfast.text import identifier_tokens
 
 #: Why ``ctxfast eval`` stops before running when its BM25 baseline cannot be built.
@@ -185,7 +185,7 @@ class BM25Files:
 
     The README's reference baseline. ``path`` and ``identifier_split`` can be ablated.
     ``globs`` are the files indexed: ``*.py`` on the Python set (its reference figures), the
-    globs of the repository's languages elsewhere (``eval.bench.gold_file_globs``), given per
+    globs of the repository's languages elsewhere (``eval.instances.gold_file_globs``), given per
     tree in ``tree_globs`` when a set mixes languages — a Rust tree's test data in JavaScript
     is not part of what a Rust baseline searches.
     """

@@ -1,4 +1,4 @@
-"""Train the learned ranker (``retrieval.ranker``) from a mined corpus of bug-fix commits.
+"""Train the learned ranker (``retrieval.learned_ranker``) from a mined corpus of bug-fix commits.
 
 usage: ctxfast eval train-ranker --corpus TASKS.jsonl [...] --mirror-root DIR --work DIR
        --out MODEL.json [--l2 X] [--limit N] [--learner linear|boosted] [--retrieval-config JSON]
@@ -174,7 +174,7 @@ def extract_tree_task(
     """Rows of one task whose tree is already written at ``trees/ID`` (a benchmark's
     ``--trees``), indexed in the evaluation's own cache layout (``cache/index/KEY``, the
     parse cache ``cache/parse``) so a tree the evaluation indexed is not indexed again."""
-    from ctxfast.eval.sources import DirTrees
+    from ctxfast.eval.trees import DirTrees
     from ctxfast.recon.parse_cache import ParseCache
     from ctxfast.repository import Repository
 
@@ -404,7 +404,7 @@ def fit_trees(
     params: dict[str, Any] | None = None,
     rounds: int = TREE_ROUNDS,
 ) -> Any:
-    """A :class:`~ctxfast.retrieval.ranker.TreeStage` over ``columns`` of the rows, fit by
+    """A :class:`~ctxfast.retrieval.learned_ranker.TreeStage` over ``columns`` of the rows, fit by
     LightGBM (a training-only dependency: the shipped table is scored in numpy) on
     ``(rows, gold mask)`` groups, boosted from the scores ``init`` when given."""
     import lightgbm as lgb
@@ -423,7 +423,7 @@ def trees_of(dump: dict[str, Any], names: tuple[str, ...], columns: tuple[int, .
     """LightGBM's ``dump_model()`` as one flat node table (see ``TreeStage``)."""
     import numpy as np
 
-    from ctxfast.retrieval.ranker import TreeStage
+    from ctxfast.retrieval.learned_ranker import TreeStage
 
     feature: list[int] = []
     threshold: list[float] = []
@@ -502,7 +502,7 @@ def boosted(
     and zeroed ones, which keep their linear weight)."""
     import numpy as np
 
-    from ctxfast.retrieval.ranker import LinearStage, SumStage
+    from ctxfast.retrieval.learned_ranker import LinearStage, SumStage
 
     # The trees are fit to the residual of the linear part as it will be read back from the
     # model file (weights rounded to 6 digits), so the shipped sum is the one that was fit.
@@ -531,7 +531,7 @@ def train(
     import numpy as np
 
     from ctxfast.retrieval.features import CANDIDATE_FEATURES, FILE_FEATURES
-    from ctxfast.retrieval.ranker import LinearStage, RankerModel
+    from ctxfast.retrieval.learned_ranker import LinearStage, RankerModel
 
     fgroups = [(t.file_rows, t.file_gold) for t in tasks if t.file_gold.any()]
     if not fgroups:

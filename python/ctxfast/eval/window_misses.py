@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ctxfast.eval.bench import Region, language_of_path
+from ctxfast.eval.instances import Region, language_of_path
 from ctxfast.eval.metrics import p50, shows_gold
 
 FILE_ABSENT = "file_absent"

@@ -2,7 +2,7 @@
 
 The hand-set fusion adds the file signals (each normalised to [0, 1] per query) with weight
 1.0 and the candidate evidence with a few fixed bonuses. The learned ranker
-(``retrieval.ranker``) reads the same evidence as feature vectors instead, plus what the sum
+(``retrieval.learned_ranker``) reads the same evidence as feature vectors instead, plus what the sum
 cannot use — ranks, the file's size, its role (test, package ``__init__``, minor language),
 what each recall source found in it, a candidate's kind and span — so its weights can be fit
 on commit history of other repositories (``ctxfast eval train-ranker``) rather than chosen

@@ -44,7 +44,7 @@ from ctxfast.tokens import count_tokens
 if TYPE_CHECKING:
     import numpy as np
 
-    from ctxfast.retrieval.ranker import RankerModel
+    from ctxfast.retrieval.learned_ranker import RankerModel
 
 
 @dataclass
@@ -240,7 +240,7 @@ class Retriever:
         model = None
         if cfg.ranker == "learned":
             # numpy is read only here: the hand-set pipeline runs without it.
-            from ctxfast.retrieval.ranker import load_model
+            from ctxfast.retrieval.learned_ranker import load_model
 
             model = load_model(cfg.ranker_model or None)
         features: RankFeatures | None = None

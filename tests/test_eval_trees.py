@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from ctxfast.eval.errors import EvalError
-from ctxfast.eval.sources import ReleaseTrees, SimpleIndex, safe_extract, verify_sha256
+from ctxfast.eval.trees import ReleaseTrees, SimpleIndex, safe_extract, verify_sha256
 
 
 def _tar(path, members):
