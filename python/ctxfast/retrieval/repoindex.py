@@ -87,7 +87,7 @@ class RepoIndex:
             files = con.rows(
                 "SELECT path, sha256, language FROM files WHERE sha256 IS NOT NULL ORDER BY path"
             )
-            self.key = _key_of((p, s) for p, s, _ in files)
+            self.key = _key_of(files)
             self.state = StateStore(index_dir, self.key) if index_dir is not None else None
             table = (
                 build_table(con)
@@ -335,8 +335,12 @@ class RepoIndex:
         return best
 
 
-def _key_of(rows: Iterable[tuple[str, str]]) -> str:
-    return hashlib.sha256("\n".join(f"{p}:{s}" for p, s in rows).encode()).hexdigest()
+def _key_of(rows: Iterable[tuple[str, str, str | None]]) -> str:
+    """The hash of every file's path, content hash and the language it was parsed as: the
+    same bytes read by another grammar (a `.h` header read as C++ once the tree turned out
+    to be C++) give other definitions, so a state built from the old parse must not be
+    reused."""
+    return hashlib.sha256("\n".join(f"{p}:{s}:{lang}" for p, s, lang in rows).encode()).hexdigest()
 
 
 class IndexWatch:
@@ -386,8 +390,10 @@ class IndexWatch:
 
 
 def content_key(db_path: Path) -> str:
-    """Identity of an index's content: the hash of every (path, sha256) pair. The in-memory
-    retrieval state is reused exactly as long as this key is unchanged."""
+    """Identity of an index's content: the hash of every (path, sha256, language) row. The
+    in-memory retrieval state is reused exactly as long as this key is unchanged."""
     with graph_db.reading(db_path) as con:
-        rows = con.rows("SELECT path, sha256 FROM files WHERE sha256 IS NOT NULL ORDER BY path")
+        rows = con.rows(
+            "SELECT path, sha256, language FROM files WHERE sha256 IS NOT NULL ORDER BY path"
+        )
     return _key_of(rows)
