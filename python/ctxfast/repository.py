@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # imported where used: a fresh `compose` needs none of them
     from ctxfast.recon.answers import Answer
     from ctxfast.recon.ego import EgoGraph
     from ctxfast.recon.escalation import GateConfig, GateResult
+    from ctxfast.recon.repomap import RepoMap
 
 DEFAULT_INDEX_DIRNAME = ".ctxfast"
 GRAPH_DB_NAME = "recon.db"
@@ -128,6 +129,10 @@ class Repository:
         self._manifest: dict[str, Any] | None = None
         self._retriever: Retriever | None = None
         self._index_watch: IndexWatch | None = None
+        # The repo map's own watch: each watch reports a commit once, to its one reader.
+        self._map_watch: IndexWatch | None = None
+        self._map: RepoMap | None = None
+        self._map_lock = threading.Lock()
 
     @property
     def graph_db(self) -> Path:
@@ -268,11 +273,27 @@ class Repository:
         refresh: bool = True,
     ) -> str:
         """The ranked repo map within ``max_tokens``; ``""`` if it cannot be built.
-        ``refresh=False`` skips the index refresh that runs first."""
+        ``refresh=False`` skips the index refresh that runs first. What the map reads from
+        the index (file graph, signatures) is kept between calls and read again only when
+        the index content changed, so a warm map costs the refresh and the ranking."""
         self.ensure_index(refresh, retrieval_state=False)
-        from ctxfast.recon.repomap import build_repo_map
+        from ctxfast.recon.repomap import render_kept
 
-        return build_repo_map(self.graph, self.index_dir, query, max_tokens, files_in_prompt)
+        with self._map_lock:
+            if self._map_watch is None:
+                self._map_watch = IndexWatch(self.graph_db)
+            # Looked at on every call, so the stamp always follows the database.
+            maybe_changed = self._map_watch.changed()
+            text, self._map = render_kept(
+                self.graph,
+                self.index_dir,
+                self._map,
+                maybe_changed,
+                query,
+                max_tokens,
+                files_in_prompt,
+            )
+        return text
 
     def retrieve(
         self,

@@ -7,6 +7,12 @@ exactly. The map substitutes for reading files, so it yields space as real file 
 the prompt: files already in the prompt are left out and the budget shrinks with their count.
 Global ranks are cached next to the index, keyed by the content hashes of all files; any
 failure to build the map is non-fatal (an empty map).
+
+Everything a map reads from the index (the file graph and its transition weights, the
+signatures, each file's rendered block and role, the definitions a query's identifiers name)
+depends on the index content alone, so a :class:`RepoMap` kept between calls
+(:func:`current_map`, as ``Repository.repo_map`` does) re-reads none of it while that content
+is unchanged: a warm map costs the refresh, the personalised PageRank and the budget search.
 """
 
 from __future__ import annotations
@@ -20,14 +26,16 @@ from pathlib import Path
 
 from ctxfast.recon import graph_db
 from ctxfast.recon.graph import CodeGraph
-from ctxfast.recon.pagerank import pagerank
+from ctxfast.recon.pagerank import Transitions
 from ctxfast.text import FileRole, file_role, identifiers
-from ctxfast.tokens import DEFAULT_ENCODING, count_tokens
+from ctxfast.tokens import DEFAULT_ENCODING, count_tokens, fits
 
 log = logging.getLogger(__name__)
 
 MAX_SIGNATURES_PER_FILE = 8
 CACHE_NAME = "repomap.json"
+#: Bound on the query identifiers whose definitions a kept map remembers.
+MAX_KEPT_IDENTIFIERS = 50_000
 _PATHLIKE = re.compile(r"[\w\-./]+\.(?:py|js|jsx|ts|tsx|go|rs|java)\b")
 
 
@@ -56,7 +64,10 @@ def _signatures(db: Path) -> dict[str, list[tuple[int, str, str]]]:
 
 
 class RepoMap:
-    """Builds and renders the map for one indexed repository."""
+    """Builds and renders the map for one indexed repository.
+
+    What it reads from the index is read once and kept: ``content_key`` (every file's path,
+    hash and language) names the content it was read from."""
 
     def __init__(self, graph: CodeGraph, index_dir: Path):
         self.graph = graph
@@ -65,9 +76,19 @@ class RepoMap:
         self.files = [f.path for f in files if f.sha256]
         key_src = "\n".join(f"{f.path}:{f.sha256}" for f in files)
         self.key = hashlib.sha256(key_src.encode()).hexdigest()
+        # The on-disk ranks' key leaves the language out; what is kept in memory is keyed by
+        # it too, as a header re-parsed as C++ holds other definitions than its C parse.
+        state_src = "\n".join(f"{f.path}:{f.sha256}:{f.language}" for f in files)
+        self.content_key = hashlib.sha256(state_src.encode()).hexdigest()
         self.index = {p: i for i, p in enumerate(self.files)}
         self._edges: list[tuple[int, int, float]] | None = None
         self._sigs: dict[str, list[tuple[int, str, str]]] | None = None
+        self._transitions: Transitions | None = None
+        self._global: dict[str, float] | None = None
+        self._roles: dict[str, bool] = {}
+        self._blocks: dict[str, str] = {}
+        self._defs: dict[str, list[str]] = {}
+        self._named: dict[str, list[int]] | None = None
 
     def edges(self) -> list[tuple[int, int, float]]:
         if self._edges is None:
@@ -83,15 +104,25 @@ class RepoMap:
             self._sigs = _signatures(self.graph.db_path)
         return self._sigs
 
+    def transitions(self) -> Transitions:
+        if self._transitions is None:
+            self._transitions = Transitions(len(self.files), self.edges())
+        return self._transitions
+
     def global_ranks(self) -> dict[str, float]:
-        """Unpersonalised PageRank, cached on disk under the content key."""
+        """Unpersonalised PageRank, cached on disk under the content key (and in memory)."""
+        if self._global is None:
+            self._global = self._read_global_ranks()
+        return dict(self._global)
+
+    def _read_global_ranks(self) -> dict[str, float]:
         try:
             cached = json.loads(self.cache_path.read_text("utf-8"))
             if cached.get("key") == self.key:
                 return dict(cached["ranks"])
         except (OSError, ValueError, KeyError, TypeError):
             pass
-        scores = pagerank(len(self.files), self.edges())
+        scores = self.transitions().pagerank()
         ranks = {p: float(scores[i]) for p, i in self.index.items()}
         try:
             self.cache_path.parent.mkdir(parents=True, exist_ok=True)
@@ -105,26 +136,51 @@ class RepoMap:
     def personalization(self, query: str) -> dict[int, float]:
         """Files the query names by path, and files defining identifiers the query mentions."""
         weights: dict[int, float] = {}
+        named = self.named_by()
         for m in _PATHLIKE.finditer(query):
-            for path, i in self.index.items():
-                if path == m.group(0) or path.endswith("/" + m.group(0)):
-                    weights[i] = weights.get(i, 0.0) + 10.0
+            for i in named.get(m.group(0), ()):
+                weights[i] = weights.get(i, 0.0) + 10.0
         idents = dict.fromkeys(identifiers(query, min_len=3))
         for ident in idents:
-            defs = [n for n in self.graph.lookup(ident) if n.is_definition and n.kind != "def"]
-            if not defs or len(defs) > 20:
+            files = self.defining_files(ident)
+            if not files or len(files) > 20:
                 continue  # absent, or too common to point anywhere
-            for n in defs:
-                if n.file in self.index:
-                    i = self.index[n.file]
-                    weights[i] = weights.get(i, 0.0) + 1.0 / len(defs)
+            for file in files:
+                if file in self.index:
+                    i = self.index[file]
+                    weights[i] = weights.get(i, 0.0) + 1.0 / len(files)
         return weights
+
+    def named_by(self) -> dict[str, list[int]]:
+        """The files (indexes, ascending) each path mention names: a file is named by its
+        path and by every tail of it that follows a ``/`` (``pkg/db.py`` by ``db.py``), so a
+        query naming many paths costs a lookup per mention, not a pass over every file."""
+        if self._named is None:
+            named: dict[str, list[int]] = {}
+            for i, path in enumerate(self.files):
+                named.setdefault(path, []).append(i)
+                for k, ch in enumerate(path):
+                    if ch == "/":
+                        named.setdefault(path[k + 1 :], []).append(i)
+            self._named = named
+        return self._named
+
+    def defining_files(self, ident: str) -> list[str]:
+        """The file of each definition ``ident`` names (one entry per definition)."""
+        files = self._defs.get(ident)
+        if files is None:
+            defs = self.graph.lookup(ident)
+            files = [n.file for n in defs if n.is_definition and n.kind != "def"]
+            if len(self._defs) >= MAX_KEPT_IDENTIFIERS:  # a long-lived server's many queries
+                self._defs.clear()
+            self._defs[ident] = files
+        return files
 
     def ranked_files(self, query: str | None = None) -> list[tuple[str, float]]:
         if query:
             pers = self.personalization(query)
             if pers:
-                scores = pagerank(len(self.files), self.edges(), pers)
+                scores = self.transitions().pagerank(pers)
                 ranks = {p: float(scores[i]) for p, i in self.index.items()}
             else:
                 ranks = self.global_ranks()
@@ -133,10 +189,19 @@ class RepoMap:
         # The project's own source first: vendored bundles (``extern/js/jquery.min.js``),
         # generated files, tests and docs collect many references but are rarely what a
         # reader of the map needs, so they follow every source file in rank order.
-        roles = {p: file_role(p) is not FileRole.SOURCE for p in ranks}
+        roles = self._roles
+        for p in ranks:
+            if p not in roles:
+                roles[p] = file_role(p) is not FileRole.SOURCE
         return sorted(ranks.items(), key=lambda kv: (roles[kv[0]], -kv[1], kv[0]))
 
     def _block(self, path: str) -> str:
+        block = self._blocks.get(path)
+        if block is None:
+            block = self._blocks[path] = self._render_block(path)
+        return block
+
+    def _render_block(self, path: str) -> str:
         all_sigs = self.signatures().get(path, [])
         classes = {q for _l, q, s in all_sigs if s.lstrip().startswith(("class ", "struct "))}
         lines = [f"{path}:"]
@@ -168,11 +233,20 @@ class RepoMap:
         lo, hi = 0, len(ranked)
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if count_tokens(text_for(mid), encoding) <= budget:
+            if _within(text_for(mid), budget, encoding):
                 lo = mid
             else:
                 hi = mid - 1
         return text_for(lo)
+
+
+def _within(text: str, budget: int, encoding: str) -> bool:
+    """``count_tokens(text) <= budget``. A text far over the budget (the first halves of the
+    budget search) is only scanned until the count passes it; ``fits`` re-splits each piece,
+    so a text near the budget is cheaper counted whole."""
+    if len(text) > 8 * budget:
+        return fits(text, budget, encoding)
+    return count_tokens(text, encoding) <= budget
 
 
 def effective_budget(max_tokens: int, files_in_prompt: int) -> int:
@@ -181,6 +255,23 @@ def effective_budget(max_tokens: int, files_in_prompt: int) -> int:
     if files_in_prompt <= 0:
         return max_tokens
     return max(max_tokens // (1 + files_in_prompt), max_tokens // 4)
+
+
+def current_map(
+    graph: CodeGraph, index_dir: Path, kept: RepoMap | None, maybe_changed: bool
+) -> RepoMap:
+    """``kept`` while the index content is what it was read from, else a new map.
+
+    ``maybe_changed`` is false only when the caller knows the index was not written since
+    ``kept`` was made (an unchanged ``IndexWatch`` stamp); when it is true, the content key
+    decides, so a refresh that only recorded new stats of touched files keeps the map."""
+    if kept is not None and not maybe_changed:
+        return kept
+    fresh = RepoMap(graph, index_dir)
+    if kept is not None and kept.content_key == fresh.content_key:
+        kept.graph = graph  # the same content, read through the current database file
+        return kept
+    return fresh
 
 
 def build_repo_map(
@@ -192,10 +283,27 @@ def build_repo_map(
     encoding: str = DEFAULT_ENCODING,
 ) -> str:
     """The rendered map; ``""`` when it cannot be built (a map failure never fails a caller)."""
+    text, _ = render_kept(
+        graph, index_dir, None, True, query, max_tokens, files_in_prompt, encoding
+    )
+    return text
+
+
+def render_kept(
+    graph: CodeGraph,
+    index_dir: Path,
+    kept: RepoMap | None,
+    maybe_changed: bool,
+    query: str | None = None,
+    max_tokens: int = 1024,
+    files_in_prompt: Iterable[str] = (),
+    encoding: str = DEFAULT_ENCODING,
+) -> tuple[str, RepoMap | None]:
+    """:func:`build_repo_map` from the :func:`current_map` of ``kept``, with that map to keep
+    for the next call (``None`` when the map could not be built)."""
     try:
-        return RepoMap(graph, index_dir).render(
-            query, max_tokens, files_in_prompt, encoding=encoding
-        )
+        rmap = current_map(graph, index_dir, kept, maybe_changed)
+        return rmap.render(query, max_tokens, files_in_prompt, encoding=encoding), rmap
     except Exception:
         log.warning("repo map not built", exc_info=True)
-        return ""
+        return "", None
