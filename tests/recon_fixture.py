@@ -81,7 +81,7 @@ def callees(graph, qualname: str) -> set[str]:
 def refuse_state_builds(monkeypatch) -> None:
     """Make every retrieval-state piece that is not read back from the store fail the test:
     what a fresh process must find stored, not build."""
-    from ctxfast.retrieval.state import StateStore
+    from ctxfast.state_store import StateStore
 
     get = StateStore.get
 

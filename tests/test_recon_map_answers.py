@@ -8,8 +8,10 @@ from recon_fixture import write_project
 
 from ctxfast import Repository, count_tokens
 from ctxfast.errors import InvalidArgumentError
+from ctxfast.recon import repomap
 from ctxfast.recon.pagerank import pagerank
 from ctxfast.recon.repomap import effective_budget
+from ctxfast.state_store import STATE_DIRNAME
 
 
 @pytest.fixture()
@@ -53,9 +55,18 @@ def test_repo_map_personalised_and_shrinking(repo):
     assert effective_budget(1000, 10) == 250
 
 
-def test_repo_map_cached_on_disk(repo):
-    repo.repo_map()
-    assert (repo.index_dir / "repomap.json").exists()
+def test_a_new_process_reads_what_the_map_read_from_the_stored_state(repo, monkeypatch):
+    maps = [repo.repo_map(), repo.repo_map("parse_args fails")]
+    pieces = {p.name.rsplit(".", 1)[-1] for p in (repo.index_dir / STATE_DIRNAME).iterdir()}
+    assert {"repomap-edges", "repomap-ranks", "repomap-signatures"} <= pieces
+
+    def refuse(*_args):
+        raise AssertionError("the map read the index's graph or signatures again")
+
+    monkeypatch.setattr(repomap, "_file_edges", refuse)
+    monkeypatch.setattr(repomap, "_signatures", refuse)
+    fresh = Repository(repo.root)  # a new object keeps nothing: what a new process sees
+    assert [fresh.repo_map(), fresh.repo_map("parse_args fails")] == maps
 
 
 GROUND_TRUTH = {

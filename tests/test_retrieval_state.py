@@ -10,7 +10,7 @@ from recon_fixture import FILES, refuse_state_builds, write_project
 import ctxfast
 from ctxfast.bm25 import BM25Index
 from ctxfast.errors import InvalidArgumentError
-from ctxfast.retrieval.state import STATE_DIRNAME
+from ctxfast.state_store import STATE_DIRNAME
 
 TASK = "connect should reject an empty database uri"
 
@@ -98,7 +98,7 @@ def test_api_hits_are_read_back_from_api_db_and_a_vanished_row_is_dropped(root):
 
 
 def test_a_piece_of_another_format_version_is_never_read_and_goes(root):
-    from ctxfast.retrieval import state
+    from ctxfast import state_store as state
 
     repo = ctxfast.Repository(root)
     expected = repo.retrieve(TASK).render()

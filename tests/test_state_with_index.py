@@ -13,7 +13,7 @@ from recon_fixture import refuse_state_builds, write_project
 import ctxfast
 import ctxfast.repository
 from ctxfast.retrieval.apiindex import API_DB_NAME, refresh_api_index
-from ctxfast.retrieval.state import STATE_DIRNAME
+from ctxfast.state_store import STATE_DIRNAME
 
 TASK = "connect should reject an empty database uri"
 #: What a retrieval with the default configuration reads from the store (a Python tree).
@@ -116,10 +116,12 @@ def test_api_db_synced_in_one_query_holds_the_rows_of_a_file_by_file_sync(root, 
 
 def test_graph_readers_do_not_build_the_retrieval_state(root):
     """The repo map and the ego graph read the graph alone: their first call indexes
-    without building the retrieval state; the first retrieval then builds it."""
+    without building the retrieval state (the map stores only what it reads of the graph);
+    the first retrieval then builds it, beside the map's pieces (one key, no sweep)."""
     repo = ctxfast.Repository(root)
     assert repo.repo_map(max_tokens=256)
     repo.ego_graph("pkg.db.connect")
-    assert _pieces(repo) == {}
+    map_pieces = {"repomap-edges", "repomap-ranks", "repomap-signatures"}
+    assert set(_pieces(repo)) == map_pieces
     repo.retrieve(TASK)
-    assert set(_pieces(repo)) >= {"deftable", "file_bm25"}
+    assert set(_pieces(repo)) >= {"deftable", "file_bm25", *map_pieces}

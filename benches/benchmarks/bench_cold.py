@@ -15,7 +15,7 @@ import sys
 import sysconfig
 import tempfile
 
-from ctxfast.retrieval.state import STATE_DIRNAME
+from ctxfast.state_store import STATE_DIRNAME
 
 TASK = (
     "Symbol instances have __dict__ since 1.7: __slots__ should prevent it, and "

@@ -8,8 +8,11 @@ nothing of it, touch nothing outside the tree through it, and show none of its r
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import pickle
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -19,7 +22,7 @@ from hostile_guard import run_guarded
 import ctxfast
 from ctxfast.errors import IndexUntrustedError
 from ctxfast.recon import graph_db
-from ctxfast.retrieval.state import STATE_DIRNAME
+from ctxfast.state_store import STATE_DIRNAME
 
 TASK = "next_page skips a page when the pager wraps"
 
@@ -91,6 +94,32 @@ def test_a_piece_changed_by_one_byte_is_rebuilt_not_read(tmp_path: Path) -> None
     table.write_bytes(bytes(data))
     assert _compose(root) == clean
     assert table.read_bytes() != bytes(data)
+
+
+def test_a_shipped_repo_map_cache_forges_no_entry_of_the_map(tmp_path: Path) -> None:
+    """The map's file graph and ranks are state pieces under the user's key: a ``.ctxfast/``
+    shipping the old cache (``repomap.json``, keyed by a hash anyone computes from the tree)
+    or a ranks piece under an attacker's key names no file of theirs and changes no rank."""
+    clean_repo = ctxfast.Repository(_tree(tmp_path / "clean"))
+    clean = clean_repo.repo_map()
+    # The old cache's key: every file's path and content hash, as any ctxfast records them.
+    old_key = "\n".join(f"{f.path}:{f.sha256}" for f in clean_repo.graph.files())
+    forged = {"../../outside.py": 9.0, "FORGED.py": 5.0, "util.py": 1.0, "pager.py": 0.0}
+    root = _tree(tmp_path / "repo")
+    _as_attacker(root, tmp_path, "ctxfast.Repository(root).repo_map()")
+    pieces = [p for p in (root / ".ctxfast" / STATE_DIRNAME).iterdir() if "repomap" in p.name]
+    shipped = {p.name: p.read_bytes() for p in pieces}
+    shutil.rmtree(root / ".ctxfast")  # no index: the victim's first call builds one
+    (root / ".ctxfast" / STATE_DIRNAME).mkdir(parents=True)
+    for name, data in shipped.items():  # the attacker's own pieces, forged ranks inside
+        head = data[: len(b"ctxfast-state\x00") + 32]
+        body = json.dumps(forged).encode() if name.endswith("ranks") else data[len(head) :]
+        (root / ".ctxfast" / STATE_DIRNAME / name).write_bytes(head + body)
+    cache = {"key": hashlib.sha256(old_key.encode()).hexdigest(), "ranks": forged}
+    (root / ".ctxfast" / "repomap.json").write_text(json.dumps(cache))
+    shown = ctxfast.Repository(root).repo_map()
+    assert shown == clean
+    assert "FORGED" not in shown and "outside" not in shown
 
 
 def test_a_forged_graph_is_rebuilt_and_its_rows_never_shown(tmp_path: Path) -> None:

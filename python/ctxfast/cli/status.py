@@ -12,15 +12,20 @@ from typing import Any
 from ctxfast.cli.common import add_repository_arguments
 from ctxfast.exitstatus import ExitStatus
 from ctxfast.repository import Repository
+from ctxfast.state_store import STATE_DIRNAME
 
 
 def index_status(repo: Repository) -> dict[str, Any]:
     """The index state of ``repo`` as plain data (what ``ctxfast status`` prints)."""
     out: dict[str, Any] = {"root": str(repo.root), "index_dir": str(repo.index_dir)}
-    sizes = {}
-    for name in ("recon.db", "api.db", "repomap.json"):
+    sizes: dict[str, int | None] = {}
+    for name in ("recon.db", "api.db"):
         p = repo.index_dir / name
         sizes[name] = p.stat().st_size if p.exists() else None
+    # The derived state (retrieval's pieces, the repo map's file graph and ranks), together.
+    state = repo.index_dir / STATE_DIRNAME
+    pieces = [p for p in state.iterdir() if p.is_file()] if state.is_dir() else None
+    sizes[STATE_DIRNAME] = sum(p.stat().st_size for p in pieces) if pieces is not None else None
     out["sizes_bytes"] = sizes
     out["indexed"] = repo.graph_db.exists()
     if out["indexed"]:

@@ -5,8 +5,10 @@ which other file) → PageRank, personalised toward the files and identifiers a 
 a terse ranked list of files with their key signatures, binary-searched to fit the budget
 exactly. The map substitutes for reading files, so it yields space as real file bodies enter
 the prompt: files already in the prompt are left out and the budget shrinks with their count.
-Global ranks are cached next to the index, keyed by the content hashes of all files; any
-failure to build the map is non-fatal (an empty map).
+The file graph and the global ranks are stored with the index's derived state
+(:class:`~ctxfast.state_store.StateStore`: keyed by the index content, tagged with the user's
+key, so a repository's shipped ``.ctxfast/`` cannot forge them); any failure to build the map
+is non-fatal (an empty map).
 
 Everything a map reads from the index (the file graph and its transition weights, the
 signatures, each file's rendered block and role, the definitions a query's identifiers name)
@@ -17,8 +19,6 @@ is unchanged: a warm map costs the refresh, the personalised PageRank and the bu
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import re
 from collections.abc import Iterable
@@ -27,13 +27,13 @@ from pathlib import Path
 from ctxfast.recon import graph_db
 from ctxfast.recon.graph import CodeGraph
 from ctxfast.recon.pagerank import Transitions
+from ctxfast.state_store import StateStore, content_key_of
 from ctxfast.text import FileRole, file_role, identifiers
 from ctxfast.tokens import DEFAULT_ENCODING, count_tokens, fits
 
 log = logging.getLogger(__name__)
 
 MAX_SIGNATURES_PER_FILE = 8
-CACHE_NAME = "repomap.json"
 #: Bound on the query identifiers whose definitions a kept map remembers.
 MAX_KEPT_IDENTIFIERS = 50_000
 _PATHLIKE = re.compile(r"[\w\-./]+\.(?:py|js|jsx|ts|tsx|go|rs|java)\b")
@@ -71,15 +71,14 @@ class RepoMap:
 
     def __init__(self, graph: CodeGraph, index_dir: Path):
         self.graph = graph
-        self.cache_path = Path(index_dir) / CACHE_NAME
-        files = graph.files()
-        self.files = [f.path for f in files if f.sha256]
-        key_src = "\n".join(f"{f.path}:{f.sha256}" for f in files)
-        self.key = hashlib.sha256(key_src.encode()).hexdigest()
-        # The on-disk ranks' key leaves the language out; what is kept in memory is keyed by
-        # it too, as a header re-parsed as C++ holds other definitions than its C parse.
-        state_src = "\n".join(f"{f.path}:{f.sha256}:{f.language}" for f in files)
-        self.content_key = hashlib.sha256(state_src.encode()).hexdigest()
+        files = [f for f in graph.files() if f.sha256]
+        self.files = [f.path for f in files]
+        # Keyed by the language too: a header re-parsed as C++ holds other definitions than
+        # its C parse.
+        self.content_key = content_key_of(
+            sorted((f.path, f.sha256 or "", f.language) for f in files)
+        )
+        self.state = StateStore(Path(index_dir), self.content_key)
         self.index = {p: i for i, p in enumerate(self.files)}
         self._edges: list[tuple[int, int, float]] | None = None
         self._sigs: dict[str, list[tuple[int, str, str]]] | None = None
@@ -91,17 +90,30 @@ class RepoMap:
         self._named: dict[str, list[int]] | None = None
 
     def edges(self) -> list[tuple[int, int, float]]:
+        """The file graph: (from, to, weight) by index into ``files``; read from the index
+        once per content, then from the stored state (a fresh process skips the join)."""
         if self._edges is None:
-            self._edges = [
-                (self.index[a], self.index[b], float(w))
-                for a, b, w in _file_edges(self.graph.db_path)
-                if a in self.index and b in self.index
-            ]
+            stored = self.state.get_plain("repomap-edges", self._read_edges)
+            self._edges = [(int(a), int(b), float(w)) for a, b, w in stored]
         return self._edges
 
+    def _read_edges(self) -> list[list[int]]:
+        return [
+            [self.index[a], self.index[b], int(w)]
+            for a, b, w in _file_edges(self.graph.db_path)
+            if a in self.index and b in self.index
+        ]
+
     def signatures(self) -> dict[str, list[tuple[int, str, str]]]:
+        """Each file's definitions (line, qualname, signature line); from the stored state
+        after the first read of the index, like the file graph."""
         if self._sigs is None:
-            self._sigs = _signatures(self.graph.db_path)
+            stored = self.state.get_plain(
+                "repomap-signatures", lambda: _signatures(self.graph.db_path)
+            )
+            self._sigs = {
+                f: [(int(n), str(q), str(sig)) for n, q, sig in rows] for f, rows in stored.items()
+            }
         return self._sigs
 
     def transitions(self) -> Transitions:
@@ -110,28 +122,14 @@ class RepoMap:
         return self._transitions
 
     def global_ranks(self) -> dict[str, float]:
-        """Unpersonalised PageRank, cached on disk under the content key (and in memory)."""
+        """Unpersonalised PageRank, stored with the index's state (and kept in memory)."""
         if self._global is None:
-            self._global = self._read_global_ranks()
+            self._global = self.state.get_plain("repomap-ranks", self._rank_globally)
         return dict(self._global)
 
-    def _read_global_ranks(self) -> dict[str, float]:
-        try:
-            cached = json.loads(self.cache_path.read_text("utf-8"))
-            if cached.get("key") == self.key:
-                return dict(cached["ranks"])
-        except (OSError, ValueError, KeyError, TypeError):
-            pass
+    def _rank_globally(self) -> dict[str, float]:
         scores = self.transitions().pagerank()
-        ranks = {p: float(scores[i]) for p, i in self.index.items()}
-        try:
-            self.cache_path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.cache_path.with_suffix(".tmp")
-            tmp.write_text(json.dumps({"key": self.key, "ranks": ranks}), "utf-8")
-            tmp.replace(self.cache_path)
-        except OSError as exc:
-            log.info("repo map ranks not cached at %s: %s", self.cache_path, exc)
-        return ranks
+        return {p: float(scores[i]) for p, i in self.index.items()}
 
     def personalization(self, query: str) -> dict[int, float]:
         """Files the query names by path, and files defining identifiers the query mentions."""

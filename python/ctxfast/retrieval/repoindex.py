@@ -8,12 +8,11 @@ that changed any file invalidates it.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import posixpath
 import re
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
@@ -33,7 +32,7 @@ from ctxfast.retrieval.deftable import (
     Signatures,
     build_table,
 )
-from ctxfast.retrieval.state import StateStore
+from ctxfast.state_store import StateStore, content_key_of
 from ctxfast.text import is_library_path, is_test_path
 
 T = TypeVar("T")
@@ -87,7 +86,7 @@ class RepoIndex:
             files = con.rows(
                 "SELECT path, sha256, language FROM files WHERE sha256 IS NOT NULL ORDER BY path"
             )
-            self.key = _key_of(files)
+            self.key = content_key_of(files)
             self.state = StateStore(index_dir, self.key) if index_dir is not None else None
             table = (
                 build_table(con)
@@ -335,14 +334,6 @@ class RepoIndex:
         return best
 
 
-def _key_of(rows: Iterable[tuple[str, str, str | None]]) -> str:
-    """The hash of every file's path, content hash and the language it was parsed as: the
-    same bytes read by another grammar (a `.h` header read as C++ once the tree turned out
-    to be C++) give other definitions, so a state built from the old parse must not be
-    reused."""
-    return hashlib.sha256("\n".join(f"{p}:{s}:{lang}" for p, s, lang in rows).encode()).hexdigest()
-
-
 class IndexWatch:
     """Tells cheaply whether ``recon.db`` may have changed since the previous look.
 
@@ -396,4 +387,4 @@ def content_key(db_path: Path) -> str:
         rows = con.rows(
             "SELECT path, sha256, language FROM files WHERE sha256 IS NOT NULL ORDER BY path"
         )
-    return _key_of(rows)
+    return content_key_of(rows)

@@ -6,7 +6,7 @@ descriptions, ``api.db``, the literal fragments, the dispatch families) made the
 ``compose`` after a cold index of Django cost more than the index itself (4.0–4.5 s against
 0.1 s for the next one). :func:`build_state` builds every piece a retrieval with the default
 configuration reads, right after an index run that changed something, and stores each in the
-index's :class:`~ctxfast.retrieval.state.StateStore`: a later process reads them back, and
+index's :class:`~ctxfast.state_store.StateStore`: a later process reads them back, and
 the process that indexed keeps the :class:`~ctxfast.retrieval.pipeline.Retriever` it built.
 
 Each piece is made by the code that makes it on first use (same builders, same store
@@ -24,7 +24,7 @@ from pathlib import Path
 from ctxfast.recon.graph import CodeGraph
 from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.pipeline import Retriever
-from ctxfast.retrieval.state import gc_paused
+from ctxfast.state_store import gc_paused
 
 log = logging.getLogger(__name__)
 

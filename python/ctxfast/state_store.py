@@ -1,12 +1,13 @@
-"""Retrieval state stored beside the index, so a fresh process does not rebuild it.
+"""State derived from the index, stored beside it, so a fresh process does not rebuild it.
 
 An agent runs ctxfast as a new process per tool call. What retrieval derives from one index
 state (the BM25 indexes over files, definitions and API descriptions, the string-literal
-fragments, the definition tables) takes seconds to build on a large repository and
-milliseconds to read back, so each piece is written once to ``<index_dir>/state/`` under the
-index's content key (the hash of every indexed file's content hash) and read by every later
-process that sees the same key. A new key (any file changed) makes the old files stale; the
-first write under the new key removes them. The store is a cache: a missing, unreadable or
+fragments, the definition tables) and what the repo map reads (its file graph, its global
+ranks) take seconds to build on a large repository and milliseconds to read back, so each
+piece is written once to ``<index_dir>/state/`` under the index's content key
+(:func:`content_key_of`) and read by every later process that sees the same key. A new key
+(any file changed) makes the old files stale; the first write under the new key removes
+them. The store is a cache: a missing, unreadable or
 corrupt piece is rebuilt, and a directory that cannot be written only costs the speed-up.
 
 The directory is untrusted (a repository can ship its ``.ctxfast/``, and a piece's name is a
@@ -27,7 +28,7 @@ import json
 import logging
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
@@ -55,6 +56,15 @@ TMP_PREFIX = ".tmp-"
 log = logging.getLogger(__name__)
 
 
+def content_key_of(rows: Iterable[tuple[str, str, str | None]]) -> str:
+    """The key of an index's content: the hash of every file's (path, content hash, language
+    it was parsed as), in path order. The same bytes read by another grammar (a `.h` header
+    read as C++ once the tree turned out to be C++) give other definitions, so a state built
+    from the old parse must not be reused. Every reader of the store keys it this way: one
+    key per content, so no reader's sweep removes another's pieces."""
+    return hashlib.sha256("\n".join(f"{p}:{s}:{lang}" for p, s, lang in rows).encode()).hexdigest()
+
+
 @contextlib.contextmanager
 def gc_paused() -> Iterator[None]:
     """Pauses the cyclic garbage collector while plain data is read back or indexed.
@@ -73,7 +83,7 @@ def gc_paused() -> Iterator[None]:
 
 
 class StateStore:
-    """Pieces of retrieval state of one index state, each stored as one file."""
+    """Pieces of state of one index content, each stored as one file."""
 
     def __init__(self, index_dir: Path, key: str) -> None:
         self.dir = index_dir / STATE_DIRNAME
@@ -201,4 +211,4 @@ def _writer_alive(name: str) -> bool:
     return True
 
 
-__all__ = ["STATE_DIRNAME", "StateStore", "gc_paused"]
+__all__ = ["STATE_DIRNAME", "StateStore", "content_key_of", "gc_paused"]
