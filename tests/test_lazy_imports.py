@@ -8,6 +8,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
+
+from recon_fixture import write_project
 
 import ctxfast
 
@@ -42,6 +45,21 @@ def test_the_compose_path_imports_no_module_it_does_not_use():
     for heavy in ("numpy", "tqdm", "mcp", "ctxfast.recon.escalation", "ctxfast.recon.answers"):
         assert heavy not in loaded, heavy
     assert "ctxfast.recon.ego" not in loaded
+
+
+def test_a_repo_map_in_a_new_process_imports_no_numpy(tmp_path: Path):
+    """The map's PageRank is native: numpy's import alone cost a new process's map more
+    than the map itself on a small tree."""
+    root = write_project(tmp_path)
+    ctxfast.Repository(root).index()
+    loaded = _modules_after(
+        f"from ctxfast import Repository\nr = Repository({str(root)!r})\n"
+        "assert r.repo_map(refresh=False)\n"  # the global ranks: computed, then stored
+        "assert r.repo_map('connect in pkg/db.py', refresh=False)"
+    )
+    assert "ctxfast.recon.pagerank" in loaded
+    for heavy in ("numpy", "tqdm", "mcp", "ctxfast.harness"):
+        assert heavy not in loaded, heavy
 
 
 def test_every_public_name_resolves_and_is_listed():

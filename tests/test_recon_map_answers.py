@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from recon_fixture import write_project
 
@@ -22,16 +21,16 @@ def repo(tmp_path):
 
 
 def test_pagerank_known_values():
-    assert np.allclose(pagerank(2, [(0, 1, 1.0), (1, 0, 1.0)]), [0.5, 0.5])
+    assert pagerank(2, [(0, 1, 1.0), (1, 0, 1.0)]) == pytest.approx([0.5, 0.5])
     # Star into node 0: hand-solved stationary vector for damping 0.85 with dangling node 0.
     scores = pagerank(3, [(1, 0, 1.0), (2, 0, 1.0)])
     a = (0.15 / 3 + 0.85 * 2 * (1 / 3)) / 1
     assert scores[0] > scores[1] == pytest.approx(scores[2])
-    assert scores.sum() == pytest.approx(1.0)
+    assert sum(scores) == pytest.approx(1.0)
     assert a > 0  # the closed form favours the hub
     pers = pagerank(3, [(0, 1, 1.0), (1, 2, 1.0), (2, 0, 1.0)], {2: 1.0})
-    assert int(np.argmax(pers)) == 2
-    assert pagerank(0, []).size == 0
+    assert max(range(3), key=pers.__getitem__) == 2
+    assert pagerank(0, []) == []
 
 
 def test_repo_map_ranks_hubs_and_fits_budget(repo):

@@ -5,11 +5,9 @@ rebuilt index or another process's refresh between two calls is what the next ca
 from __future__ import annotations
 
 import os
-import random
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -18,7 +16,6 @@ from recon_fixture import FILES, write_project
 import ctxfast
 from ctxfast import count_tokens
 from ctxfast.recon import repomap
-from ctxfast.recon.pagerank import Transitions, pagerank
 from ctxfast.recon.repomap import RepoMap, build_repo_map
 from ctxfast.text import identifiers
 
@@ -177,46 +174,6 @@ def test_path_mentions_weigh_the_files_they_name_as_a_scan_of_every_file_does(
     assert rmap.named_by()["db.py"] == sorted(
         rmap.index[p] for p in ("db.py", "pkg/db.py", "tests/pkg/db.py", "x/pkg/db.py")
     )
-
-
-def _reference_pagerank(
-    n: int, edges: list[tuple[int, int, float]], pers: dict[int, float]
-) -> np.ndarray:
-    """The power iteration as it was written with ``np.add.at`` (before ``Transitions``)."""
-    p = np.zeros(n)
-    for node, weight in pers.items():
-        p[node] += weight
-    p = p / p.sum()
-    src = np.array([e[0] for e in edges], dtype=np.int64)
-    dst = np.array([e[1] for e in edges], dtype=np.int64)
-    w = np.array([e[2] for e in edges], dtype=np.float64)
-    out_weight = np.zeros(n)
-    np.add.at(out_weight, src, w)
-    dangling = out_weight == 0
-    norm_w = np.where(out_weight[src] > 0, w / np.where(out_weight[src] > 0, out_weight[src], 1), 0)
-    x = p.copy()
-    for _ in range(200):
-        spread = np.zeros(n)
-        np.add.at(spread, dst, x[src] * norm_w)
-        new = 0.85 * (spread + x[dangling].sum() * p) + (1 - 0.85) * p
-        if np.abs(new - x).sum() < 1e-10 * n:
-            x = new
-            break
-        x = new
-    ranks: np.ndarray = x / x.sum()
-    return ranks
-
-
-def test_prepared_transitions_rank_bit_for_bit_as_the_reference() -> None:
-    rnd = random.Random(7)
-    n = 300
-    edges = [(rnd.randrange(n), rnd.randrange(n), float(rnd.randint(1, 9))) for _ in range(2000)]
-    prepared = Transitions(n, edges)
-    for _ in range(10):
-        pers = {rnd.randrange(n): rnd.random() for _ in range(rnd.randint(1, 5))}
-        expected = _reference_pagerank(n, edges, pers)
-        assert np.array_equal(prepared.pagerank(pers), expected)
-        assert np.array_equal(pagerank(n, edges, pers), expected)
 
 
 @given(

@@ -23,6 +23,7 @@ __all__ = [
     "InvalidArgumentError",
     "LexicalCorpus",
     "SymbolSet",
+    "Transitions",
     "__version__",
     "_panic_for_test",
     "best_fixed_windows",
@@ -192,6 +193,18 @@ class BM25Index:
     def vocab_size(self) -> int: ...
 
 def tokenize_code(text: str) -> list[str]: ...
+
+# --- personalised PageRank (rust/ctxfast-py/src/pagerank.rs) ---
+@final
+class Transitions:
+    def __new__(cls, n: int, edges: list[tuple[int, int, float]]) -> Transitions: ...
+    def pagerank(
+        self,
+        personalization: list[tuple[int, float]],
+        damping: float = 0.85,
+        tol: float = 1e-10,
+        max_iter: int = 200,
+    ) -> list[float]: ...
 
 # --- lexical recall (rust/ctxfast-py/src/lexical.rs) ---
 def lexical_search(

@@ -129,7 +129,7 @@ class RepoMap:
 
     def _rank_globally(self) -> dict[str, float]:
         scores = self.transitions().pagerank()
-        return {p: float(scores[i]) for p, i in self.index.items()}
+        return {p: scores[i] for p, i in self.index.items()}
 
     def personalization(self, query: str) -> dict[int, float]:
         """Files the query names by path, and files defining identifiers the query mentions."""
@@ -179,7 +179,7 @@ class RepoMap:
             pers = self.personalization(query)
             if pers:
                 scores = self.transitions().pagerank(pers)
-                ranks = {p: float(scores[i]) for p, i in self.index.items()}
+                ranks = {p: scores[i] for p, i in self.index.items()}
             else:
                 ranks = self.global_ranks()
         else:

@@ -15,6 +15,7 @@ pub mod identity;
 pub mod lexical;
 pub mod literals;
 pub mod log;
+pub mod pagerank;
 pub mod tokens;
 pub mod truncate;
 pub mod vendored;

@@ -18,6 +18,7 @@ mod graph_read;
 mod identity;
 mod lexical;
 mod literals;
+mod pagerank;
 mod tokens;
 mod window;
 
@@ -72,6 +73,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     lexical::register(m)?;
     literals::register(m)?;
     identity::register(m)?;
+    pagerank::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
