@@ -68,3 +68,19 @@ def test_every_public_name_resolves_and_is_listed():
     assert set(ctxfast.__all__) <= set(dir(ctxfast))
     assert ctxfast.compact.__name__ == "ctxfast.harness.compact"
     assert ctxfast.compose.__module__ == "ctxfast.construct.compose"
+
+
+def test_the_map_path_imports_no_retrieval_stage_and_no_manifest():
+    """A repo map, a graph query or a status read in a new process (one MCP or CLI call)
+    needs the index and the map, not the retrieval pipeline, its settings or the manifest
+    readers, whose imports cost more than a small repository's map."""
+    loaded = _modules_after(
+        "import ctxfast.cli.map, ctxfast.cli.graph, ctxfast.cli.status, ctxfast.repository"
+    )
+    for stage in (
+        "ctxfast.retrieval.pipeline",
+        "ctxfast.retrieval.config",
+        "ctxfast.retrieval.localize",
+        "ctxfast.recon.manifest",
+    ):
+        assert stage not in loaded, stage

@@ -11,7 +11,7 @@ import pytest
 from recon_fixture import refuse_state_builds, write_project
 
 import ctxfast
-import ctxfast.repository
+import ctxfast.retrieval.pipeline
 from ctxfast.retrieval.apiindex import API_DB_NAME, refresh_api_index
 from ctxfast.state_store import STATE_DIRNAME
 
@@ -71,7 +71,7 @@ def test_the_indexing_process_keeps_the_state_it_built(root, monkeypatch):
     def no_rebuild(*args, **kwargs):
         raise AssertionError("the retriever was rebuilt after index()")
 
-    monkeypatch.setattr(ctxfast.repository, "Retriever", no_rebuild)
+    monkeypatch.setattr(ctxfast.retrieval.pipeline, "Retriever", no_rebuild)
     assert repo.retrieve(TASK).candidates
 
 

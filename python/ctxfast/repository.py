@@ -24,20 +24,21 @@ from ctxfast.logs import drain_native
 from ctxfast.progress import ProgressCallback, run_polled
 from ctxfast.recon.graph import CodeGraph
 from ctxfast.recon.graph_db import problem as index_problem
-from ctxfast.recon.manifest import build_manifest, render_manifest_header
 from ctxfast.recon.parse_cache import ParseCache
-from ctxfast.retrieval.config import RetrievalConfig
-from ctxfast.retrieval.pipeline import RetrievalResult, Retriever
 from ctxfast.retrieval.repoindex import IndexWatch, content_key
-from ctxfast.retrieval.warm import build_state
 from ctxfast.textsafe import require_text
 from ctxfast.userkey import user_key
 
-if TYPE_CHECKING:  # imported where used: a fresh `compose` needs none of them
+if TYPE_CHECKING:
+    # Imported where used: a fresh `compose` needs none of the recon ones, and a repo map,
+    # a graph query or a status read in a new process needs no retrieval stage (their
+    # imports cost more than a small repository's map).
     from ctxfast.recon.answers import Answer
     from ctxfast.recon.ego import EgoGraph
     from ctxfast.recon.escalation import GateConfig, GateResult
     from ctxfast.recon.repomap import RepoMap
+    from ctxfast.retrieval.config import RetrievalConfig
+    from ctxfast.retrieval.pipeline import RetrievalResult, Retriever
 
 DEFAULT_INDEX_DIRNAME = ".ctxfast"
 GRAPH_DB_NAME = "recon.db"
@@ -192,6 +193,8 @@ class Repository:
             self._index_watch.changed()
             kept = self._retriever
             if kept is None or kept.index.key != self._index_key():  # a touch keeps it
+                from ctxfast.retrieval.warm import build_state
+
                 self._retriever = build_state(self.root, self.graph, self.index_dir)
         return IndexStats(
             files_seen=seen,
@@ -233,11 +236,15 @@ class Repository:
         configuration — each fact with the ``file:line`` it was read from.
         Built on first use and kept; it is cheap and never raises on odd files."""
         if self._manifest is None:
+            from ctxfast.recon.manifest import build_manifest
+
             self._manifest = build_manifest(self.root)
         return self._manifest
 
     def manifest_header(self, max_tokens: int = 500) -> str:
         """The ≤500-token manifest header used on the no-retrieval path."""
+        from ctxfast.recon.manifest import render_manifest_header
+
         return render_manifest_header(self.manifest(), max_tokens=max_tokens)
 
     def gate(
@@ -324,6 +331,8 @@ class Repository:
         maybe_changed = self._index_watch.changed()
         retriever = self._retriever
         if retriever is None or (maybe_changed and retriever.index.key != self._index_key()):
+            from ctxfast.retrieval.pipeline import Retriever
+
             retriever = Retriever(self.root, self.graph, self.index_dir)
             self._retriever = retriever
         return retriever.retrieve(
