@@ -75,7 +75,8 @@ def test_the_map_path_imports_no_retrieval_stage_and_no_manifest():
     needs the index and the map, not the retrieval pipeline, its settings or the manifest
     readers, whose imports cost more than a small repository's map."""
     loaded = _modules_after(
-        "import ctxfast.cli.map, ctxfast.cli.graph, ctxfast.cli.status, ctxfast.repository"
+        "import ctxfast.cli.map, ctxfast.cli.graph, ctxfast.cli.status, ctxfast.repository\n"
+        "ctxfast.cli.build_parser()"
     )
     for stage in (
         "ctxfast.retrieval.pipeline",

@@ -31,7 +31,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 try:  # pydantic builds the output schemas and needs this TypedDict before Python 3.12
     from typing_extensions import TypedDict
@@ -41,8 +41,10 @@ except ImportError:  # without the mcp extra: the types still import, the server
 from ctxfast.confine import decode, read_confined
 from ctxfast.errors import CtxfastError, InvalidArgumentError
 from ctxfast.repository import Repository
-from ctxfast.retrieval.pipeline import RetrievalResult
 from ctxfast.tokens import count_tokens, truncate_to_tokens
+
+if TYPE_CHECKING:  # the command line's parser reads this module's defaults: no pipeline
+    from ctxfast.retrieval.pipeline import RetrievalResult
 
 #: The server's name as MCP clients show it.
 SERVER_NAME = "ctxfast"
@@ -349,7 +351,7 @@ def _fit(text: str, max_tokens: int) -> Window:
     return Window(text=text, token_count=count_tokens(text), max_tokens=max_tokens)
 
 
-def _retrieve_answer(res: RetrievalResult, max_tokens: int) -> RetrieveAnswer:
+def _retrieve_answer(res: "RetrievalResult", max_tokens: int) -> RetrieveAnswer:
     """The ``retrieve`` tool's answer: the slice, each candidate as a plain :class:`Hit` (a
     client reads JSON, not ctxfast's objects) and the top files in rank order."""
     return RetrieveAnswer(
