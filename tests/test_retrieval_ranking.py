@@ -10,8 +10,9 @@ from recon_fixture import indexed_repo
 
 from ctxfast import Repository
 from ctxfast.retrieval.config import RetrievalConfig
-from ctxfast.retrieval.localize import DefinitionBM25, lend_to_tested_modules, rank_defs_in_files
+from ctxfast.retrieval.localize import DefinitionBM25, rank_defs_in_files
 from ctxfast.retrieval.repoindex import RepoIndex
+from ctxfast.retrieval.signals.lending import lend_to_tested_modules
 from ctxfast.retrieval.task import parse_task
 
 FILES = {

@@ -73,13 +73,11 @@ def hand_prior(
     ``settings``, ``--retrieval-config``), so the prior is that fusion, not a copy of it, and
     a model is reproduced with the settings it was trained under."""
     from ctxfast.retrieval.config import RetrievalConfig
-    from ctxfast.retrieval.features import SIGNALS
     from ctxfast.retrieval.pipeline import NAMED_BONUS
+    from ctxfast.retrieval.signals import hand_weights
 
     cfg = RetrievalConfig.from_mapping(settings)
-    files = {n: cfg.files.weights.get(n, 1.0) for n in SIGNALS}
-    files["tested_modules"] = cfg.files.tested_modules_weight
-    files["included"] = cfg.files.include_lending
+    files = hand_weights(cfg)
     test = cfg.demotions.test_penalty if cfg.demotions.demote_tests else 0.0
     demote = {
         "is_test": -test,

@@ -22,25 +22,13 @@ import numpy as np
 from ctxfast.bm25 import tokenize_code
 from ctxfast.retrieval.candidates import Candidate, RawCandidate
 from ctxfast.retrieval.repoindex import RepoIndex
+from ctxfast.retrieval.signals import COLUMNS
 from ctxfast.retrieval.task import TaskQuery
 from ctxfast.text import is_example_path, is_generated_path, is_test_code, is_test_path
 
-#: The file signals of ``localize.file_scores`` (normalised to [0, 1]; 0 when absent).
-SIGNALS = (
-    "file_bm25",
-    "definition_match",
-    "path_mentions",
-    "def_bm25",
-    "path_words",
-    "traceback",
-    "literals",
-    "tested_modules",
-    "literal_names",
-    "goal_bm25",
-    "goal_def_bm25",
-    "platform_code",
-    "included",
-)
+#: The file signals of ``localize.file_scores`` (normalised to [0, 1]) and what files lend
+#: one another (0 when absent), in the registry's column order (``retrieval.signals.COLUMNS``).
+SIGNALS = COLUMNS
 FILE_FEATURES = (
     *SIGNALS,
     "file_bm25_rrank",

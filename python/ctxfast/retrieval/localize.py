@@ -1,19 +1,22 @@
 """File-level localisation: which files an issue is about, by simply added evidence.
 
-Measured on SWE-bench Lite: whole-file BM25 alone
-reaches Acc@5 ≈ .69; definition matching (code identifiers of the task that a file *defines*,
-weighted by rarity), path mentions, definition-level BM25 (top-3 definitions summed), query
-words in the path and traceback anchoring each add recall, and simply adding them (each
-normalised to [0, 1] per query) reached ≈ .81 — tuning weights jointly did not generalise, so
-the weights stay 1.0. Added since, on the same terms: message literals the task quotes
-(``retrieval.literals``), the flags and names it gives that a file declares as string
-literals, and test files lending to the modules they test.
+Each file signal is a module of its own under ``retrieval.signals``, registered in one
+ordered list (``signals.FILE_SIGNALS``, then the lending of ``signals.LENDERS``);
+:func:`file_scores` measures the enabled ones, normalises each to [0, 1] per task and adds
+them with their weights. Measured on SWE-bench Lite: whole-file BM25 alone reaches Acc@5
+≈ .69; definition matching (code identifiers of the task that a file *defines*, weighted by
+rarity), path mentions, definition-level BM25 (top-3 definitions summed), query words in the
+path and traceback anchoring each add recall, and simply adding them (each normalised to
+[0, 1] per query) reached ≈ .81 — tuning weights jointly did not generalise, so the weights
+stay 1.0. Added since, on the same terms: the goal sentence as a query of its own, message
+literals the task quotes (``retrieval.literals``), the flags and names it gives that a file
+declares as string literals, platform-conditional code, and test files lending to the
+modules they test. The settings of every signal are :class:`FileSignals`.
 """
 
 from __future__ import annotations
 
 import functools
-import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,12 +24,9 @@ from typing import TYPE_CHECKING, ClassVar
 
 from ctxfast.bm25 import BM25Index
 from ctxfast.retrieval.literals import LiteralIndex, LiteralMatch
-from ctxfast.retrieval.literals import file_scores as literal_file_scores
-from ctxfast.retrieval.literals import name_scores as literal_name_scores
-from ctxfast.retrieval.query import innermost_depths
 from ctxfast.retrieval.repoindex import RepoIndex
+from ctxfast.retrieval.signals import FILE_SIGNALS, LENDERS, SignalContext, normalise
 from ctxfast.retrieval.task import TaskQuery
-from ctxfast.text import is_test_path
 
 if TYPE_CHECKING:
     from ctxfast.retrieval.config import RetrievalConfig
@@ -49,7 +49,8 @@ def _default_weights() -> dict[str, float]:
 @dataclass(frozen=True)
 class FileSignals:
     """Which files the task is about (``RetrievalConfig.files``): the file signals, each
-    normalised to [0, 1] per task and added with its weight, and what each one reads."""
+    normalised to [0, 1] per task and added with its weight, and what each one reads (each
+    signal's module under ``retrieval.signals`` names the fields it reads)."""
 
     FLAT_NAMES: ClassVar[Mapping[str, str]] = {"weights": "signal_weights"}
 
@@ -124,11 +125,6 @@ class FileSignals:
     #: A file ranking shorter than this many files (10) is completed with files no signal
     #: reached, so a small repository whose task shares no word with it still gets a ranking.
     rank_fill: int = 10
-
-
-def _normalise(scores: dict[str, float]) -> dict[str, float]:
-    top = max(scores.values(), default=0.0)
-    return {f: s / top for f, s in scores.items() if s > 0} if top > 0 else {}
 
 
 class DefinitionBM25:
@@ -248,85 +244,6 @@ def _rank_defs(
     return scored
 
 
-def _best_definitions(def_index: DefinitionBM25, terms: list[str], top: int) -> dict[str, float]:
-    """Per file, the summed scores of its ``top`` best definitions among the 100 best
-    for ``terms``: a file scores by what its best few definitions share with the query, not
-    by how many definitions it has."""
-    per_file: dict[str, list[float]] = defaultdict(list)
-    for i, s in def_index.search(terms, k=100):
-        per_file[def_index.defs[i].file].append(s)
-    return {f: sum(sorted(v, reverse=True)[:top]) for f, v in per_file.items()}
-
-
-def _definition_match(index: RepoIndex, tq: TaskQuery) -> dict[str, float]:
-    """Files defining an identifier the task's text names, each identifier's point shared
-    among the files defining it (a name defined in one file points at that file alone)."""
-    dm: dict[str, float] = defaultdict(float)
-    for ident in tq.text_identifiers:
-        defs = index.defs_by_name.get(ident, [])
-        files = {d.file for d in defs}
-        for f in files:
-            dm[f] += 1.0 / len(files)
-    return dm
-
-
-def _path_mentions(index: RepoIndex, tq: TaskQuery) -> dict[str, float]:
-    """Files whose path the task prints, one point per mention that resolves to a file."""
-    pm: dict[str, float] = defaultdict(float)
-    for printed in tq.query.file_paths:
-        path = index.resolve_path(printed)
-        if path is not None:
-            pm[path] += 1.0
-    return pm
-
-
-def _path_words(index: RepoIndex, tq: TaskQuery) -> dict[str, float]:
-    """Files whose path components are words of the task.
-
-    A plain count of query words among the path's components. (Weighting each word by its
-    rarity across paths measured no better on the benchmark sample: kept simple.)"""
-    words = tq.path_words
-    pw: dict[str, float] = {}
-    for f, parts in index.path_parts():
-        n = len(words & parts)
-        if n:
-            pw[f] = float(n)
-    return pw
-
-
-def _traceback(index: RepoIndex, tq: TaskQuery) -> dict[str, float]:
-    """Files of the task's traceback frames, the innermost frame (nearest the error) weighing
-    most."""
-    query = tq.query
-    tb: dict[str, float] = defaultdict(float)
-    for frame, depth in zip(query.frames, innermost_depths(query.frames), strict=True):
-        path = index.resolve_frame(frame.path, frame.func)
-        if path is not None:
-            tb[path] += 1.0 / (1 + depth)
-    return tb
-
-
-def _lend(
-    index: RepoIndex,
-    total: dict[str, float],
-    signals: dict[str, dict[str, float]],
-    cfg: RetrievalConfig,
-) -> None:
-    """Add to ``total`` (and list among ``signals``) the scores the scored files lend: tests
-    to the modules they test, then files to the files they include. Each reads the totals
-    so far, so lending runs after every direct signal is summed."""
-    if cfg.files.tested_modules:
-        pointed = lend_to_tested_modules(index, total, cfg.files.tested_modules_files)
-        signals["tested_modules"] = pointed
-        for f, s in pointed.items():
-            total[f] += cfg.files.tested_modules_weight * s
-    if cfg.files.include_lending > 0:
-        lent = lend_to_included(index, total)
-        signals["included"] = lent
-        for f, s in lent.items():
-            total[f] += cfg.files.include_lending * s
-
-
 def file_scores(
     index: RepoIndex,
     def_index: DefinitionBM25 | None,
@@ -336,130 +253,28 @@ def file_scores(
     quoted_literals: Sequence[LiteralMatch] = (),
 ) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
     """Total score per file and the per-signal breakdown (for inspection and ablation).
-    ``quoted_literals`` are the literals of ``literal_index`` the task quotes
-    (:func:`ctxfast.retrieval.literals.quoted`, found once per call by the pipeline, which
-    also makes candidates of them)."""
-    terms = list(tq.terms)
+    Each enabled signal of ``signals.FILE_SIGNALS`` is normalised to [0, 1] and added with
+    its weight, in that order; then each lender of ``signals.LENDERS`` adds what the files
+    lend one another, reading the totals so far. ``quoted_literals`` are the literals of
+    ``literal_index`` the task quotes (:func:`ctxfast.retrieval.literals.quoted`, found once
+    per call by the pipeline, which also makes candidates of them)."""
+    ctx = SignalContext(index, def_index, tq, cfg, literal_index, quoted_literals)
     signals: dict[str, dict[str, float]] = {}
-    if cfg.files.file_bm25:
-        hits = index.file_bm25().query(terms, k=min(len(index.files), 200)) if index.files else []
-        signals["file_bm25"] = _normalise({index.files[i]: s for i, s in hits})
-    if cfg.files.definition_match:
-        signals["definition_match"] = _normalise(_definition_match(index, tq))
-    if cfg.files.path_mentions:
-        signals["path_mentions"] = _normalise(_path_mentions(index, tq))
-    if cfg.files.def_bm25 and def_index is not None:
-        signals["def_bm25"] = _normalise(
-            _best_definitions(def_index, terms, cfg.files.def_bm25_top)
-        )
-    if cfg.files.goal_signals and tq.goal_terms:
-        goal = list(tq.goal_terms)
-        hits = index.file_bm25().query(goal, k=min(len(index.files), 200)) if index.files else []
-        signals["goal_bm25"] = _normalise({index.files[i]: s for i, s in hits})
-        if def_index is not None:
-            signals["goal_def_bm25"] = _normalise(
-                _best_definitions(def_index, goal, cfg.files.def_bm25_top)
-            )
-    if cfg.files.path_words:
-        signals["path_words"] = _normalise(_path_words(index, tq))
-    if cfg.sources.traceback:
-        signals["traceback"] = _normalise(_traceback(index, tq))
-    if cfg.files.literals and literal_index is not None:
-        signals["literals"] = _normalise(literal_file_scores(quoted_literals))
-    if cfg.files.literal_names and literal_index is not None:
-        signals["literal_names"] = _normalise(
-            literal_name_scores(literal_index, tq.literal_names, cfg.files.literal_max_files)
-        )
-    if cfg.files.platform_code:
-        signals["platform_code"] = _normalise(platform_scores(index, tq.query.goal_hint))
+    weighted: list[tuple[float, dict[str, float]]] = []
+    for signal in FILE_SIGNALS:
+        raw = signal.score(ctx)
+        if raw is not None:
+            signals[signal.name] = scores = normalise(raw)
+            weighted.append((signal.weight(cfg), scores))
     total: dict[str, float] = defaultdict(float)
-    for name, scores in signals.items():
-        w = cfg.files.weights.get(name, 1.0)
+    for w, scores in weighted:
         for f, s in scores.items():
             total[f] += w * s
-    _lend(index, total, signals, cfg)
+    for lender in LENDERS:
+        if lender.enabled(cfg):
+            lent = lender.lend(index, total, cfg)
+            signals[lender.name] = lent
+            w = lender.weight(cfg)
+            for f, s in lent.items():
+                total[f] += w * s
     return dict(total), signals
-
-
-#: An operating system named in prose (``on Windows``, ``macOS``, ``FreeBSD``): the
-#: platform keys of ``RepoIndex.platform_gates``.
-_TASK_PLATFORMS = {
-    "windows": re.compile(r"\b(?:windows|win32|win64)\b", re.IGNORECASE),
-    "macos": re.compile(r"\b(?:macos|mac os|os x|osx|darwin)\b", re.IGNORECASE),
-    "linux": re.compile(r"\blinux\b", re.IGNORECASE),
-    "freebsd": re.compile(r"\bfreebsd\b", re.IGNORECASE),
-    "openbsd": re.compile(r"\bopenbsd\b", re.IGNORECASE),
-    "netbsd": re.compile(r"\bnetbsd\b", re.IGNORECASE),
-    "android": re.compile(r"\bandroid\b", re.IGNORECASE),
-    "wasm": re.compile(r"\b(?:wasm|wasm32|wasi|webassembly)\b", re.IGNORECASE),
-}
-
-
-def platform_scores(index: RepoIndex, goal: str) -> dict[str, float]:
-    """Per file, how many of its gate lines name a platform the task's goal sentence
-    ``goal`` names (see ``RepoIndex.platform_gates``). A bug "on Windows" lives in code that
-    runs only there, which shares the word with the task once per gate whatever the rest of
-    the file says. Only the goal sentence counts: an issue's body names the reporter's
-    platform in its environment report (``Platform: macOS-12.4-arm64``) or in an example
-    (``skipif("sys.platform == 'win32'")``) whatever the bug is about; with the whole task,
-    on SWE-bench Lite 50 of 300 tasks name one and two lost file Acc@1."""
-    named = [plat for plat, rx in _TASK_PLATFORMS.items() if rx.search(goal)]
-    if not named:
-        return {}
-    gates = index.platform_gates()
-    out: dict[str, float] = defaultdict(float)
-    for plat in named:
-        for f, n in gates.get(plat, {}).items():
-            out[f] += n
-    return dict(out)
-
-
-def lend_to_included(index: RepoIndex, total: dict[str, float]) -> dict[str, float]:
-    """Evidence passed from a file to the files it textually includes (Rust
-    ``include!("src/app.rs")``): the included code is part of the including file, so words
-    the task shares with it (a build script generating shell completions from the CLI
-    definition it includes) point at the included file too. A file included by several keeps
-    the best score."""
-    out: dict[str, float] = {}
-    for f, targets in index.included_files().items():
-        score = total.get(f, 0.0)
-        if score <= 0:
-            continue
-        for target in targets:
-            out[target] = max(out.get(target, 0.0), score)
-    return out
-
-
-_TEST_AFFIX = re.compile(r"^tests?_|_tests?$")
-
-
-def lend_to_tested_modules(
-    index: RepoIndex, total: dict[str, float], n_files: int
-) -> dict[str, float]:
-    """Evidence passed from test files to the modules they test.
-
-    An issue often quotes a failing test, or shares its vocabulary, so a test file can outrank
-    the code it exercises — and tests are demoted in the ranking. By the naming convention
-    ``test_<module>.py`` / ``<module>_test.py`` (also ``test_<package>_<module>.py``), each
-    test file among the ``n_files`` best-scored files lends its score to the non-test files it
-    names; a file named by several tests keeps the best. Measured on the 296 scorable SWE-bench
-    Lite instances with weight 0.25: file Acc@5 .764 → .784, Acc@10 .824 → .838, a gain on
-    both halves of the set."""
-    tails = index.module_tails()
-    best = sorted(total.items(), key=lambda kv: (-kv[1], kv[0]))[:n_files]
-    out: dict[str, float] = {}
-    for path, score in best:
-        if not is_test_path(path) or score <= 0:
-            continue
-        name = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-        stem = _TEST_AFFIX.sub("", name)
-        if not stem or stem == name:  # not named for a module (`tests.py`, `conftest.py`)
-            continue
-        parts = stem.split("_")
-        keys = {stem} | {
-            "_".join(parts[:i]) + "/" + "_".join(parts[i:]) for i in range(1, len(parts))
-        }
-        for key in keys:
-            for f in tails.get(key, ()):
-                out[f] = max(out.get(f, 0.0), score)
-    return out

@@ -1,0 +1,39 @@
+"""``path_words``: files whose path components are words of the task (``man page`` in
+``builders/manpage.py``), by a plain count of the task's words among the path's components.
+
+Why: a repository names its modules for what they do, and a task names the behaviour in the
+same words.
+
+Measured on SWE-bench Lite: one of the five signals whose plain sum with whole-file BM25 took
+file Acc@5 from ≈ .69 (``file_bm25`` alone) to ≈ .81. Weighting each word by its rarity
+across paths measured no better on the benchmark sample, so the count stays plain; two
+adjacent prose words also matching as one component (``task.path_compounds``): on the 296
+scorable Lite instances file Acc@1/10 .517/.858 → .520/.861.
+
+Settings (``FileSignals``): ``path_words`` switches it; ``weights["path_words"]``. Which
+words count is the task's (``task.path_compounds``, the stopwords).
+"""
+
+from __future__ import annotations
+
+from ctxfast.retrieval.repoindex import RepoIndex
+from ctxfast.retrieval.signals.base import FileSignal, SignalContext
+from ctxfast.retrieval.task import TaskQuery
+
+
+def path_words(index: RepoIndex, tq: TaskQuery) -> dict[str, float]:
+    """Per file, how many words of the task are components of its path."""
+    words = tq.path_words
+    pw: dict[str, float] = {}
+    for f, parts in index.path_parts():
+        n = len(words & parts)
+        if n:
+            pw[f] = float(n)
+    return pw
+
+
+def _measure(ctx: SignalContext) -> dict[str, float]:
+    return path_words(ctx.index, ctx.tq)
+
+
+SIGNAL = FileSignal("path_words", "path_words", _measure)
