@@ -14,6 +14,7 @@ cannot disagree.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from enum import StrEnum
@@ -243,6 +244,7 @@ class FileRole(StrEnum):
     DOC = "doc"
 
 
+@functools.lru_cache(maxsize=1 << 17)
 def is_test_path(path: str) -> bool:
     """Whether the POSIX ``path`` is a test file: under a ``tests``/``test``/``__tests__``
     directory, or a top-level ``testing`` one (pytest's own suite; a ``testing`` package
@@ -264,6 +266,7 @@ def is_test_path(path: str) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=1 << 17)
 def is_example_path(path: str) -> bool:
     """Whether a directory of the POSIX ``path`` is one of ``EXAMPLE_DIR_NAMES``: code
     beside the product (``doc/usage/example_google.py``, ``asv_bench/benchmarks/``) that a
@@ -298,6 +301,7 @@ def is_test_code(path: str, qualname: str | None) -> bool:
     return is_test_path(path) or any(s == "tests" or s.endswith("_tests") for s in segments)
 
 
+@functools.lru_cache(maxsize=1 << 17)
 def file_role(path: str) -> FileRole:
     """The role of the POSIX ``path`` (relative to the repository root). The first that
     applies wins: vendored (under a vendored or pruned directory), generated/minified, test,
