@@ -10,6 +10,7 @@ from ctxfast.retrieval.query import (
     QueryConfig,
     build_query,
     goal_hint,
+    innermost_depths,
     parse_frames,
 )
 
@@ -234,6 +235,25 @@ def test_frame_paths_of_every_format_are_left_out_of_identifiers():
     assert len(q.frames) == len(parse_frames(PY_TB + IPY_OLD + NODE + GO + RUST + JAVA))
     prose = build_query("the File menu and `src/app.py` crash", name_index={"File", "app"})
     assert "File" in prose.identifiers  # outside a frame line, a word is a word
+
+
+def test_links_to_a_line_of_a_file_are_frames():
+    """A reporter's link to a line names the code as precisely as a frame: GitHub's
+    ``blob/<ref>/<path>#L…`` (a range too), GitLab's ``/-/blob/``, several on a line, inside
+    Markdown; a link without a line anchor or to a tree is only a path mention."""
+    text = (
+        "See https://github.com/o/r/blob/0123abc/pkg/core/run.py#L926 and\n"
+        "[here](https://gitlab.com/g/p/-/blob/main/lib/x.rb#L3-L9), "
+        "<https://github.com/o/r/blob/v1.2/src/a.go?plain=1#L40> or "
+        "https://github.com/o/r/blob/main/README.md, https://github.com/o/r/tree/main/src#L2"
+    )
+    assert parse_frames(text) == [
+        Frame("pkg/core/run.py", 926, None, "link"),
+        Frame("lib/x.rb", 3, None, "link"),
+        Frame("src/a.go", 40, None, "link"),
+    ]
+    assert innermost_depths(parse_frames(text)) == [0, 0, 0]  # each is where the user points
+    assert innermost_depths(parse_frames(PY_TB + text))[-3:] == [0, 0, 0]
 
 
 def test_build_query_collects_frames_from_error_then_task():

@@ -82,6 +82,16 @@ def test_stale_frame_line_resolves_by_function_name(repo):
     assert d is not None and d.qualname == "app.store.helper"  # no name to go by: the line
 
 
+def test_a_link_to_a_line_anchors_the_definition_there(repo):
+    """An issue linking to a line (``blob/<ref>/<path>#L5``) anchors the definition holding
+    that line, as a traceback frame does, though the task names no function."""
+    link = "https://github.com/acme/app/blob/0123abc/app/store.py#L9"
+    res = repo.retrieve(f"saving a job fails, see {link}", config=ONLY_TRACEBACK)
+    assert [(c.qualname, c.anchor) for c in res.candidates if c.anchor] == [("app.store.save", 1.0)]
+    plain = repo.retrieve("saving a job fails, see app/store.py", config=ONLY_TRACEBACK)
+    assert not any(c.anchor for c in plain.candidates)
+
+
 def test_innermost_frame_ranks_first_with_decay(repo):
     on = repo.retrieve("saving a job fails", error=TRACE, config=ONLY_TRACEBACK)
     assert [c.qualname for c in on.candidates[:2]] == ["app.store.save", "app.runner.run"]

@@ -3,7 +3,8 @@
 No model and no embedding: identifiers, error strings, test ids, file paths and a goal hint
 are pulled out with regular expressions (the defaults of :class:`QueryConfig`),
 and tracebacks in any of five formats become ``(path, line)`` frames, because a frame names
-the code that failed more precisely than any prose.
+the code that failed more precisely than any prose. A link to a line of a file on a code host
+(``…/blob/<ref>/<path>#L926``) is a frame too: the reporter pointing at a line is as precise.
 
 Identifier resolution: with a ``name_index`` (the code graph's defined names), candidates that
 resolve (the name, or for a dotted name any dotted suffix of it) go to ``identifiers`` and the
@@ -349,6 +350,11 @@ _GO_FUNC = re.compile(r"^(?=.*\)$)(?P<func>[\w./*()\[\]-]+)\(")
 #: every position inside a run, and each rescanned the run to its end.
 _RUST = re.compile(r"(?<![^\s:'\"(),])(?P<path>[^\s:'\"(),]+\.rs):(?P<line>\d+):\d+")
 _RUST_FUNC = re.compile(r"^\s*\d+: (?P<func>\S+)")
+#: A link to a line of a file in a code host's web view, anywhere in a line: GitHub's and
+#: Gitea's ``…/blob/<ref>/<path>#L12`` (or ``#L12-L20``), GitLab's ``…/-/blob/<ref>/<path>#L12``.
+#: The path after the ref is relative to the repository root; a ref with a slash in it
+#: leaves a leading component that :meth:`RepoIndex.resolve_path`'s suffix match drops.
+_LINK = re.compile(r"/blob/[^/\s]+/(?P<path>[^\s#?()\[\]<>\"'`]+)(?:\?[^\s#]*)?#L(?P<line>\d+)")
 
 
 def _java_path(func: str, file: str) -> str:
@@ -385,6 +391,7 @@ def _frames_in(text: str, cfg: QueryConfig) -> list[Frame]:
         elif m := _GO.match(ln):
             f = _GO_FUNC.match(prev.strip())
             frames.append(Frame(m["path"], int(m["line"]), f["func"] if f else None, "go"))
+        frames.extend(Frame(m["path"], int(m["line"]), None, "link") for m in _LINK.finditer(ln))
     return frames
 
 
@@ -434,9 +441,13 @@ def parse_frames(text: str, config: QueryConfig | None = None) -> list[Frame]:
 
 def innermost_depths(frames: Sequence[Frame]) -> list[int]:
     """Each frame's distance from the innermost frame of its trace (0 for the innermost):
-    Python prints the innermost frame last; Java, JS, Go and Rust print it first."""
+    Python prints the innermost frame last; Java, JS, Go and Rust print it first. A linked
+    line is no trace's frame: each is where the reporter points, depth 0."""
     depths = []
     for i, f in enumerate(frames):
+        if f.lang == "link":
+            depths.append(0)
+            continue
         rest = frames[i + 1 :] if f.lang == "python" else frames[:i]
         depths.append(sum(1 for g in rest if g.lang == f.lang))
     return depths
