@@ -160,10 +160,29 @@ JAVA = """Exception in thread "main" java.lang.NullPointerException
 \tat com.example.app.Store$Inner.remember(Store.java:42)
 \tat Main.main(Main.java:5)
 """
+RUBY = """/home/u/.gem/gems/puma-3.10.0/lib/puma/server.rb:526:in `block in run': boom (NoMethodError)
+\tfrom /home/u/.gem/gems/puma-3.10.0/lib/puma/server.rb:580:in `process_client'
+\tfrom lib/app.rb:9:in 'App#call'
+     # ./lib/faraday/error.rb:32:in `initialize'
+"""
+PHP = """PHP Fatal error:  Uncaught RuntimeException: boom in /var/www/src/Http/Client.php:42
+Stack trace:
+#0 /var/www/vendor/acme/lib/src/Handler.php(509): SplFileInfo->getType()
+#1 phar:///usr/local/bin/composer/src/Platform/Runtime.php(34): foo()
+#2 {main}
+  thrown in /var/www/src/Http/Client.php on line 42
+Warning: bar() in C:\\xampp\\htdocs\\src\\View.php on line 7
+"""
+CSHARP = """System.NullReferenceException: Object reference not set to an instance of an object.
+   at Acme.Store.Save(Item item) in C:\\src\\Acme\\Store.cs:line 42
+   at Acme.Program.Main(String[] args) in /src/Program.cs:line 7
+"""
 
 
 def test_frames_in_every_supported_format():
-    frames = parse_frames(PY_TB + IPY_OLD + IPY8 + PYTEST + NODE + GO + RUST + JAVA)
+    frames = parse_frames(
+        PY_TB + IPY_OLD + IPY8 + PYTEST + NODE + GO + RUST + JAVA + RUBY + PHP + CSHARP
+    )
     assert frames == [
         Frame("/usr/lib/python3.11/site-packages/django/db/models/query.py", 42, "get", "python"),
         Frame("src/app.py", 7, "<module>", "python"),
@@ -183,7 +202,23 @@ def test_frames_in_every_supported_format():
         Frame("./src/parser.rs", 55, "mycrate::parser::parse", "rust"),
         Frame("com/example/app/Store.java", 42, "com.example.app.Store$Inner.remember", "java"),
         Frame("Main.java", 5, "Main.main", "java"),
+        # Ruby: the function after the last ` in `, `Class#method` as a dotted name.
+        Frame("/home/u/.gem/gems/puma-3.10.0/lib/puma/server.rb", 526, "run", "ruby"),
+        Frame("/home/u/.gem/gems/puma-3.10.0/lib/puma/server.rb", 580, "process_client", "ruby"),
+        Frame("lib/app.rb", 9, "App.call", "ruby"),
+        Frame("./lib/faraday/error.rb", 32, "initialize", "ruby"),
+        # PHP: a trace line names the function it calls, not the one it is in: no name.
+        # The `thrown in … on line 42` repeats the first frame and is dropped as a duplicate.
+        Frame("/var/www/src/Http/Client.php", 42, None, "php"),
+        Frame("/var/www/vendor/acme/lib/src/Handler.php", 509, None, "php"),
+        Frame("///usr/local/bin/composer/src/Platform/Runtime.php", 34, None, "php"),
+        Frame("\\xampp\\htdocs\\src\\View.php", 7, None, "php"),
+        Frame("C:\\src\\Acme\\Store.cs", 42, "Acme.Store.Save", "csharp"),
+        Frame("/src/Program.cs", 7, "Acme.Program.Main", "csharp"),
     ]
+    # Ruby, PHP and .NET print the innermost frame first, as Java does.
+    ruby = [f for f in frames if f.lang == "ruby"]
+    assert innermost_depths(ruby) == [0, 1, 2, 3]
 
 
 FASTAPI_TB = """decimal_encoder fails for Decimal NaN
@@ -229,10 +264,15 @@ def test_frame_boilerplate_and_paths_are_not_identifiers(where):
 def test_frame_paths_of_every_format_are_left_out_of_identifiers():
     paths = {"proj", "src", "view", "models", "query", "sklearn", "home"}
     names = frozenset({*paths, "lookup", "render", "remember", "clone"})
-    q = build_query("crash", error=PY_TB + IPY_OLD + NODE + GO + RUST + JAVA, name_index=names)
+    paths |= {"gems", "puma", "vendor", "acme", "www", "htdocs", "xampp"}
+    names = frozenset({*paths, *names, "process_client", "Save"})
+    traces = PY_TB + IPY_OLD + NODE + GO + RUST + JAVA + RUBY + PHP + CSHARP
+    q = build_query("crash", error=traces, name_index=names)
     assert paths.isdisjoint(q.identifiers)
-    assert {"lookup", "render", "remember", "clone"} <= set(q.identifiers)  # the functions
-    assert len(q.frames) == len(parse_frames(PY_TB + IPY_OLD + NODE + GO + RUST + JAVA))
+    assert {"lookup", "render", "remember", "clone", "process_client", "Save"} <= set(
+        q.identifiers
+    )  # the functions
+    assert len(q.frames) == len(parse_frames(traces))
     prose = build_query("the File menu and `src/app.py` crash", name_index={"File", "app"})
     assert "File" in prose.identifiers  # outside a frame line, a word is a word
 

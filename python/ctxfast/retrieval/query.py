@@ -2,7 +2,7 @@
 
 No model and no embedding: identifiers, error strings, test ids, file paths and a goal hint
 are pulled out with regular expressions (the defaults of :class:`QueryConfig`),
-and tracebacks in any of five formats become ``(path, line)`` frames, because a frame names
+and tracebacks in any of eight formats become ``(path, line)`` frames, because a frame names
 the code that failed more precisely than any prose. A link to a line of a file on a code host
 (``…/blob/<ref>/<path>#L926``) is a frame too: the reporter pointing at a line is as precise.
 
@@ -350,6 +350,23 @@ _GO_FUNC = re.compile(r"^(?=.*\)$)(?P<func>[\w./*()\[\]-]+)\(")
 #: every position inside a run, and each rescanned the run to its end.
 _RUST = re.compile(r"(?<![^\s:'\"(),])(?P<path>[^\s:'\"(),]+\.rs):(?P<line>\d+):\d+")
 _RUST_FUNC = re.compile(r"^\s*\d+: (?P<func>\S+)")
+#: A Ruby backtrace line, anywhere in a line (the first one follows the error message, the
+#: rest start with ``from``; RSpec prefixes ``# ``): ``/gems/x/lib/x.rb:12:in `block in run'``
+#: (Ruby 3.4 quotes ``'X#run'``). The function is the text after the last `` in ``.
+_RUBY = re.compile(
+    r"(?<![^\s#(])(?P<path>[^\s:'\"`()#]+\.(?:rb|rake)):(?P<line>\d+):in [`'](?P<func>[^'`]{1,200})['`]"
+)
+#: A PHP location: a stack trace's ``#0 /app/src/A.php(12): B->c()`` (the name is what that
+#: line calls, not the function holding it: not kept), an error's ``in /app/src/A.php:12``
+#: or ``… in /app/src/A.php on line 12``.
+_PHP = re.compile(
+    r"(?<![^\s#(\[:'\"])(?P<path>[^\s:'\"()\[\]]+\.php)"
+    r"(?:\((?P<l1>\d+)\)|:(?P<l2>\d+)\b| on line (?P<l3>\d+))"
+)
+#: A .NET frame: ``at Ns.Type.Method(int x) in C:\\src\\Type.cs:line 42``.
+_CSHARP = re.compile(
+    r"^\s*at (?P<func>[\w.$<>`+\[\],]+)\([^()]*\) in (?P<path>[^\n]+?\.cs):line (?P<line>\d+)"
+)
 #: A link to a line of a file in a code host's web view, anywhere in a line: GitHub's and
 #: Gitea's ``…/blob/<ref>/<path>#L12`` (or ``#L12-L20``), GitLab's ``…/-/blob/<ref>/<path>#L12``.
 #: The path after the ref is relative to the repository root; a ref with a slash in it
@@ -391,6 +408,14 @@ def _frames_in(text: str, cfg: QueryConfig) -> list[Frame]:
         elif m := _GO.match(ln):
             f = _GO_FUNC.match(prev.strip())
             frames.append(Frame(m["path"], int(m["line"]), f["func"] if f else None, "go"))
+        elif m := _RUBY.search(ln):
+            func = m["func"].rsplit(" in ", 1)[-1].replace("#", ".")
+            frames.append(Frame(m["path"], int(m["line"]), func, "ruby"))
+        elif m := _CSHARP.match(ln):
+            frames.append(Frame(m["path"], int(m["line"]), m["func"], "csharp"))
+        elif m := _PHP.search(ln):
+            line = m["l1"] or m["l2"] or m["l3"]
+            frames.append(Frame(m["path"], int(line), None, "php"))
         frames.extend(Frame(m["path"], int(m["line"]), None, "link") for m in _LINK.finditer(ln))
     return frames
 
@@ -403,7 +428,14 @@ _FRAME_PATHS = (
     (_RUST, "path"),
     (_JS, "path"),
     (_GO, "path"),
+    (_RUBY, "path"),
+    (_CSHARP, "path"),
+    (_PHP, "path"),
 )
+
+
+#: The frame formats found anywhere in a line (the others start it).
+_ANYWHERE = (_RUST, _RUBY, _PHP)
 
 
 def _frame_free(line: str) -> str:
@@ -413,7 +445,7 @@ def _frame_free(line: str) -> str:
     if m := _PY_FILE.match(line) or _IPY8_FILE.match(line):
         return line[: m.start()] + line[m.end("line") :]
     for rx, group in _FRAME_PATHS:
-        if m := rx.search(line) if rx is _RUST else rx.match(line):
+        if m := rx.search(line) if rx in _ANYWHERE else rx.match(line):
             return line[: m.start(group)] + line[m.end(group) :]
     return line
 
@@ -432,8 +464,8 @@ def without_frame_paths(text: str, config: QueryConfig | None = None) -> str:
 
 
 def parse_frames(text: str, config: QueryConfig | None = None) -> list[Frame]:
-    """Stack frames of Python (incl. pytest, IPython/Jupyter), JS/Node, Go, Rust and Java
-    traces in ``text``, in order of appearance, duplicates removed, at most ``max_frames``."""
+    """Stack frames of Python (incl. pytest, IPython/Jupyter), JS/Node, Go, Rust, Java, Ruby,
+    PHP and .NET traces, and links to a line, in ``text``, in order of appearance, duplicates removed, at most ``max_frames``."""
     cfg = config or DEFAULT_CONFIG
     out = list(dict.fromkeys(_frames_in(_clip_error(text, cfg), cfg)))
     return out[: cfg.max_frames]
@@ -441,7 +473,8 @@ def parse_frames(text: str, config: QueryConfig | None = None) -> list[Frame]:
 
 def innermost_depths(frames: Sequence[Frame]) -> list[int]:
     """Each frame's distance from the innermost frame of its trace (0 for the innermost):
-    Python prints the innermost frame last; Java, JS, Go and Rust print it first. A linked
+    Python prints the innermost frame last; Java, JS, Go, Rust, Ruby, PHP and .NET print it
+    first. A linked
     line is no trace's frame: each is where the reporter points, depth 0."""
     depths = []
     for i, f in enumerate(frames):
