@@ -160,7 +160,7 @@ JAVA = """Exception in thread "main" java.lang.NullPointerException
 \tat com.example.app.Store$Inner.remember(Store.java:42)
 \tat Main.main(Main.java:5)
 """
-RUBY = """/home/u/.gem/gems/puma-3.10.0/lib/puma/server.rb:526:in `block in run': boom (NoMethodError)
+RUBY = """/home/u/.gem/gems/puma-3.10.0/lib/puma/server.rb:526:in `block in run': boom (Error)
 \tfrom /home/u/.gem/gems/puma-3.10.0/lib/puma/server.rb:580:in `process_client'
 \tfrom lib/app.rb:9:in 'App#call'
      # ./lib/faraday/error.rb:32:in `initialize'

@@ -354,7 +354,8 @@ _RUST_FUNC = re.compile(r"^\s*\d+: (?P<func>\S+)")
 #: rest start with ``from``; RSpec prefixes ``# ``): ``/gems/x/lib/x.rb:12:in `block in run'``
 #: (Ruby 3.4 quotes ``'X#run'``). The function is the text after the last `` in ``.
 _RUBY = re.compile(
-    r"(?<![^\s#(])(?P<path>[^\s:'\"`()#]+\.(?:rb|rake)):(?P<line>\d+):in [`'](?P<func>[^'`]{1,200})['`]"
+    r"(?<![^\s#(])(?P<path>[^\s:'\"`()#]+\.(?:rb|rake)):(?P<line>\d+)"
+    r":in [`'](?P<func>[^'`]{1,200})['`]"
 )
 #: A PHP location: a stack trace's ``#0 /app/src/A.php(12): B->c()`` (the name is what that
 #: line calls, not the function holding it: not kept), an error's ``in /app/src/A.php:12``
@@ -465,7 +466,8 @@ def without_frame_paths(text: str, config: QueryConfig | None = None) -> str:
 
 def parse_frames(text: str, config: QueryConfig | None = None) -> list[Frame]:
     """Stack frames of Python (incl. pytest, IPython/Jupyter), JS/Node, Go, Rust, Java, Ruby,
-    PHP and .NET traces, and links to a line, in ``text``, in order of appearance, duplicates removed, at most ``max_frames``."""
+    PHP and .NET traces, and links to a line, in ``text``, in order of appearance,
+    duplicates removed, at most ``max_frames``."""
     cfg = config or DEFAULT_CONFIG
     out = list(dict.fromkeys(_frames_in(_clip_error(text, cfg), cfg)))
     return out[: cfg.max_frames]
