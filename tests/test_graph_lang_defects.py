@@ -591,3 +591,87 @@ def test_rust_calls_in_macros_lifetimed_self_and_use_self(tmp_path: Path) -> Non
         "exec.Input.get",
         "exec.job",
     }
+
+
+def test_javascript_functions_assigned_to_members_are_definitions(tmp_path: Path) -> None:
+    """The pre-class style defines a library's API by assignment (express's
+    ``res.send = function send(body) {...}``, ``Router.prototype.route = …``, object
+    properties): each is a function with its own span and callees, and the variables of
+    those functions and of callbacks are their locals, not the module's definitions."""
+    g = graph_of(
+        tmp_path,
+        {
+            "lib/response.js": """
+                var res = module.exports = {};
+
+                /** Set the status. */
+                res.status = function status(code) {
+                  var loc = code;
+                  return check(loc);
+                };
+
+                res.send = function (body) {
+                  var chunk = body;
+                  return check(chunk);
+                };
+
+                function Router() {}
+                Router.prototype.route = (path) => check(path);
+                module.exports.exports = function () {};
+
+                var proto = { handle: function (req) { var x = req; return check(x); } };
+
+                [1, 2].forEach(function (n) { var inner = n; });
+
+                function check(x) { return x; }
+                """,
+        },
+    )
+    defs = {
+        (n.kind, n.qualname, n.line, n.end_line)
+        for n in g.nodes_in_file("lib/response.js")
+        if n.kind in ("function", "var")
+    }
+    assert defs == {
+        ("var", "lib.response.res", 1, 1),
+        ("function", "lib.response.status", 4, 7),
+        ("function", "lib.response.send", 9, 12),
+        ("function", "lib.response.Router", 14, 14),
+        ("function", "lib.response.route", 15, 15),
+        ("var", "lib.response.proto", 18, 18),
+        ("function", "lib.response.handle", 18, 18),
+        ("function", "lib.response.check", 22, 22),
+    }
+    for fn in ("status", "send", "route", "handle"):
+        assert callees(g, f"lib.response.{fn}") == {"lib.response.check"}
+    status = g.lookup("lib.response.status")[0]
+    sig = g.signature(status.id)
+    assert sig is not None
+    assert sig.signature.startswith("res.status = function status(code)")
+    assert sig.doc == "Set the status."
+
+
+def test_typescript_class_fields_holding_functions_are_methods(tmp_path: Path) -> None:
+    """``onClick = () => {...}`` in a class body is a method written as a field (React
+    components, bound handlers): a function of the class whose ``this`` is the class."""
+    g = graph_of(
+        tmp_path,
+        {
+            "src/button.ts": """
+                export class Button {
+                    count = 0;
+                    onClick = (e: Event) => {
+                        this.bump();
+                    };
+                    bump() { this.count += 1; }
+                }
+                """,
+        },
+    )
+    fns = {
+        (n.qualname, n.line, n.end_line)
+        for n in g.nodes_in_file("src/button.ts")
+        if n.kind == "function"
+    }
+    assert fns == {("src.button.Button.onClick", 3, 5), ("src.button.Button.bump", 6, 6)}
+    assert callees(g, "src.button.Button.onClick") == {"src.button.Button.bump"}

@@ -1,6 +1,9 @@
 //! JavaScript / TypeScript / TSX extraction: functions, classes (and TS interfaces, type
 //! aliases, enums as `class`), methods, top-level `const`/`let`/`var` (arrow functions and
-//! function expressions become `function`), ES imports and call/`new` references.
+//! function expressions become `function`), class fields holding a function
+//! (`onClick = () => {}`), functions assigned to a member
+//! (`res.send = function send() {}`, `Foo.prototype.bar = function () {}`) or given as an
+//! object's property (`{ handle: function () {} }`), ES imports and call/`new` references.
 
 use super::{dotted, first_paragraph, Builder, Fields};
 use crate::graph::raw::DefKind;
@@ -132,6 +135,8 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
         | "enum_declaration"
         | "type_alias_declaration" => visit_class(b, n),
         "lexical_declaration" | "variable_declaration" => visit_declaration(b, n),
+        "assignment_expression" => visit_assignment(b, n),
+        "pair" => visit_pair(b, n),
         "import_statement" => imports::import(b, n),
         "export_statement" if n.field("source").is_some() => imports::reexport(b, n),
         // A closure's parameters hold in the enclosing scope (closures are not definitions).
@@ -199,10 +204,111 @@ fn visit_class(b: &mut Builder<'_>, n: Node<'_>) {
     }
 }
 
+/// The node kinds of a function value (`function () {}`, `() => x`, `function* () {}`).
+const FUNCTION_VALUES: &[&str] = &[
+    "function_expression",
+    "function",
+    "arrow_function",
+    "generator_function",
+];
+
+/// The node kinds that open a function scope, named or not.
+const FUNCTION_SCOPES: &[&str] = &[
+    "function_expression",
+    "function",
+    "arrow_function",
+    "generator_function",
+    "function_declaration",
+    "generator_function_declaration",
+    "method_definition",
+];
+
+/// Whether `n` sits in a function's body rather than at a module's or class's level. A
+/// callback's or an immediately invoked function's variables are its locals, not the
+/// module's definitions (express's `lib/response.js` showed 99 module "variables", most of
+/// them the locals of its methods). An ancestor chain past a few hundred levels (only a
+/// hostile file nests so deep) counts as inside one.
+fn in_function(n: Node<'_>) -> bool {
+    let mut cur = n.parent();
+    for _ in 0..512 {
+        match cur {
+            None => return false,
+            Some(p) if FUNCTION_SCOPES.contains(&p.kind()) => return true,
+            Some(p) if matches!(p.kind(), "program" | "class_body") => return false,
+            Some(p) => cur = p.parent(),
+        }
+    }
+    true
+}
+
 /// A `const`/`let`/`var` declaration: each of its declarators.
 fn visit_declaration(b: &mut Builder<'_>, n: Node<'_>) {
-    let top = b.cur_def().kind != DefKind::Function;
+    let top = b.cur_def().kind != DefKind::Function && !in_function(n);
     b.children(n, |b, d| visit_declarator(b, n, d, top));
+}
+
+/// `target.name = function name(...) {...}` (or an arrow function): a function definition
+/// named by the function's own name, else by the last property assigned, in the current
+/// scope. The pre-class style of JavaScript defines a library's whole API this way
+/// (`res.send = …`, `Router.prototype.route = …`, `exports.parse = …`). Any other
+/// assignment is visited as an expression.
+fn visit_assignment(b: &mut Builder<'_>, n: Node<'_>) {
+    let (Some(left), Some(value)) = (n.field("left"), n.field("right")) else {
+        return b.children(n, visit);
+    };
+    if left.kind() != "member_expression" || !FUNCTION_VALUES.contains(&value.kind()) {
+        return b.children(n, visit);
+    }
+    let own = b.field_text(value, "name");
+    let property = left
+        .field("property")
+        .filter(|p| p.kind() == "property_identifier")
+        .map(|p| b.text(p))
+        .filter(|p| p != "exports");
+    match own.or(property) {
+        Some(name) => {
+            assigned_function(b, n, value, name);
+        }
+        None => b.children(n, visit),
+    }
+}
+
+/// `{ name: function () {...} }` (or an arrow function): a function definition named by the
+/// key, as a method written `{ name() {...} }` already is.
+fn visit_pair(b: &mut Builder<'_>, n: Node<'_>) {
+    let key = n.field("key").filter(|k| k.kind() == "property_identifier");
+    match (key, n.field("value")) {
+        (Some(k), Some(v)) if FUNCTION_VALUES.contains(&v.kind()) => {
+            let name = b.text(k);
+            assigned_function(b, n, v, name);
+        }
+        _ => b.children(n, visit),
+    }
+}
+
+/// The definition of function value `value` written at `at` (an assignment or a property):
+/// its span and signature are `at`'s, its parameters and body its own.
+fn assigned_function(b: &mut Builder<'_>, at: Node<'_>, value: Node<'_>, name: String) -> u32 {
+    let sig = b.header(at, value.field("body"));
+    let scope = b.scope;
+    let idx = b.def(DefKind::Function, name, at, sig);
+    // An assignment's comment sits before its statement; a property's before the property.
+    let commented = at
+        .parent()
+        .filter(|p| p.kind() == "expression_statement")
+        .unwrap_or(at);
+    b.out.defs[idx as usize].doc = leading_doc(b, commented);
+    b.within(idx, |b| {
+        if let Some(ps) = value.field("parameters") {
+            params(b, ps, scope);
+        } else if let Some(p) = value.field("parameter") {
+            b.local(b.text(p));
+        }
+        if let Some(body) = value.field("body") {
+            visit(b, body);
+        }
+    });
+    idx
 }
 
 /// One declarator `d` of declaration `n`: a definition at the top level or when its value
@@ -300,20 +406,27 @@ fn local_type(b: &Builder<'_>, d: Node<'_>, value: Option<Node<'_>>) -> Option<S
     })
 }
 
-/// A class field: its decorators, the attribute it types, and its initial value.
+/// A class field: its decorators, the attribute it types, and its initial value. A field
+/// whose value is a function (`onClick = () => {...}`) is a method written as a field: a
+/// function definition of the class.
 fn visit_field(b: &mut Builder<'_>, n: Node<'_>) {
     decorators(b, n);
     let class = b.scope;
-    if let (Some(nm), true) = (
-        n.field("name")
-            .filter(|x| x.kind() == "property_identifier"),
-        b.out.defs[class as usize].kind == DefKind::Class,
-    ) {
+    let name = n
+        .field("name")
+        .filter(|x| x.kind() == "property_identifier");
+    if let (Some(nm), true) = (name, b.out.defs[class as usize].kind == DefKind::Class) {
         let t = n.field("type").and_then(|t| ts_class(b, t));
         b.attr_assigned(class, b.text(nm), t);
     }
-    if let Some(v) = n.field("value") {
-        visit(b, v);
+    match (name, n.field("value")) {
+        (Some(nm), Some(v)) if FUNCTION_VALUES.contains(&v.kind()) => {
+            let name = b.text(nm);
+            let idx = assigned_function(b, n, v, name);
+            b.out.defs[idx as usize].self_names.push("this".into());
+        }
+        (_, Some(v)) => visit(b, v),
+        _ => {}
     }
 }
 

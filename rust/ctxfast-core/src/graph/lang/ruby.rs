@@ -1,5 +1,7 @@
 //! Ruby extraction: modules and classes (`class`; `class A::B` is local `A.B`), methods and
-//! singleton methods (`def self.x`, `class << self`; `function`), constants (`var`),
+//! singleton methods (`def self.x`, `class << self`; `function`), the methods a class body
+//! makes with `attr_reader`/`attr_writer`/`attr_accessor` and `define_method(:x) do … end`
+//! (`function`), constants (`var`),
 //! `require`/`require_relative` (module imports), `include`/`extend`/`prepend` and the
 //! superclass (bases: method lookup), and call references.
 //!
@@ -298,6 +300,23 @@ fn required(b: &Builder<'_>, args: Node<'_>) -> Option<String> {
     Some(b.text(c))
 }
 
+/// The names an argument list spells as symbols or plain strings (`:a, "b"`), in order.
+fn symbols(b: &Builder<'_>, args: Node<'_>) -> Vec<String> {
+    let mut cur = args.walk();
+    let kids: Vec<Node<'_>> = args.named_children(&mut cur).collect();
+    kids.into_iter()
+        .filter_map(|k| match k.kind() {
+            "simple_symbol" => Some(b.text(k).trim_start_matches(':').to_string()),
+            "string" if k.named_child_count() == 1 => k
+                .named_child(0)
+                .filter(|c| c.kind() == "string_content")
+                .map(|c| b.text(c)),
+            _ => None,
+        })
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
 fn call(b: &mut Builder<'_>, st: &mut St, n: Node<'_>) {
     let method = n.field("method");
     let recv = n.field("receiver");
@@ -310,6 +329,30 @@ fn call(b: &mut Builder<'_>, st: &mut St, n: Node<'_>) {
                     let level = u32::from(name == "require_relative");
                     let module = path.trim_end_matches(".rb").to_string();
                     b.bind(module.clone(), Target::Module { module, level }, n);
+                    return;
+                }
+            }
+            // `attr_accessor :a, :b` defines methods `a` (and `a=`) of the class.
+            "attr_reader" | "attr_writer" | "attr_accessor"
+                if b.cur_def().kind == DefKind::Class =>
+            {
+                if let Some(a) = args {
+                    let sig = b.first_line(n);
+                    for name in symbols(b, a) {
+                        b.def(DefKind::Function, name, n, sig.clone());
+                    }
+                    return;
+                }
+            }
+            // `define_method(:x) do |y| … end`: a method `x` whose body is the block.
+            "define_method" | "define_singleton_method" if b.cur_def().kind == DefKind::Class => {
+                let name = args.and_then(|a| symbols(b, a).into_iter().next());
+                if let (Some(name), Some(blk)) = (name, n.field("block")) {
+                    let sig = b.first_line(n);
+                    let idx = b.def(DefKind::Function, name, n, sig);
+                    b.out.defs[idx as usize].doc = doc(b, n);
+                    b.out.defs[idx as usize].self_names = vec!["self".into()];
+                    b.within(idx, |b| visit(b, st, blk));
                     return;
                 }
             }

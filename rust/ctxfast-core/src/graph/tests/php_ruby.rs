@@ -216,6 +216,10 @@ fn ruby_repo() -> tempfile::TempDir {
                 "  class Cart < Base\n",
                 "    include Pricing\n",
                 "    TAX = 2\n",
+                "    attr_accessor :owner, \"note\"\n",
+                "    define_method(:empty?) do |strict|\n",
+                "      total\n",
+                "    end\n",
                 "\n",
                 "    def initialize\n",
                 "      @items = Item.new\n",
@@ -282,6 +286,9 @@ fn ruby_definitions_calls_and_requires_resolve() {
             ("shop.cart.Shop", "class"),
             ("shop.cart.Shop.Cart", "class"),
             ("shop.cart.Shop.Cart.TAX", "var"),
+            ("shop.cart.Shop.Cart.owner", "function"),
+            ("shop.cart.Shop.Cart.note", "function"),
+            ("shop.cart.Shop.Cart.empty?", "function"),
             ("shop.cart.Shop.Cart.initialize", "function"),
             ("shop.cart.Shop.Cart.add", "function"),
             ("shop.cart.Shop.Cart.total", "function"),
@@ -325,6 +332,11 @@ fn ruby_definitions_calls_and_requires_resolve() {
             "shop.pricing.Shop.Pricing.discount", // a mixin's method
             "shop.pricing.Shop.Pricing.round",    // a module's singleton method
         ]
+    );
+    // A `define_method` body is the method's: its calls are its own.
+    assert_eq!(
+        callees(&db, "shop.cart.Shop.Cart.empty?"),
+        vec!["shop.cart.Shop.Cart.total"]
     );
     assert_eq!(
         imports(&db),
