@@ -125,6 +125,7 @@ class RepoIndex:
         self._minor: tuple[float, frozenset[str]] | None = None
         self._bundles: tuple[int, frozenset[str]] | None = None
         self._frames: dict[tuple[str, str | None], str | None] = {}
+        self._tails: dict[str, str] | None = None
 
     def stored_plain(self, name: str, build: Callable[[], T]) -> T:
         """JSON data derived from this state (dicts with str keys, lists, str, int): from the
@@ -322,16 +323,38 @@ class RepoIndex:
         return held.pop() if len(held) == 1 else None
 
     def resolve_path(self, printed: str) -> str | None:
-        """Maps a path as printed in a traceback or task to a repository file."""
+        """Maps a path as printed in a traceback or task to a repository file: the file of
+        that path, else the longest file whose path ends with ``/`` + the printed one (the
+        printed path is relative to a package directory), else the longest file the printed
+        path ends with after a ``/`` (it is absolute, or relative to a site-packages)."""
         p = printed.replace("\\", "/").lstrip("./")
         if p in self.languages:
             return p
-        best = None
-        for f in self.files:
-            matches = p.endswith("/" + f) or f.endswith("/" + p)
-            if matches and (best is None or len(f) > len(best)):
-                best = f
-        return best
+        longer = self._path_tails().get(p)
+        if longer is not None:
+            return longer
+        cut = p.find("/")
+        while cut != -1:
+            if p[cut + 1 :] in self.languages:
+                return p[cut + 1 :]
+            cut = p.find("/", cut + 1)
+        return None
+
+    def _path_tails(self) -> dict[str, str]:
+        """Each tail of a file path after one of its ``/`` → the longest file ending with it
+        (the first in path order on a tie), so that resolving a printed path is a few
+        lookups instead of a scan of every file per path."""
+        if self._tails is None:
+            tails: dict[str, str] = {}
+            for f in self.files:
+                cut = f.find("/")
+                while cut != -1:
+                    tail = f[cut + 1 :]
+                    if len(f) > len(tails.get(tail, "")):
+                        tails[tail] = f
+                    cut = f.find("/", cut + 1)
+            self._tails = tails
+        return self._tails
 
 
 class IndexWatch:
