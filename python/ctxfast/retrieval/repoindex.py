@@ -126,6 +126,7 @@ class RepoIndex:
         self._bundles: tuple[int, frozenset[str]] | None = None
         self._frames: dict[tuple[str, str | None], str | None] = {}
         self._tails: dict[str, str] | None = None
+        self._signature_lines: dict[str, str] = {}
 
     def stored_plain(self, name: str, build: Callable[[], T]) -> T:
         """JSON data derived from this state (dicts with str keys, lists, str, int): from the
@@ -291,6 +292,18 @@ class RepoIndex:
 
             self._file_bm25 = self.stored_bm25("file_bm25", build)
         return self._file_bm25
+
+    def signature_line(self, qualname: str) -> str:
+        """The first line of the signature of the definition ``qualname``, stripped (""
+        when there is none). Remembered per index: every query's merge asks it of each of
+        its hundreds of candidates, mostly the same definitions query after query."""
+        line = self._signature_lines.get(qualname)
+        if line is None:
+            node = self.defs_by_qualname.get(qualname)
+            full = self.signatures.get(node.id, "") if node is not None else ""
+            line = full.splitlines()[0].strip() if full else ""
+            self._signature_lines[qualname] = line
+        return line
 
     def innermost(self, path: str, line: int) -> Node | None:
         """The smallest definition containing ``line`` (traceback and hit mapping)."""
