@@ -127,6 +127,7 @@ class RepoIndex:
         self._frames: dict[tuple[str, str | None], str | None] = {}
         self._tails: dict[str, str] | None = None
         self._signature_lines: dict[str, str] = {}
+        self._function_spans: dict[str, list[tuple[int, int]]] = {}
 
     def stored_plain(self, name: str, build: Callable[[], T]) -> T:
         """JSON data derived from this state (dicts with str keys, lists, str, int): from the
@@ -304,6 +305,17 @@ class RepoIndex:
             line = full.splitlines()[0].strip() if full else ""
             self._signature_lines[qualname] = line
         return line
+
+    def function_spans(self, path: str) -> list[tuple[int, int]]:
+        """``(line, end_line)`` of each function defined in ``path``, in row order.
+        Remembered per index: the re-rank reads it for every class candidate (several per
+        file, tens per query), which made a ``Node`` of each definition of the file."""
+        spans = self._function_spans.get(path)
+        if spans is None:
+            defs = self.defs_by_file.get(path, ())
+            spans = [(d.line, d.end_line) for d in defs if d.kind == "function"]
+            self._function_spans[path] = spans
+        return spans
 
     def innermost(self, path: str, line: int) -> Node | None:
         """The smallest definition containing ``line`` (traceback and hit mapping)."""
