@@ -269,6 +269,36 @@ def test_a_frame_is_resolved_once_per_index(tmp_path, monkeypatch):
     assert scans == ["/env/site-packages/shop/core.py", "/env/site-packages/numpy/core.py"]
 
 
+def _scan_resolve(files: list[str], printed: str) -> str | None:
+    """Path resolution as a scan of every file: the longest file that is the printed path,
+    ends with ``/`` + it, or that it ends with after a ``/`` (the first in path order)."""
+    p = printed.replace("\\", "/").lstrip("./")
+    if p in files:
+        return p
+    best = None
+    for f in files:
+        if (p.endswith("/" + f) or f.endswith("/" + p)) and (best is None or len(f) > len(best)):
+            best = f
+    return best
+
+
+_path_part = st.sampled_from(["a", "b", "pkg", "core.py", "x.py", "."])
+_rel_path = st.lists(_path_part, min_size=1, max_size=4).map("/".join)
+
+
+@given(st.lists(_rel_path, max_size=12), st.lists(_rel_path, min_size=1, max_size=6))
+def test_path_resolution_equals_the_scan_of_every_file(files, printed):
+    """The tail lookups answer exactly as scanning the file list per printed path."""
+    from ctxfast.retrieval.repoindex import RepoIndex
+
+    ix = RepoIndex.__new__(RepoIndex)
+    ix.files = sorted(set(files))
+    ix.languages = dict.fromkeys(ix.files, "python")
+    ix._tails = None
+    for p in printed + ["/env/site-packages/" + p for p in printed] + ["./" + printed[0]]:
+        assert ix.resolve_path(p) == _scan_resolve(ix.files, p)
+
+
 def test_stages_switch_off(repo):
     res = repo.retrieve("main crashes", config={"lexical": False, "callgraph": False})
     for c in res.candidates:

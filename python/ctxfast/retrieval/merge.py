@@ -37,13 +37,6 @@ def statement_end(lines: list[str], start: int) -> int:
     return min(start, len(lines)) if lines else start
 
 
-def signature_line(index: RepoIndex, qualname: str | None) -> str:
-    """The first line of a definition's signature ("" for module-level lines)."""
-    node = index.defs_by_qualname.get(qualname) if qualname else None
-    full = index.signatures.get(node.id, "") if node is not None else ""
-    return full.splitlines()[0].strip() if full else ""
-
-
 def merge(index: RepoIndex, raws: list[RawCandidate]) -> list[Candidate]:
     by_key: dict[tuple[str, str], Candidate] = {}
     order: list[tuple[str, str]] = []
@@ -81,7 +74,7 @@ def merge(index: RepoIndex, raws: list[RawCandidate]) -> list[Candidate]:
             raw.file,
             start,
             end,
-            signature_line(index, qualname),
+            index.signature_line(qualname) if qualname else "",
             "",
             [prov],
             score=raw.score,

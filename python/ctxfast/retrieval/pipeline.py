@@ -604,8 +604,8 @@ def _class_own_text(ix: RepoIndex, c: Candidate) -> str:
     every method's vocabulary, which let large classes outrank the method the issue is about."""
     lines = ix.lines(c.file)[c.start_line - 1 : c.end_line]
     own = [True] * len(lines)
-    for d in ix.defs_by_file.get(c.file, ()):
-        if d.kind == "function" and c.start_line < d.line and d.end_line <= c.end_line:
-            lo, hi = d.line - c.start_line, d.end_line - c.start_line + 1
+    for line, end_line in ix.function_spans(c.file):
+        if c.start_line < line and end_line <= c.end_line:
+            lo, hi = line - c.start_line, end_line - c.start_line + 1
             own[lo:hi] = [False] * (hi - lo)
     return "\n".join(t for t, keep in zip(lines, own, strict=True) if keep)

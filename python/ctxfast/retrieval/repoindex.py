@@ -125,6 +125,9 @@ class RepoIndex:
         self._minor: tuple[float, frozenset[str]] | None = None
         self._bundles: tuple[int, frozenset[str]] | None = None
         self._frames: dict[tuple[str, str | None], str | None] = {}
+        self._tails: dict[str, str] | None = None
+        self._signature_lines: dict[str, str] = {}
+        self._function_spans: dict[str, list[tuple[int, int]]] = {}
 
     def stored_plain(self, name: str, build: Callable[[], T]) -> T:
         """JSON data derived from this state (dicts with str keys, lists, str, int): from the
@@ -291,6 +294,29 @@ class RepoIndex:
             self._file_bm25 = self.stored_bm25("file_bm25", build)
         return self._file_bm25
 
+    def signature_line(self, qualname: str) -> str:
+        """The first line of the signature of the definition ``qualname``, stripped (""
+        when there is none). Remembered per index: every query's merge asks it of each of
+        its hundreds of candidates, mostly the same definitions query after query."""
+        line = self._signature_lines.get(qualname)
+        if line is None:
+            node = self.defs_by_qualname.get(qualname)
+            full = self.signatures.get(node.id, "") if node is not None else ""
+            line = full.splitlines()[0].strip() if full else ""
+            self._signature_lines[qualname] = line
+        return line
+
+    def function_spans(self, path: str) -> list[tuple[int, int]]:
+        """``(line, end_line)`` of each function defined in ``path``, in row order.
+        Remembered per index: the re-rank reads it for every class candidate (several per
+        file, tens per query), which made a ``Node`` of each definition of the file."""
+        spans = self._function_spans.get(path)
+        if spans is None:
+            defs = self.defs_by_file.get(path, ())
+            spans = [(d.line, d.end_line) for d in defs if d.kind == "function"]
+            self._function_spans[path] = spans
+        return spans
+
     def innermost(self, path: str, line: int) -> Node | None:
         """The smallest definition containing ``line`` (traceback and hit mapping)."""
         return self.defs_by_file.innermost(path, line)
@@ -322,16 +348,38 @@ class RepoIndex:
         return held.pop() if len(held) == 1 else None
 
     def resolve_path(self, printed: str) -> str | None:
-        """Maps a path as printed in a traceback or task to a repository file."""
+        """Maps a path as printed in a traceback or task to a repository file: the file of
+        that path, else the longest file whose path ends with ``/`` + the printed one (the
+        printed path is relative to a package directory), else the longest file the printed
+        path ends with after a ``/`` (it is absolute, or relative to a site-packages)."""
         p = printed.replace("\\", "/").lstrip("./")
         if p in self.languages:
             return p
-        best = None
-        for f in self.files:
-            matches = p.endswith("/" + f) or f.endswith("/" + p)
-            if matches and (best is None or len(f) > len(best)):
-                best = f
-        return best
+        longer = self._path_tails().get(p)
+        if longer is not None:
+            return longer
+        cut = p.find("/")
+        while cut != -1:
+            if p[cut + 1 :] in self.languages:
+                return p[cut + 1 :]
+            cut = p.find("/", cut + 1)
+        return None
+
+    def _path_tails(self) -> dict[str, str]:
+        """Each tail of a file path after one of its ``/`` → the longest file ending with it
+        (the first in path order on a tie), so that resolving a printed path is a few
+        lookups instead of a scan of every file per path."""
+        if self._tails is None:
+            tails: dict[str, str] = {}
+            for f in self.files:
+                cut = f.find("/")
+                while cut != -1:
+                    tail = f[cut + 1 :]
+                    if len(f) > len(tails.get(tail, "")):
+                        tails[tail] = f
+                    cut = f.find("/", cut + 1)
+            self._tails = tails
+        return self._tails
 
 
 class IndexWatch:

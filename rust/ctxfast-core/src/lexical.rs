@@ -26,6 +26,9 @@
 //! searches one repository state many times (retrieval, per query) pays the walk and the
 //! reads once. Its hits are identical to [`search`] over the same files — the searcher and
 //! matcher are the same; only where the bytes come from differs (see [`Corpus::search`]).
+//! It also holds a [`TrigramFilter`] per in-memory file, so that a search skips the files
+//! that cannot contain any term still short of its cap: most terms of a query saturate in the
+//! first files, and the few rare ones left then cost only the files that may hold them.
 
 use crate::error::{CoreError, CoreResult};
 use crate::vendored::VENDORED_DIRS;
@@ -223,8 +226,9 @@ fn collect_files(spec: &WalkSpec<'_>) -> CoreResult<Vec<(String, PathBuf)>> {
 /// Per file: for each active term (by position in `active`), its first hits (at most `cap`).
 type FileHits = Result<Vec<Vec<(u64, String)>>, ()>;
 
-/// The per-chunk search state shared (read-only) by all worker threads. It depends only on
-/// the active terms, so consecutive chunks reuse it until a term saturates (compiling the
+/// The per-chunk search state shared (read-only) by all worker threads, for the files the
+/// searcher reads (on disk, or with a NUL or a byte-order mark). It depends only on the
+/// active terms, so consecutive chunks reuse it until a term saturates (compiling the
 /// matcher per chunk cost more than searching an in-memory chunk).
 struct ChunkMatcher {
     matcher: grep_regex::RegexMatcher,
@@ -262,6 +266,124 @@ enum Haystack<'a> {
     Path(&'a Path),
     /// Held in memory; `has_nul` is whether the bytes contain a NUL anywhere.
     Bytes { bytes: &'a [u8], has_nul: bool },
+    /// Held in memory, and its lines are its bytes (see [`text_filter`]): searched by
+    /// [`scan_text`] for the terms its filter does not rule out.
+    Text {
+        bytes: &'a [u8],
+        filter: &'a TrigramFilter,
+    },
+}
+
+/// The hash of the trigram `a b c` (Fibonacci hashing: the high bits are the well-mixed ones).
+fn trigram_hash(a: u8, b: u8, c: u8) -> u32 {
+    (u32::from(a) << 16 | u32::from(b) << 8 | u32::from(c)).wrapping_mul(TRIGRAM_MUL)
+}
+
+/// The odd multiplier of [`trigram_hash`]: 2^32 / φ.
+const TRIGRAM_MUL: u32 = 0x9E37_79B1;
+
+/// The trigram hashes of a term, in order (none for a term shorter than three bytes).
+fn term_trigrams(term: &str) -> Vec<u32> {
+    term.as_bytes()
+        .windows(3)
+        .map(|w| trigram_hash(w[0], w[1], w[2]))
+        .collect()
+}
+
+/// Which trigrams occur in a file's bytes, as a one-hash Bloom filter: every trigram of the
+/// bytes sets its bit, so a term with a trigram whose bit is unset cannot occur in the file —
+/// and, holding no line break, in none of its lines. About one bit per byte of the file (the next power of two), so that even a large file's
+/// set stays sparse enough to rule out a term of a few trigrams.
+#[derive(Debug)]
+struct TrigramFilter {
+    bits: Vec<u64>,
+    /// `32 - log2(number of bits)`: a hash's bit is its top bits.
+    shift: u32,
+}
+
+impl TrigramFilter {
+    const MIN_LOG2_BITS: u32 = 9;
+    const MAX_LOG2_BITS: u32 = 30;
+
+    fn build(bytes: &[u8]) -> Self {
+        let log2 = (bytes.len().max(1).next_power_of_two().trailing_zeros())
+            .clamp(Self::MIN_LOG2_BITS, Self::MAX_LOG2_BITS);
+        let mut bits = vec![0u64; 1 << (log2 - 6)];
+        let shift = 32 - log2;
+        let last = bits.len() - 1;
+        // The last three bytes, rolled in one byte at a time (the hash input of
+        // `trigram_hash`), from the third byte on.
+        let mut window = bytes
+            .iter()
+            .take(2)
+            .fold(0u32, |w, &b| w << 8 | u32::from(b));
+        for &b in bytes.iter().skip(2) {
+            window = (window << 8 | u32::from(b)) & 0x00FF_FFFF;
+            let h = window.wrapping_mul(TRIGRAM_MUL) >> shift;
+            bits[(h >> 6) as usize & last] |= 1 << (h & 63);
+        }
+        TrigramFilter { bits, shift }
+    }
+
+    /// False when the term of these trigram hashes cannot occur in the file.
+    fn may_contain(&self, grams: &[u32]) -> bool {
+        grams.iter().all(|g| {
+            let h = g >> self.shift;
+            self.bits[(h >> 6) as usize] & (1 << (h & 63)) != 0
+        })
+    }
+}
+
+/// The filter of an in-memory file whose lines, as the searcher sees them, are its bytes cut
+/// at each `\n`; `None` for the others, which the searcher then reads itself: a NUL byte
+/// (binary detection stops at its buffer) or a byte-order mark (UTF-16 is transcoded, a
+/// UTF-8 mark stripped).
+fn text_filter(bytes: &[u8], has_nul: bool) -> Option<TrigramFilter> {
+    let bom = bytes.starts_with(&[0xEF, 0xBB, 0xBF])
+        || bytes.starts_with(&[0xFF, 0xFE])
+        || bytes.starts_with(&[0xFE, 0xFF]);
+    (!has_nul && !bom).then(|| TrigramFilter::build(bytes))
+}
+
+/// The lines of a text file holding each wanted term (by position in `active`; the others
+/// stay empty), at most `cap` per term, in order — what the searcher's sink collects from
+/// the file, found by one substring search per term instead of a line-by-line pass for all
+/// of them: a file usually holds a few of a query's terms, and a rare term is then a single
+/// vectorised scan. Line numbers count `\n`; a line's text drops its `\n` and one `\r`.
+fn scan_text(
+    bytes: &[u8],
+    finders: &[memchr::memmem::Finder<'static>],
+    active: &[usize],
+    wanted: &[usize],
+    cap: usize,
+    max_line_chars: usize,
+) -> Vec<Vec<(u64, String)>> {
+    let mut out: Vec<Vec<(u64, String)>> = vec![Vec::new(); active.len()];
+    for &ai in wanted {
+        let finder = &finders[active[ai]];
+        let hits = &mut out[ai];
+        // `pos` starts line `line_no`.
+        let (mut pos, mut line_no) = (0usize, 1u64);
+        while hits.len() < cap {
+            let Some(at) = finder.find(&bytes[pos..]).map(|i| pos + i) else {
+                break;
+            };
+            let start = memchr::memrchr(b'\n', &bytes[pos..at]).map_or(pos, |i| pos + i + 1);
+            line_no += memchr::memchr_iter(b'\n', &bytes[pos..start]).count() as u64;
+            let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
+            let line = &bytes[start..end];
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            hits.push((
+                line_no,
+                cap_chars(&String::from_utf8_lossy(line), max_line_chars),
+            ));
+            if end == bytes.len() {
+                break;
+            }
+            (pos, line_no) = (end + 1, line_no + 1);
+        }
+    }
+    out
 }
 
 fn search_file(
@@ -313,7 +435,8 @@ fn search_file(
         Haystack::Bytes {
             bytes,
             has_nul: false,
-        } => searcher.search_slice(matcher, bytes, sink),
+        }
+        | Haystack::Text { bytes, .. } => searcher.search_slice(matcher, bytes, sink),
     };
     res.map_err(|_| ())?;
     Ok(out)
@@ -399,7 +522,14 @@ pub fn search(req: &LexicalRequest) -> CoreResult<LexicalResult> {
     Ok(result)
 }
 
-/// The chunked search of `files` (sorted by relative path) into `result`'s terms.
+/// One file of a chunk: its path, its bytes and the terms to search it for (positions in
+/// the chunk's active terms).
+type ChunkFile<'a> = (&'a str, Haystack<'a>, Vec<usize>);
+
+/// The chunked search of `files` (sorted by relative path) into `result`'s terms. A chunk is
+/// the next files that may hold a term still short of its cap, each searched for those of
+/// them it may hold: a text file's filter rules the others out (they would add no hit
+/// there), any other file is searched for all.
 fn search_files(
     result: &mut LexicalResult,
     files: &[(&str, Haystack<'_>)],
@@ -410,29 +540,73 @@ fn search_files(
     // Each term needs max_hits + 1 hits to know whether it was truncated.
     let need = max_hits + 1;
     let chunk = (rayon::current_num_threads() * 64).max(64);
+    let grams: Vec<Vec<u32>> = result
+        .terms
+        .iter()
+        .map(|t| term_trigrams(&t.term))
+        .collect();
+    let finders: Vec<memchr::memmem::Finder<'static>> = result
+        .terms
+        .iter()
+        .map(|t| memchr::memmem::Finder::new(t.term.as_bytes()).into_owned())
+        .collect();
     let mut current: Option<(Vec<usize>, ChunkMatcher)> = None;
-    for batch in files.chunks(chunk) {
+    let mut rest = files.iter();
+    loop {
         let active: Vec<usize> = (0..result.terms.len())
             .filter(|&i| result.terms[i].hits.len() < need)
             .collect();
         if active.is_empty() {
             break;
         }
-        if current.as_ref().is_none_or(|(prev, _)| *prev != active) {
+        let batch: Vec<ChunkFile<'_>> = rest
+            .by_ref()
+            .filter_map(|&(rel, src)| {
+                let wanted: Vec<usize> = match src {
+                    Haystack::Text { filter, .. } => (0..active.len())
+                        .filter(|&ai| filter.may_contain(&grams[active[ai]]))
+                        .collect(),
+                    _ => (0..active.len()).collect(),
+                };
+                (!wanted.is_empty()).then_some((rel, src, wanted))
+            })
+            .take(chunk)
+            .collect();
+        if batch.is_empty() {
+            break;
+        }
+        let needs_matcher = batch
+            .iter()
+            .any(|(_, src, _)| !matches!(src, Haystack::Text { .. }));
+        if needs_matcher && current.as_ref().is_none_or(|(prev, _)| *prev != active) {
             let active_terms: Vec<&str> = active
                 .iter()
                 .map(|&i| result.terms[i].term.as_str())
                 .collect();
             current = Some((active.clone(), ChunkMatcher::new(&active_terms)?));
         }
-        let cm = &current.as_ref().expect("matcher set above").1;
+        let cm = current.as_ref().map(|(_, cm)| cm);
         let per_file: Vec<FileHits> = batch
             .par_iter()
-            .map_init(new_searcher, |searcher, (_, src)| {
-                search_file(searcher, *src, cm, need, max_line_chars)
+            .map_init(new_searcher, |searcher, (_, src, wanted)| match *src {
+                Haystack::Text { bytes, .. } => Ok(scan_text(
+                    bytes,
+                    &finders,
+                    &active,
+                    wanted,
+                    need,
+                    max_line_chars,
+                )),
+                _ => search_file(
+                    searcher,
+                    *src,
+                    cm.expect("a matcher for the active terms"),
+                    need,
+                    max_line_chars,
+                ),
             })
             .collect();
-        for ((rel, _), fh) in batch.iter().zip(per_file) {
+        for ((rel, _, _), fh) in batch.iter().zip(per_file) {
             let Ok(per_term) = fh else {
                 result.unreadable.push(rel.to_string());
                 continue;
@@ -470,6 +644,8 @@ struct CorpusFile {
     path: PathBuf,
     bytes: Option<Vec<u8>>,
     has_nul: bool,
+    /// Set for in-memory files whose lines are their bytes ([`text_filter`]).
+    filter: Option<TrigramFilter>,
 }
 
 /// The files of one walk (same globs and pruning as [`search`]), read once into memory.
@@ -516,11 +692,13 @@ impl Corpus {
                 let has_nul = bytes
                     .as_ref()
                     .is_some_and(|b| memchr::memchr(0, b).is_some());
+                let filter = bytes.as_deref().and_then(|b| text_filter(b, has_nul));
                 CorpusFile {
                     rel,
                     path,
                     bytes,
                     has_nul,
+                    filter,
                 }
             })
             .collect();
@@ -547,7 +725,9 @@ impl Corpus {
     }
 
     /// [`search`] over the loaded files: the same terms handling, caps, order and
-    /// diagnostics, with the bytes taken from memory where they were loaded.
+    /// diagnostics, with the bytes taken from memory where they were loaded, and the files
+    /// their trigram filters rule out for every term still short of its cap not searched
+    /// (they would add no hit).
     pub fn search(
         &self,
         terms: &[String],
@@ -562,12 +742,13 @@ impl Corpus {
             .files
             .iter()
             .map(|f| {
-                let src = match &f.bytes {
-                    Some(b) => Haystack::Bytes {
+                let src = match (&f.bytes, &f.filter) {
+                    (Some(bytes), Some(filter)) => Haystack::Text { bytes, filter },
+                    (Some(b), None) => Haystack::Bytes {
                         bytes: b,
                         has_nul: f.has_nul,
                     },
-                    None => Haystack::Path(&f.path),
+                    (None, _) => Haystack::Path(&f.path),
                 };
                 (f.rel.as_str(), src)
             })
@@ -790,6 +971,80 @@ mod tests {
             assert!(capped.terms[1].truncated);
         }
         assert!(Corpus::load(&LexicalRequest::new(r.join("missing"), vec![]), 1).is_err());
+    }
+
+    /// The filter never rules out a term the file holds, at any size (so any fill), and
+    /// rules out nearly all terms of four trigrams it does not hold; a file with a NUL or a
+    /// byte-order mark has none (it is not searched as text).
+    #[test]
+    fn trigram_filter_has_no_false_negatives() {
+        let mut state = 0x2545_F491_4F6C_DD1D_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for len in [0usize, 2, 3, 50, 700, 5000, 100_000] {
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| b"abcdefgh_\n ("[next() as usize % 12])
+                .collect();
+            let f = TrigramFilter::build(&bytes);
+            let mut spans = vec![(0, len.min(3)), (len.saturating_sub(3), len)];
+            for _ in 0..200 {
+                let start = next() as usize % len.max(1);
+                spans.push((start, (start + 3 + next() as usize % 20).min(len)));
+            }
+            for (start, end) in spans.into_iter().filter(|(s, e)| e - s >= 3) {
+                let term = String::from_utf8(bytes[start..end].to_vec()).unwrap();
+                assert!(f.may_contain(&term_trigrams(&term)), "{len} {term:?}");
+            }
+            assert!(f.may_contain(&term_trigrams("xy")), "too short to rule out");
+            let absent = (0..100)
+                .filter(|_| {
+                    let term: String = (0..6)
+                        .map(|_| (b'A' + (next() % 26) as u8) as char)
+                        .collect();
+                    f.may_contain(&term_trigrams(&term))
+                })
+                .count();
+            assert!(absent <= 10, "{len}: {absent} of 100 absent terms pass");
+        }
+        for bom in [&b"\xEF\xBB\xBFx = 1\n"[..], b"\xFF\xFEx\0", b"\xFE\xFF\0x"] {
+            assert!(text_filter(bom, false).is_none());
+        }
+        assert!(text_filter(b"x\0", true).is_none());
+        assert!(text_filter(b"x = 1\n", false).is_some());
+    }
+
+    proptest::proptest! {
+        /// [`scan_text`] collects exactly what the searcher's sink collects from a text file:
+        /// the same lines, numbers, texts and caps, for every subset of the terms.
+        #[test]
+        fn text_scan_equals_the_searcher(
+            text in "(foo|bar|ab|é|\\.|\\(| |\r|\n|\n\n|\r\n|\u{fffd}|x){0,120}",
+            raw in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..60),
+            terms in proptest::collection::vec("(foo|bar|ab|é|\\.|\\(| |x){1,4}", 1..6),
+            cap in 1usize..6,
+            max_line_chars in 1usize..12,
+            mask in 0u32..64,
+        ) {
+            let mut bytes = text.into_bytes();
+            bytes.extend(raw.iter().filter(|&&b| b != 0));
+            proptest::prop_assume!(text_filter(&bytes, false).is_some());
+            let filter = TrigramFilter::build(&bytes);
+            let refs: Vec<&str> = terms.iter().map(String::as_str).collect();
+            let cm = ChunkMatcher::new(&refs).unwrap();
+            let src = Haystack::Text { bytes: &bytes, filter: &filter };
+            let want = search_file(&mut new_searcher(), src, &cm, cap, max_line_chars).unwrap();
+            let active: Vec<usize> = (0..terms.len()).collect();
+            let wanted: Vec<usize> = (0..terms.len()).filter(|i| mask & (1 << i) != 0).collect();
+            let got = scan_text(&bytes, &cm.finders, &active, &wanted, cap, max_line_chars);
+            for (ai, hits) in got.iter().enumerate() {
+                let expected = if wanted.contains(&ai) { want[ai].clone() } else { vec![] };
+                proptest::prop_assert_eq!(hits, &expected, "term {:?}", terms[ai]);
+            }
+        }
     }
 
     #[test]
