@@ -270,16 +270,22 @@ def test_a_frame_is_resolved_once_per_index(tmp_path, monkeypatch):
 
 
 def _scan_resolve(files: list[str], printed: str) -> str | None:
-    """Path resolution as a scan of every file: the longest file that is the printed path,
-    ends with ``/`` + it, or that it ends with after a ``/`` (the first in path order)."""
+    """Path resolution as a scan of every file: the printed path, or a file ending with
+    ``/`` + it (the longest, the first in path order on a tie); then the same for what
+    follows an installed copy's last ``site-packages/``; then the longest file the printed
+    path ends with after a ``/``."""
     p = printed.replace("\\", "/").lstrip("./")
-    if p in files:
-        return p
-    best = None
-    for f in files:
-        if (p.endswith("/" + f) or f.endswith("/" + p)) and (best is None or len(f) > len(best)):
-            best = f
-    return best
+    tries = [p]
+    if "site-packages/" in p:
+        tries.append(p[p.rfind("site-packages/") + len("site-packages/") :])
+    for q in tries:
+        if q in files:
+            return q
+        ends = [f for f in files if f.endswith("/" + q)]
+        if ends:
+            return max(ends, key=len)
+    inside = [f for f in files if p.endswith("/" + f)]
+    return max(inside, key=len) if inside else None
 
 
 _path_part = st.sampled_from(["a", "b", "pkg", "core.py", "x.py", "."])
@@ -295,8 +301,24 @@ def test_path_resolution_equals_the_scan_of_every_file(files, printed):
     ix.files = sorted(set(files))
     ix.languages = dict.fromkeys(ix.files, "python")
     ix._tails = None
-    for p in printed + ["/env/site-packages/" + p for p in printed] + ["./" + printed[0]]:
+    installed = ["/env/site-packages/" + p for p in printed]
+    for p in printed + installed + ["./" + printed[0]]:
         assert ix.resolve_path(p) == _scan_resolve(ix.files, p)
+
+
+def test_an_installed_copy_resolves_to_a_src_layout_checkout(tmp_path):
+    """A traceback from an installed release prints ``site-packages/shop/core.py``; the
+    checkout keeps the package under ``src/``."""
+    from recon_fixture import indexed_repo
+
+    from ctxfast.retrieval.repoindex import RepoIndex
+
+    files = {"src/shop/__init__.py": "", "src/shop/core.py": "def f():\n    pass\n"}
+    repo = indexed_repo(tmp_path, files)
+    ix = RepoIndex(Path(repo.root), repo.graph_db)
+    assert ix.resolve_path("/env/lib/site-packages/shop/core.py") == "src/shop/core.py"
+    assert ix.resolve_path("C:\\Py\\Lib\\site-packages\\shop\\core.py") == "src/shop/core.py"
+    assert ix.resolve_path("/env/lib/site-packages/other/core.py") is None
 
 
 def test_stages_switch_off(repo):

@@ -350,14 +350,17 @@ class RepoIndex:
     def resolve_path(self, printed: str) -> str | None:
         """Maps a path as printed in a traceback or task to a repository file: the file of
         that path, else the longest file whose path ends with ``/`` + the printed one (the
-        printed path is relative to a package directory), else the longest file the printed
-        path ends with after a ``/`` (it is absolute, or relative to a site-packages)."""
+        printed path is relative to a package directory), else — for an installed copy
+        (``…/site-packages/pkg/mod.py``) — what follows the last ``site-packages/`` resolved
+        the same way (the checkout may keep ``pkg`` under ``src/``), else the longest file the
+        printed path ends with after a ``/`` (it is absolute)."""
         p = printed.replace("\\", "/").lstrip("./")
-        if p in self.languages:
-            return p
-        longer = self._path_tails().get(p)
-        if longer is not None:
-            return longer
+        for rel in (p, *_installed_relative(p)):
+            if rel in self.languages:
+                return rel
+            longer = self._path_tails().get(rel)
+            if longer is not None:
+                return longer
         cut = p.find("/")
         while cut != -1:
             if p[cut + 1 :] in self.languages:
@@ -380,6 +383,16 @@ class RepoIndex:
                     cut = f.find("/", cut + 1)
             self._tails = tails
         return self._tails
+
+
+#: Directories an installed package's files sit under; what follows is the package's path.
+_INSTALL_DIRS = ("site-packages/", "dist-packages/")
+
+
+def _installed_relative(path: str) -> list[str]:
+    """The package-relative path of a file printed from an installed copy, if it is one."""
+    cuts = [path.rfind(d) + len(d) for d in _INSTALL_DIRS if d in path]
+    return [path[max(cuts) :]] if cuts else []
 
 
 class IndexWatch:
