@@ -1,7 +1,8 @@
 //! Ruby extraction: modules and classes (`class`; `class A::B` is local `A.B`), methods and
 //! singleton methods (`def self.x`, `class << self`; `function`), the methods a class body
 //! makes with `attr_reader`/`attr_writer`/`attr_accessor` and `define_method(:x) do … end`
-//! (`function`), constants (`var`),
+//! (`function`), the blocks a DSL call names at a class's or file's top level
+//! (`add_selector(:link) do … end`, `task :build do … end`: `function`), constants (`var`),
 //! `require`/`require_relative` (module imports), `include`/`extend`/`prepend` and the
 //! superclass (bases: method lookup), and call references.
 //!
@@ -304,17 +305,20 @@ fn required(b: &Builder<'_>, args: Node<'_>) -> Option<String> {
 fn symbols(b: &Builder<'_>, args: Node<'_>) -> Vec<String> {
     let mut cur = args.walk();
     let kids: Vec<Node<'_>> = args.named_children(&mut cur).collect();
-    kids.into_iter()
-        .filter_map(|k| match k.kind() {
-            "simple_symbol" => Some(b.text(k).trim_start_matches(':').to_string()),
-            "string" if k.named_child_count() == 1 => k
-                .named_child(0)
-                .filter(|c| c.kind() == "string_content")
-                .map(|c| b.text(c)),
-            _ => None,
-        })
-        .filter(|s| !s.is_empty())
-        .collect()
+    kids.into_iter().filter_map(|k| symbol(b, k)).collect()
+}
+
+/// The name a symbol or plain string spells (`:a`, `"b"`), if `k` is one and it is not empty.
+fn symbol(b: &Builder<'_>, k: Node<'_>) -> Option<String> {
+    let s = match k.kind() {
+        "simple_symbol" => Some(b.text(k).trim_start_matches(':').to_string()),
+        "string" if k.named_child_count() == 1 => k
+            .named_child(0)
+            .filter(|c| c.kind() == "string_content")
+            .map(|c| b.text(c)),
+        _ => None,
+    };
+    s.filter(|s| !s.is_empty())
 }
 
 fn call(b: &mut Builder<'_>, st: &mut St, n: Node<'_>) {
@@ -406,7 +410,42 @@ fn call(b: &mut Builder<'_>, st: &mut St, n: Node<'_>) {
     if let Some(a) = args {
         visit(b, st, a);
     }
-    if let Some(blk) = n.field("block") {
-        visit(b, st, blk);
+    let Some(blk) = n.field("block") else {
+        return;
+    };
+    match dsl_name(b, &name, args) {
+        Some(named) => {
+            let sig = b.first_line(n);
+            let idx = b.def(DefKind::Function, named, n, sig);
+            b.out.defs[idx as usize].doc = doc(b, n);
+            b.within(idx, |b| visit(b, st, blk));
+        }
+        None => visit(b, st, blk),
     }
+}
+
+/// Calls that take a block and a leading symbol at a class's or file's top level without
+/// defining anything by that name: constructors (`Struct.new(:a) do`), and hooks whose symbol
+/// says when they run (`before(:each) do`).
+const NOT_DSL: &[&str] = &["new", "define", "before", "after", "around", "configure"];
+
+/// The name a DSL block defines, when the call is one: a call written at a class's, module's
+/// or file's top level (not inside a method) that passes a block and leads with a symbol
+/// (`Capybara.add_selector(:link) do`, `task :build do`, `register_driver :chrome do`). Ruby
+/// libraries declare their behaviour this way; such a block is the code that runs under that
+/// name, and a file made of them otherwise holds no definition at all. A leading string is
+/// prose (`describe "when empty" do`, `context "Options" do`), not a name.
+fn dsl_name(b: &Builder<'_>, method: &str, args: Option<Node<'_>>) -> Option<String> {
+    if b.cur_def().kind == DefKind::Function || NOT_DSL.contains(&method) {
+        return None;
+    }
+    let first = args?
+        .named_child(0)
+        .filter(|k| k.kind() == "simple_symbol")?;
+    let name = symbol(b, first)?;
+    let word = name.trim_end_matches(['?', '!']);
+    let identifier = !word.is_empty()
+        && !word.starts_with(|c: char| c.is_ascii_digit())
+        && word.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    identifier.then_some(name)
 }

@@ -349,6 +349,73 @@ fn ruby_definitions_calls_and_requires_resolve() {
 }
 
 #[test]
+fn ruby_dsl_blocks_named_by_a_symbol_are_definitions() {
+    let d = repo(&[
+        (
+            "lib/kit/selectors.rb",
+            concat!(
+                "Kit.add_selector(:link, visible: true) do\n",
+                "  xpath do |locator|\n",
+                "    anchor_path(locator)\n",
+                "  end\n",
+                "end\n",
+                "\n",
+                "Kit.register_driver \"chrome\" do |app|\n",
+                "  app\n",
+                "end\n",
+                "\n",
+                "Pair = Struct.new(:left, :right) do\n",
+                "  def swap; end\n",
+                "end\n",
+                "\n",
+                "before(:each) do\n",
+                "end\n",
+                "\n",
+                "describe \"two words\" do\n",
+                "end\n",
+                "\n",
+                "def anchor_path(l)\n",
+                "  each_item(:x) do\n",
+                "  end\n",
+                "end\n",
+            ),
+        ),
+        (
+            "lib/kit/tasks.rb",
+            "module Kit\n  class Tasks\n    task :build do\n      compile\n    end\n\n    def compile; end\n  end\nend\n",
+        ),
+    ]);
+    let db = d.path().join(".ctxfast/recon.db");
+    index(d.path(), &db, &IndexOptions::default()).unwrap();
+    let defs = pairs(
+        &db,
+        "SELECT qualname, kind FROM nodes WHERE kind = 'function' ORDER BY file, line",
+    );
+    let defs: Vec<&str> = defs.iter().map(|(q, _)| q.as_str()).collect();
+    assert_eq!(
+        defs,
+        vec![
+            "kit.selectors.link", // a symbol names the block
+            "kit.selectors.swap", // (a `Struct.new` block is no class here)
+            // not "chrome" nor "two words" (a string is prose), `left` (a constructor),
+            // `each` (a hook), nor a block passed inside a method (`each_item(:x)`)
+            "kit.selectors.anchor_path",
+            "kit.tasks.Kit.Tasks.build",
+            "kit.tasks.Kit.Tasks.compile",
+        ]
+    );
+    // The block's calls are the definition's own.
+    assert_eq!(
+        callees(&db, "kit.selectors.link"),
+        vec!["kit.selectors.anchor_path"]
+    );
+    assert_eq!(
+        callees(&db, "kit.tasks.Kit.Tasks.build"),
+        vec!["kit.tasks.Kit.Tasks.compile"]
+    );
+}
+
+#[test]
 fn php_and_ruby_refreshes_match_a_cold_build_at_every_step() {
     let d = repo(&[
         ("src/A.php", "<?php\nnamespace P;\n\nclass A\n{\n    public function f() { b_fn(); }\n}\n"),
