@@ -134,6 +134,38 @@ fn a_macro_before_a_namespace_is_no_function() {
     );
 }
 
+/// An export macro in a class head: the class, its methods and what follows it.
+const EXPORT_MACRO: &str = "\
+class WIDGET_API Widget : public Base {
+ public:
+  explicit Widget(int n) : n_(n) {}
+  int spin() const { return n_; }
+ private:
+  int n_;
+};
+
+struct WIDGET_API Options final {
+  int level;
+};
+
+int make(void) { return Widget(1).spin(); }
+";
+
+#[test]
+fn an_export_macro_in_a_class_head_keeps_the_class() {
+    let got = spans(&[("src/widget.cpp", EXPORT_MACRO)], "src/widget.cpp");
+    assert_eq!(
+        got,
+        [
+            "class src.widget_cpp.Widget 1-7",
+            "function src.widget_cpp.Widget.Widget 3-3",
+            "function src.widget_cpp.Widget.spin 4-4",
+            "class src.widget_cpp.Options 9-11",
+            "function src.widget_cpp.make 13-13",
+        ]
+    );
+}
+
 /// Statements tree-sitter reads as function definitions inside a well-formed body — a
 /// looping macro (no type), macro lines before an `if` (an error in the declarator), a
 /// braced initialiser with an `#if` inside (no function declarator) — do not cut the
