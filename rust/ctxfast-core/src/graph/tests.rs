@@ -1335,5 +1335,6 @@ fn forget_process_cache(db: &Path) {
     cache::take_symbols(db, tag);
 }
 
+mod c_family;
 mod php_ruby;
 mod tags;

@@ -175,6 +175,21 @@ fn visit_function<'t>(
         return;
     };
     let body = n.field("body");
+    // A body holding a definition no body can hold is tree-sitter's recovery from a header
+    // it could not close (see `misplaced`): the function ends before that definition, and
+    // what follows belongs to the enclosing scope.
+    let split = body.and_then(|body| misplaced(body).map(|path| (body, path)));
+    let mut end_row = None;
+    if let Some((body, path)) = &split {
+        end_row = last_statement_end(*body, path);
+        if end_row.is_none() {
+            // Nothing of its own before the first misplaced definition: not a function at
+            // all (`MACRO namespace x {`, the first of two headers written in `#if`/`#else`
+            // branches). Its body is read in the enclosing scope.
+            stack.push((*body, scope));
+            return;
+        }
+    }
     let sig = b.header(n, body);
     let in_class = is_class_scope(b);
     let name = segs.last().cloned().unwrap_or_default();
@@ -204,9 +219,146 @@ fn visit_function<'t>(
         declare_locals(b, params, "parameter_declaration");
         b.scope = scope;
     }
-    if let Some(body) = body {
-        stack.push((body, idx));
+    if let Some(row) = end_row {
+        b.out.defs[idx as usize].end_line = row as u32 + 1;
     }
+    match (split, body) {
+        (Some((body, path)), _) => schedule_split(stack, body, &path, idx, scope),
+        (None, Some(body)) => stack.push((body, idx)),
+        (None, None) => {}
+    }
+}
+
+/// Definitions that C and C++ allow only outside a function body. Finding one inside a body
+/// means tree-sitter misread the function's extent: typically two headers in the branches
+/// of an `#if`/`#else` (`#ifdef X void f() { #else void f() try { #endif`) or one brace
+/// opened in each branch (`#if A if (a) { #else if (b) { #endif`), so one `{` is never
+/// closed and the function swallows the rest of the file; or a macro in front of a
+/// namespace (`MACRO namespace x {`), read as a function named `namespace`. A definition
+/// inside a class body (a local class's methods) is not misplaced; GNU C's nested
+/// functions are the one legitimate case read as misplaced, and cost only a shorter span.
+const MISPLACED: &[&str] = &[
+    "function_definition",
+    "template_declaration",
+    "namespace_definition",
+    "linkage_specification",
+];
+
+/// True when the function definition `n` has a return type and a function declarator parsed
+/// without error: what a definition at file scope has, and what a statement misread as one
+/// lacks (`FOREACH(x, v) { ... }` has no type; `MACRO\n if (c) { ... }` has an error in its
+/// declarator; `static T x { #if ... }`, a variable's braced initialiser, declares no
+/// function), so such a statement in a well-formed body does not cut it.
+fn whole(n: Node<'_>) -> bool {
+    n.field("type").is_some()
+        && n.field("declarator")
+            .is_some_and(|d| !d.has_error() && find_params(d).is_some())
+}
+
+/// True for the nodes that hold statements (blocks, control flow, preprocessor branches,
+/// error recovery), the only places a misplaced definition can appear in a body; searching
+/// only them leaves expressions and declarations unvisited.
+fn holds_statements(kind: &str) -> bool {
+    kind.ends_with("_statement")
+        || matches!(
+            kind,
+            "preproc_if"
+                | "preproc_ifdef"
+                | "preproc_else"
+                | "preproc_elif"
+                | "preproc_elifdef"
+                | "else_clause"
+                | "catch_clause"
+                | "for_range_loop"
+                | "ERROR"
+        )
+}
+
+/// The path from `body` down to the first (in source order) definition of a [`MISPLACED`]
+/// kind among its statements: the nodes from `body`'s child down to that definition, or
+/// `None` when the body is well formed.
+fn misplaced(body: Node<'_>) -> Option<Vec<Node<'_>>> {
+    let mut path = vec![];
+    let mut cur = body.walk();
+    if !cur.goto_first_child() {
+        return None;
+    }
+    loop {
+        let n = cur.node();
+        if n.is_named() {
+            if MISPLACED.contains(&n.kind()) && (n.kind() != "function_definition" || whole(n)) {
+                path.push(n);
+                return Some(path);
+            }
+            if holds_statements(n.kind()) && cur.goto_first_child() {
+                path.push(n);
+                continue;
+            }
+        }
+        while !cur.goto_next_sibling() {
+            if !cur.goto_parent() || cur.node() == body {
+                return None;
+            }
+            path.pop();
+        }
+    }
+}
+
+/// Named children of `n` that start before `before` (all of them when `None`).
+fn kids_before<'t>(n: Node<'t>, before: Option<Node<'t>>) -> Vec<Node<'t>> {
+    let mut cur = n.walk();
+    let end = before.map_or(usize::MAX, |b| b.start_byte());
+    n.named_children(&mut cur)
+        .filter(|k| k.start_byte() < end)
+        .collect()
+}
+
+/// The last row of the statements of `body` before the misplaced definition at the end of
+/// `path` (comments and preprocessor lines do not count), or `None` when there are none.
+fn last_statement_end(body: Node<'_>, path: &[Node<'_>]) -> Option<usize> {
+    let mut parent = body;
+    let mut last = None;
+    for &step in path {
+        for k in kids_before(parent, Some(step)) {
+            if k.kind() != "comment" && !k.kind().starts_with("preproc") && !k.is_error() {
+                last = Some(k.end_position().row);
+            }
+        }
+        parent = step;
+    }
+    last
+}
+
+/// Schedules a misread body: what comes before the first misplaced definition (on every
+/// level of `path`) under the function `idx`, the definition and everything after it under
+/// the enclosing `scope`, all in source order.
+fn schedule_split<'t>(
+    stack: &mut Vec<(Node<'t>, u32)>,
+    body: Node<'t>,
+    path: &[Node<'t>],
+    idx: u32,
+    scope: u32,
+) {
+    let mut order: Vec<(Node<'t>, u32)> = vec![];
+    let mut after: Vec<Vec<Node<'t>>> = vec![];
+    let mut parent = body;
+    for (i, &step) in path.iter().enumerate() {
+        let mut cur = parent.walk();
+        let kids: Vec<Node<'t>> = parent.named_children(&mut cur).collect();
+        let at = kids.iter().position(|k| *k == step).unwrap_or(kids.len());
+        order.extend(kids[..at].iter().map(|k| (*k, idx)));
+        if i + 1 == path.len() {
+            // The misplaced definition itself and its following siblings.
+            order.extend(kids[at..].iter().map(|k| (*k, scope)));
+        } else {
+            after.push(kids[at + 1..].to_vec());
+        }
+        parent = step;
+    }
+    for rest in after.into_iter().rev() {
+        order.extend(rest.into_iter().map(|k| (k, scope)));
+    }
+    stack.extend(order.into_iter().rev());
 }
 
 /// A named struct, union, enum or class with a body: its definition, bases and members.

@@ -8,6 +8,12 @@
 //!   seen as calls.
 //! * Rust: a macro called with parentheses, `name!(args)`, becomes the call `name (args)`, so
 //!   the calls in its arguments are seen (see `rust_macro_calls`).
+//! * C++: an export macro between `class`/`struct` and the class's name (`class GTEST_API_
+//!   Foo : public Bar {`, `struct MY_EXPORT Baz {`) is blanked. tree-sitter-cpp reads
+//!   `class GTEST_API_` as an elaborated type and the rest as a function whose body is the
+//!   class body, which, full of `public:` labels and member declarations, does not end at
+//!   the class's `};` but runs on over the definitions that follow (gtest's
+//!   `AssertionException` spanned 728 lines of `gtest.h`).
 //! * TypeScript: variance annotations on type parameters (`<out O = unknown>`, `<in T>`,
 //!   `<in out T>`, TypeScript 4.7; tree-sitter-typescript 0.23 predates them) are blanked.
 
@@ -23,6 +29,10 @@ pub fn rewrite(lang: Lang, src: &[u8]) -> Cow<'_, [u8]> {
         {
             Cow::Owned(rust_macro_calls(rust_try(src.to_vec())))
         }
+        Lang::Cpp => match cpp_class_macros(src) {
+            Some(out) => Cow::Owned(out),
+            None => Cow::Borrowed(src),
+        },
         Lang::TypeScript | Lang::Tsx
             if memchr::memmem::find(src, b"in ").is_some()
                 || memchr::memmem::find(src, b"out ").is_some() =>
@@ -68,6 +78,68 @@ fn rust_macro_calls(mut s: Vec<u8>) -> Vec<u8> {
         i = at + 2;
     }
     s
+}
+
+/// The end of the identifier starting at `j` (`j` itself when none starts there).
+fn ident_end(s: &[u8], mut j: usize) -> usize {
+    if s.get(j).is_some_and(u8::is_ascii_digit) {
+        return j;
+    }
+    while j < s.len() && is_ident(s[j]) && s[j] != b'$' {
+        j += 1;
+    }
+    j
+}
+
+/// `src` with the macro of every `class MACRO Name` / `struct MACRO Name` head blanked, or
+/// `None` when there is none. A macro is a name of capitals, digits and underscores (two
+/// characters at least) written between the keyword and the class's name, where the name is
+/// followed by `{`, a base clause (`:`, not `::`) or `final`: the shape of an export or
+/// visibility macro, which no C++ without a preprocessor can hold. Nothing else changes.
+fn cpp_class_macros(src: &[u8]) -> Option<Vec<u8>> {
+    let mut blanks: Vec<(usize, usize)> = vec![];
+    for kw in [&b"class"[..], &b"struct"[..]] {
+        for at in memchr::memmem::find_iter(src, kw) {
+            if at > 0 && is_ident(src[at - 1]) {
+                continue;
+            }
+            let after_kw = at + kw.len();
+            let m = skip_ws(src, after_kw);
+            if m == after_kw {
+                continue;
+            }
+            let m_end = ident_end(src, m);
+            let macro_like = m_end - m >= 2
+                && src[m..m_end]
+                    .iter()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == b'_')
+                && src[m].is_ascii_uppercase();
+            if !macro_like {
+                continue;
+            }
+            let name = skip_ws(src, m_end);
+            let name_end = ident_end(src, name);
+            if name == m_end || name_end == name || &src[name..name_end] == b"final" {
+                continue;
+            }
+            let next = skip_ws(src, name_end);
+            let rest = &src[next..];
+            let head = rest.first() == Some(&b'{')
+                || (rest.first() == Some(&b':') && rest.get(1) != Some(&b':'))
+                || (rest.starts_with(b"final") && !rest.get(5).is_some_and(|c| is_ident(*c)));
+            if head {
+                blanks.push((m, m_end));
+            }
+        }
+    }
+    if blanks.is_empty() {
+        return None;
+    }
+    let mut out = src.to_vec();
+    for (a, b) in blanks {
+        out[a..b].fill(b' ');
+    }
+    Some(out)
 }
 
 fn skip_ws(s: &[u8], mut j: usize) -> usize {
@@ -142,6 +214,21 @@ mod tests {
             "assert_eq (f(x), g (y)); if !(a != b) { v![1]; m! (z); }"
         );
         assert_eq!(out.len(), src.len());
+    }
+
+    #[test]
+    fn cpp_class_export_macros_are_blanked_and_nothing_else() {
+        let src = "class MY_API Alpha : public Base {};\nstruct X_EXPORT Beta final {};\n\
+                   class DLL Gamma{};\nstruct FOO bar;\nstruct FOO bar = {1};\n\
+                   class A B {};\nclass API ns::Name {};\nstruct S : T {};\nmyclass API C {};";
+        let out = rw(Lang::Cpp, src);
+        assert_eq!(
+            out,
+            "class        Alpha : public Base {};\nstruct          Beta final {};\n\
+             class     Gamma{};\nstruct FOO bar;\nstruct FOO bar = {1};\n\
+             class A B {};\nclass API ns::Name {};\nstruct S : T {};\nmyclass API C {};"
+        );
+        assert_eq!(rw(Lang::C, "struct MY_API s {};"), "struct MY_API s {};");
     }
 
     #[test]
