@@ -32,6 +32,7 @@ from ctxfast.retrieval.rank_rules import apply_rank_rules
 from ctxfast.retrieval.render import render_slice
 from ctxfast.retrieval.repoindex import RepoIndex
 from ctxfast.retrieval.sources import (
+    CallNeighbours,
     LexicalRecall,
     api_desc_source,
     callgraph_source,
@@ -39,7 +40,7 @@ from ctxfast.retrieval.sources import (
     traceback_source,
 )
 from ctxfast.retrieval.task import TaskQuery, parse_task
-from ctxfast.text import is_example_path, is_generated_path, is_test_code, is_test_path
+from ctxfast.text import in_test_module, is_example_path, is_generated_path, is_test_path
 from ctxfast.tokens import count_tokens
 
 if TYPE_CHECKING:
@@ -120,6 +121,7 @@ class Retriever:
         self._families: tuple[int, tuple[str, ...]] | None = None
         self._demoted: dict[Demotions, dict[str, float]] = {}
         self._candidate_docs = CandidateDocs(self.index)
+        self._neighbours = CallNeighbours(graph)
 
     def lexical(self) -> LexicalRecall:
         """Lexical recall over this state's files (the Retriever is rebuilt when the index
@@ -238,7 +240,7 @@ class Retriever:
             raws += api_desc_source(self.api, tq, cfg.sources.api_desc_k)
         lap("api_desc")
         if cfg.sources.callgraph:
-            raws += callgraph_source(self.graph, ix, tq, cfg.sources.callgraph_k)
+            raws += callgraph_source(self._neighbours, ix, tq, cfg.sources.callgraph_k)
         lap("callgraph")
         if cfg.sources.dispatch:
             raws += dispatch_source(ix, tq, self.family_prefixes(cfg.sources.dispatch_family_min))
@@ -560,8 +562,8 @@ def _inline_test_demotion(c: Candidate, cfg: RetrievalConfig) -> float:
     """``test_penalty`` for a test written inside a library file (Rust's ``mod tests``),
     which the file's path does not mark (a test file's candidates lose it by path): a fix
     lives in the function the test calls, not in the test."""
-    inline = is_test_code(c.file, c.qualname) and not is_test_path(c.file)
-    return cfg.demotions.test_penalty if cfg.demotions.demote_tests and inline else 0.0
+    demote = cfg.demotions.demote_tests and in_test_module(c.qualname)
+    return cfg.demotions.test_penalty if demote and not is_test_path(c.file) else 0.0
 
 
 def _demotion(ix: RepoIndex, path: str, cfg: RetrievalConfig) -> float:

@@ -14,7 +14,6 @@ from typing import ClassVar
 
 from ctxfast.bm25 import BM25Index, tokenize_code
 from ctxfast.retrieval.candidates import Candidate
-from ctxfast.retrieval.merge import statement_end
 from ctxfast.retrieval.repoindex import RepoIndex
 
 
@@ -62,12 +61,11 @@ def prune_candidate(
     if best < floor:
         cand.kept_lines, cand.pruned = [], True
         return
-    all_lines = index.lines(cand.file)
     keep: set[int] = set()
     for offset, s in enumerate(scores):
         if s >= tau * best:
             start = cand.start_line + offset
-            end = min(statement_end(all_lines, start), cand.end_line)
+            end = min(index.statement_end(cand.file, start), cand.end_line)
             keep.update(range(start, end + 1))
     if cand.signature or cand.qualname:
         keep.add(cand.start_line)  # the signature line always survives
