@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 from recon_fixture import indexed_repo
 
+from ctxfast.bm25 import BM25Index, tokenize_code
 from ctxfast.recon.graph import CodeGraph
 from ctxfast.retrieval.config import RetrievalConfig
+from ctxfast.retrieval.prune import line_scores
 from ctxfast.retrieval.repoindex import RepoIndex
 from ctxfast.retrieval.signals.path_words import path_words
 from ctxfast.retrieval.sources import CallNeighbours
@@ -94,3 +96,22 @@ def test_call_neighbours_are_the_graph_s_one_hop(repo, ix):
 )  # fmt: skip
 def test_in_test_module_reads_the_segments_before_the_name(qualname, inside):
     assert in_test_module(qualname) is inside
+
+
+def test_line_scores_sum_each_line_s_goal_tokens_as_the_plain_loop():
+    lines = [
+        "def total_price(self, items):",
+        "    return sum(p.price for p in items)  # total price",
+        "",
+        "    return sum(p.price for p in items)  # total price",
+        "class PriceError(ValueError): pass",
+    ]
+    ix = BM25Index([*lines, "unrelated words"], symbols=["total_price", "PriceError"])
+    goal = {"total_price", "price", "items", "priceerror", "sum", "absent"}
+    want = []
+    for line in lines:
+        toks = set(tokenize_code(line)) & goal
+        want.append(sum((ix.idf(t) or 0.0) * ix.term_weight(t) for t in toks))
+    for _ in range(2):  # the second time from remembered token sets
+        assert line_scores(lines, goal, ix) == want
+    assert want[0] > 0 and want[2] == 0.0

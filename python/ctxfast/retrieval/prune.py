@@ -8,6 +8,7 @@ absolute floor (1e-3) is dropped from the slice whole.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
@@ -39,9 +40,18 @@ class PruneSettings:
 def line_scores(lines: list[str], goal_terms: set[str], ix: BM25Index) -> list[float]:
     scores = []
     for line in lines:
-        toks = set(tokenize_code(line)) & goal_terms
+        toks = _line_tokens(line) & goal_terms
         scores.append(sum((ix.idf(t) or 0.0) * ix.term_weight(t) for t in toks))
     return scores
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _line_tokens(line: str) -> frozenset[str]:
+    """A line's distinct tokens, remembered: the prune scores the lines of every query's
+    top candidates, mostly the same definitions query after query. A frozenset made from
+    the token list is laid out as the set was, so the intersection (and the order the
+    score is summed in) is the one ``set(tokenize_code(line))`` gave."""
+    return frozenset(tokenize_code(line))
 
 
 def prune_candidate(
