@@ -97,15 +97,18 @@ def _absorb_line_spans(cands: list[Candidate]) -> list[Candidate]:
             prev.anchor = max(prev.anchor, span.anchor)
             continue
         kept_spans.append(span)
-    # Nested functions fold into their enclosing function (not into classes).
+    # Nested functions fold into their enclosing function (not into classes): the hosts
+    # are each file's function entries, in candidate order.
+    functions_in = {
+        f: [d for d in entries if d.kind == "function"] for f, entries in defs_in.items()
+    }
     out: list[Candidate] = []
     for c in defs:
         host = next(
             (
                 d
-                for d in defs_in[c.file]
+                for d in functions_in[c.file]
                 if d is not c
-                and d.kind == "function"
                 and d.start_line <= c.start_line
                 and c.end_line <= d.end_line
                 and (d.start_line, d.end_line) != (c.start_line, c.end_line)

@@ -130,6 +130,7 @@ class RepoIndex:
         self._signature_lines: dict[str, str] = {}
         self._function_spans: dict[str, list[tuple[int, int]]] = {}
         self._innermost: dict[tuple[str, int], Node | None] = {}
+        self._modules: dict[str, str] = {}
         self._statement_ends: dict[tuple[str, int], int] = {}
 
     def stored_plain(self, name: str, build: Callable[[], T]) -> T:
@@ -281,7 +282,9 @@ class RepoIndex:
         """``qualname`` relative to its file's module; ``<module>`` for module-level code."""
         if not qualname:
             return "<module>"
-        module = self.module_of.get(path, "")
+        module = self._modules.get(path)
+        if module is None:  # remembered: the re-rank asks it of every candidate
+            module = self._modules[path] = self.module_of.get(path, "")
         if module and qualname.startswith(module + "."):
             return qualname[len(module) + 1 :]
         return qualname
