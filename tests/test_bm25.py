@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from oracles import reference as ref
 
 import ctxfast
-from ctxfast.bm25 import BM25Index, SymbolSet, tokenize_code
+from ctxfast.bm25 import BM25Index, DocTerms, SymbolSet, tokenize_code
 from ctxfast.errors import CtxfastError, InvalidArgumentError
 
 
@@ -238,3 +238,43 @@ def test_text_docs_match_reference_through_tokenizer(docs, query):
     ix = BM25Index(docs)
     want = ref.bm25_scores([ref.tokenize_code(d) for d in docs], ref.tokenize_code(query))
     assert ix.scores(query) == pytest.approx(want, rel=1e-9, abs=0.0)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    batches=st.lists(st.lists(_text, max_size=6), min_size=1, max_size=4),
+    picks=st.lists(st.integers(0, 1000), max_size=10),
+    query=_text,
+    symbols=st.frozensets(st.sampled_from(["foo", "abc", "XYZ", "a_b"]), max_size=3),
+)
+def test_doc_terms_index_scores_as_the_index_built_from_its_texts(batches, picks, query, symbols):
+    """An index assembled from stored term counts is the one built from the texts: same
+    scores bit for bit, idf, weights and lengths, whatever batches stored the documents and
+    whatever order (repeats included) selects them."""
+    store = DocTerms()
+    texts: list[str] = []
+    ids: list[int] = []
+    for batch in batches:
+        ids += store.add(batch)
+        texts += batch
+    assert len(store) == len(texts)
+    chosen = [p % len(texts) for p in picks] if texts else []
+    got = store.index([ids[i] for i in chosen], 1.2, 0.5, symbol_weight=2.0, symbols=symbols)
+    want = BM25Index([texts[i] for i in chosen], 1.2, 0.5, symbol_weight=2.0, symbols=symbols)
+    assert got.scores(query) == want.scores(query)
+    assert got.query(query, k=5) == want.query(query, k=5)
+    assert (got.num_docs, got.avgdl, got.vocab_size) == (want.num_docs, want.avgdl, want.vocab_size)
+    for t in tokenize_code(query):
+        assert (got.idf(t), got.term_weight(t)) == (want.idf(t), want.term_weight(t))
+    for d in range(got.num_docs):
+        assert got.doc_len(d) == want.doc_len(d)
+
+
+def test_doc_terms_scrub_lone_surrogates_and_reject_unknown_ids():
+    store = DocTerms()
+    ids = store.add(["bad \ud800 text", "plain text"])
+    assert store.index(ids).scores("text bad") == BM25Index(["bad ? text", "plain text"]).scores(
+        "text bad"
+    )
+    with pytest.raises(CtxfastError):
+        store.index([len(store)])

@@ -17,8 +17,8 @@ from ctxfast import Repository, count_tokens
 from ctxfast.errors import ConfigError
 from ctxfast.retrieval.apiindex import refresh_api_index
 from ctxfast.retrieval.config import RetrievalConfig
-from ctxfast.retrieval.merge import statement_end
 from ctxfast.retrieval.render import PREAMBLE
+from ctxfast.retrieval.statements import statement_end
 
 
 @pytest.fixture(scope="module")

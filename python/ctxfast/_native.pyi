@@ -12,6 +12,7 @@ __all__ = [
     "BM25Index",
     "CtxfastError",
     "DefTable",
+    "DocTerms",
     "EncodingError",
     "GraphReader",
     "IndexError",
@@ -191,6 +192,20 @@ class BM25Index:
     def avgdl(self) -> float: ...
     @property
     def vocab_size(self) -> int: ...
+
+@final
+class DocTerms:
+    def __new__(cls) -> DocTerms: ...
+    def add(self, texts: list[str]) -> list[int]: ...
+    def index(
+        self,
+        ids: list[int],
+        k1: float = 1.5,
+        b: float = 0.75,
+        symbol_weight: float = 3.0,
+        symbols: SymbolSet | list[str] | None = None,
+    ) -> BM25Index: ...
+    def __len__(self) -> int: ...
 
 def tokenize_code(text: str) -> list[str]: ...
 

@@ -175,6 +175,12 @@ class BM25Index:
             scrubbed = [_validated(d, "docs") for d in coerced]
             self._ix = _native.BM25Index(scrubbed, *args, syms)
 
+    @classmethod
+    def _wrap(cls, native: _native.BM25Index) -> BM25Index:
+        out = cls.__new__(cls)
+        out._ix = native
+        return out
+
     def to_bytes(self) -> bytes:
         """The index as bytes, to store and reopen with :meth:`from_bytes` instead of
         tokenising the corpus again (the symbol set is not included)."""
@@ -184,9 +190,7 @@ class BM25Index:
     def from_bytes(cls, data: bytes, symbols: SymbolSet | Iterable[str] | None = None) -> BM25Index:
         """An index saved by :meth:`to_bytes`; it scores exactly as the saved one when given
         the same ``symbols``. Bytes that are not such an index raise ``InvalidArgumentError``."""
-        out = cls.__new__(cls)
-        out._ix = _native.BM25Index.from_bytes(data, _native_symbols(symbols))
-        return out
+        return cls._wrap(_native.BM25Index.from_bytes(data, _native_symbols(symbols)))
 
     def query(self, q: TextOrTokens, k: int = DEFAULT_TOP_K) -> list[tuple[int, float]]:
         """The ``k`` best ``(doc_index, score)`` pairs with a positive score, best first."""
@@ -250,12 +254,51 @@ class BM25Index:
         return f"BM25Index(num_docs={self.num_docs}, vocab_size={self.vocab_size})"
 
 
+class DocTerms:
+    """Documents tokenised once and kept as term counts: a :class:`BM25Index` over any
+    selection of them is assembled from the counts, without tokenising again, and scores
+    exactly as one built from their texts (scores read term frequencies and document
+    lengths only). For many small indexes over recurring documents, such as a retrieval's
+    per-query index over its candidates. Thread-safe."""
+
+    __slots__ = ("_store",)
+
+    def __init__(self) -> None:
+        self._store = _native.DocTerms()
+
+    def add(self, texts: list[str]) -> list[int]:
+        """Tokenises (:func:`tokenize_code`) and stores ``texts``; their ids, in order."""
+        try:
+            return self._store.add(texts)
+        except UnicodeEncodeError:
+            return self._store.add([_scrub(t) for t in texts])
+
+    def index(
+        self,
+        ids: list[int],
+        k1: float = DEFAULT_K1,
+        b: float = DEFAULT_B,
+        *,
+        symbol_weight: float = DEFAULT_SYMBOL_WEIGHT,
+        symbols: SymbolSet | Iterable[str] | None = None,
+    ) -> BM25Index:
+        """The index whose document ``i`` is the stored document ``ids[i]``."""
+        native = self._store.index(
+            ids, float(k1), float(b), float(symbol_weight), _native_symbols(symbols)
+        )
+        return BM25Index._wrap(native)
+
+    def __len__(self) -> int:
+        return len(self._store)
+
+
 __all__ = [
     "DEFAULT_B",
     "DEFAULT_K1",
     "DEFAULT_SYMBOL_WEIGHT",
     "DEFAULT_TOP_K",
     "BM25Index",
+    "DocTerms",
     "SymbolSet",
     "tokenize_code",
 ]

@@ -297,8 +297,15 @@ def is_test_code(path: str, qualname: str | None) -> bool:
     library file's own test module (Rust's ``#[cfg(test)] mod tests``, or ``mod <what>_tests``:
     such a segment in its qualname before the name). Not ``test`` or ``*_test``: those name
     functions too (Django's ``user_passes_test``), whose nested definitions are library code."""
-    segments = (qualname or "").split(".")[:-1]
-    return is_test_path(path) or any(s == "tests" or s.endswith("_tests") for s in segments)
+    return is_test_path(path) or in_test_module(qualname)
+
+
+def in_test_module(qualname: str | None) -> bool:
+    """Whether a segment of ``qualname`` before the name is ``tests`` or ``*_tests``: a
+    definition inside a test module (:func:`is_test_code` without the path)."""
+    if not qualname or "tests" not in qualname:  # every such segment contains "tests"
+        return False
+    return any(s == "tests" or s.endswith("_tests") for s in qualname.split(".")[:-1])
 
 
 @functools.lru_cache(maxsize=1 << 17)

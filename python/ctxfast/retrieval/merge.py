@@ -15,74 +15,52 @@ from __future__ import annotations
 from ctxfast.retrieval.candidates import Candidate, RawCandidate
 from ctxfast.retrieval.repoindex import RepoIndex
 
-_OPEN, _CLOSE = "([{", ")]}"
-
-
-def statement_end(lines: list[str], start: int) -> int:
-    """1-based last line of the statement starting at ``start`` (bracket balance)."""
-    depth = 0
-    i = start
-    while i <= len(lines):
-        text = lines[i - 1].split("#", 1)[0]
-        for ch in text:
-            if ch in _OPEN:
-                depth += 1
-            elif ch in _CLOSE:
-                depth = max(depth - 1, 0)
-        if depth == 0 and not text.rstrip().endswith("\\"):
-            return i
-        i += 1
-        if i - start > 50:
-            break
-    return min(start, len(lines)) if lines else start
-
 
 def merge(index: RepoIndex, raws: list[RawCandidate]) -> list[Candidate]:
     by_key: dict[tuple[str, str], Candidate] = {}
-    order: list[tuple[str, str]] = []
     seen_hits: set[tuple[str, str, int, str]] = set()
+    by_qualname = index.defs_by_qualname.get
     for raw in raws:
-        hit_key = (raw.source, raw.file, raw.start_line, raw.term)
+        source, file, term = raw.source, raw.file, raw.term
+        hit_key = (source, file, raw.start_line, term)
         if hit_key in seen_hits:
             continue
         seen_hits.add(hit_key)
         qualname, kind, start, end = raw.qualname, raw.kind, raw.start_line, raw.end_line
         if qualname is None:
-            d = index.innermost(raw.file, raw.start_line)
+            d = index.innermost(file, start)
             if d is not None:
                 qualname, kind, start, end = d.qualname, d.kind, d.line, d.end_line
-        elif qualname in index.defs_by_qualname:
-            d = index.defs_by_qualname[qualname]
-            if d.file == raw.file:
+            if qualname is None:
+                start = raw.start_line
+                end = max(raw.end_line, index.statement_end(file, start))
+        else:
+            d = by_qualname(qualname)
+            if d is not None and d.file == file:
                 start, end, kind = d.line, d.end_line, d.kind if kind == "lines" else kind
-        if qualname is None:
-            lines = index.lines(raw.file)
-            start, end = raw.start_line, max(raw.end_line, statement_end(lines, raw.start_line))
-        key = (raw.file, qualname) if qualname else (raw.file, f"@{start}-{end}")
-        prov = f"{raw.source}:{raw.term}"
-        if key in by_key:
-            cand = by_key[key]
+        key = (file, qualname) if qualname else (file, f"@{start}-{end}")
+        prov = f"{source}:{term}"
+        cand = by_key.get(key)
+        if cand is not None:
             if prov not in cand.provenance:
                 cand.provenance.append(prov)
             cand.score = max(cand.score, raw.score)
-            if raw.source == "traceback":
+            if source == "traceback":
                 cand.anchor = max(cand.anchor, raw.score)
             continue
         by_key[key] = Candidate(
             qualname,
             kind,
-            raw.file,
+            file,
             start,
             end,
             index.signature_line(qualname) if qualname else "",
             "",
             [prov],
             score=raw.score,
-            anchor=raw.score if raw.source == "traceback" else 0.0,
+            anchor=raw.score if source == "traceback" else 0.0,
         )
-        order.append(key)
-    cands = [by_key[k] for k in order]
-    return _absorb_line_spans(cands)
+    return _absorb_line_spans(list(by_key.values()))
 
 
 def _absorb_line_spans(cands: list[Candidate]) -> list[Candidate]:
@@ -119,15 +97,18 @@ def _absorb_line_spans(cands: list[Candidate]) -> list[Candidate]:
             prev.anchor = max(prev.anchor, span.anchor)
             continue
         kept_spans.append(span)
-    # Nested functions fold into their enclosing function (not into classes).
+    # Nested functions fold into their enclosing function (not into classes): the hosts
+    # are each file's function entries, in candidate order.
+    functions_in = {
+        f: [d for d in entries if d.kind == "function"] for f, entries in defs_in.items()
+    }
     out: list[Candidate] = []
     for c in defs:
         host = next(
             (
                 d
-                for d in defs_in[c.file]
+                for d in functions_in[c.file]
                 if d is not c
-                and d.kind == "function"
                 and d.start_line <= c.start_line
                 and c.end_line <= d.end_line
                 and (d.start_line, d.end_line) != (c.start_line, c.end_line)

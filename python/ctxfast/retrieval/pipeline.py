@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ctxfast.bm25 import BM25Index
 from ctxfast.recon.graph import CodeGraph
 from ctxfast.retrieval.apiindex import API_DB_NAME, ApiIndex, refresh_api_index
+from ctxfast.retrieval.candidate_docs import CandidateDocs
 from ctxfast.retrieval.candidates import Candidate, RawCandidate
 from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.dispatch import dispatch_source, family_prefixes
@@ -31,6 +32,7 @@ from ctxfast.retrieval.rank_rules import apply_rank_rules
 from ctxfast.retrieval.render import render_slice
 from ctxfast.retrieval.repoindex import RepoIndex
 from ctxfast.retrieval.sources import (
+    CallNeighbours,
     LexicalRecall,
     api_desc_source,
     callgraph_source,
@@ -38,7 +40,7 @@ from ctxfast.retrieval.sources import (
     traceback_source,
 )
 from ctxfast.retrieval.task import TaskQuery, parse_task
-from ctxfast.text import is_example_path, is_generated_path, is_test_code, is_test_path
+from ctxfast.text import in_test_module, is_example_path, is_generated_path, is_test_path
 from ctxfast.tokens import count_tokens
 
 if TYPE_CHECKING:
@@ -118,6 +120,8 @@ class Retriever:
         self._literals: LiteralIndex | None = None
         self._families: tuple[int, tuple[str, ...]] | None = None
         self._demoted: dict[Demotions, dict[str, float]] = {}
+        self._candidate_docs = CandidateDocs(self.index)
+        self._neighbours = CallNeighbours(graph)
 
     def lexical(self) -> LexicalRecall:
         """Lexical recall over this state's files (the Retriever is rebuilt when the index
@@ -236,7 +240,7 @@ class Retriever:
             raws += api_desc_source(self.api, tq, cfg.sources.api_desc_k)
         lap("api_desc")
         if cfg.sources.callgraph:
-            raws += callgraph_source(self.graph, ix, tq, cfg.sources.callgraph_k)
+            raws += callgraph_source(self._neighbours, ix, tq, cfg.sources.callgraph_k)
         lap("callgraph")
         if cfg.sources.dispatch:
             raws += dispatch_source(ix, tq, self.family_prefixes(cfg.sources.dispatch_family_min))
@@ -351,22 +355,7 @@ class Retriever:
                 features.candidate_rows = np.zeros((0, len(CANDIDATE_FEATURES)))
             return []
         ix = self.index
-        docs = []
-        for c in cands:
-            c.text = ix.span_text(c.file, c.start_line, c.end_line)
-            own = (
-                _class_own_text(ix, c)
-                if cfg.rerank.class_own_lines and c.kind == "class"
-                else c.text
-            )
-            docs.append(f"{c.qualname or ''}\n{own}")
-        bm = BM25Index(
-            docs,
-            cfg.bm25.k1,
-            cfg.bm25.b,
-            symbol_weight=cfg.bm25.symbol_weight,
-            symbols=ix.symbol_set,
-        )
+        bm = self._candidate_docs.index(cands, cfg.bm25, cfg.rerank.class_own_lines)
         self._cand_index = bm
         scores = bm.scores(list(tq.rerank_terms))
         top = max(scores) or 1.0
@@ -573,8 +562,8 @@ def _inline_test_demotion(c: Candidate, cfg: RetrievalConfig) -> float:
     """``test_penalty`` for a test written inside a library file (Rust's ``mod tests``),
     which the file's path does not mark (a test file's candidates lose it by path): a fix
     lives in the function the test calls, not in the test."""
-    inline = is_test_code(c.file, c.qualname) and not is_test_path(c.file)
-    return cfg.demotions.test_penalty if cfg.demotions.demote_tests and inline else 0.0
+    demote = cfg.demotions.demote_tests and in_test_module(c.qualname)
+    return cfg.demotions.test_penalty if demote and not is_test_path(c.file) else 0.0
 
 
 def _demotion(ix: RepoIndex, path: str, cfg: RetrievalConfig) -> float:
@@ -595,17 +584,3 @@ def _demotion(ix: RepoIndex, path: str, cfg: RetrievalConfig) -> float:
     ):
         out += cfg.demotions.minor_language_penalty
     return out
-
-
-def _class_own_text(ix: RepoIndex, c: Candidate) -> str:
-    """A class candidate's own lines: its span without the bodies of the functions defined
-    in it. Methods are candidates of their own (the merge keeps them apart), so a class is
-    scored on what only it holds — header, docstring, attributes — instead of re-counting
-    every method's vocabulary, which let large classes outrank the method the issue is about."""
-    lines = ix.lines(c.file)[c.start_line - 1 : c.end_line]
-    own = [True] * len(lines)
-    for line, end_line in ix.function_spans(c.file):
-        if c.start_line < line and end_line <= c.end_line:
-            lo, hi = line - c.start_line, end_line - c.start_line + 1
-            own[lo:hi] = [False] * (hi - lo)
-    return "\n".join(t for t, keep in zip(lines, own, strict=True) if keep)

@@ -8,13 +8,13 @@ absolute floor (1e-3) is dropped from the slice whole.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
 from ctxfast.bm25 import BM25Index, tokenize_code
 from ctxfast.retrieval.candidates import Candidate
-from ctxfast.retrieval.merge import statement_end
 from ctxfast.retrieval.repoindex import RepoIndex
 
 
@@ -40,9 +40,18 @@ class PruneSettings:
 def line_scores(lines: list[str], goal_terms: set[str], ix: BM25Index) -> list[float]:
     scores = []
     for line in lines:
-        toks = set(tokenize_code(line)) & goal_terms
+        toks = _line_tokens(line) & goal_terms
         scores.append(sum((ix.idf(t) or 0.0) * ix.term_weight(t) for t in toks))
     return scores
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _line_tokens(line: str) -> frozenset[str]:
+    """A line's distinct tokens, remembered: the prune scores the lines of every query's
+    top candidates, mostly the same definitions query after query. A frozenset made from
+    the token list is laid out as the set was, so the intersection (and the order the
+    score is summed in) is the one ``set(tokenize_code(line))`` gave."""
+    return frozenset(tokenize_code(line))
 
 
 def prune_candidate(
@@ -62,12 +71,11 @@ def prune_candidate(
     if best < floor:
         cand.kept_lines, cand.pruned = [], True
         return
-    all_lines = index.lines(cand.file)
     keep: set[int] = set()
     for offset, s in enumerate(scores):
         if s >= tau * best:
             start = cand.start_line + offset
-            end = min(statement_end(all_lines, start), cand.end_line)
+            end = min(index.statement_end(cand.file, start), cand.end_line)
             keep.update(range(start, end + 1))
     if cand.signature or cand.qualname:
         keep.add(cand.start_line)  # the signature line always survives

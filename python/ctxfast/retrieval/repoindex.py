@@ -32,6 +32,7 @@ from ctxfast.retrieval.deftable import (
     Signatures,
     build_table,
 )
+from ctxfast.retrieval.statements import statement_end
 from ctxfast.state_store import StateStore, content_key_of
 from ctxfast.text import is_library_path, is_test_path
 
@@ -118,7 +119,7 @@ class RepoIndex:
         self.qualnames_and_names = NameIndex(table)
         self._texts: dict[str, list[str]] = {}
         self._file_bm25: BM25Index | None = None
-        self._path_parts: list[tuple[str, frozenset[str]]] | None = None
+        self._path_part_files: dict[str, list[int]] | None = None
         self._module_tails: dict[str, list[str]] | None = None
         self._included: dict[str, list[str]] | None = None
         self._platforms: dict[str, dict[str, int]] | None = None
@@ -128,6 +129,9 @@ class RepoIndex:
         self._tails: dict[str, str] | None = None
         self._signature_lines: dict[str, str] = {}
         self._function_spans: dict[str, list[tuple[int, int]]] = {}
+        self._innermost: dict[tuple[str, int], Node | None] = {}
+        self._modules: dict[str, str] = {}
+        self._statement_ends: dict[tuple[str, int], int] = {}
 
     def stored_plain(self, name: str, build: Callable[[], T]) -> T:
         """JSON data derived from this state (dicts with str keys, lists, str, int): from the
@@ -142,12 +146,18 @@ class RepoIndex:
             name, build, BM25Index.to_bytes, lambda b: BM25Index.from_bytes(b, self.symbol_set)
         )
 
-    def path_parts(self) -> list[tuple[str, frozenset[str]]]:
-        """Each file with the lowercased components of its path (split on ``/ . _``),
-        computed once: the path-words signal intersects them with every query."""
-        if self._path_parts is None:
-            self._path_parts = [(f, frozenset(re.split(r"[/._]", f.lower()))) for f in self.files]
-        return self._path_parts
+    def path_part_files(self) -> dict[str, list[int]]:
+        """Each lowercased component of a file path (split on ``/ . _``) → the positions in
+        ``files`` of the files whose path has it, ascending; computed once: the path-words
+        signal then finds a query's files by its few words instead of intersecting them
+        with every path."""
+        if self._path_part_files is None:
+            holders: dict[str, list[int]] = {}
+            for i, f in enumerate(self.files):
+                for part in frozenset(re.split(r"[/._]", f.lower())):
+                    holders.setdefault(part, []).append(i)
+            self._path_part_files = holders
+        return self._path_part_files
 
     def minor_language_files(self, share: float) -> frozenset[str]:
         """Files written in a language with fewer than ``share`` times the files of the
@@ -272,7 +282,9 @@ class RepoIndex:
         """``qualname`` relative to its file's module; ``<module>`` for module-level code."""
         if not qualname:
             return "<module>"
-        module = self.module_of.get(path, "")
+        module = self._modules.get(path)
+        if module is None:  # remembered: the re-rank asks it of every candidate
+            module = self._modules[path] = self.module_of.get(path, "")
         if module and qualname.startswith(module + "."):
             return qualname[len(module) + 1 :]
         return qualname
@@ -318,8 +330,23 @@ class RepoIndex:
         return spans
 
     def innermost(self, path: str, line: int) -> Node | None:
-        """The smallest definition containing ``line`` (traceback and hit mapping)."""
-        return self.defs_by_file.innermost(path, line)
+        """The smallest definition containing ``line`` (traceback and hit mapping).
+        Remembered per index: the merge maps each of a query's hundreds of line hits, and
+        common words hit the same lines query after query."""
+        key = (path, line)
+        if key in self._innermost:
+            return self._innermost[key]
+        found = self._innermost[key] = self.defs_by_file.innermost(path, line)
+        return found
+
+    def statement_end(self, path: str, start: int) -> int:
+        """:func:`~ctxfast.retrieval.statements.statement_end` of ``path``'s line ``start``,
+        remembered per index as :meth:`innermost` is (the merge and the prune ask it)."""
+        key = (path, start)
+        end = self._statement_ends.get(key)
+        if end is None:
+            end = self._statement_ends[key] = statement_end(self.lines(path), start)
+        return end
 
     def resolve_frame(self, printed: str, func: str | None) -> str | None:
         """The repository file a traceback frame ran in: its printed path resolved

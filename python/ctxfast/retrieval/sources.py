@@ -148,8 +148,35 @@ def api_desc_source(api: ApiIndex, tq: TaskQuery, k: int) -> list[RawCandidate]:
     return out
 
 
+class CallNeighbours:
+    """One hop in the code graph from a definition (the targets of its calls and imports,
+    the definitions calling it, what it contains), for one index state. Remembered per
+    definition: the graph queries cost about 8 ms a query on Django, return the same rows
+    until the index changes, and tasks on one repository name the same definitions again."""
+
+    def __init__(self, graph: CodeGraph) -> None:
+        self.graph = graph
+        self._known: dict[str, tuple[Node | None, ...] | None] = {}
+
+    def of(self, node_id: str) -> tuple[Node | None, ...] | None:
+        """The neighbours of ``node_id`` in query order; ``None`` when the graph has no
+        such node."""
+        if node_id not in self._known:
+            graph = self.graph
+            node = graph.node(node_id)
+            if node is None:
+                self._known[node_id] = None
+            else:
+                # Batched: one query per neighbour kind, not one per neighbour.
+                neighbours: list[Node | None] = list(graph.scope_edge_targets(node))
+                neighbours += graph.scope_definitions(graph.callers(node.id))
+                neighbours += graph.edge_targets(node.id, "contain")
+                self._known[node_id] = tuple(neighbours)
+        return self._known[node_id]
+
+
 def callgraph_source(
-    graph: CodeGraph, index: RepoIndex, tq: TaskQuery, k: int
+    neighbours: CallNeighbours, index: RepoIndex, tq: TaskQuery, k: int
 ) -> list[RawCandidate]:
     out: list[RawCandidate] = []
     seen: set[str] = set()
@@ -160,14 +187,7 @@ def callgraph_source(
             defs or [d for d in index.defs_by_name.get(last, []) if d.qualname.endswith(ident)][:3]
         )
         for d in defs:
-            node = graph.node(d.id)
-            if node is None:
-                continue
-            # Batched: one query per neighbour kind, not one per neighbour.
-            neighbours: list[Node | None] = list(graph.scope_edge_targets(node))
-            neighbours += graph.scope_definitions(graph.callers(node.id))
-            neighbours += graph.edge_targets(node.id, "contain")
-            for n in neighbours:
+            for n in neighbours.of(d.id) or ():
                 if n is None or n.id in seen or n.kind not in ("function", "class"):
                     continue
                 seen.add(n.id)

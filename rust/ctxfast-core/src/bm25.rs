@@ -28,7 +28,7 @@ use std::sync::Arc;
 /// the hot loop of both building and querying, and SipHash's DoS resistance buys nothing
 /// for an index the caller builds over its own corpus.
 #[derive(Default, Clone, Copy)]
-struct FxHasher(u64);
+pub(crate) struct FxHasher(u64);
 
 const FX_SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
 
@@ -65,7 +65,7 @@ impl Hasher for FxHasher {
     }
 }
 
-type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+pub(crate) type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
 /// A document as given by the caller: raw text (tokenised by [`codetok::tokenize`]) or an
 /// already tokenised list used verbatim. Tokens are any `AsRef<str>`, so a binding can lend
@@ -242,14 +242,14 @@ pub struct Bm25Index {
 /// A run of consecutive documents counted on one thread: its terms in first-occurrence
 /// order, and per document its `(term, frequency)` pairs (terms as positions in `terms`)
 /// and its token count.
-struct Run {
-    terms: Vec<String>,
-    docs: Vec<Vec<(u32, u32)>>,
-    lens: Vec<u32>,
+pub(crate) struct Run {
+    pub(crate) terms: Vec<String>,
+    pub(crate) docs: Vec<Vec<(u32, u32)>>,
+    pub(crate) lens: Vec<u32>,
 }
 
 impl Run {
-    fn count<S: AsRef<str>>(docs: &[Doc<S>]) -> Run {
+    pub(crate) fn count<S: AsRef<str>>(docs: &[Doc<S>]) -> Run {
         let mut local: FxMap<String, u32> = FxMap::default();
         let mut out = Run {
             terms: Vec::new(),
@@ -343,6 +343,26 @@ impl Bm25Index {
                 di += 1;
             }
         }
+        Ok(Self::assemble(
+            vocab,
+            Postings::Owned(postings),
+            doc_len,
+            params,
+            symbols,
+        ))
+    }
+
+    /// The index from counted parts: a term's postings are `(document, frequency)` pairs,
+    /// documents ascending, and `doc_len` holds every document's token count. Scores are
+    /// those of [`Bm25Index::build_shared`] over the same documents whatever the term ids.
+    pub(crate) fn from_postings(
+        vocab: FxMap<String, u32>,
+        postings: Vec<Vec<(u32, u32)>>,
+        doc_len: Vec<u32>,
+        params: Bm25Params,
+        symbols: Arc<SymbolSet>,
+    ) -> CoreResult<Self> {
+        params.validate()?;
         Ok(Self::assemble(
             vocab,
             Postings::Owned(postings),

@@ -9,6 +9,7 @@ pub mod bundles;
 pub mod codetok;
 mod cursor;
 pub mod deftable;
+pub mod doc_terms;
 pub mod error;
 pub mod graph;
 pub mod identity;

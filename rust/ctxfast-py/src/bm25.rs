@@ -82,7 +82,7 @@ impl PySymbolSet {
 
 /// `symbols=` of `BM25Index`: a shared `SymbolSet` or a plain list of names.
 #[derive(FromPyObject)]
-enum SymbolsIn {
+pub(crate) enum SymbolsIn {
     Shared(Py<PySymbolSet>),
     Names(Vec<String>),
 }
@@ -90,14 +90,16 @@ enum SymbolsIn {
 impl SymbolsIn {
     /// A shared set is taken by reference count here, under the GIL; a name list is kept
     /// to be lowercased into a fresh set by [`SymbolsIn::resolve`] with the GIL released.
-    fn split(self) -> (Option<Arc<SymbolSet>>, Vec<String>) {
+    pub(crate) fn split(self) -> (Option<Arc<SymbolSet>>, Vec<String>) {
         match self {
             SymbolsIn::Shared(set) => (Some(Arc::clone(&set.get().inner)), Vec::new()),
             SymbolsIn::Names(names) => (None, names),
         }
     }
 
-    fn resolve((shared, names): (Option<Arc<SymbolSet>>, Vec<String>)) -> Arc<SymbolSet> {
+    pub(crate) fn resolve(
+        (shared, names): (Option<Arc<SymbolSet>>, Vec<String>),
+    ) -> Arc<SymbolSet> {
         shared.unwrap_or_else(|| Arc::new(SymbolSet::new(&names)))
     }
 }
@@ -106,6 +108,15 @@ impl SymbolsIn {
 #[pyclass(frozen, name = "BM25Index", module = "ctxfast._native")]
 pub struct PyBm25Index {
     inner: Arc<Bm25Index>,
+}
+
+impl PyBm25Index {
+    /// An index assembled on the Rust side (from stored term counts).
+    pub(crate) fn from_index(index: Bm25Index) -> Self {
+        PyBm25Index {
+            inner: Arc::new(index),
+        }
+    }
 }
 
 #[pymethods]

@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 mod bm25;
 mod bundles;
 mod deftable;
+mod doc_terms;
 mod errors;
 mod gil;
 mod graph;
@@ -70,6 +71,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     bm25::register(m)?;
     bundles::register(m)?;
     deftable::register(m)?;
+    doc_terms::register(m)?;
     lexical::register(m)?;
     literals::register(m)?;
     identity::register(m)?;

@@ -23,13 +23,13 @@ from ctxfast.retrieval.task import TaskQuery
 
 def path_words(index: RepoIndex, tq: TaskQuery) -> dict[str, float]:
     """Per file, how many words of the task are components of its path."""
-    words = tq.path_words
-    pw: dict[str, float] = {}
-    for f, parts in index.path_parts():
-        n = len(words & parts)
-        if n:
-            pw[f] = float(n)
-    return pw
+    holders = index.path_part_files()
+    counts: dict[int, int] = {}
+    for word in tq.path_words:
+        for i in holders.get(word, ()):
+            counts[i] = counts.get(i, 0) + 1
+    files = index.files
+    return {files[i]: float(counts[i]) for i in sorted(counts)}
 
 
 def _measure(ctx: SignalContext) -> dict[str, float]:
