@@ -272,6 +272,18 @@ def test_bad_construct_config_fails_before_the_run(tmp_path, trees):
     assert not out.exists()
 
 
+def test_a_config_key_at_the_wrong_level_fails_before_the_run(tmp_path, trees, capsys):
+    # A construction setting at the top level would be ignored and the defaults scored.
+    cfg = tmp_path / "cfg.json"
+    cfg.write_text(json.dumps({"target_tokens": 12000}))
+    out = tmp_path / "r.json"
+    args = ["eval", "construct", str(BENCH), "--trees", str(trees), "--out", str(out)]
+    args += ["--cache", str(tmp_path / "c"), "--no-progress", "--system", "ctxfast"]
+    assert main([*args, "--config", str(cfg)]) == 2
+    assert "'target_tokens'" in capsys.readouterr().err
+    assert not out.exists()
+
+
 def test_retrieval_slice_delivers_only_what_its_text_holds(tmp_path, trees):
     """The result lists the ranked top-k; the token cap drops some of them whole, and a
     dropped candidate — like one line pruning emptied — delivers no line."""

@@ -12,7 +12,25 @@ from ctxfast.errors import ConfigError
 from ctxfast.eval.errors import EvalError
 
 
+#: The keys an eval ``--config`` file may hold (what :func:`main` reads from it).
+CONFIG_KEYS = (
+    "ablate_switches",
+    "compose",
+    "construct",
+    "ctxfast",
+    "curve_targets",
+    "defaults",
+    "edge_share",
+    "max_tokens",
+    "variants",
+    "window_tokens",
+)
+
+
 def _load_config(path: str | None) -> dict[str, Any]:
+    """The ``--config`` JSON object. An unknown key is an error: a setting put at the wrong
+    level (``{"target_tokens": 12000}`` instead of ``{"construct": {...}}``) would
+    otherwise be ignored, and the run would score the defaults under another name."""
     if not path:
         return {}
     try:
@@ -21,6 +39,12 @@ def _load_config(path: str | None) -> dict[str, Any]:
         raise EvalError(f"--config {path}: {exc}") from exc
     if not isinstance(cfg, dict):
         raise EvalError(f"--config {path}: expected a JSON object")
+    unknown = sorted(set(cfg) - set(CONFIG_KEYS))
+    if unknown:
+        raise EvalError(
+            f"--config {path}: unknown key(s) {', '.join(map(repr, unknown))}; "
+            f"expected some of {', '.join(CONFIG_KEYS)}"
+        )
     return cfg
 
 
