@@ -11,7 +11,6 @@ from typing import Any
 from ctxfast.errors import ConfigError
 from ctxfast.eval.errors import EvalError
 
-
 #: The keys an eval ``--config`` file may hold (what :func:`main` reads from it).
 CONFIG_KEYS = (
     "ablate_switches",
