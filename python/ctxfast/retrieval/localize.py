@@ -20,12 +20,13 @@ import functools
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import TYPE_CHECKING, ClassVar
 
 from ctxfast.bm25 import BM25Index
 from ctxfast.retrieval.literals import LiteralIndex, LiteralMatch
 from ctxfast.retrieval.repoindex import RepoIndex
-from ctxfast.retrieval.signals import FILE_SIGNALS, LENDERS, SignalContext, normalise
+from ctxfast.retrieval.signals import FILE_SIGNALS, LENDERS, SignalContext, best_first, normalise
 from ctxfast.retrieval.task import TaskQuery
 
 if TYPE_CHECKING:
@@ -174,6 +175,17 @@ class DefinitionBM25:
         )
         #: Each file's definitions as positions in ``defs``, which come sorted by file.
         self.positions = index.defs_by_file.positions
+        self._by_file = index.defs_by_file
+        self._names: dict[str, tuple[str, ...]] = {}
+
+    def names(self, path: str) -> tuple[str, ...]:
+        """The names of ``path``'s definitions, in the order of :attr:`positions`. Kept per
+        file: the in-file ranking reads every definition of the best files on every query,
+        and making a row of each cost more than scoring it."""
+        names = self._names.get(path)
+        if names is None:
+            names = self._names[path] = tuple(d.name for d in self._by_file.get(path, ()))
+        return names
 
     @property
     def candidate_bm25(self) -> BM25Index:
@@ -211,7 +223,7 @@ def rank_defs_in_files(
     The next files are scored the same way, each on its own (their best definitions would
     lose to the best file's); a file ranked second to fifth often holds the fix while none of
     its definitions is otherwise recalled."""
-    ranked = sorted(files.items(), key=lambda kv: (-kv[1], kv[0]))
+    ranked = best_first(files)
     if not ranked or not def_index.defs:
         return []
     scores = def_index.candidate_bm25.scores(list(tq.task_terms))
@@ -229,18 +241,19 @@ def _rank_defs(
     scores: Sequence[float],
     best_file: float,
 ) -> list[tuple[int, float]]:
-    idx = [i for f, _ in top for i in def_index.positions(f)]
-    best_def = max((scores[i] for i in idx), default=0.0) or 1.0
+    rows = [(def_index.positions(f), def_index.names(f), score / best_file) for f, score in top]
+    best_def = max((scores[i] for span, _, _ in rows for i in span), default=0.0) or 1.0
     named = tq.named_set
-    prior = dict(top)
     scored = []
-    for i in idx:
-        d = def_index.defs[i]
-        s = scores[i] / best_def + prior[d.file] / best_file
-        if d.name in named:
-            s += 1.0
-        scored.append((i, s))
-    scored.sort(key=lambda t: (-t[1], t[0]))
+    for span, names, prior in rows:
+        for i, name in zip(span, names, strict=True):
+            s = scores[i] / best_def + prior
+            if name in named:
+                s += 1.0
+            scored.append((i, s))
+    # Best first, ties by position: two sorts comparing in C (see ``best_first``).
+    scored.sort(key=itemgetter(0))
+    scored.sort(key=itemgetter(1), reverse=True)
     return scored
 
 

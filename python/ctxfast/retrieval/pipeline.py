@@ -31,6 +31,7 @@ from ctxfast.retrieval.query import Query
 from ctxfast.retrieval.rank_rules import apply_rank_rules
 from ctxfast.retrieval.render import render_slice
 from ctxfast.retrieval.repoindex import RepoIndex
+from ctxfast.retrieval.signals import best_first
 from ctxfast.retrieval.sources import (
     CallNeighbours,
     LexicalRecall,
@@ -503,11 +504,7 @@ def _file_ranking(
 ) -> list[tuple[str, float]]:
     """The files in rank order (the learned probabilities, else the hand-set rules), then
     every candidate's file not yet in it, then filler up to ``rank_fill`` files."""
-    file_rank = (
-        sorted(files.items(), key=lambda kv: (-kv[1], kv[0]))
-        if learned_files
-        else _rank_files(files, demote)
-    )
+    file_rank = best_first(files) if learned_files else _rank_files(files, demote)
     in_rank = {f for f, _ in file_rank}
     for c in ranked:  # every candidate file appears in the ranking
         if c.file not in in_rank:
@@ -536,7 +533,8 @@ def _rank_files(files: dict[str, float], demote: Callable[[str], float]) -> list
     ranks as if it scored ``test_penalty`` less — the same demotion its candidates get, so
     the file order agrees with the candidate order (on all 296 scorable SWE-bench Lite
     instances: file Acc@5 .740 → .764, Acc@1 .480 → .497). The scores stay the evidence."""
-    return sorted(files.items(), key=lambda kv: (-(kv[1] - demote(kv[0])), kv[0]))
+    ranked = best_first({f: s - demote(f) for f, s in files.items()})
+    return [(f, files[f]) for f, _ in ranked]
 
 
 def _fill(

@@ -35,6 +35,7 @@ from ctxfast.retrieval.signals.base import (
     FileSignal,
     Lender,
     SignalContext,
+    best_first,
     normalise,
 )
 
@@ -49,6 +50,7 @@ __all__ = [
     "FileSignal",
     "Lender",
     "SignalContext",
+    "best_first",
     "hand_weights",
     "normalise",
 ]
