@@ -365,13 +365,14 @@ class Retriever:
         else:
             goal = weighted = [0.0] * len(cands)
         demote = self.demotion(cfg)
-        for c, s, g in zip(cands, scores, weighted, strict=True):
+        names = _names(cands)
+        for c, name, s, g in zip(cands, names, scores, weighted, strict=True):
             c.bm25_score = s
-            bonus = _bonus(c, named, cfg, demote)
+            bonus = _bonus(c, name, named, cfg, demote)
             c.score = s / top + files.get(c.file, 0.0) / top_file + bonus + g
         for c in cands:
             c.symbol = ix.local_symbol(c.file, c.qualname)
-        lifted, second = _callee_bonuses(cands, named, cfg)
+        lifted, second = _callee_bonuses(cands, names, named, cfg)
         if cfg.rerank.same_file_decay:
             _decay_within_files(cands, cfg.rerank.same_file_decay)
         if features is not None:
@@ -405,11 +406,22 @@ NAMED_BONUS = 0.5
 _CALLED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 
 
-def _named_callees(cands: list[Candidate], named: set[str], skip: Collection[str] = ()) -> set[int]:
+def _names(cands: list[Candidate]) -> list[str | None]:
+    """Each candidate's definition name (its qualname's last part; ``None`` for a line span),
+    split once per query for the re-rank's name tests."""
+    return [c.qualname.rsplit(".", 1)[-1] if c.qualname else None for c in cands]
+
+
+def _named_callees(
+    cands: list[Candidate],
+    names: list[str | None],
+    named: Collection[str],
+    skip: Collection[str] = (),
+) -> set[int]:
     """Indices of the candidates called by name from the body of a function the task names
     (in the hand-set fusion they gain ``named_callee_bonus``; called with the names of those
     callees, the next hop, which gains ``second_callee_bonus``). Names in ``named`` or
-    ``skip`` are never lifted.
+    ``skip`` are never lifted; ``names`` are the candidates' :func:`_names`.
 
     An issue names the entry point it used (``QuerySet.defer()``) while the fix often sits
     in what that entry point calls (``Query.add_deferred_loading``), reached through an
@@ -417,29 +429,32 @@ def _named_callees(cands: list[Candidate], named: set[str], skip: Collection[str
     Names are matched, so every same-named candidate gains; only candidates already
     recalled are lifted."""
     called: set[str] = set()
-    for c in cands:
-        if c.qualname and c.kind != "class" and c.qualname.rsplit(".", 1)[-1] in named:
+    for c, name in zip(cands, names, strict=True):
+        if name is not None and name in named and c.kind != "class":
             body = c.text.split("\n", 1)[1] if "\n" in c.text else ""
             called.update(_CALLED.findall(body))
-    out: set[int] = set()
-    for i, c in enumerate(cands):
-        if c.qualname:
-            name = c.qualname.rsplit(".", 1)[-1]
-            if name in called and name not in named and name not in skip:
-                out.add(i)
-    return out
+    return {
+        i
+        for i, name in enumerate(names)
+        if name is not None and name in called and name not in named and name not in skip
+    }
 
 
 def _bonus(
-    c: Candidate, named: set[str], cfg: RetrievalConfig, demote: Callable[[str], float]
+    c: Candidate,
+    name: str | None,
+    named: set[str],
+    cfg: RetrievalConfig,
+    demote: Callable[[str], float],
 ) -> float:
     """What the hand-set re-rank adds to a candidate's text and file score: a traceback anchor
     lifts it; a name the task mentions (else a dispatch or quoted-literal source) lifts it;
-    tests, examples, generated code and minor languages lose their demotion."""
+    tests, examples, generated code and minor languages lose their demotion. ``name`` is the
+    candidate's :func:`_names` entry."""
     bonus = 0.0
     if c.anchor > 0:
         bonus += cfg.rerank.traceback_bonus * (c.anchor if cfg.rerank.traceback_decay else 1.0)
-    if c.qualname and c.qualname.rsplit(".", 1)[-1] in named:
+    if name is not None and name in named:
         bonus += NAMED_BONUS
     elif cfg.sources.dispatch and any(p.startswith("dispatch:") for p in c.provenance):
         bonus += cfg.rerank.dispatch_bonus
@@ -450,19 +465,19 @@ def _bonus(
 
 
 def _callee_bonuses(
-    cands: list[Candidate], named: set[str], cfg: RetrievalConfig
+    cands: list[Candidate], names: list[str | None], named: set[str], cfg: RetrievalConfig
 ) -> tuple[set[int], set[int]]:
     """Lift the candidates that a named function calls, and (one call further) the ones they
     call in turn: the fix often sits in a helper of the function the task names. Returns the
     indices of both sets, which the learned ranker reads as features."""
-    lifted = _named_callees(cands, named)
+    lifted = _named_callees(cands, names, named)
     if cfg.rerank.named_callee_bonus:
         for i in lifted:
             cands[i].score += cfg.rerank.named_callee_bonus
     second: set[int] = set()
     if cfg.rerank.second_callee_bonus and lifted:
-        callers = {cands[i].qualname.rsplit(".", 1)[-1] for i in lifted}  # type: ignore[union-attr]
-        second = _named_callees(cands, callers, skip=named) - lifted
+        callers = {name for i in lifted if (name := names[i]) is not None}
+        second = _named_callees(cands, names, callers, skip=named) - lifted
         for i in second:
             cands[i].score += cfg.rerank.second_callee_bonus
     return lifted, second
