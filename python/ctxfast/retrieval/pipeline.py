@@ -13,6 +13,7 @@ import re
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
+from operator import methodcaller
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -446,6 +447,12 @@ def _named_callees(
     }
 
 
+#: Whether a provenance entry is a dispatch (a quoted literal's) hit: applied by ``map``, so
+#: the re-rank's test of every candidate makes no Python frame per entry.
+_DISPATCH_HIT = methodcaller("startswith", "dispatch:")
+_LITERAL_HIT = methodcaller("startswith", "literal:")
+
+
 def _bonus(
     c: Candidate,
     name: str | None,
@@ -462,9 +469,9 @@ def _bonus(
         bonus += cfg.rerank.traceback_bonus * (c.anchor if cfg.rerank.traceback_decay else 1.0)
     if name is not None and name in named:
         bonus += NAMED_BONUS
-    elif cfg.sources.dispatch and any(p.startswith("dispatch:") for p in c.provenance):
+    elif cfg.sources.dispatch and any(map(_DISPATCH_HIT, c.provenance)):
         bonus += cfg.rerank.dispatch_bonus
-    elif cfg.sources.literal_defs and any(p.startswith("literal:") for p in c.provenance):
+    elif cfg.sources.literal_defs and any(map(_LITERAL_HIT, c.provenance)):
         bonus += cfg.rerank.literal_bonus
     bonus -= demote(c.file) + _inline_test_demotion(c, cfg)
     return bonus
