@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, ClassVar
 from ctxfast.bm25 import BM25Index
 from ctxfast.retrieval.literals import LiteralIndex, LiteralMatch
 from ctxfast.retrieval.repoindex import RepoIndex
-from ctxfast.retrieval.signals import FILE_SIGNALS, LENDERS, SignalContext, best_first, normalise
+from ctxfast.retrieval.signals import FILE_SIGNALS, LENDERS, SignalContext, best_n, normalise
 from ctxfast.retrieval.task import TaskQuery
 
 if TYPE_CHECKING:
@@ -223,7 +223,7 @@ def rank_defs_in_files(
     The next files are scored the same way, each on its own (their best definitions would
     lose to the best file's); a file ranked second to fifth often holds the fix while none of
     its definitions is otherwise recalled."""
-    ranked = best_first(files)
+    ranked = best_n(files, max(n_files, next_files if next_k else 0))
     if not ranked or not def_index.defs:
         return []
     scores = def_index.candidate_bm25.scores(list(tq.task_terms))

@@ -36,6 +36,7 @@ from ctxfast.retrieval.signals.base import (
     Lender,
     SignalContext,
     best_first,
+    best_n,
     normalise,
 )
 
@@ -51,6 +52,7 @@ __all__ = [
     "Lender",
     "SignalContext",
     "best_first",
+    "best_n",
     "hand_weights",
     "normalise",
 ]

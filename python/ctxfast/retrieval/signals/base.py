@@ -7,6 +7,7 @@ through :class:`DefinitionSearch` (``localize.DefinitionBM25`` is one).
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
@@ -116,3 +117,12 @@ def best_first(scores: Mapping[str, float]) -> list[tuple[str, float]]:
     ranked = sorted(scores.items())
     ranked.sort(key=itemgetter(1), reverse=True)
     return ranked
+
+
+def best_n(scores: Mapping[str, float], n: int) -> list[tuple[str, float]]:
+    """The first ``n`` items of :func:`best_first`, sorting only those that can be among
+    them: the ones scoring at least the ``n``-th best score (found by ``heapq.nlargest``)."""
+    if n <= 0 or not scores:
+        return []
+    floor = heapq.nlargest(n, scores.values())[-1]
+    return best_first({key: s for key, s in scores.items() if s >= floor})[:n]
