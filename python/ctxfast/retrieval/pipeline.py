@@ -277,11 +277,13 @@ class Retriever:
         cands = merge(ix, raws)
         lap("merge")
         ranked = self._rerank(cands, tq, files, cfg, model, features)
-        # The header of the file the fix most likely lives in: the best file that is not
-        # demoted (a test, a file of a minor language).
+        # The files in rank order (the learned probabilities, else the hand-set rules). The
+        # header of the file the fix most likely lives in: the best file that is not demoted
+        # (a test, a file of a minor language), the first in that order (both rankings order
+        # the files without a demotion by score, then path).
         demote = self.demotion(cfg)
-        lib = [kv for kv in files.items() if demote(kv[0]) == 0.0]
-        top_file = min(lib, key=lambda kv: (-kv[1], kv[0]))[0] if lib else None
+        file_rank = best_first(files) if learned_files else _rank_files(files, demote)
+        top_file = next((f for f, _ in file_rank if demote(f) == 0.0), None)
         apply_rank_rules(ranked, ix, top_file, cfg)
         del ranked[cfg.top_k :]
         lap("rerank")
@@ -290,7 +292,7 @@ class Retriever:
         text, _shown = render_slice(ranked, ix, cap, cfg.encoding)
         tokens = count_tokens(text, cfg.encoding)
         lap("render")
-        file_rank = _file_ranking(ix, files, ranked, learned_files, cfg, demote)
+        _complete_ranking(ix, file_rank, ranked, cfg, demote)
         return RetrievalResult(
             query, ranked, file_rank, text, tokens, cap, times, signals, features
         )
@@ -522,17 +524,15 @@ def _definition_source(
     return raws
 
 
-def _file_ranking(
+def _complete_ranking(
     ix: RepoIndex,
-    files: dict[str, float],
+    file_rank: list[tuple[str, float]],
     ranked: list[Candidate],
-    learned_files: bool,
     cfg: RetrievalConfig,
     demote: Callable[[str], float],
-) -> list[tuple[str, float]]:
-    """The files in rank order (the learned probabilities, else the hand-set rules), then
-    every candidate's file not yet in it, then filler up to ``rank_fill`` files."""
-    file_rank = best_first(files) if learned_files else _rank_files(files, demote)
+) -> None:
+    """Complete the file ranking with every candidate's file not yet in it, then with filler
+    up to ``rank_fill`` files."""
     in_rank = {f for f, _ in file_rank}
     for c in ranked:  # every candidate file appears in the ranking
         if c.file not in in_rank:
@@ -540,7 +540,6 @@ def _file_ranking(
             in_rank.add(c.file)
     if len(file_rank) < cfg.files.rank_fill:
         file_rank += _fill(ix, in_rank, demote)[: cfg.files.rank_fill - len(file_rank)]
-    return file_rank
 
 
 def _decay_within_files(cands: list[Candidate], decay: float) -> None:
