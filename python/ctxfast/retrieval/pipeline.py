@@ -412,7 +412,9 @@ class Retriever:
 #: What a candidate the task names gains in the hand-set re-rank.
 NAMED_BONUS = 0.5
 
-_CALLED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+#: A call by name. Possessive runs: what follows a name or its spaces can only be a ``(``,
+#: so giving any back never matched, and the re-rank scans whole function bodies with it.
+_CALLED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*+)\s*+\(")
 
 
 def _names(cands: list[Candidate]) -> list[str | None]:
