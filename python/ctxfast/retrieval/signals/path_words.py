@@ -30,7 +30,7 @@ def path_words(index: RepoIndex, tq: TaskQuery) -> dict[str, float]:
     # Counted in C: a common word (``models``, ``db``) is a component of thousands of paths.
     counts = Counter(chain.from_iterable(holders.get(word, ()) for word in tq.path_words))
     files = index.files
-    return {files[i]: float(counts[i]) for i in sorted(counts)}
+    return {files[i]: float(n) for i, n in sorted(counts.items())}
 
 
 def _measure(ctx: SignalContext) -> dict[str, float]:
