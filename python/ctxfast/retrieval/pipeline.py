@@ -44,7 +44,6 @@ from ctxfast.retrieval.sources import (
 from ctxfast.retrieval.task import TaskQuery, parse_task
 from ctxfast.state_store import gc_paused
 from ctxfast.text import in_test_module, is_example_path, is_generated_path, is_test_path
-from ctxfast.tokens import count_tokens
 
 if TYPE_CHECKING:
     import numpy as np
@@ -289,8 +288,7 @@ class Retriever:
         lap("rerank")
         self._prune(ranked, tq, cfg)
         lap("prune")
-        text, _shown = render_slice(ranked, ix, cap, cfg.encoding)
-        tokens = count_tokens(text, cfg.encoding)
+        text, tokens = render_slice(ranked, ix, cap, cfg.encoding)
         lap("render")
         _complete_ranking(ix, file_rank, ranked, cfg, demote)
         return RetrievalResult(
