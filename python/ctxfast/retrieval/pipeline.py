@@ -247,6 +247,8 @@ class Retriever:
         if cfg.sources.dispatch:
             raws += dispatch_source(ix, tq, self.family_prefixes(cfg.sources.dispatch_family_min))
         def_index = self.def_index(cfg) if cfg.files.def_bm25 else None
+        if def_index is not None:
+            def_index.start_task()
         literal_index = (
             self.literal_index(cfg) if cfg.files.literals or cfg.files.literal_names else None
         )
