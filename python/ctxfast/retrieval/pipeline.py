@@ -287,6 +287,7 @@ class Retriever:
         top_file = next((f for f, _ in file_rank if demote(f) == 0.0), None)
         apply_rank_rules(ranked, ix, top_file, cfg)
         del ranked[cfg.top_k :]
+        _name_symbols(ranked, ix)
         lap("rerank")
         self._prune(ranked, tq, cfg)
         lap("prune")
@@ -379,14 +380,13 @@ class Retriever:
             c.bm25_score = s
             bonus = _bonus(c, name, named, cfg, demote)
             c.score = s / top + files.get(c.file, 0.0) / top_file + bonus + g
-        for c in cands:
-            c.symbol = ix.local_symbol(c.file, c.qualname)
         lifted, second = _callee_bonuses(cands, names, named, cfg)
         if cfg.rerank.same_file_decay:
             _decay_within_files(cands, cfg.rerank.same_file_decay)
         if features is not None:
             from ctxfast.retrieval.features import candidate_features
 
+            _name_symbols(cands, ix)
             rows = candidate_features(
                 cands,
                 scores,
@@ -415,6 +415,13 @@ NAMED_BONUS = 0.5
 #: A call by name. Possessive runs: what follows a name or its spaces can only be a ``(``,
 #: so giving any back never matched, and the re-rank scans whole function bodies with it.
 _CALLED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*+)\s*+\(")
+
+
+def _name_symbols(cands: list[Candidate], ix: RepoIndex) -> None:
+    """Set each candidate's ``symbol``: the re-rank's features read every candidate's, the
+    result only the kept ones' (a twentieth of them), so they are set where they are read."""
+    for c in cands:
+        c.symbol = ix.local_symbol(c.file, c.qualname)
 
 
 def _names(cands: list[Candidate]) -> list[str | None]:
