@@ -376,10 +376,10 @@ class Retriever:
             goal = weighted = [0.0] * len(cands)
         demote = self.demotion(cfg)
         names = _names(cands)
+        bonus = _bonuses(named, cfg, demote)
         for c, name, s, g in zip(cands, names, scores, weighted, strict=True):
             c.bm25_score = s
-            bonus = _bonus(c, name, named, cfg, demote)
-            c.score = s / top + files.get(c.file, 0.0) / top_file + bonus + g
+            c.score = s / top + files.get(c.file, 0.0) / top_file + bonus(c, name) + g
         lifted, second = _callee_bonuses(cands, names, named, cfg)
         if cfg.rerank.same_file_decay:
             _decay_within_files(cands, cfg.rerank.same_file_decay)
@@ -464,27 +464,31 @@ _DISPATCH_HIT = methodcaller("startswith", "dispatch:")
 _LITERAL_HIT = methodcaller("startswith", "literal:")
 
 
-def _bonus(
-    c: Candidate,
-    name: str | None,
-    named: set[str],
-    cfg: RetrievalConfig,
-    demote: Callable[[str], float],
-) -> float:
-    """What the hand-set re-rank adds to a candidate's text and file score: a traceback anchor
-    lifts it; a name the task mentions (else a dispatch or quoted-literal source) lifts it;
-    tests, examples, generated code and minor languages lose their demotion. ``name`` is the
-    candidate's :func:`_names` entry."""
-    bonus = 0.0
-    if c.anchor > 0:
-        bonus += cfg.rerank.traceback_bonus * (c.anchor if cfg.rerank.traceback_decay else 1.0)
-    if name is not None and name in named:
-        bonus += NAMED_BONUS
-    elif cfg.sources.dispatch and any(map(_DISPATCH_HIT, c.provenance)):
-        bonus += cfg.rerank.dispatch_bonus
-    elif cfg.sources.literal_defs and any(map(_LITERAL_HIT, c.provenance)):
-        bonus += cfg.rerank.literal_bonus
-    bonus -= demote(c.file) + _inline_test_demotion(c, cfg)
+def _bonuses(
+    named: set[str], cfg: RetrievalConfig, demote: Callable[[str], float]
+) -> Callable[[Candidate, str | None], float]:
+    """What the hand-set re-rank adds to a candidate's text and file score, given the
+    candidate and its :func:`_names` entry: a traceback anchor lifts it; a name the task
+    mentions (else a dispatch or quoted-literal source) lifts it; tests, examples, generated
+    code and minor languages lose their demotion. The settings are read once per query, not
+    once per candidate."""
+    traceback_bonus, decay = cfg.rerank.traceback_bonus, cfg.rerank.traceback_decay
+    dispatch, dispatch_bonus = cfg.sources.dispatch, cfg.rerank.dispatch_bonus
+    literal, literal_bonus = cfg.sources.literal_defs, cfg.rerank.literal_bonus
+
+    def bonus(c: Candidate, name: str | None) -> float:
+        value = 0.0
+        if c.anchor > 0:
+            value += traceback_bonus * (c.anchor if decay else 1.0)
+        if name is not None and name in named:
+            value += NAMED_BONUS
+        elif dispatch and any(map(_DISPATCH_HIT, c.provenance)):
+            value += dispatch_bonus
+        elif literal and any(map(_LITERAL_HIT, c.provenance)):
+            value += literal_bonus
+        value -= demote(c.file) + _inline_test_demotion(c, cfg)
+        return value
+
     return bonus
 
 
