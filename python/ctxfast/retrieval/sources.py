@@ -137,11 +137,11 @@ def lexical_source(recall: LexicalRecall, tq: TaskQuery, max_hits: int) -> list[
     if not terms:
         return []
     res = recall.search(terms, max_hits)
-    out = []
-    for th in res.by_term.values():
-        for h in th.hits:
-            out.append(RawCandidate("ripgrep", h.term, h.path, h.line, h.line))
-    return out
+    return [
+        RawCandidate("ripgrep", h.term, h.path, h.line, h.line)
+        for th in res.by_term.values()
+        for h in th.hits
+    ]
 
 
 def api_desc_source(api: ApiIndex, tq: TaskQuery, k: int) -> list[RawCandidate]:
