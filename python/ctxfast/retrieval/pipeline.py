@@ -13,7 +13,7 @@ import re
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from operator import methodcaller
+from operator import attrgetter, methodcaller
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -405,7 +405,9 @@ class Retriever:
             if model is not None:
                 for c, s in zip(cands, model.definitions.score(rows), strict=True):
                     c.score = float(s)
-        cands.sort(key=lambda c: (-c.score, c.file, c.start_line))
+        # Best first, ties by file and line: two stable sorts with C keys (see ``best_first``).
+        cands.sort(key=attrgetter("file", "start_line"))
+        cands.sort(key=attrgetter("score"), reverse=True)
         return cands
 
 
