@@ -223,8 +223,7 @@ def _candidates(text: str, cfg: QueryConfig) -> list[tuple[str, str]]:
         ("camel", cfg.camel_re),
         ("snake", cfg.snake_re),
     ):
-        for tok in toks:
-            out.extend((name, kind) for name in _matches(pattern, tok))
+        out += [(name, kind) for tok in toks for name in _matches(pattern, tok)]
     # A dotted "name" that is a file name (memstore.py) belongs to file_paths, not here.
     out = [(n, k) for n, k in out if not (k == "dotted" and _FILE_NAME.search(n))]
     return out
