@@ -299,8 +299,9 @@ def _clean_test_id(tok: str) -> str:
 def _test_names(task: str, error: str, test: str | None, cfg: QueryConfig) -> list[str]:
     found = [test.strip()] if test else []
     for text in (task, error):
-        for tok in _tokens(text, cfg):
-            found.extend(_clean_test_id(m) for m in _matches(cfg.test_re, tok))
+        found += [
+            _clean_test_id(m) for tok in _tokens(text, cfg) for m in _matches(cfg.test_re, tok)
+        ]
     return _take(found, cfg.max_test_names, cfg.max_item_chars)
 
 
