@@ -3,6 +3,7 @@ definition (or module code) up on a fixture repository built for it."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from ctxfast import Repository
 from ctxfast.retrieval.config import RetrievalConfig
 from ctxfast.retrieval.localize import DefinitionBM25, rank_defs_in_files
 from ctxfast.retrieval.repoindex import RepoIndex
+from ctxfast.retrieval.signals import best_first, best_n
 from ctxfast.retrieval.signals.lending import lend_to_tested_modules
 from ctxfast.retrieval.task import parse_task
 
@@ -282,3 +284,29 @@ def test_a_second_file_gets_rank_ten_when_one_file_fills_the_first_ten(tmp_path)
     assert on[rank - 1].score <= on[rank - 2].score
     assert len(on) == len(off)
     assert rank == 10
+
+
+def test_a_search_for_fewer_definitions_reads_the_first_of_a_search_for_more(repo):
+    fresh = DefinitionBM25(RepoIndex(Path(repo.root), repo.graph_db), RetrievalConfig())
+    shared = DefinitionBM25(RepoIndex(Path(repo.root), repo.graph_db), RetrievalConfig())
+    terms = ["total", "price", "cart", "item", "money"]
+    shared.start_task()
+    assert shared.search(terms, k=50) == fresh.search(terms, k=50)
+    for k in (1, 2, 3, 50):  # read from the first search, as the index answers them
+        assert shared.search(terms, k=k) == fresh.search(terms, k=k)
+        assert shared.search(terms, k=k, candidates=True) == fresh.search(terms, k=k)
+    shared.start_task()  # the next task searches again
+    assert shared.search(["money"], k=2) == fresh.search(["money"], k=2)
+
+
+def test_best_first_is_the_score_then_key_order():
+    rng = random.Random(7)
+    for _ in range(200):
+        # few distinct scores, so ties are common and go by key
+        levels = [0.0, 0.25, 0.5, 1.0, 2.0]
+        scores = {f"f{rng.randrange(50)}": rng.choice(levels) for _ in range(30)}
+        want = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+        assert best_first(scores) == want
+        for n in (0, 1, 3, 10, 100):
+            assert best_n(scores, n) == want[:n]
+    assert best_n({}, 3) == []

@@ -27,21 +27,28 @@ class CandidateDocs:
         self._ix = ix
         self._terms = DocTerms()
         self._ids: dict[DocKey, int] = {}
+        #: Each document's span text, which becomes its candidate's ``text``: joining the
+        #: lines of every candidate cost as much as the rest of the assembly.
+        self._texts: dict[DocKey, str] = {}
 
     def index(self, cands: list[Candidate], bm25: BM25Settings, class_own_lines: bool) -> BM25Index:
         """The BM25 index over ``cands`` (document ``i`` is ``cands[i]``: its qualname, a
         newline, then its text, a class's own lines only with ``class_own_lines``); sets
         each candidate's ``text`` to its span's lines."""
         ix = self._ix
+        texts = self._texts
         keys: list[DocKey] = []
         new: dict[DocKey, str] = {}
         for c in cands:
-            c.text = ix.span_text(c.file, c.start_line, c.end_line)
             own = class_own_lines and c.kind == "class"
             key = (c.file, c.start_line, c.end_line, c.qualname, own)
             keys.append(key)
+            text = texts.get(key)
+            if text is None:
+                text = texts[key] = ix.span_text(c.file, c.start_line, c.end_line)
+            c.text = text
             if key not in self._ids and key not in new:
-                new[key] = f"{c.qualname or ''}\n{class_own_text(ix, c) if own else c.text}"
+                new[key] = f"{c.qualname or ''}\n{class_own_text(ix, c) if own else text}"
         if new:
             self._ids.update(zip(new, self._terms.add(list(new.values())), strict=True))
         return self._terms.index(

@@ -20,15 +20,17 @@ def merge(index: RepoIndex, raws: list[RawCandidate]) -> list[Candidate]:
     by_key: dict[tuple[str, str], Candidate] = {}
     seen_hits: set[tuple[str, str, int, str]] = set()
     by_qualname = index.defs_by_qualname.get
+    innermost = index.innermost
+    # Every hit of a query passes here (about 900 on Django): its fields are unpacked once
+    # and the helpers bound once.
     for raw in raws:
-        source, file, term = raw.source, raw.file, raw.term
-        hit_key = (source, file, raw.start_line, term)
+        source, term, file, start, end, qualname, kind, score = raw
+        hit_key = (source, file, start, term)
         if hit_key in seen_hits:
             continue
         seen_hits.add(hit_key)
-        qualname, kind, start, end = raw.qualname, raw.kind, raw.start_line, raw.end_line
         if qualname is None:
-            d = index.innermost(file, start)
+            d = innermost(file, start)
             if d is not None:
                 qualname, kind, start, end = d.qualname, d.kind, d.line, d.end_line
             if qualname is None:
@@ -44,9 +46,10 @@ def merge(index: RepoIndex, raws: list[RawCandidate]) -> list[Candidate]:
         if cand is not None:
             if prov not in cand.provenance:
                 cand.provenance.append(prov)
-            cand.score = max(cand.score, raw.score)
-            if source == "traceback":
-                cand.anchor = max(cand.anchor, raw.score)
+            if score > cand.score:
+                cand.score = score
+            if source == "traceback" and score > cand.anchor:
+                cand.anchor = score
             continue
         by_key[key] = Candidate(
             qualname,
@@ -57,8 +60,8 @@ def merge(index: RepoIndex, raws: list[RawCandidate]) -> list[Candidate]:
             index.signature_line(qualname) if qualname else "",
             "",
             [prov],
-            score=raw.score,
-            anchor=raw.score if source == "traceback" else 0.0,
+            score=score,
+            anchor=score if source == "traceback" else 0.0,
         )
     return _absorb_line_spans(list(by_key.values()))
 

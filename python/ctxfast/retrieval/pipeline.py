@@ -13,6 +13,7 @@ import re
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
+from operator import attrgetter, methodcaller
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,7 @@ from ctxfast.retrieval.query import Query
 from ctxfast.retrieval.rank_rules import apply_rank_rules
 from ctxfast.retrieval.render import render_slice
 from ctxfast.retrieval.repoindex import RepoIndex
+from ctxfast.retrieval.signals import best_first
 from ctxfast.retrieval.sources import (
     CallNeighbours,
     LexicalRecall,
@@ -40,8 +42,8 @@ from ctxfast.retrieval.sources import (
     traceback_source,
 )
 from ctxfast.retrieval.task import TaskQuery, parse_task
+from ctxfast.state_store import gc_paused
 from ctxfast.text import in_test_module, is_example_path, is_generated_path, is_test_path
-from ctxfast.tokens import count_tokens
 
 if TYPE_CHECKING:
     import numpy as np
@@ -119,7 +121,7 @@ class Retriever:
         self._lexical: LexicalRecall | None = None
         self._literals: LiteralIndex | None = None
         self._families: tuple[int, tuple[str, ...]] | None = None
-        self._demoted: dict[Demotions, dict[str, float]] = {}
+        self._demoted: dict[Demotions, _Demotions] = {}
         self._candidate_docs = CandidateDocs(self.index)
         self._neighbours = CallNeighbours(graph)
 
@@ -166,17 +168,12 @@ class Retriever:
     def demotion(self, cfg: RetrievalConfig) -> Callable[[str], float]:
         """:func:`_demotion` of a path under ``cfg.demotions``, each path's worked out once
         for this state and these settings: the file ranking and the re-rank ask it of every
-        scored file on every call (about 6,400 paths a call on a 4,000-file tree)."""
-        known = self._demoted.setdefault(cfg.demotions, {})
-        ix = self.index
-
-        def demote(path: str) -> float:
-            value = known.get(path)
-            if value is None:
-                value = known[path] = _demotion(ix, path, cfg)
-            return value
-
-        return demote
+        scored file on every call (about 6,400 paths a call on a 4,000-file tree). The
+        function returned is the table's own lookup, so a known path costs no Python call."""
+        known = self._demoted.get(cfg.demotions)
+        if known is None:
+            known = self._demoted[cfg.demotions] = _Demotions(self.index, cfg)
+        return known.__getitem__
 
     def def_index(self, cfg: RetrievalConfig) -> DefinitionBM25:
         shape = (
@@ -191,6 +188,11 @@ class Retriever:
             self._def_cfg = shape
         return self._def_index
 
+    # A retrieval makes tens of thousands of short-lived objects (hits, candidates, rows),
+    # none in a reference cycle: the collections their allocation triggered traversed the
+    # whole retrieval state for nothing (about 1 ms a warm call on Django, plus a full
+    # collection of 30-60 ms every few dozen calls).
+    @gc_paused()
     def retrieve(
         self,
         task_text: str,
@@ -245,6 +247,8 @@ class Retriever:
         if cfg.sources.dispatch:
             raws += dispatch_source(ix, tq, self.family_prefixes(cfg.sources.dispatch_family_min))
         def_index = self.def_index(cfg) if cfg.files.def_bm25 else None
+        if def_index is not None:
+            def_index.start_task()
         literal_index = (
             self.literal_index(cfg) if cfg.files.literals or cfg.files.literal_names else None
         )
@@ -274,20 +278,22 @@ class Retriever:
         cands = merge(ix, raws)
         lap("merge")
         ranked = self._rerank(cands, tq, files, cfg, model, features)
-        # The header of the file the fix most likely lives in: the best file that is not
-        # demoted (a test, a file of a minor language).
+        # The files in rank order (the learned probabilities, else the hand-set rules). The
+        # header of the file the fix most likely lives in: the best file that is not demoted
+        # (a test, a file of a minor language), the first in that order (both rankings order
+        # the files without a demotion by score, then path).
         demote = self.demotion(cfg)
-        lib = [kv for kv in files.items() if demote(kv[0]) == 0.0]
-        top_file = min(lib, key=lambda kv: (-kv[1], kv[0]))[0] if lib else None
+        file_rank = best_first(files) if learned_files else _rank_files(files, demote)
+        top_file = next((f for f, _ in file_rank if demote(f) == 0.0), None)
         apply_rank_rules(ranked, ix, top_file, cfg)
         del ranked[cfg.top_k :]
+        _name_symbols(ranked, ix)
         lap("rerank")
         self._prune(ranked, tq, cfg)
         lap("prune")
-        text, _shown = render_slice(ranked, ix, cap, cfg.encoding)
-        tokens = count_tokens(text, cfg.encoding)
+        text, tokens = render_slice(ranked, ix, cap, cfg.encoding)
         lap("render")
-        file_rank = _file_ranking(ix, files, ranked, learned_files, cfg, demote)
+        _complete_ranking(ix, file_rank, ranked, cfg, demote)
         return RetrievalResult(
             query, ranked, file_rank, text, tokens, cap, times, signals, features
         )
@@ -369,18 +375,18 @@ class Retriever:
         else:
             goal = weighted = [0.0] * len(cands)
         demote = self.demotion(cfg)
-        for c, s, g in zip(cands, scores, weighted, strict=True):
+        names = _names(cands)
+        bonus = _bonuses(named, cfg, demote)
+        for c, name, s, g in zip(cands, names, scores, weighted, strict=True):
             c.bm25_score = s
-            bonus = _bonus(c, named, cfg, demote)
-            c.score = s / top + files.get(c.file, 0.0) / top_file + bonus + g
-        for c in cands:
-            c.symbol = ix.local_symbol(c.file, c.qualname)
-        lifted, second = _callee_bonuses(cands, named, cfg)
+            c.score = s / top + files.get(c.file, 0.0) / top_file + bonus(c, name) + g
+        lifted, second = _callee_bonuses(cands, names, named, cfg)
         if cfg.rerank.same_file_decay:
             _decay_within_files(cands, cfg.rerank.same_file_decay)
         if features is not None:
             from ctxfast.retrieval.features import candidate_features
 
+            _name_symbols(cands, ix)
             rows = candidate_features(
                 cands,
                 scores,
@@ -399,21 +405,43 @@ class Retriever:
             if model is not None:
                 for c, s in zip(cands, model.definitions.score(rows), strict=True):
                     c.score = float(s)
-        cands.sort(key=lambda c: (-c.score, c.file, c.start_line))
+        # Best first, ties by file and line: two stable sorts with C keys (see ``best_first``).
+        cands.sort(key=attrgetter("file", "start_line"))
+        cands.sort(key=attrgetter("score"), reverse=True)
         return cands
 
 
 #: What a candidate the task names gains in the hand-set re-rank.
 NAMED_BONUS = 0.5
 
-_CALLED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+#: A call by name. Possessive runs: what follows a name or its spaces can only be a ``(``,
+#: so giving any back never matched, and the re-rank scans whole function bodies with it.
+_CALLED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*+)\s*+\(")
 
 
-def _named_callees(cands: list[Candidate], named: set[str], skip: Collection[str] = ()) -> set[int]:
+def _name_symbols(cands: list[Candidate], ix: RepoIndex) -> None:
+    """Set each candidate's ``symbol``: the re-rank's features read every candidate's, the
+    result only the kept ones' (a twentieth of them), so they are set where they are read."""
+    for c in cands:
+        c.symbol = ix.local_symbol(c.file, c.qualname)
+
+
+def _names(cands: list[Candidate]) -> list[str | None]:
+    """Each candidate's definition name (its qualname's last part; ``None`` for a line span),
+    split once per query for the re-rank's name tests."""
+    return [c.qualname.rsplit(".", 1)[-1] if c.qualname else None for c in cands]
+
+
+def _named_callees(
+    cands: list[Candidate],
+    names: list[str | None],
+    named: Collection[str],
+    skip: Collection[str] = (),
+) -> set[int]:
     """Indices of the candidates called by name from the body of a function the task names
     (in the hand-set fusion they gain ``named_callee_bonus``; called with the names of those
     callees, the next hop, which gains ``second_callee_bonus``). Names in ``named`` or
-    ``skip`` are never lifted.
+    ``skip`` are never lifted; ``names`` are the candidates' :func:`_names`.
 
     An issue names the entry point it used (``QuerySet.defer()``) while the fix often sits
     in what that entry point calls (``Query.add_deferred_loading``), reached through an
@@ -421,52 +449,65 @@ def _named_callees(cands: list[Candidate], named: set[str], skip: Collection[str
     Names are matched, so every same-named candidate gains; only candidates already
     recalled are lifted."""
     called: set[str] = set()
-    for c in cands:
-        if c.qualname and c.kind != "class" and c.qualname.rsplit(".", 1)[-1] in named:
+    for c, name in zip(cands, names, strict=True):
+        if name is not None and name in named and c.kind != "class":
             body = c.text.split("\n", 1)[1] if "\n" in c.text else ""
             called.update(_CALLED.findall(body))
-    out: set[int] = set()
-    for i, c in enumerate(cands):
-        if c.qualname:
-            name = c.qualname.rsplit(".", 1)[-1]
-            if name in called and name not in named and name not in skip:
-                out.add(i)
-    return out
+    return {
+        i
+        for i, name in enumerate(names)
+        if name is not None and name in called and name not in named and name not in skip
+    }
 
 
-def _bonus(
-    c: Candidate, named: set[str], cfg: RetrievalConfig, demote: Callable[[str], float]
-) -> float:
-    """What the hand-set re-rank adds to a candidate's text and file score: a traceback anchor
-    lifts it; a name the task mentions (else a dispatch or quoted-literal source) lifts it;
-    tests, examples, generated code and minor languages lose their demotion."""
-    bonus = 0.0
-    if c.anchor > 0:
-        bonus += cfg.rerank.traceback_bonus * (c.anchor if cfg.rerank.traceback_decay else 1.0)
-    if c.qualname and c.qualname.rsplit(".", 1)[-1] in named:
-        bonus += NAMED_BONUS
-    elif cfg.sources.dispatch and any(p.startswith("dispatch:") for p in c.provenance):
-        bonus += cfg.rerank.dispatch_bonus
-    elif cfg.sources.literal_defs and any(p.startswith("literal:") for p in c.provenance):
-        bonus += cfg.rerank.literal_bonus
-    bonus -= demote(c.file) + _inline_test_demotion(c, cfg)
+#: Whether a provenance entry is a dispatch (a quoted literal's) hit: applied by ``map``, so
+#: the re-rank's test of every candidate makes no Python frame per entry.
+_DISPATCH_HIT = methodcaller("startswith", "dispatch:")
+_LITERAL_HIT = methodcaller("startswith", "literal:")
+
+
+def _bonuses(
+    named: set[str], cfg: RetrievalConfig, demote: Callable[[str], float]
+) -> Callable[[Candidate, str | None], float]:
+    """What the hand-set re-rank adds to a candidate's text and file score, given the
+    candidate and its :func:`_names` entry: a traceback anchor lifts it; a name the task
+    mentions (else a dispatch or quoted-literal source) lifts it; tests, examples, generated
+    code and minor languages lose their demotion. The settings are read once per query, not
+    once per candidate."""
+    traceback_bonus, decay = cfg.rerank.traceback_bonus, cfg.rerank.traceback_decay
+    dispatch, dispatch_bonus = cfg.sources.dispatch, cfg.rerank.dispatch_bonus
+    literal, literal_bonus = cfg.sources.literal_defs, cfg.rerank.literal_bonus
+
+    def bonus(c: Candidate, name: str | None) -> float:
+        value = 0.0
+        if c.anchor > 0:
+            value += traceback_bonus * (c.anchor if decay else 1.0)
+        if name is not None and name in named:
+            value += NAMED_BONUS
+        elif dispatch and any(map(_DISPATCH_HIT, c.provenance)):
+            value += dispatch_bonus
+        elif literal and any(map(_LITERAL_HIT, c.provenance)):
+            value += literal_bonus
+        value -= demote(c.file) + _inline_test_demotion(c, cfg)
+        return value
+
     return bonus
 
 
 def _callee_bonuses(
-    cands: list[Candidate], named: set[str], cfg: RetrievalConfig
+    cands: list[Candidate], names: list[str | None], named: set[str], cfg: RetrievalConfig
 ) -> tuple[set[int], set[int]]:
     """Lift the candidates that a named function calls, and (one call further) the ones they
     call in turn: the fix often sits in a helper of the function the task names. Returns the
     indices of both sets, which the learned ranker reads as features."""
-    lifted = _named_callees(cands, named)
+    lifted = _named_callees(cands, names, named)
     if cfg.rerank.named_callee_bonus:
         for i in lifted:
             cands[i].score += cfg.rerank.named_callee_bonus
     second: set[int] = set()
     if cfg.rerank.second_callee_bonus and lifted:
-        callers = {cands[i].qualname.rsplit(".", 1)[-1] for i in lifted}  # type: ignore[union-attr]
-        second = _named_callees(cands, callers, skip=named) - lifted
+        callers = {name for i in lifted if (name := names[i]) is not None}
+        second = _named_callees(cands, names, callers, skip=named) - lifted
         for i in second:
             cands[i].score += cfg.rerank.second_callee_bonus
     return lifted, second
@@ -498,21 +539,15 @@ def _definition_source(
     return raws
 
 
-def _file_ranking(
+def _complete_ranking(
     ix: RepoIndex,
-    files: dict[str, float],
+    file_rank: list[tuple[str, float]],
     ranked: list[Candidate],
-    learned_files: bool,
     cfg: RetrievalConfig,
     demote: Callable[[str], float],
-) -> list[tuple[str, float]]:
-    """The files in rank order (the learned probabilities, else the hand-set rules), then
-    every candidate's file not yet in it, then filler up to ``rank_fill`` files."""
-    file_rank = (
-        sorted(files.items(), key=lambda kv: (-kv[1], kv[0]))
-        if learned_files
-        else _rank_files(files, demote)
-    )
+) -> None:
+    """Complete the file ranking with every candidate's file not yet in it, then with filler
+    up to ``rank_fill`` files."""
     in_rank = {f for f, _ in file_rank}
     for c in ranked:  # every candidate file appears in the ranking
         if c.file not in in_rank:
@@ -520,7 +555,6 @@ def _file_ranking(
             in_rank.add(c.file)
     if len(file_rank) < cfg.files.rank_fill:
         file_rank += _fill(ix, in_rank, demote)[: cfg.files.rank_fill - len(file_rank)]
-    return file_rank
 
 
 def _decay_within_files(cands: list[Candidate], decay: float) -> None:
@@ -541,7 +575,8 @@ def _rank_files(files: dict[str, float], demote: Callable[[str], float]) -> list
     ranks as if it scored ``test_penalty`` less — the same demotion its candidates get, so
     the file order agrees with the candidate order (on all 296 scorable SWE-bench Lite
     instances: file Acc@5 .740 → .764, Acc@1 .480 → .497). The scores stay the evidence."""
-    return sorted(files.items(), key=lambda kv: (-(kv[1] - demote(kv[0])), kv[0]))
+    ranked = best_first({f: s - demote(f) for f, s in files.items()})
+    return [(f, files[f]) for f, _ in ranked]
 
 
 def _fill(
@@ -564,6 +599,20 @@ def _inline_test_demotion(c: Candidate, cfg: RetrievalConfig) -> float:
     lives in the function the test calls, not in the test."""
     demote = cfg.demotions.demote_tests and in_test_module(c.qualname)
     return cfg.demotions.test_penalty if demote and not is_test_path(c.file) else 0.0
+
+
+class _Demotions(dict[str, float]):
+    """Path → :func:`_demotion` under one configuration's demotions, each worked out on
+    first lookup."""
+
+    def __init__(self, ix: RepoIndex, cfg: RetrievalConfig) -> None:
+        super().__init__()
+        self._ix = ix
+        self._cfg = cfg
+
+    def __missing__(self, path: str) -> float:
+        value = self[path] = _demotion(self._ix, path, self._cfg)
+        return value
 
 
 def _demotion(ix: RepoIndex, path: str, cfg: RetrievalConfig) -> float:

@@ -38,11 +38,10 @@ class PruneSettings:
 
 
 def line_scores(lines: list[str], goal_terms: set[str], ix: BM25Index) -> list[float]:
-    scores = []
-    for line in lines:
-        toks = _line_tokens(line) & goal_terms
-        scores.append(sum((ix.idf(t) or 0.0) * ix.term_weight(t) for t in toks))
-    return scores
+    """Each line's summed ``idf × weight`` of the goal terms it holds (0 for none). The
+    weights are looked up once per goal term, not once per line holding it."""
+    weight = {t: (ix.idf(t) or 0.0) * ix.term_weight(t) for t in goal_terms}
+    return [sum(map(weight.__getitem__, _line_tokens(line) & goal_terms)) for line in lines]
 
 
 @functools.lru_cache(maxsize=1 << 16)

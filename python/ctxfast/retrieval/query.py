@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 from collections.abc import Container, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 
 from ctxfast.bm25 import tokenize_code
 from ctxfast.errors import InvalidArgumentError
@@ -179,6 +179,14 @@ def _tokens(text: str, cfg: QueryConfig) -> list[str]:
     return [t for t in text.split() if len(t) <= cfg.max_token_chars]
 
 
+@lru_cache(maxsize=1 << 16)
+def _matches(pattern: str, token: str) -> tuple[str, ...]:
+    """The matches of ``pattern`` in one whitespace-free token, in order. Remembered: the
+    identifier, test-id and path patterns each run over every token of a task, and a task's
+    tokens are mostly the same words as every other task's."""
+    return tuple(m.group(0) for m in _rx(pattern).finditer(token))
+
+
 # --- identifiers ---------------------------------------------------------------------------
 
 _FILE_NAME = re.compile(
@@ -215,9 +223,7 @@ def _candidates(text: str, cfg: QueryConfig) -> list[tuple[str, str]]:
         ("camel", cfg.camel_re),
         ("snake", cfg.snake_re),
     ):
-        rx = _rx(pattern)
-        for tok in toks:
-            out.extend((m.group(0), kind) for m in rx.finditer(tok))
+        out += [(name, kind) for tok in toks for name in _matches(pattern, tok)]
     # A dotted "name" that is a file name (memstore.py) belongs to file_paths, not here.
     out = [(n, k) for n, k in out if not (k == "dotted" and _FILE_NAME.search(n))]
     return out
@@ -235,10 +241,14 @@ def _identifiers(
 ) -> tuple[list[str], list[str]]:
     resolved: list[str] = []
     unresolved: list[str] = []
+    # A name recurs in a task (prose words above all): each is looked up once.
+    resolves: dict[str, bool] = {}
     for text in texts:
         code_words = _code_words(text)
         for name, kind in _candidates(text, cfg):
-            if name_index is not None and _resolves(name, name_index):
+            if name_index is not None and name not in resolves:
+                resolves[name] = _resolves(name, name_index)
+            if name_index is not None and resolves[name]:
                 resolved.append(name)
             elif _looks_like_code(name, kind, code_words):
                 (unresolved if name_index is not None else resolved).append(name)
@@ -287,20 +297,18 @@ def _clean_test_id(tok: str) -> str:
 
 
 def _test_names(task: str, error: str, test: str | None, cfg: QueryConfig) -> list[str]:
-    rx = _rx(cfg.test_re)
     found = [test.strip()] if test else []
     for text in (task, error):
-        for tok in _tokens(text, cfg):
-            found.extend(_clean_test_id(m.group(0)) for m in rx.finditer(tok))
+        found += [
+            _clean_test_id(m) for tok in _tokens(text, cfg) for m in _matches(cfg.test_re, tok)
+        ]
     return _take(found, cfg.max_test_names, cfg.max_item_chars)
 
 
 def _file_paths(task: str, cfg: QueryConfig) -> list[str]:
-    rx = _rx(cfg.file_path_re)
     found: list[str] = []
     for tok in _tokens(task, cfg):
-        for m in rx.finditer(tok):
-            p = m.group(0)
+        for p in _matches(cfg.file_path_re, tok):
             while p.startswith("./"):
                 p = p[2:]
             found.append(p)

@@ -41,8 +41,8 @@ def render_block(cand: Candidate, index: RepoIndex) -> str:
 
 def render_slice(
     cands: list[Candidate], index: RepoIndex, max_tokens: int, encoding: str
-) -> tuple[str, list[Candidate]]:
-    """The rendered slice and the candidates it holds (rank order, all whole)."""
+) -> tuple[str, int]:
+    """The rendered slice (its candidates in rank order, all whole) and its token count."""
     shown = [c for c in cands if not c.pruned]
     blocks = [render_block(c, index) for c in shown]
     costs = count_tokens_batch(blocks, encoding)
@@ -54,7 +54,9 @@ def render_slice(
             chosen.append(i)
             used += sep + cost
     text = "\n".join([PREAMBLE, *(blocks[i] for i in chosen)]) if chosen else ""
-    while chosen and count_tokens(text, encoding) > max_tokens:
+    tokens = count_tokens(text, encoding)
+    while chosen and tokens > max_tokens:
         chosen.pop()  # boundary effects: drop the lowest-weight survivor whole
         text = "\n".join([PREAMBLE, *(blocks[i] for i in chosen)]) if chosen else ""
-    return text, [shown[i] for i in chosen]
+        tokens = count_tokens(text, encoding)
+    return text, tokens

@@ -112,16 +112,24 @@ class LexicalRecall:
         self._searched = False
 
     def search(self, terms: list[str], max_hits: int) -> LexicalResult:
+        """Each term's first ``max_hits`` lines, without their text (empty): recall reads
+        where a term is, and copying up to 500 characters of every hit line out of the
+        search was a tenth of its time."""
         if not self._searched:
             self._searched = True
             return lexical_search(
-                self.root, terms, self.languages, max_hits, extra_globs=self.extra_globs
+                self.root,
+                terms,
+                self.languages,
+                max_hits,
+                extra_globs=self.extra_globs,
+                max_line_chars=0,
             )
         if self._corpus is None:
             self._corpus = LexicalCorpus(
                 self.root, languages=self.languages, extra_globs=self.extra_globs
             )
-        return self._corpus.search(terms, max_hits=max_hits)
+        return self._corpus.search(terms, max_hits=max_hits, max_line_chars=0)
 
 
 def lexical_source(recall: LexicalRecall, tq: TaskQuery, max_hits: int) -> list[RawCandidate]:
@@ -129,11 +137,11 @@ def lexical_source(recall: LexicalRecall, tq: TaskQuery, max_hits: int) -> list[
     if not terms:
         return []
     res = recall.search(terms, max_hits)
-    out = []
-    for th in res.by_term.values():
-        for h in th.hits:
-            out.append(RawCandidate("ripgrep", h.term, h.path, h.line, h.line))
-    return out
+    return [
+        RawCandidate("ripgrep", h.term, h.path, h.line, h.line)
+        for th in res.by_term.values()
+        for h in th.hits
+    ]
 
 
 def api_desc_source(api: ApiIndex, tq: TaskQuery, k: int) -> list[RawCandidate]:

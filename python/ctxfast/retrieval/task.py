@@ -257,6 +257,7 @@ def parse_task(
     text = task_text if not error else f"{task_text}\n{error}"
     rerank = f"{task_text}\n" + " ".join(query.identifiers)
     task_terms = tuple(query_terms(task_text, stopwords))
+    named = tuple(code_identifiers(task_text))
     goal = tuple(query_terms(query.goal_hint, stopwords))
     if goal_rest_min > 0:
         use_goal = goal_rest_terms(task_terms, goal, config) >= goal_rest_min
@@ -267,12 +268,13 @@ def parse_task(
         error=error,
         query=query,
         text=text,
-        terms=tuple(query_terms(text, stopwords)),
+        # Without an error the text is the task: its terms and identifiers are the task's.
+        terms=tuple(query_terms(text, stopwords)) if error else task_terms,
         task_terms=task_terms,
         rerank_terms=tuple(query_terms(rerank, stopwords)),
         api_terms=tuple(query_terms(f"{query.goal_hint}\n{task_text}", stopwords)),
-        named=tuple(code_identifiers(task_text)),
-        text_identifiers=tuple(code_identifiers(text)),
+        named=named,
+        text_identifiers=tuple(code_identifiers(text)) if error else named,
         path_words=frozenset(
             w
             for w in (*long_words(task_text), *(compound_words(task_text) if compounds else ()))

@@ -35,6 +35,8 @@ from ctxfast.retrieval.signals.base import (
     FileSignal,
     Lender,
     SignalContext,
+    best_first,
+    best_n,
     normalise,
 )
 
@@ -49,6 +51,8 @@ __all__ = [
     "FileSignal",
     "Lender",
     "SignalContext",
+    "best_first",
+    "best_n",
     "hand_weights",
     "normalise",
 ]

@@ -7,8 +7,10 @@ through :class:`DefinitionSearch` (``localize.DefinitionBM25`` is one).
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import TYPE_CHECKING, Protocol
 
 from ctxfast import settings
@@ -105,3 +107,22 @@ def normalise(scores: Mapping[str, float]) -> dict[str, float]:
     """``scores`` over the best one, files scoring 0 left out; empty when none is positive."""
     top = max(scores.values(), default=0.0)
     return {f: s / top for f, s in scores.items() if s > 0} if top > 0 else {}
+
+
+def best_first(scores: Mapping[str, float]) -> list[tuple[str, float]]:
+    """``scores``' items best first, ties by key: the order of sorting by ``(-score, key)``,
+    made by two sorts that compare in C (by key, then stably by score) instead of a Python
+    key call per item. Retrieval ranks every scored file (≈1,300 on Django) several times
+    a query."""
+    ranked = sorted(scores.items())
+    ranked.sort(key=itemgetter(1), reverse=True)
+    return ranked
+
+
+def best_n(scores: Mapping[str, float], n: int) -> list[tuple[str, float]]:
+    """The first ``n`` items of :func:`best_first`, sorting only those that can be among
+    them: the ones scoring at least the ``n``-th best score (found by ``heapq.nlargest``)."""
+    if n <= 0 or not scores:
+        return []
+    floor = heapq.nlargest(n, scores.values())[-1]
+    return best_first({key: s for key, s in scores.items() if s >= floor})[:n]

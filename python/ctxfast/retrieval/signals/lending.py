@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ctxfast.retrieval.repoindex import RepoIndex
-from ctxfast.retrieval.signals.base import Lender
+from ctxfast.retrieval.signals.base import Lender, best_n
 from ctxfast.text import is_test_path
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ def lend_to_tested_modules(
     Lite instances with weight 0.25: file Acc@5 .764 → .784, Acc@10 .824 → .838, a gain on
     both halves of the set."""
     tails = index.module_tails()
-    best = sorted(total.items(), key=lambda kv: (-kv[1], kv[0]))[:n_files]
+    best = best_n(total, n_files)
     out: dict[str, float] = {}
     for path, score in best:
         if not is_test_path(path) or score <= 0:
