@@ -271,6 +271,23 @@ def test_a_cut_body_is_windowed_on_its_code_not_its_docstring():
     assert code_rows(rows) == [False, True, False, False, False, False, False, True]
 
 
+def test_a_cut_body_keeps_its_head_before_its_window():
+    body = ["    total = 0"] * 40 + ["    return permute(syms, permute=True)"] + ["    y = 2"] * 40
+    pairs = tuple(enumerate(["def solve(eq, syms):", "    check(eq)", *body], start=100))
+    cfg = ConstructConfig(large_item_lines=20, window_lines=10, window_head_lines=3)
+    shown, cut = best_window(pairs, {"permute"}, cfg)
+    numbers = [n for n, _ in shown]
+    assert cut and numbers[:3] == [100, 101, 102]  # the signature and the body's start
+    assert 142 in numbers and len(numbers) == 13  # then the window, whole
+    alone = ConstructConfig(large_item_lines=20, window_lines=10, window_head_lines=0)
+    window, _ = best_window(pairs, {"permute"}, alone)
+    assert [n for n, _ in window] == numbers[3:]
+    # A window that starts within the head is not shown twice.
+    early = tuple(enumerate(["def solve(eq, syms):", *["    permute(eq)"] * 5, *body], 1))
+    first, _ = best_window(early, {"permute"}, cfg)
+    assert [n for n, _ in first] == list(range(1, 11))
+
+
 def test_ast_slice_and_signature():
     src = (
         "class A:\n    def f(self):\n        return 1\n\n    @dec\n    def g(self, x) -> int:\n"

@@ -327,6 +327,7 @@ CONSTRUCT_CHANGES: list[tuple[str, object]] = [
     ("compress.compression_floor_bytes", 0),
     ("compress.large_item_lines", 800),
     ("compress.window_lines", 160),
+    ("compress.window_head_lines", 0),
     ("budget.tier_shares", (("stable_core", 0.15), ("working_set", 0.8), ("transient", 0.05))),
 ]
 

@@ -73,6 +73,7 @@ FLAT_CONSTRUCT = [
     "compression_floor_bytes",
     "large_item_lines",
     "window_lines",
+    "window_head_lines",
     "window_code_only",
     "named_ambiguity",
     "insertion_gap_lines",

@@ -47,6 +47,10 @@ class CompressSettings:
     large_item_lines: int = 200
     #: The lines of that window (40): a function's worth of code around the best match.
     window_lines: int = 40
+    #: A body cut to its window keeps its first this many lines too (8): the signature and
+    #: how the body starts (its arguments checked, its locals set up) say what the window's
+    #: lines work on, and a fix there is missed by a window further down. 0: the window alone.
+    window_head_lines: int = 8
     #: The window is chosen by the task's terms on code lines only: a docstring repeats
     #: the task's words, and a window on it misses the code to change.
     window_code_only: bool = True
@@ -60,6 +64,8 @@ class CompressSettings:
         if self.window_lines < 1:
             # A window of no lines would show a long body as nothing at all.
             raise InvalidArgumentError("window_lines must be at least 1")
+        if self.window_head_lines < 0:
+            raise InvalidArgumentError("window_head_lines must be non-negative")
 
 
 @dataclass(frozen=True)

@@ -82,8 +82,8 @@ def best_window(
     pairs: Numbered, terms: Collection[str], config: ConstructConfig, keep_tail: bool = False
 ) -> tuple[Numbered, bool]:
     """A large code body cut to its best ``window_lines`` window (term overlap; the tail for
-    an insertion point); returns ``(pairs, was_cut)``. Bodies up to ``large_item_lines``
-    lines stay whole."""
+    an insertion point) after its first ``window_head_lines`` lines; returns ``(pairs,
+    was_cut)``. Bodies up to ``large_item_lines`` lines stay whole."""
     if len(pairs) <= config.compress.large_item_lines:
         return pairs, False
     if keep_tail:
@@ -95,7 +95,8 @@ def best_window(
     st, en, _ = best_line_windows(
         texts, terms, config.compress.window_lines, min_len=config.min_term_len
     )[0]
-    return pairs[st:en], True
+    head = min(config.compress.window_head_lines, st)
+    return pairs[:head] + pairs[st:en], True
 
 
 def body_window(
