@@ -6,6 +6,7 @@ use gives."""
 from __future__ import annotations
 
 import sqlite3
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from recon_fixture import refuse_state_builds, write_project
@@ -125,3 +126,15 @@ def test_graph_readers_do_not_build_the_retrieval_state(root):
     assert set(_pieces(repo)) == map_pieces
     repo.retrieve(TASK)
     assert set(_pieces(repo)) >= {"deftable", "file_bm25", *map_pieces}
+
+
+def test_the_api_index_is_built_once_whichever_thread_asks_first(root):
+    """``build_state`` builds the API index on a thread of its own while a retrieval may
+    ask for it: every caller gets the one index, built once."""
+    repo = ctxfast.Repository(root)
+    repo.index(retrieval_state=False)
+    retriever = ctxfast.retrieval.pipeline.Retriever(root, repo.graph, repo.index_dir)
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda _: retriever.api(), range(8)))
+    assert all(api is got[0] for api in got)
+    assert got[0].search("connect database uri")

@@ -18,7 +18,7 @@ from typing import TypeVar
 
 from ctxfast import _native
 from ctxfast.bm25 import BM25Index, SymbolSet
-from ctxfast.confine import decode, read_confined
+from ctxfast.confine import decode, read_confined, read_many_confined
 from ctxfast.errors import IndexError as CtxIndexError
 from ctxfast.recon import graph_db
 from ctxfast.recon.graph import Node
@@ -105,6 +105,7 @@ class RepoIndex:
         self.languages: dict[str, str] = {p: lang or "" for p, _, lang in files}
         # Native tables, looked up per key: a fresh process makes a Node only for the rows
         # its query reads, not for each of tens of thousands of definitions.
+        self.table = table
         self.defs = Definitions(table)
         #: Each definition's skeleton signature (header line, no body), by node id.
         self.signatures = Signatures(table)
@@ -118,6 +119,7 @@ class RepoIndex:
         # Query construction keeps an identifier iff it resolves: by qualname or by name.
         self.qualnames_and_names = NameIndex(table)
         self._texts: dict[str, list[str]] = {}
+        self._joined: dict[str, str] = {}
         self._file_bm25: BM25Index | None = None
         self._path_part_files: dict[str, list[int]] | None = None
         self._module_tails: dict[str, list[str]] | None = None
@@ -225,6 +227,7 @@ class RepoIndex:
         return self._platforms
 
     def _scan_platforms(self) -> dict[str, dict[str, int]]:
+        self._read_all()
         out: dict[str, dict[str, int]] = {}
         named: dict[str, list[str]] = {}
         for f in self.files:
@@ -264,9 +267,22 @@ class RepoIndex:
     def _scan_bundles(self) -> dict[str, int]:
         """Per file, how many other files it holds nearly whole, when it holds any (the
         rules: ``ctxfast_core::bundles``)."""
-        texts = ["\n".join(self.lines(f)) for f in self.files]
-        counts = _native.bundled_counts(texts)
+        counts = _native.bundled_counts(self.all_texts())
         return {f: n for f, n in zip(self.files, counts, strict=True) if n}
+
+    def all_texts(self) -> list[str]:
+        """Every file's :meth:`text`, in the order of ``files``: what the builders that read
+        every file take (the whole-file BM25, the definition documents, the literals, the
+        bundle scan)."""
+        self._read_all()
+        return [self.text(f) for f in self.files]
+
+    def _read_all(self) -> None:
+        """Reads every file's :meth:`lines` not read yet, in one batch (see
+        :func:`~ctxfast.confine.read_many_confined`)."""
+        missing = [f for f in self.files if f not in self._texts]
+        for path, data in read_many_confined(self.root, missing):
+            self._texts[path] = [] if isinstance(data, OSError) else decode(data).splitlines()
 
     def lines(self, path: str) -> list[str]:
         """The file's lines (no newlines), read once; an unreadable file has none."""
@@ -277,6 +293,14 @@ class RepoIndex:
             except OSError:
                 self._texts[path] = []
         return self._texts[path]
+
+    def text(self, path: str) -> str:
+        """The file's :meth:`lines` joined with ``\\n``, joined once: the whole-file BM25,
+        the definition documents, the literal fragments and the bundle scan all read it."""
+        text = self._joined.get(path)
+        if text is None:
+            text = self._joined[path] = "\n".join(self.lines(path))
+        return text
 
     def local_symbol(self, path: str, qualname: str | None) -> str:
         """``qualname`` relative to its file's module; ``<module>`` for module-level code."""
@@ -298,9 +322,9 @@ class RepoIndex:
 
             def build() -> BM25Index:
                 docs = []
-                for path in self.files:
+                for path, text in zip(self.files, self.all_texts(), strict=True):
                     stem_words = path.replace("/", " ").replace(".", " ").replace("_", " ")
-                    docs.append(f"{path} {stem_words}\n" + "\n".join(self.lines(path)))
+                    docs.append(f"{path} {stem_words}\n" + text)
                 return BM25Index(docs, symbols=self.symbol_set)
 
             self._file_bm25 = self.stored_bm25("file_bm25", build)
