@@ -27,11 +27,13 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctxfast._native import literal_fragments, literal_names
 from ctxfast.retrieval.candidates import RawCandidate
-from ctxfast.retrieval.repoindex import RepoIndex
+
+if TYPE_CHECKING:
+    from ctxfast.retrieval.repoindex import RepoIndex
 
 _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"\w+")

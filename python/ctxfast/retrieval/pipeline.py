@@ -43,6 +43,7 @@ from ctxfast.retrieval.sources import (
     traceback_source,
 )
 from ctxfast.retrieval.task import TaskQuery, parse_task
+from ctxfast.retrieval.text_state import literals_name, literals_plain
 from ctxfast.state_store import gc_paused
 from ctxfast.text import in_test_module, is_example_path, is_generated_path, is_test_path
 
@@ -155,13 +156,10 @@ class Retriever:
             != shape
         ):
             ix = self.index
-
-            def build() -> dict[str, Any]:
-                files = zip(ix.files, ix.all_texts(), strict=True)
-                return LiteralIndex(files, *shape).to_plain()
-
             self._literals = LiteralIndex.from_plain(
-                ix.stored_plain("literals-{}-n{}".format(*shape), build)
+                ix.stored_plain(
+                    literals_name(*shape), lambda: literals_plain(ix.files, ix.all_texts(), *shape)
+                )
             )
         return self._literals
 

@@ -9,7 +9,6 @@ that changed any file invalidates it.
 from __future__ import annotations
 
 import os
-import posixpath
 import re
 import threading
 from collections.abc import Callable
@@ -33,6 +32,15 @@ from ctxfast.retrieval.deftable import (
     build_table,
 )
 from ctxfast.retrieval.statements import statement_end
+from ctxfast.retrieval.text_state import (
+    BUNDLES,
+    FILE_BM25,
+    INCLUDED,
+    Prebuilt,
+    bundled,
+    file_bm25_docs,
+    includes,
+)
 from ctxfast.state_store import StateStore, content_key_of
 from ctxfast.text import is_library_path, is_test_path
 
@@ -42,10 +50,6 @@ T = TypeVar("T")
 _LANG_FAMILY = {"typescript": "javascript", "tsx": "javascript"}
 
 DEF_KINDS = ("function", "class")
-
-
-#: Rust's ``include!("path")`` (a string literal path, the form build scripts use).
-_INCLUDE = re.compile(r'\binclude!\s*\(\s*"([^"\\]+)"\s*\)')
 
 
 #: Operating systems and targets a task may name, each with the spellings code gates use.
@@ -197,24 +201,8 @@ class RepoIndex:
         ``include!("path")`` (the path relative to the including file's directory), computed
         once; files that include nothing are absent."""
         if self._included is None:
-            self._included = self.stored_plain("included-1", self._scan_includes)
+            self._included = self.stored_plain(INCLUDED, lambda: includes(self.files, self.lines))
         return self._included
-
-    def _scan_includes(self) -> dict[str, list[str]]:
-        known = set(self.files)
-        out: dict[str, list[str]] = {}
-        for f in self.files:
-            if not f.endswith(".rs"):
-                continue
-            base = f.rsplit("/", 1)[0] if "/" in f else ""
-            for line in self.lines(f):
-                if "include!" not in line:
-                    continue
-                for m in _INCLUDE.finditer(line):
-                    target = posixpath.normpath(posixpath.join(base, m.group(1)))
-                    if target in known and target != f:
-                        out.setdefault(f, []).append(target)
-        return out
 
     def platform_gates(self) -> dict[str, dict[str, int]]:
         """Per platform (``PLATFORM_NAMES``' keys), the files whose code is conditional on
@@ -259,16 +247,18 @@ class RepoIndex:
         if min_bundled <= 0:
             return frozenset()
         if self._bundles is None or self._bundles[0] != min_bundled:
-            bundled = self.stored_plain("bundles-1", self._scan_bundles)
-            found = frozenset(f for f, copied in bundled.items() if copied >= min_bundled)
+            counts = self.stored_plain(BUNDLES, lambda: bundled(self.files, self.all_texts()))
+            found = frozenset(f for f, copied in counts.items() if copied >= min_bundled)
             self._bundles = (min_bundled, found)
         return self._bundles[1]
 
-    def _scan_bundles(self) -> dict[str, int]:
-        """Per file, how many other files it holds nearly whole, when it holds any (the
-        rules: ``ctxfast_core::bundles``)."""
-        counts = _native.bundled_counts(self.all_texts())
-        return {f: n for f, n in zip(self.files, counts, strict=True) if n}
+    def adopt(self, prebuilt: Prebuilt | None) -> None:
+        """Takes the lines and texts a :class:`~ctxfast.retrieval.text_state.Prebuild`
+        read, when it read them for this state's content (its key is this state's), instead
+        of reading the files again."""
+        if prebuilt is not None and prebuilt.key == self.key:
+            self._texts.update(prebuilt.lines)
+            self._joined.update(prebuilt.texts)
 
     def all_texts(self) -> list[str]:
         """Every file's :meth:`text`, in the order of ``files``: what the builders that read
@@ -321,13 +311,10 @@ class RepoIndex:
         if self._file_bm25 is None:
 
             def build() -> BM25Index:
-                docs = []
-                for path, text in zip(self.files, self.all_texts(), strict=True):
-                    stem_words = path.replace("/", " ").replace(".", " ").replace("_", " ")
-                    docs.append(f"{path} {stem_words}\n" + text)
+                docs = file_bm25_docs(self.files, self.all_texts())
                 return BM25Index(docs, symbols=self.symbol_set)
 
-            self._file_bm25 = self.stored_bm25("file_bm25", build)
+            self._file_bm25 = self.stored_bm25(FILE_BM25, build)
         return self._file_bm25
 
     def signature_line(self, qualname: str) -> str:
