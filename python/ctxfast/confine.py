@@ -91,7 +91,12 @@ def read_many_confined(
     opens them) instead of once per file: reading every file of Django this way took half
     the time. The descriptors are closed when the iteration ends."""
     dirs: dict[tuple[str, ...], int] = {}
-    root_fd = os.open(os.fspath(root), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        root_fd = os.open(os.fspath(root), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as exc:  # every file is unreadable, each said so as the others are
+        for rel in rels:
+            yield rel, exc
+        return
 
     def dir_fd(at: tuple[str, ...], rel: str) -> int:
         if not at:

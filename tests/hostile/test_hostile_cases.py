@@ -141,6 +141,9 @@ def test_read_many_confined_refuses_what_read_confined_refuses(tmp_path: Path) -
             assert data == read_confined(repo, rel)
     read = [rel for rel, data in got if isinstance(data, bytes)]
     assert read == ["pager.py", "sub/ok.py", "sub/ok.py"]
+    gone = list(read_many_confined(tmp_path / "no-such-root", ["a.py", "b.py"]))
+    assert [rel for rel, _ in gone] == ["a.py", "b.py"]
+    assert all(isinstance(err, FileNotFoundError) for _, err in gone)
 
 
 # 3 -- long lines -----------------------------------------------------------------------------

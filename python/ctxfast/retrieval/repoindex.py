@@ -17,7 +17,6 @@ from typing import TypeVar
 
 from ctxfast import _native
 from ctxfast.bm25 import BM25Index, SymbolSet
-from ctxfast.confine import decode, read_confined, read_many_confined
 from ctxfast.errors import IndexError as CtxIndexError
 from ctxfast.recon import graph_db
 from ctxfast.recon.graph import Node
@@ -40,6 +39,7 @@ from ctxfast.retrieval.text_state import (
     bundled,
     file_bm25_docs,
     includes,
+    read_lines,
 )
 from ctxfast.state_store import StateStore, content_key_of
 from ctxfast.text import is_library_path, is_test_path
@@ -270,18 +270,12 @@ class RepoIndex:
     def _read_all(self) -> None:
         """Reads every file's :meth:`lines` not read yet, in one batch (see
         :func:`~ctxfast.confine.read_many_confined`)."""
-        missing = [f for f in self.files if f not in self._texts]
-        for path, data in read_many_confined(self.root, missing):
-            self._texts[path] = [] if isinstance(data, OSError) else decode(data).splitlines()
+        self._texts.update(read_lines(self.root, [f for f in self.files if f not in self._texts]))
 
     def lines(self, path: str) -> list[str]:
         """The file's lines (no newlines), read once; an unreadable file has none."""
         if path not in self._texts:
-            try:
-                data = read_confined(self.root, path)
-                self._texts[path] = decode(data).splitlines()
-            except OSError:
-                self._texts[path] = []
+            self._texts.update(read_lines(self.root, [path]))
         return self._texts[path]
 
     def text(self, path: str) -> str:

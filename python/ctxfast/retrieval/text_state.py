@@ -22,7 +22,7 @@ import posixpath
 import re
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -55,6 +55,14 @@ class Prebuilt(NamedTuple):
     key: str
     lines: dict[str, list[str]]
     texts: dict[str, str]
+
+
+def read_lines(root: Path, paths: Iterable[str]) -> Iterator[tuple[str, list[str]]]:
+    """Each file's lines (no newlines), read confined to ``root`` in one batch with
+    undecodable bytes replaced, as every reader of the state shows them; a file that
+    cannot be read has none."""
+    for path, data in read_many_confined(root, paths):
+        yield path, [] if isinstance(data, OSError) else decode(data).splitlines()
 
 
 def literals_name(min_chars: int, name_max_chars: int) -> str:
@@ -150,9 +158,7 @@ class Prebuild:
         start = time.perf_counter()
         key = content_key_of(rows)
         files = [p for p, _, _ in rows]
-        lines: dict[str, list[str]] = {}
-        for path, data in read_many_confined(self._root, files):
-            lines[path] = [] if isinstance(data, OSError) else decode(data).splitlines()
+        lines = dict(read_lines(self._root, files))
         texts = ["\n".join(lines[f]) for f in files]
         store = StateStore(self._index_dir, key)
         # Imported here, on this thread, while the native run goes on: the configuration
@@ -190,4 +196,5 @@ __all__ = [
     "includes",
     "literals_name",
     "literals_plain",
+    "read_lines",
 ]
