@@ -104,9 +104,9 @@ def test_the_task_names_flags_environment_variables_and_quoted_names():
 
 def test_a_name_scores_the_files_holding_it_unless_too_many_do():
     files = [
-        ("src/cli.rs", ['Arg::new("glob").long("glob")', 'env::var("NO_COLOR")']),
-        ("src/main.rs", ['if m.is_present("glob") {}']),
-        ("src/walk.rs", ['let s = "glob pattern";']),
+        ("src/cli.rs", 'Arg::new("glob").long("glob")\nenv::var("NO_COLOR")'),
+        ("src/main.rs", 'if m.is_present("glob") {}'),
+        ("src/walk.rs", 'let s = "glob pattern";'),
     ]
     ix = LiteralIndex(files, MIN)
     assert ix.name_files(("--glob", "glob")) == {"src/cli.rs", "src/main.rs"}
@@ -137,9 +137,9 @@ def test_the_file_reading_the_named_environment_variable_ranks_first(tmp_path):
 
 def test_index_matches_quoted_messages_with_their_places():
     files = [
-        ("a/checks.py", ['    msg = "The field %s is used by multiple models"', "x = 1"]),
-        ("a/other.py", ["print('is used by multiple models')", "y = 'unrelated text here'"]),
-        ("b/fmt.py", ["HEADER = f'Data variables: {n}'"]),
+        ("a/checks.py", '    msg = "The field %s is used by multiple models"\nx = 1'),
+        ("a/other.py", "print('is used by multiple models')\ny = 'unrelated text here'"),
+        ("b/fmt.py", "HEADER = f'Data variables: {n}'"),
     ]
     ix = LiteralIndex(files, MIN)
     text = (
@@ -159,7 +159,7 @@ def test_index_matches_quoted_messages_with_their_places():
 
 
 def test_no_literals_no_match_and_binary_garbage_is_harmless():
-    ix = LiteralIndex([("x.py", ["\x00\x01 '\udcff\udcfe' \"unterminated"])], MIN)
+    ix = LiteralIndex([("x.py", "\x00\x01 '\udcff\udcfe' \"unterminated")], MIN)
     assert ix.places == {}
     assert ix.match("") == []
 

@@ -6,14 +6,19 @@ use gives."""
 from __future__ import annotations
 
 import sqlite3
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from recon_fixture import refuse_state_builds, write_project
 
 import ctxfast
+import ctxfast.repository
 import ctxfast.retrieval.pipeline
 from ctxfast.retrieval.apiindex import API_DB_NAME, refresh_api_index
-from ctxfast.state_store import STATE_DIRNAME
+from ctxfast.retrieval.repoindex import RepoIndex
+from ctxfast.retrieval.text_state import Prebuild
+from ctxfast.state_store import STATE_DIRNAME, StateStore
 
 TASK = "connect should reject an empty database uri"
 #: What a retrieval with the default configuration reads from the store (a Python tree).
@@ -125,3 +130,83 @@ def test_graph_readers_do_not_build_the_retrieval_state(root):
     assert set(_pieces(repo)) == map_pieces
     repo.retrieve(TASK)
     assert set(_pieces(repo)) >= {"deftable", "file_bm25", *map_pieces}
+
+
+def test_the_api_index_is_built_once_whichever_thread_asks_first(root):
+    """``build_state`` builds the API index on a thread of its own while a retrieval may
+    ask for it: every caller gets the one index, built once."""
+    repo = ctxfast.Repository(root)
+    repo.index(retrieval_state=False)
+    retriever = ctxfast.retrieval.pipeline.Retriever(root, repo.graph, repo.index_dir)
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda _: retriever.api(), range(8)))
+    assert all(api is got[0] for api in got)
+    assert got[0].search("connect database uri")
+
+
+def _piece_bytes(index_dir) -> dict[str, bytes]:
+    state = index_dir / STATE_DIRNAME
+    return {p.name.split(".", 2)[2]: p.read_bytes() for p in state.iterdir()}
+
+
+def test_a_cold_build_prebuilds_the_text_pieces_as_the_first_retrieval_builds_them(
+    root, monkeypatch
+):
+    """The text pieces are made during the cold build (``text_state.Prebuild``), the rest
+    after it; every stored piece is byte for byte the one a state built on first use holds,
+    and ``build_state`` reads the prebuilt ones instead of making them again."""
+    lazy = ctxfast.Repository(root, root.parent / "lazy")
+    lazy.index(retrieval_state=False)
+    ctxfast.compose(lazy, TASK, refresh=False)
+    made: list[tuple[str, str]] = []
+    get = StateStore.get
+
+    def watch(self, name, build, dump, load):
+        def counted():
+            made.append((name, threading.current_thread().name))
+            return build()
+
+        return get(self, name, counted, dump, load)
+
+    monkeypatch.setattr(StateStore, "get", watch)
+    eager = ctxfast.Repository(root, root.parent / "eager")
+    eager.index()
+    early = {name for name, thread in made if thread == "ctxfast-prebuild"}
+    assert early == {"file_bm25", "literals-12-n40", "bundles-1", "included-1"}
+    assert sorted(name for name, _ in made) == sorted(PIECES)  # each built once
+    assert _piece_bytes(eager.index_dir) == _piece_bytes(lazy.index_dir)
+
+
+def test_a_refresh_prebuilds_nothing(root, monkeypatch):
+    """Only a cold build publishes its content rows; a refresh's prebuild ends with the run
+    (the state is then built after it, as before)."""
+    repo = ctxfast.Repository(root)
+    repo.index()
+    finished = []
+
+    class Recorded(Prebuild):
+        def finish(self):
+            finished.append(super().finish())
+            return finished[-1]
+
+    monkeypatch.setattr(ctxfast.repository, "Prebuild", Recorded)
+    (root / "pkg" / "db.py").write_text("def connect(uri: str):\n    return uri or None\n")
+    repo.index()
+    assert finished == [None]
+    assert repo.retrieve(TASK).candidates
+
+
+def test_prebuilt_texts_of_other_content_are_not_adopted(root, tmp_path):
+    """Pieces and texts read for other content rows (another key) are never used: the
+    state of the index's own content reads its files itself."""
+    repo = ctxfast.Repository(root)
+    repo.index(retrieval_state=False)
+    rows = [("pkg/db.py", "0" * 64, "python")]
+    made = Prebuild(root, tmp_path / "elsewhere", lambda: rows).finish()
+    assert made is not None and set(made.lines) == {"pkg/db.py"}
+    ix = RepoIndex(root, repo.graph_db, repo.index_dir)
+    forged = made._replace(lines={"pkg/db.py": ["forged"]}, texts={"pkg/db.py": "forged"})
+    ix.adopt(forged)
+    assert ix.lines("pkg/db.py") != ["forged"] and ix.text("pkg/db.py") != "forged"
+    ix.adopt(forged._replace(key=ix.key))
+    assert ix.lines("pkg/db.py") == ["forged"]

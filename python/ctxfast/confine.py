@@ -17,6 +17,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
@@ -73,24 +74,70 @@ def open_confined(
     dir_fd = os.open(start, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         for part in parts[:-1]:
-            try:
-                nxt = os.open(part, _DIR_FLAGS, dir_fd=dir_fd)
-            except OSError as exc:
-                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                    raise ConfinementError(
-                        exc.errno, "symlink or non-directory in path", str(rel)
-                    ) from exc
-                raise
+            nxt = _open_dir(part, dir_fd, rel)
             os.close(dir_fd)
             dir_fd = nxt
-        try:
-            fd = os.open(parts[-1], _FILE_FLAGS, dir_fd=dir_fd)
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                raise ConfinementError(exc.errno, "symlink not followed", str(rel)) from exc
-            raise
+        return _open_file(parts[-1], dir_fd, rel)
     finally:
         os.close(dir_fd)
+
+
+def read_many_confined(
+    root: str | os.PathLike[str], rels: Iterable[str]
+) -> Iterator[tuple[str, bytes | OSError]]:
+    """Each of ``rels`` with its bytes, read as :func:`read_confined` reads it, or the
+    ``OSError`` that refused it. The directories on the way are opened once for the batch
+    (each from its parent's descriptor, without following a link, as the one-file walk
+    opens them) instead of once per file: reading every file of Django this way took half
+    the time. The descriptors are closed when the iteration ends."""
+    dirs: dict[tuple[str, ...], int] = {}
+    try:
+        root_fd = os.open(os.fspath(root), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as exc:  # every file is unreadable, each said so as the others are
+        for rel in rels:
+            yield rel, exc
+        return
+
+    def dir_fd(at: tuple[str, ...], rel: str) -> int:
+        if not at:
+            return root_fd
+        fd = dirs.get(at)
+        if fd is None:
+            fd = dirs[at] = _open_dir(at[-1], dir_fd(at[:-1], rel), rel)
+        return fd
+
+    try:
+        for rel in rels:
+            try:
+                parts = _parts(Path(root), rel, False)
+                with _open_file(parts[-1], dir_fd(parts[:-1], rel), rel) as fh:
+                    yield rel, fh.read()
+            except OSError as exc:
+                yield rel, exc
+    finally:
+        for fd in (*dirs.values(), root_fd):
+            os.close(fd)
+
+
+def _open_dir(part: str, dir_fd: int, rel: str | os.PathLike[str]) -> int:
+    """The directory ``part`` of ``dir_fd``, refused when it is a symlink."""
+    try:
+        return os.open(part, _DIR_FLAGS, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise ConfinementError(exc.errno, "symlink or non-directory in path", str(rel)) from exc
+        raise
+
+
+def _open_file(part: str, dir_fd: int, rel: str | os.PathLike[str]) -> BinaryIO:
+    """The regular file ``part`` of ``dir_fd``, open for reading: never a symlink, and never
+    a FIFO or device (opened without blocking, then checked)."""
+    try:
+        fd = os.open(part, _FILE_FLAGS, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ConfinementError(exc.errno, "symlink not followed", str(rel)) from exc
+        raise
     fh = os.fdopen(fd, "rb")
     if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
         fh.close()
@@ -131,4 +178,11 @@ def decode(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-__all__ = ["ConfinementError", "decode", "open_confined", "read_confined", "read_regular"]
+__all__ = [
+    "ConfinementError",
+    "decode",
+    "open_confined",
+    "read_confined",
+    "read_many_confined",
+    "read_regular",
+]

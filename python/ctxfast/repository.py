@@ -26,6 +26,7 @@ from ctxfast.recon.graph import CodeGraph
 from ctxfast.recon.graph_db import problem as index_problem
 from ctxfast.recon.parse_cache import ParseCache
 from ctxfast.retrieval.repoindex import IndexWatch, content_key
+from ctxfast.retrieval.text_state import Prebuild
 from ctxfast.textsafe import require_text
 from ctxfast.userkey import user_key
 
@@ -174,6 +175,12 @@ class Repository:
                 key,
             )
 
+        # A cold build publishes its files' content rows before its last second of
+        # writing: the state's text pieces are made meanwhile (see text_state).
+        prebuild = (
+            Prebuild(self.root, self.index_dir, counters.content_rows) if retrieval_state else None
+        )
+        prebuilt = None
         try:
             if threading.current_thread() is threading.main_thread():
                 # Signals reach only the main thread: wait there, run the native call beside it.
@@ -184,6 +191,8 @@ class Repository:
                 out = run_polled(run, counters.snapshot, progress)
         finally:
             drain_native()
+            if prebuild is not None:
+                prebuilt = prebuild.finish()
         seen, parsed, removed, nodes, edges, secs, errors, resolved, hits, seeded, note = out
         if retrieval_state and (parsed or removed):
             # The watch's stamp is taken first: a commit by another process while the state
@@ -195,7 +204,7 @@ class Repository:
             if kept is None or kept.index.key != self._index_key():  # a touch keeps it
                 from ctxfast.retrieval.warm import build_state
 
-                self._retriever = build_state(self.root, self.graph, self.index_dir)
+                self._retriever = build_state(self.root, self.graph, self.index_dir, prebuilt)
         return IndexStats(
             files_seen=seen,
             files_parsed=parsed,

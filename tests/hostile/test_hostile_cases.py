@@ -22,7 +22,7 @@ from hostile_repos import (
 )
 
 import ctxfast
-from ctxfast.confine import ConfinementError, read_confined
+from ctxfast.confine import ConfinementError, read_confined, read_many_confined
 from ctxfast.errors import InvalidArgumentError
 
 COMPOSE = """
@@ -116,6 +116,34 @@ def test_read_confined_refuses_links_fifos_and_escapes(tmp_path: Path) -> None:
     assert read_confined(repo, "pager.py").startswith(b"def next_page")
     with pytest.raises(ConfinementError):
         read_confined(repo, "pager.py", max_bytes=10)
+
+
+def test_read_many_confined_refuses_what_read_confined_refuses(tmp_path: Path) -> None:
+    """The batch reader (directories opened once per batch) refuses each hostile path with
+    the one-file reader's error, and goes on reading the files after it."""
+    secret = outside_file(tmp_path)
+    repo = tmp_path / "repo"
+    pager_repo(repo)
+    (repo / "sub").mkdir()
+    (repo / "sub" / "ok.py").write_text("x = 1\n")
+    (repo / "link.py").symlink_to(secret)
+    (repo / "dir").symlink_to(secret.parent, target_is_directory=True)
+    fifo(repo / "pipe.py")
+    hostile = ["link.py", "dir/secret.txt", "pipe.py", "../outside/secret.txt", "/etc/passwd"]
+    rels = [*hostile, "missing.py", "pager.py", "sub/ok.py", "dir/secret.txt", "sub/ok.py"]
+    got = list(read_many_confined(repo, rels))
+    assert [rel for rel, _ in got] == rels
+    for rel, data in got[: len(hostile)] + got[-2:-1]:
+        assert isinstance(data, ConfinementError), rel
+    assert isinstance(got[len(hostile)][1], FileNotFoundError)
+    for rel, data in got:
+        if isinstance(data, bytes):
+            assert data == read_confined(repo, rel)
+    read = [rel for rel, data in got if isinstance(data, bytes)]
+    assert read == ["pager.py", "sub/ok.py", "sub/ok.py"]
+    gone = list(read_many_confined(tmp_path / "no-such-root", ["a.py", "b.py"]))
+    assert [rel for rel, _ in gone] == ["a.py", "b.py"]
+    assert all(isinstance(err, FileNotFoundError) for _, err in gone)
 
 
 # 3 -- long lines -----------------------------------------------------------------------------

@@ -27,11 +27,13 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctxfast._native import literal_fragments, literal_names
 from ctxfast.retrieval.candidates import RawCandidate
-from ctxfast.retrieval.repoindex import RepoIndex
+
+if TYPE_CHECKING:
+    from ctxfast.retrieval.repoindex import RepoIndex
 
 _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"\w+")
@@ -53,20 +55,21 @@ class LiteralIndex:
     """Fragments of every file's string literals, keyed by their first two words (``\\w+``
     runs) so a task is matched by one dictionary probe per pair of adjacent words instead of
     a scan of all fragments; and the files holding each name literal of at most
-    ``name_max_chars`` characters."""
+    ``name_max_chars`` characters. ``files`` gives each file's path and text (its lines
+    joined with ``\\n``, as :meth:`~ctxfast.retrieval.repoindex.RepoIndex.text` makes it)."""
 
     def __init__(
         self,
-        files: Iterable[tuple[str, list[str]]],
+        files: Iterable[tuple[str, str]],
         min_chars: int = 12,
         name_max_chars: int = 40,
     ):
         self.min_chars = min_chars
         self.name_max_chars = name_max_chars
         paths, texts = [], []
-        for path, lines in files:
+        for path, text in files:
             paths.append(path)
-            texts.append("\n".join(lines))
+            texts.append(text)
         try:
             found = literal_fragments(texts, min_chars)
         except UnicodeEncodeError:  # lone surrogates (text decoded with surrogateescape)

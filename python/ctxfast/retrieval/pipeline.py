@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import threading
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
@@ -42,6 +43,7 @@ from ctxfast.retrieval.sources import (
     traceback_source,
 )
 from ctxfast.retrieval.task import TaskQuery, parse_task
+from ctxfast.retrieval.text_state import literals_name, literals_plain
 from ctxfast.state_store import gc_paused
 from ctxfast.text import in_test_module, is_example_path, is_generated_path, is_test_path
 
@@ -113,9 +115,9 @@ class Retriever:
         self.root = root
         self.graph = graph
         self.index = RepoIndex(root, graph.db_path, index_dir)
-        api_db = index_dir / API_DB_NAME
-        refresh_api_index(graph.db_path, api_db)
-        self.api = ApiIndex(api_db, self.index.symbol_set, self.index)
+        self._api_db = index_dir / API_DB_NAME
+        self._api: ApiIndex | None = None
+        self._api_lock = threading.Lock()
         self._def_index: DefinitionBM25 | None = None
         self._def_cfg: tuple[float, float, int, float, int] | None = None
         self._lexical: LexicalRecall | None = None
@@ -124,6 +126,16 @@ class Retriever:
         self._demoted: dict[Demotions, _Demotions] = {}
         self._candidate_docs = CandidateDocs(self.index)
         self._neighbours = CallNeighbours(graph)
+
+    def api(self) -> ApiIndex:
+        """The API-description index of this state, with ``api.db`` brought in line with
+        ``recon.db`` first; built on first use, once (``warm.build_state`` builds it on a
+        thread of its own while the rest of the state is built)."""
+        with self._api_lock:
+            if self._api is None:
+                refresh_api_index(self.graph.db_path, self._api_db)
+                self._api = ApiIndex(self._api_db, self.index.symbol_set, self.index)
+            return self._api
 
     def lexical(self) -> LexicalRecall:
         """Lexical recall over this state's files (the Retriever is rebuilt when the index
@@ -146,8 +158,7 @@ class Retriever:
             ix = self.index
             self._literals = LiteralIndex.from_plain(
                 ix.stored_plain(
-                    "literals-{}-n{}".format(*shape),
-                    lambda: LiteralIndex(((f, ix.lines(f)) for f in ix.files), *shape).to_plain(),
+                    literals_name(*shape), lambda: literals_plain(ix.files, ix.all_texts(), *shape)
                 )
             )
         return self._literals
@@ -239,7 +250,7 @@ class Retriever:
             raws += lexical_source(self.lexical(), tq, cfg.sources.lexical_max_hits)
         lap("lexical")
         if cfg.sources.api_desc:
-            raws += api_desc_source(self.api, tq, cfg.sources.api_desc_k)
+            raws += api_desc_source(self.api(), tq, cfg.sources.api_desc_k)
         lap("api_desc")
         if cfg.sources.callgraph:
             raws += callgraph_source(self._neighbours, ix, tq, cfg.sources.callgraph_k)

@@ -9,7 +9,6 @@ that changed any file invalidates it.
 from __future__ import annotations
 
 import os
-import posixpath
 import re
 import threading
 from collections.abc import Callable
@@ -18,7 +17,6 @@ from typing import TypeVar
 
 from ctxfast import _native
 from ctxfast.bm25 import BM25Index, SymbolSet
-from ctxfast.confine import decode, read_confined
 from ctxfast.errors import IndexError as CtxIndexError
 from ctxfast.recon import graph_db
 from ctxfast.recon.graph import Node
@@ -33,6 +31,16 @@ from ctxfast.retrieval.deftable import (
     build_table,
 )
 from ctxfast.retrieval.statements import statement_end
+from ctxfast.retrieval.text_state import (
+    BUNDLES,
+    FILE_BM25,
+    INCLUDED,
+    Prebuilt,
+    bundled,
+    file_bm25_docs,
+    includes,
+    read_lines,
+)
 from ctxfast.state_store import StateStore, content_key_of
 from ctxfast.text import is_library_path, is_test_path
 
@@ -42,10 +50,6 @@ T = TypeVar("T")
 _LANG_FAMILY = {"typescript": "javascript", "tsx": "javascript"}
 
 DEF_KINDS = ("function", "class")
-
-
-#: Rust's ``include!("path")`` (a string literal path, the form build scripts use).
-_INCLUDE = re.compile(r'\binclude!\s*\(\s*"([^"\\]+)"\s*\)')
 
 
 #: Operating systems and targets a task may name, each with the spellings code gates use.
@@ -105,6 +109,7 @@ class RepoIndex:
         self.languages: dict[str, str] = {p: lang or "" for p, _, lang in files}
         # Native tables, looked up per key: a fresh process makes a Node only for the rows
         # its query reads, not for each of tens of thousands of definitions.
+        self.table = table
         self.defs = Definitions(table)
         #: Each definition's skeleton signature (header line, no body), by node id.
         self.signatures = Signatures(table)
@@ -118,6 +123,7 @@ class RepoIndex:
         # Query construction keeps an identifier iff it resolves: by qualname or by name.
         self.qualnames_and_names = NameIndex(table)
         self._texts: dict[str, list[str]] = {}
+        self._joined: dict[str, str] = {}
         self._file_bm25: BM25Index | None = None
         self._path_part_files: dict[str, list[int]] | None = None
         self._module_tails: dict[str, list[str]] | None = None
@@ -195,24 +201,8 @@ class RepoIndex:
         ``include!("path")`` (the path relative to the including file's directory), computed
         once; files that include nothing are absent."""
         if self._included is None:
-            self._included = self.stored_plain("included-1", self._scan_includes)
+            self._included = self.stored_plain(INCLUDED, lambda: includes(self.files, self.lines))
         return self._included
-
-    def _scan_includes(self) -> dict[str, list[str]]:
-        known = set(self.files)
-        out: dict[str, list[str]] = {}
-        for f in self.files:
-            if not f.endswith(".rs"):
-                continue
-            base = f.rsplit("/", 1)[0] if "/" in f else ""
-            for line in self.lines(f):
-                if "include!" not in line:
-                    continue
-                for m in _INCLUDE.finditer(line):
-                    target = posixpath.normpath(posixpath.join(base, m.group(1)))
-                    if target in known and target != f:
-                        out.setdefault(f, []).append(target)
-        return out
 
     def platform_gates(self) -> dict[str, dict[str, int]]:
         """Per platform (``PLATFORM_NAMES``' keys), the files whose code is conditional on
@@ -225,6 +215,7 @@ class RepoIndex:
         return self._platforms
 
     def _scan_platforms(self) -> dict[str, dict[str, int]]:
+        self._read_all()
         out: dict[str, dict[str, int]] = {}
         named: dict[str, list[str]] = {}
         for f in self.files:
@@ -256,27 +247,44 @@ class RepoIndex:
         if min_bundled <= 0:
             return frozenset()
         if self._bundles is None or self._bundles[0] != min_bundled:
-            bundled = self.stored_plain("bundles-1", self._scan_bundles)
-            found = frozenset(f for f, copied in bundled.items() if copied >= min_bundled)
+            counts = self.stored_plain(BUNDLES, lambda: bundled(self.files, self.all_texts()))
+            found = frozenset(f for f, copied in counts.items() if copied >= min_bundled)
             self._bundles = (min_bundled, found)
         return self._bundles[1]
 
-    def _scan_bundles(self) -> dict[str, int]:
-        """Per file, how many other files it holds nearly whole, when it holds any (the
-        rules: ``ctxfast_core::bundles``)."""
-        texts = ["\n".join(self.lines(f)) for f in self.files]
-        counts = _native.bundled_counts(texts)
-        return {f: n for f, n in zip(self.files, counts, strict=True) if n}
+    def adopt(self, prebuilt: Prebuilt | None) -> None:
+        """Takes the lines and texts a :class:`~ctxfast.retrieval.text_state.Prebuild`
+        read, when it read them for this state's content (its key is this state's), instead
+        of reading the files again."""
+        if prebuilt is not None and prebuilt.key == self.key:
+            self._texts.update(prebuilt.lines)
+            self._joined.update(prebuilt.texts)
+
+    def all_texts(self) -> list[str]:
+        """Every file's :meth:`text`, in the order of ``files``: what the builders that read
+        every file take (the whole-file BM25, the definition documents, the literals, the
+        bundle scan)."""
+        self._read_all()
+        return [self.text(f) for f in self.files]
+
+    def _read_all(self) -> None:
+        """Reads every file's :meth:`lines` not read yet, in one batch (see
+        :func:`~ctxfast.confine.read_many_confined`)."""
+        self._texts.update(read_lines(self.root, [f for f in self.files if f not in self._texts]))
 
     def lines(self, path: str) -> list[str]:
         """The file's lines (no newlines), read once; an unreadable file has none."""
         if path not in self._texts:
-            try:
-                data = read_confined(self.root, path)
-                self._texts[path] = decode(data).splitlines()
-            except OSError:
-                self._texts[path] = []
+            self._texts.update(read_lines(self.root, [path]))
         return self._texts[path]
+
+    def text(self, path: str) -> str:
+        """The file's :meth:`lines` joined with ``\\n``, joined once: the whole-file BM25,
+        the definition documents, the literal fragments and the bundle scan all read it."""
+        text = self._joined.get(path)
+        if text is None:
+            text = self._joined[path] = "\n".join(self.lines(path))
+        return text
 
     def local_symbol(self, path: str, qualname: str | None) -> str:
         """``qualname`` relative to its file's module; ``<module>`` for module-level code."""
@@ -297,13 +305,10 @@ class RepoIndex:
         if self._file_bm25 is None:
 
             def build() -> BM25Index:
-                docs = []
-                for path in self.files:
-                    stem_words = path.replace("/", " ").replace(".", " ").replace("_", " ")
-                    docs.append(f"{path} {stem_words}\n" + "\n".join(self.lines(path)))
+                docs = file_bm25_docs(self.files, self.all_texts())
                 return BM25Index(docs, symbols=self.symbol_set)
 
-            self._file_bm25 = self.stored_bm25("file_bm25", build)
+            self._file_bm25 = self.stored_bm25(FILE_BM25, build)
         return self._file_bm25
 
     def signature_line(self, qualname: str) -> str:

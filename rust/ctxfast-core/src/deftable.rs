@@ -283,6 +283,11 @@ impl DefTable {
         Some(self.s(self.modules[i].1))
     }
 
+    /// The files that have definitions, sorted.
+    pub fn files(&self) -> impl Iterator<Item = &str> {
+        self.files.iter().map(|e| self.s(e.0))
+    }
+
     /// Every distinct definition name as a symbol set (for BM25's identifier weight).
     pub fn symbol_set(&self) -> SymbolSet {
         let mut names: Vec<&str> = self

@@ -8,6 +8,7 @@ pub mod bm25;
 pub mod bundles;
 pub mod codetok;
 mod cursor;
+pub mod def_docs;
 pub mod deftable;
 pub mod doc_terms;
 pub mod error;

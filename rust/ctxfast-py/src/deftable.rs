@@ -4,10 +4,13 @@
 use crate::bm25::PySymbolSet;
 use crate::gil::detached;
 use crate::graph_read::GraphReader;
+use ctxfast_core::def_docs::{definition_docs, DocShape};
 use ctxfast_core::deftable::{DefIn, DefRef, DefTable};
+use ctxfast_core::CoreError;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyBytes, PyString};
+use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 /// A `nodes` row as Python reads it: `(id, kind, name, qualname, file, line, col, end_line)`.
@@ -247,6 +250,46 @@ impl PyDefTable {
 
     fn module_of(&self, file: &Bound<'_, PyString>) -> Option<&str> {
         self.inner.module_of(&key(file)?)
+    }
+
+    /// The files that have definitions, sorted.
+    fn files(&self) -> Vec<&str> {
+        self.inner.files().collect()
+    }
+
+    /// The definition-level BM25 document of every row, in row order
+    /// (`ctxfast_core::def_docs`): `texts[i]` is the lines of `files()[i]` joined with `\n`.
+    #[pyo3(signature = (texts, python_lines, other_lines, line_max_chars))]
+    fn definition_docs(
+        &self,
+        py: Python<'_>,
+        texts: Vec<PyBackedStr>,
+        python_lines: i64,
+        other_lines: i64,
+        line_max_chars: i64,
+    ) -> PyResult<Vec<String>> {
+        let t = Arc::clone(&self.inner);
+        let shape = DocShape {
+            python_lines,
+            other_lines,
+            line_max_chars,
+        };
+        let texts_ref = &texts;
+        let docs = detached(py, move || {
+            let files: Vec<&str> = t.files().collect();
+            if files.len() != texts_ref.len() {
+                return Err(CoreError::InvalidArgument(
+                    "one text per file of the table is needed".into(),
+                ));
+            }
+            let by_file: HashMap<&str, &str> = files
+                .into_iter()
+                .zip(texts_ref.iter().map(|s| &**s))
+                .collect();
+            Ok(definition_docs(&t, &by_file, shape))
+        })?;
+        drop(texts);
+        Ok(docs)
     }
 
     /// Every distinct definition name as one shared `SymbolSet`, made on first use.

@@ -30,6 +30,13 @@ impl IndexProgress {
         (stage.as_str(), done, total)
     }
 
+    /// `(path, sha256, language)` of every file a cold build records with a content key,
+    /// sorted by path, once every file's rows are written (before the run's last second of
+    /// sorting and indexing); `None` before that and for a refresh.
+    fn content_rows(&self) -> Option<Vec<(String, String, String)>> {
+        self.inner.content_rows().map(<[_]>::to_vec)
+    }
+
     /// Asks the run to stop between two files; `index_graph` then raises
     /// `KeyboardInterrupt` and the index is left as it was.
     fn cancel(&self) {

@@ -15,6 +15,7 @@ use super::discover::Found;
 use super::lang::ModuleNamer;
 use super::parse::Outcome;
 use super::plan::FileStat;
+use super::progress::ContentRow;
 use super::resolve::{qualnames_of, Resolved};
 use super::{store, write};
 use crate::error::{CoreError, CoreResult};
@@ -125,6 +126,8 @@ pub struct BulkWriter<'t> {
     /// `files.id` and path of the run's files, by index into its file list.
     ids: Vec<i64>,
     paths: Vec<String>,
+    /// `(sha256, language)` of the run's files, by index into its file list.
+    keys: Vec<(String, &'static str)>,
     edges: i64,
 }
 
@@ -137,8 +140,22 @@ impl<'t> BulkWriter<'t> {
             tx,
             ids: vec![],
             paths: vec![],
+            keys: vec![],
             edges: 0,
         })
+    }
+
+    /// `(path, sha256, language)` of every file written, sorted by path: the `files` rows
+    /// with a content key once the run commits (skipped files get theirs without one).
+    pub fn content_rows(&self) -> Vec<ContentRow> {
+        let mut rows: Vec<ContentRow> = self
+            .paths
+            .iter()
+            .zip(&self.keys)
+            .map(|(p, (sha, lang))| (p.clone(), sha.clone(), (*lang).to_string()))
+            .collect();
+        rows.sort_unstable();
+        rows
     }
 
     /// How many files have their rows written.
@@ -185,6 +202,7 @@ impl<'t> BulkWriter<'t> {
             }
             self.ids.push(id);
             self.paths.push(f.rel);
+            self.keys.push((f.sha, f.language));
         }
         Ok(())
     }

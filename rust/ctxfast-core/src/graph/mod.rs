@@ -465,6 +465,7 @@ fn cold_run(
             )));
         }
         trace("insert", p.t0);
+        progress.publish_content_rows(writer.content_rows());
         Ok((made, writer.finish()?))
     })?;
     trace("nodes", p.t0);

@@ -7,6 +7,7 @@
 
 use crate::error::{CoreError, CoreResult};
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 /// The stages of an index run, in order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,14 +39,19 @@ impl Stage {
     }
 }
 
+/// `(path, sha256, language)` of a file the index records with a content key.
+pub type ContentRow = (String, String, String);
+
 /// Shared counters: the current stage and how many of the files to parse are done, plus a
-/// cancel flag the run checks between files.
+/// cancel flag the run checks between files, and the content rows a cold build publishes
+/// as soon as every file is written ([`Progress::content_rows`]).
 #[derive(Debug, Default)]
 pub struct Progress {
     stage: AtomicU8,
     done: AtomicUsize,
     total: AtomicUsize,
     cancelled: AtomicBool,
+    content: OnceLock<Vec<ContentRow>>,
 }
 
 impl Progress {
@@ -82,6 +88,20 @@ impl Progress {
         } else {
             Ok(())
         }
+    }
+
+    pub(crate) fn publish_content_rows(&self, rows: Vec<ContentRow>) {
+        let _ = self.content.set(rows);
+    }
+
+    /// The rows `files` will hold with a content key once a cold build commits, sorted by
+    /// path, published when every file's rows are written, before the run sorts the nodes
+    /// and builds the indexes (a second in Django's cold build, on one core): a caller can
+    /// start then what depends only on the files' content (the retrieval state's text
+    /// pieces, keyed by these rows, so they serve only an index of this content). `None`
+    /// before that, and for a refresh.
+    pub fn content_rows(&self) -> Option<&[ContentRow]> {
+        self.content.get().map(Vec::as_slice)
     }
 
     /// `(stage, files done, files to look at)`; `done <= total` once the total is known.

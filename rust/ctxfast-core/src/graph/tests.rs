@@ -132,6 +132,41 @@ fn progress_counts_every_file_and_ends_done() {
 }
 
 #[test]
+fn a_cold_build_publishes_the_content_rows_it_commits_and_a_refresh_none() {
+    // A skipped file (binary) is recorded without a content key: not published.
+    let d = repo(&[
+        ("b/z.py", "x = 1\n"),
+        ("a.py", "def f():\n    pass\n"),
+        ("m.js", "var q;\n"),
+    ]);
+    fs::write(d.path().join("bin.py"), b"\0\0").unwrap();
+    let db = d.path().join("r.db");
+    let run = || {
+        let p = std::sync::Arc::new(Progress::new());
+        let opts = IndexOptions {
+            progress: Some(p.clone()),
+            ..IndexOptions::default()
+        };
+        index(d.path(), &db, &opts).unwrap();
+        p.content_rows().map(<[_]>::to_vec)
+    };
+    let published = run().expect("a cold build publishes its rows");
+    let conn = store::open_with_text_ids(&db);
+    let mut st = conn
+        .prepare("SELECT path, sha256, language FROM files WHERE sha256 IS NOT NULL ORDER BY path")
+        .unwrap();
+    let stored: Vec<(String, String, String)> = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(published, stored);
+    assert_eq!(published.len(), 3);
+    fs::write(d.path().join("a.py"), "def g():\n    pass\n").unwrap();
+    assert_eq!(run(), None);
+}
+
+#[test]
 fn cold_build_removes_side_files_of_dead_builds_only() {
     let d = repo(&[("a.py", "x = 1\n")]);
     let dir = d.path().join(".ctxfast");
