@@ -14,14 +14,13 @@ is ``$CTXFAST_BENCH_TREE`` (e.g. Django 4.2), else a copy of a few standard-libr
 packages, so the suite needs no download.
 """
 
-import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 
-from benchmarks import copy_stdlib_packages
+from benchmarks import bench_tree
 
 TASK = (
     "HTTPConnection.request() sends a malformed Content-Length header when the body is a "
@@ -71,12 +70,7 @@ class FirstWindow:
     warmup_time = 0
 
     def setup_cache(self):
-        given = os.environ.get("CTXFAST_BENCH_TREE")
-        if given:
-            return given
-        tree = os.path.join(tempfile.mkdtemp(prefix="ctxfast-asv-first-"), "src")
-        copy_stdlib_packages(tree)
-        return tree
+        return bench_tree("ctxfast-asv-first-")
 
     def setup(self, tree):
         self.index_dir = tempfile.mkdtemp(prefix="ctxfast-asv-first-idx-")

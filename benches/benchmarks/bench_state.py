@@ -12,12 +12,11 @@ The tree is ``$CTXFAST_BENCH_TREE`` (e.g. Django 4.2), else a copy of a few stan
 packages, indexed once (``retrieval_state=False``); each call starts from no stored state.
 """
 
-import os
 import shutil
 import tempfile
 from pathlib import Path
 
-from benchmarks import copy_stdlib_packages
+from benchmarks import bench_tree
 from ctxfast.recon.graph_db import reading
 from ctxfast.repository import Repository
 from ctxfast.retrieval.text_state import Prebuild
@@ -41,10 +40,7 @@ class _IndexedTree:
     warmup_time = 0
 
     def setup_cache(self):
-        tree = os.environ.get("CTXFAST_BENCH_TREE")
-        if not tree:
-            tree = os.path.join(tempfile.mkdtemp(prefix="ctxfast-asv-state-"), "src")
-            copy_stdlib_packages(tree)
+        tree = bench_tree("ctxfast-asv-state-")
         index_dir = tempfile.mkdtemp(prefix="ctxfast-asv-state-idx-")
         Repository(tree, index_dir).index(retrieval_state=False)
         return tree, index_dir
