@@ -153,8 +153,7 @@ class DefinitionBM25:
             # CPU on Django (38k definitions).
             if not texts:
                 table = index.table
-                index.all_texts()  # read in one batch
-                file_texts = [index.text(f) for f in table.files()]
+                file_texts = index.texts(table.files())
                 texts.extend(table.definition_docs(file_texts, self.MAX_LINES, other, cut))
             return texts
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -215,7 +215,7 @@ class RepoIndex:
         return self._platforms
 
     def _scan_platforms(self) -> dict[str, dict[str, int]]:
-        self._read_all()
+        self._read(self.files)
         out: dict[str, dict[str, int]] = {}
         named: dict[str, list[str]] = {}
         for f in self.files:
@@ -262,20 +262,25 @@ class RepoIndex:
 
     def all_texts(self) -> list[str]:
         """Every file's :meth:`text`, in the order of ``files``: what the builders that read
-        every file take (the whole-file BM25, the definition documents, the literals, the
-        bundle scan)."""
-        self._read_all()
-        return [self.text(f) for f in self.files]
+        every file take (the whole-file BM25, the literals, the bundle scan)."""
+        return self.texts(self.files)
 
-    def _read_all(self) -> None:
-        """Reads every file's :meth:`lines` not read yet, in one batch (see
+    def texts(self, paths: Sequence[str]) -> list[str]:
+        """Each of ``paths``' :meth:`text`, the files not read yet read in one batch."""
+        self._read(paths)
+        return [self.text(f) for f in paths]
+
+    def _read(self, paths: Sequence[str]) -> None:
+        """Reads the :meth:`lines` of those of ``paths`` not read yet, in one batch (see
         :func:`~ctxfast.confine.read_many_confined`)."""
-        self._texts.update(read_lines(self.root, [f for f in self.files if f not in self._texts]))
+        unread = [f for f in paths if f not in self._texts]
+        if unread:
+            self._texts.update(read_lines(self.root, unread))
 
     def lines(self, path: str) -> list[str]:
         """The file's lines (no newlines), read once; an unreadable file has none."""
         if path not in self._texts:
-            self._texts.update(read_lines(self.root, [path]))
+            self._read((path,))
         return self._texts[path]
 
     def text(self, path: str) -> str:
