@@ -8,6 +8,7 @@
 
 use pyo3::prelude::*;
 
+mod alloc;
 mod bm25;
 mod bundles;
 mod deftable;
@@ -60,6 +61,7 @@ fn drain_log() -> Vec<(&'static str, String)> {
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    alloc::install_tree_sitter();
     cap_threads();
     m.add_function(wrap_pyfunction!(native_threads, m)?)?;
     m.add_function(wrap_pyfunction!(drain_log, m)?)?;
