@@ -26,9 +26,10 @@
 //! A module that appears or disappears is found by its name, through any file (or none,
 //! for a namespace package): its module name's segments are changed for every reader
 //! ([`ChangedNames::global`]). Anything else this does not model makes the set
-//! [`ChangedNames::any`] and every file that can see the change is resolved again: a star
-//! import added or removed (it exposes a whole module's names), a Java package clause, a
-//! file whose previous interface is unknown.
+//! [`ChangedNames::any`] and every file that can see the change is resolved again: a Java
+//! package clause, a file whose previous interface is unknown. A star import added or
+//! removed exposes a whole module's names: every file that read the file holding it is
+//! resolved again.
 
 use super::lang::Lang;
 use super::raw::{DefKind, RawBinding, RawFile, Target};
@@ -45,9 +46,10 @@ pub struct ChangedNames {
     /// Names whose lookup changed in any file: the segments of a module that appeared or
     /// disappeared.
     pub global: FxHashSet<String>,
-    /// Definitions that only moved lines, as (old, new) node key: the stored edges into
-    /// one are pointed at its new key ([`super::write::GraphDelta::moved`]).
-    pub moved: Vec<(i64, i64)>,
+    /// Definitions that only moved lines, as (old, new) node key, by the module name of
+    /// their file: the stored edges into one are pointed at its new key
+    /// ([`super::write::GraphDelta::moved`]).
+    pub moved: FxHashMap<String, Vec<(i64, i64)>>,
     /// The old node keys of definitions that moved lines where a new key is not one
     /// definition's alone (two definitions of one qualname now on one line): the files
     /// with an edge into one are resolved again.
@@ -105,9 +107,16 @@ impl ChangedNames {
     /// Adds what differs between `old` and `new`, the interface of the file `rel` (module
     /// `module`, language `lang`) before and after this run.
     pub fn add_diff(&mut self, old: &RawFile, new: &RawFile, lang: Lang, rel: &str, module: &str) {
-        if old.package != new.package || stars(old) != stars(new) {
+        if old.package != new.package {
             self.any = true;
             return;
+        }
+        if stars(old) != stars(new) {
+            // Any name looked up there may now be found through another module.
+            self.rebound
+                .entry(rel.to_string())
+                .or_default()
+                .insert(EVERY.to_string());
         }
         let (a, b) = (entries(old, lang), entries(new, lang));
         let mut changed: Vec<&str> = b.keys().filter(|n| !a.contains_key(*n)).copied().collect();
@@ -128,7 +137,10 @@ impl ChangedNames {
                     let k = keys.get_or_insert_with(|| Keys::of(rel, lang, module, old, new));
                     let (from, to) = (k.old[dx], k.new[dy]);
                     if k.unique(from, to) {
-                        self.moved.push((from, to));
+                        self.moved
+                            .entry(module.to_string())
+                            .or_default()
+                            .push((from, to));
                     } else {
                         self.moved_keys.push(from);
                     }
@@ -252,6 +264,8 @@ impl<'a> Names<'a> {
                 }
             }
         }
+        // `*` changed in a dependency (its star imports), or a changed name is reached
+        // through one's star imports: any lookup there may answer otherwise.
         !hot.is_empty() && (hot.contains(EVERY) || mentions(f).any(|t| hot.contains(t)))
     }
 }

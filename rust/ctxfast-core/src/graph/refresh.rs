@@ -198,12 +198,14 @@ impl Narrowing {
         files: &[FileData],
         mut names: ChangedNames,
     ) -> CoreResult<Narrowing> {
-        if module_clash(files) {
-            // A key may then stand for a definition of another file: resolve instead.
-            let moved = std::mem::take(&mut names.moved);
-            names
-                .moved_keys
-                .extend(moved.into_iter().map(|(from, _)| from));
+        // A key of a module two files share may stand for a definition of the other file:
+        // the readers of those are resolved instead.
+        for module in clashing_modules(files) {
+            if let Some(moved) = names.moved.remove(module) {
+                names
+                    .moved_keys
+                    .extend(moved.into_iter().map(|(from, _)| from));
+            }
         }
         let edge_readers = edge_readers(conn, files, &names.moved_keys)?;
         Ok(Narrowing {
@@ -239,11 +241,11 @@ impl Narrowing {
                 } else {
                     ""
                 },
-                names.moved.len() + names.moved_keys.len(),
+                names.moved.values().map(Vec::len).sum::<usize>() + names.moved_keys.len(),
                 names.moved_keys.len()
             ),
         );
-        Ok((kept, self.names.moved))
+        Ok((kept, self.names.moved.into_values().flatten().collect()))
     }
 }
 
@@ -288,11 +290,15 @@ fn narrow(
     Ok(kept)
 }
 
-/// True when two files of the run have one module name (reported by
-/// [`plan::record_clashes`]): their definitions' node keys may then coincide.
-fn module_clash(files: &[FileData]) -> bool {
-    let mut seen = rustc_hash::FxHashSet::default();
-    !files.iter().all(|f| seen.insert(f.module.as_str()))
+/// The module names two or more files of the run share (reported by
+/// [`plan::record_clashes`]): their definitions' node keys may coincide.
+fn clashing_modules(files: &[FileData]) -> FxHashSet<&str> {
+    let mut seen = FxHashSet::default();
+    files
+        .iter()
+        .map(|f| f.module.as_str())
+        .filter(|m| !seen.insert(*m))
+        .collect()
 }
 
 /// The files (indexes into `files`) holding an edge into one of `keys` in the stored graph.

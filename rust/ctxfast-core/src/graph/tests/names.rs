@@ -63,6 +63,10 @@ const BASE: &[(&str, &str)] = &[
     ),
     ("app/alone.py", "def solo():\n    return 3\n"),
     (
+        "app/star_left.py",
+        "from pkg import *\n\n\ndef sl():\n    return Left()\n",
+    ),
+    (
         "app/later.py",
         "import pkg.core\n\n\ndef l():\n    return pkg.core.fresh.thing()\n",
     ),
@@ -134,6 +138,15 @@ const EDITS: &[Edit] = &[
         &[(
             "pkg/extra.py",
             Some("def spare():\n    return 0\n\n\ndef newname():\n    return 1\n"),
+        )],
+    ),
+    // The package star-imports one more module: `Left` is now found through it, though
+    // no name of the package changed.
+    (
+        "star import added",
+        &[(
+            "pkg/__init__.py",
+            Some("from .core import *\nfrom .util import helper as assist\nfrom .extra import *\nfrom .mixins import *\n"),
         )],
     ),
     // A file is deleted: its readers lose their edges.
