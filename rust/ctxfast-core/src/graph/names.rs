@@ -10,7 +10,8 @@
 //! read for `Y` goes on with `X`; a class's base expressions; a typed attribute's class).
 //! So if a reader's resolution changed, its first changed lookup read a name whose entry
 //! changed, in a file among its stored dependencies, and that name is one of the reader's
-//! own names or of those files' ([`Names::reach`]). Comparing each changed file's old and
+//! own names or is reached from them through those files' entries
+//! ([`Names::may_change`]). Comparing each changed file's old and
 //! new interface name by name ([`ChangedNames::add_diff`]) gives those entries; a reader with
 //! no such name in reach keeps its stored rows. In a package that re-exports through
 //! `__init__` modules (sympy) nearly every file *can* see a changed core module, while few
@@ -296,7 +297,7 @@ fn mentions(f: &FileData) -> impl Iterator<Item = &str> {
     refs.chain(bindings).chain(defs).chain(locals).chain(typed)
 }
 
-/// What finding each name of `f` leads on to ([`Names::passes_on`]).
+/// What finding each name of `f` leads on to (reversed into [`Names::led_from`]).
 fn passes_on(f: &FileData) -> FxHashMap<&str, Vec<&str>> {
     let raw = &f.raw;
     let mut out: FxHashMap<&str, Vec<&str>> = FxHashMap::default();
