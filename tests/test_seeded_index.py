@@ -206,3 +206,109 @@ def test_index_many_seeds_a_new_tree_from_a_finished_one(tmp_path: Path) -> None
     assert again["seeded_from"] is not None and again["files_parsed"] == 0
     off = index_many([v3], recheck=True, seed=False, **{**kw, "index_root": tmp_path / "i2"})
     assert off.results[0]["seeded_from"] is None
+
+
+#: A package re-exporting through two ``__init__`` levels (as sympy does), and a reader for
+#: each way a lookup can reach a definition: by name, through an alias, a base class, a
+#: typed attribute, a star import.
+CHAIN = {
+    "pkg/__init__.py": "from .core import *\nfrom .util import helper as assist\n",
+    "pkg/core/__init__.py": "from .basic import Basic, make\nfrom .sym import Symbol\n",
+    "pkg/core/basic.py": """
+        from pkg.mixins import Left, Right
+
+
+        class Basic(Left):
+            def diff(self):
+                return 1
+
+
+        def make():
+            return Basic()
+    """,
+    "pkg/mixins.py": """
+        class Left:
+            def spin(self):
+                return 1
+
+
+        class Right:
+            def spin(self):
+                return 2
+    """,
+    "pkg/core/sym.py": "from .basic import Basic\n\n\nclass Symbol(Basic):\n    pass\n",
+    "pkg/util.py": "def helper():\n    return 1\n\n\ndef other():\n    return 2\n",
+    "pkg/holder.py": """
+        from pkg.core import Basic
+
+
+        class Holder:
+            def __init__(self):
+                self.item = Basic()
+    """,
+    "app/by_name.py": "from pkg import make\n\n\ndef g():\n    return make()\n",
+    "app/by_alias.py": "from pkg import assist\n\n\ndef h():\n    return assist()\n",
+    "app/by_base.py": """
+        from pkg import Symbol
+
+
+        class Mine(Symbol):
+            def go(self):
+                return self.spin() + self.diff()
+    """,
+    "app/by_attr.py": """
+        from pkg.holder import Holder
+
+
+        class User(Holder):
+            def run(self):
+                return self.item.diff()
+    """,
+    "app/by_star.py": "from pkg import *\n\n\ndef u():\n    return newname() + make()\n",
+    **{f"app/leaf{i}.py": f"def leaf{i}():\n    return {i}\n" for i in range(8)},
+}
+
+#: Each edit reaches a reader only through a chain: a definition moves, a base class is
+#: swapped, an alias is rebound, a name is newly defined behind a star import, a file goes.
+CHAIN_EDITS = {
+    "pkg/core/basic.py": """
+        from pkg.mixins import Left, Right
+
+        # the base moved to Right, and every definition two lines down
+
+        class Basic(Right):
+            def diff(self):
+                return 1
+
+
+        def make():
+            return Basic()
+
+
+        def newname():
+            return 0
+    """,
+    "pkg/core/__init__.py": ("from .basic import Basic, make, newname\nfrom .sym import Symbol\n"),
+    "pkg/__init__.py": "from .core import *\nfrom .util2 import other as assist\n",
+    "pkg/util2.py": "def other():\n    return 2\n",
+}
+
+
+@pytest.mark.parametrize("seeded", [True, False], ids=["seeded", "refreshed"])
+def test_a_change_read_through_a_re_export_chain_matches_a_cold_build(
+    tmp_path: Path, seeded: bool
+) -> None:
+    a = write(tmp_path / "a", CHAIN)
+    b = tmp_path / "b"
+    shutil.copytree(a, b)
+    Repository(a, tmp_path / "ia").index()
+    if not seeded:
+        Repository(b, tmp_path / "ib").index()
+    write(b, CHAIN_EDITS)
+    (b / "pkg" / "util.py").unlink()
+    s = Repository(b, tmp_path / "ib", seed=tmp_path / "ia" if seeded else None).index()
+    assert (s.seeded_from is not None) == seeded
+    assert graph_db.content_rows(tmp_path / "ib" / "recon.db") == cold_rows(b, tmp_path / "cold")
+    # The leaves read nothing that changed; the parsed files and the chain's readers are
+    # resolved again.
+    assert s.files_parsed == 4 and s.files_resolved < s.files_seen - 8

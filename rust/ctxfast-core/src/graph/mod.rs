@@ -54,6 +54,7 @@ pub mod bulk;
 pub mod cache;
 pub mod discover;
 pub mod lang;
+pub mod names;
 pub mod owner;
 pub mod parse;
 pub mod parse_cache;

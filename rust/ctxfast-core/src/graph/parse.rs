@@ -5,6 +5,7 @@
 
 use super::discover::{self, Found};
 use super::lang::{self, Lang, ModuleNamer};
+use super::names::ChangedNames;
 use super::parse_cache::{self, ParseCache};
 use super::plan::Previous;
 use super::progress::Progress;
@@ -249,6 +250,12 @@ pub struct Assembled {
     /// they put in the repository-wide name maps ([`linkage_keys`]): a call in any file of
     /// those families may now resolve differently.
     pub linkage_moved: u32,
+    /// The names whose lookup the parsed files' interface changes may move
+    /// ([`ChangedNames::add_diff`]); the files without a previous interface are in `unknown`.
+    pub names: ChangedNames,
+    /// Files whose interface moved with no previous one to compare (new files, or a stored
+    /// blob that did not decode): indexes into `files`.
+    pub unknown: Vec<usize>,
 }
 
 /// Puts the fresh extractions of parsed files and the stored interfaces of unchanged ones
@@ -267,6 +274,8 @@ pub fn assemble(
         changed: vec![],
         iface_changed: vec![],
         linkage_moved: 0,
+        names: ChangedNames::default(),
+        unknown: vec![],
     };
     for (f, o) in found.iter().zip(outcomes) {
         let (Some(lang), false) = (f.lang, matches!(o, Outcome::Skipped(_))) else {
@@ -282,6 +291,7 @@ pub fn assemble(
                     // Stored row without a usable blob: re-parse it.
                     let (bytes, ex) = parse_again(&f.abs, lang, &module, opts);
                     out.linkage_moved |= lang.linkage_family();
+                    out.names.any = true;
                     out.iface_changed.push(out.files.len());
                     out.changed.push(ChangedFile {
                         index: out.files.len(),
@@ -311,9 +321,14 @@ pub fn assemble(
                         out.linkage_moved |= lang.linkage_family();
                     }
                 }
-                let same =
-                    old.is_some_and(|old| old.same_interface(&raw, lang.signatures_resolve()));
+                let same = old
+                    .as_ref()
+                    .is_some_and(|old| old.same_interface(&raw, lang.signatures_resolve()));
                 if !same {
+                    match &old {
+                        Some(old) => out.names.add_diff(old, &raw, lang, &f.rel, &module),
+                        None => out.unknown.push(out.files.len()),
+                    }
                     out.iface_changed.push(out.files.len());
                 }
                 out.changed.push(ChangedFile {

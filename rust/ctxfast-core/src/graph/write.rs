@@ -35,6 +35,10 @@ pub struct GraphDelta<'a, 'r> {
     pub removed: &'a [String],
     /// Size and mtime of every file parsed in this run.
     pub stats: &'a HashMap<&'a str, FileStat>,
+    /// Definitions that only moved lines, as (old, new) node key
+    /// ([`super::names::ChangedNames::moved`]): stored edges into the old key now end at the
+    /// new one, as resolving their files again would give.
+    pub moved: &'a [(i64, i64)],
 }
 
 /// A file's row, updated in place when it exists: a file keeps its id while it exists
@@ -59,6 +63,13 @@ pub fn write_graph(
     progress: &Progress,
 ) -> CoreResult<(i64, i64)> {
     let files = delta.files;
+    let t0 = std::time::Instant::now();
+    let lap = |what: &str| {
+        crate::log::push(
+            crate::log::Level::Debug,
+            format!("index: write: {what} at {:.3}s", t0.elapsed().as_secs_f64()),
+        );
+    };
     let (mut n_nodes, mut n_edges) = graph_counts(tx)?;
     let wipe_all: Vec<&str> = delta
         .removed
@@ -66,10 +77,16 @@ pub fn write_graph(
         .map(String::as_str)
         .chain(delta.changed.iter().map(|c| files[c.index].rel.as_str()))
         .collect();
+    // Before anything reads the stored edges back: the re-resolved files' edges are then
+    // compared with what they would be after the move.
+    repoint_edges(tx, delta.moved)?;
+    lap("moved edges repointed");
     // Definition qualnames leaving the graph: candidates for removal from name_index.
     let old_quals = stored_qualnames(tx, &wipe_all)?;
     let resolved = to_rewrite(tx, delta)?;
+    lap("stored rows read back");
     let deleted = delete_rows(tx, &wipe_all, delta, &resolved)?;
+    lap("rows deleted");
     n_nodes -= deleted.0;
     n_edges -= deleted.1;
 
@@ -77,10 +94,28 @@ pub fn write_graph(
     for (i, _, _) in &resolved {
         ids.get(files, *i)?;
     }
+    lap("files written");
     n_nodes += insert_nodes(tx, delta, &resolved, &ids.known, progress)?;
+    lap("nodes written");
     n_edges += insert_resolution(tx, delta, &resolved, &mut ids, progress)?;
+    lap("resolution written");
     update_name_index(tx, &old_quals, delta)?;
     Ok((n_nodes, n_edges))
+}
+
+/// Points every stored edge ending at an old key of `moved` at its new key. All at once: a
+/// new key may be another pair's old one (every definition below an insertion moves), so
+/// the edges go through the negative keys first (node keys are non-negative).
+fn repoint_edges(tx: &Transaction<'_>, moved: &[(i64, i64)]) -> CoreResult<()> {
+    if moved.is_empty() {
+        return Ok(());
+    }
+    let mut st = tx.prepare_cached("UPDATE edge_rows SET dst = ?2 WHERE dst = ?1")?;
+    for &(from, to) in moved {
+        st.execute([from, -1 - to])?;
+    }
+    tx.execute("UPDATE edge_rows SET dst = -1 - dst WHERE dst < 0", [])?;
+    Ok(())
 }
 
 /// The definition qualnames stored for the files in `wipe_all`, read before their rows go.
