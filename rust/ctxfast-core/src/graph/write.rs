@@ -64,12 +64,7 @@ pub fn write_graph(
 ) -> CoreResult<(i64, i64)> {
     let files = delta.files;
     let t0 = std::time::Instant::now();
-    let lap = |what: &str| {
-        crate::log::push(
-            crate::log::Level::Debug,
-            format!("index: write: {what} at {:.3}s", t0.elapsed().as_secs_f64()),
-        );
-    };
+    let lap = |what: &str| super::trace(&format!("write: {what}"), t0);
     let (mut n_nodes, mut n_edges) = graph_counts(tx)?;
     let wipe_all: Vec<&str> = delta
         .removed
