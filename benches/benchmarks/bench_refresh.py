@@ -1,11 +1,13 @@
 """asv: refreshing an indexed tree from the process that indexed it, as an agent loop does
 before every decision: nothing changed (the stat pass), and one file's body edited (one
-file parsed and resolved against the symbol table the last run left in memory).
+file parsed and resolved against the symbol table the last run left in memory); and the
+same edit with the retrieval state brought up to date too (``index()``'s default: the
+state is carried over from the previous one, only the edited file's share made anew).
 
 The tree is :data:`~benchmarks.PACKAGES` copied :data:`COPIES` times under distinct names,
 each copy's imports rewritten to its own (~600 files of real code); ``benches/bench_scale.py``
 measures the same refreshes at 10k, 30k and 100k files. The graph alone
-(``retrieval_state=False``): an edit would otherwise rebuild the retrieval state too.
+(``retrieval_state=False``) for the first two.
 """
 
 import os
@@ -59,3 +61,27 @@ class Refresh:
         with self.target.open("ab") as f:
             f.write(b"\n# edited\n")
         self.repo.index(retrieval_state=False)
+
+
+class RefreshWithState:
+    """One file edited, then ``index()`` with the retrieval state (what the next ``compose``
+    reads), in a new ``Repository`` as a new agent process makes it."""
+
+    timeout = 600
+    number = 1
+    repeat = 5
+
+    def setup_cache(self):
+        root = tempfile.mkdtemp(prefix="ctxfast-asv-refresh-state-")
+        _synthesise(Path(root))
+        Repository(os.path.join(root, "src"), os.path.join(root, "index")).index()
+        return root
+
+    def setup(self, root):
+        self.src, self.index_dir = os.path.join(root, "src"), os.path.join(root, "index")
+        self.target = Path(root) / "src" / "json0" / "decoder.py"
+
+    def time_one_file_refresh_with_state(self, root):
+        with self.target.open("ab") as f:
+            f.write(b"\n# edited\n")
+        Repository(self.src, self.index_dir).index()

@@ -23,6 +23,7 @@ __all__ = [
     "InternalError",
     "InvalidArgumentError",
     "LexicalCorpus",
+    "LineSets",
     "SymbolSet",
     "Transitions",
     "__version__",
@@ -95,6 +96,19 @@ def bundled_counts(
     min_distinctive: int = 20,
     held_share: float = 0.8,
 ) -> list[int]: ...
+
+@final
+class LineSets:
+    def __new__(cls, texts: list[str], min_chars: int = 16) -> LineSets: ...
+    def spliced(self, keep: list[int | None], new_texts: list[str]) -> LineSets: ...
+    def held_counts(
+        self, max_files: int = 8, min_distinctive: int = 20, held_share: float = 0.8
+    ) -> list[int]: ...
+    def to_bytes(self) -> bytes: ...
+    @staticmethod
+    def from_bytes(data: bytes) -> LineSets: ...
+    def __len__(self) -> int: ...
+
 def _panic_for_test() -> None: ...
 
 @final
@@ -168,6 +182,16 @@ class DefTable:
     def definition_docs(
         self, texts: list[str], python_lines: int, other_lines: int, line_max_chars: int
     ) -> list[str]: ...
+    def row_docs(
+        self,
+        rows: list[int],
+        files: list[str],
+        texts: list[str],
+        python_lines: int,
+        other_lines: int,
+        line_max_chars: int,
+    ) -> list[str]: ...
+    def carried_rows(self, old: DefTable, unchanged: list[str]) -> list[int | None]: ...
     def symbol_set(self) -> SymbolSet: ...
 
 @final
@@ -183,6 +207,12 @@ class BM25Index:
     def to_bytes(self) -> bytes: ...
     @staticmethod
     def from_bytes(data: bytes, symbols: SymbolSet | list[str] | None = None) -> BM25Index: ...
+    def spliced(
+        self,
+        keep: list[int | None],
+        new_docs: list[str | list[str]],
+        symbols: SymbolSet | list[str] | None = None,
+    ) -> BM25Index: ...
     def query(self, q: str | list[str], k: int = 20) -> list[tuple[int, float]]: ...
     def query_batch(
         self, qs: list[str | list[str]], k: int = 20

@@ -192,6 +192,32 @@ class BM25Index:
         the same ``symbols``. Bytes that are not such an index raise ``InvalidArgumentError``."""
         return cls._wrap(_native.BM25Index.from_bytes(data, _native_symbols(symbols)))
 
+    def spliced(
+        self,
+        keep: Sequence[int | None],
+        new_docs: Iterable[TextOrTokens],
+        *,
+        symbols: SymbolSet | Iterable[str] | None = None,
+    ) -> BM25Index:
+        """The index over a corpus that shares documents with this one, without tokenising
+        the shared ones again: document ``i`` is this index's document ``keep[i]``, or, where
+        that is ``None``, the next of ``new_docs``. It scores exactly as an index built over
+        the new corpus with the same parameters and ``symbols``. A ``keep`` that does not
+        fit (an index out of range or kept twice, or not one new document per ``None``)
+        raises ``InvalidArgumentError``."""
+        kept = list(keep)
+        if not all(k is None or (isinstance(k, int) and not isinstance(k, bool)) for k in kept):
+            raise InvalidArgumentError("keep must hold document indexes (int) or None")
+        if any(k is not None and not 0 <= k < self.num_docs for k in kept):
+            raise InvalidArgumentError("a kept document index is out of range")
+        coerced = [_coerce(d, "new_docs") for d in new_docs]
+        syms = _native_symbols(symbols)
+        try:
+            return self._wrap(self._ix.spliced(kept, coerced, syms))
+        except (UnicodeEncodeError, TypeError):
+            scrubbed = [_validated(d, "new_docs") for d in coerced]
+            return self._wrap(self._ix.spliced(kept, scrubbed, syms))
+
     def query(self, q: TextOrTokens, k: int = DEFAULT_TOP_K) -> list[tuple[int, float]]:
         """The ``k`` best ``(doc_index, score)`` pairs with a positive score, best first."""
         q2 = _coerce(q, "query")

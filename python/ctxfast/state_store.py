@@ -121,6 +121,39 @@ class StateStore:
         value: T = self.get(name, build, _dump_json, json.loads)
         return value
 
+    def read(self, name: str) -> bytes | None:
+        """The payload of the piece ``name`` if stored for this key and its tag verifies;
+        nothing is built or stored."""
+        return self._read(self.path(name))
+
+    def names(self) -> list[str]:
+        """The names of the pieces stored for this key, sorted."""
+        try:
+            found = [e.name for e in os.scandir(self.dir) if e.name.startswith(self.prefix)]
+        except OSError:
+            return []
+        return sorted(n[len(self.prefix) :] for n in found)
+
+    def others(self) -> list[StateStore]:
+        """The stores of the other index states whose pieces are in the directory, the most
+        recently written first (a refresh carries from the state it replaces, which the
+        sweep of the first write under its own key then removes)."""
+        found: dict[str, float] = {}
+        try:
+            entries = list(os.scandir(self.dir))
+        except OSError:
+            return []
+        suffix = f".v{FORMAT}."
+        for entry in entries:
+            key, sep, _ = entry.name.partition(suffix)
+            if not sep or len(key) != KEY_CHARS or entry.name.startswith(self.prefix):
+                continue
+            with contextlib.suppress(OSError):
+                mtime = entry.stat(follow_symlinks=False).st_mtime
+                found[key] = max(found.get(key, mtime), mtime)
+        index_dir = self.dir.parent
+        return [StateStore(index_dir, k) for k in sorted(found, key=lambda k: (-found[k], k))]
+
     def _tag(self, path: Path, payload: bytes) -> bytes:
         # HMAC-SHA256: hardware SHA makes it the cheapest keyed MAC here (22 ms for sympy's
         # 30 MB of pieces against 33 ms for keyed BLAKE2b).

@@ -128,6 +128,26 @@ class FileSignals:
     rank_fill: int = 10
 
 
+def carried_definitions(index: RepoIndex, key: str, other: int, cut: int) -> BM25Index | None:
+    """The definition index ``key`` of the state a refresh replaced, spliced: the documents
+    of the definitions whose file and rows are unchanged are kept, the others made from
+    their files' texts (as ``docs`` below makes them); ``None`` when there is nothing to
+    carry from (the index is then built whole)."""
+    carry = index.carry
+    old = carry.deftable() if carry is not None else None
+    table = index.table
+    if carry is None or old is None or not len(old) or not len(table):
+        return None
+    keep = table.carried_rows(old, carry.unchanged)
+
+    def new_docs(rows: list[int]) -> list[str]:
+        files = sorted({table.row(r)[4] for r in rows})
+        texts = index.texts(files)
+        return table.row_docs(rows, files, texts, DefinitionBM25.MAX_LINES, other, cut)
+
+    return carry.bm25(key, keep, new_docs, index.symbol_set)
+
+
 class DefinitionBM25:
     """BM25 over definition texts (qualname + the first lines of the body, each line cut to
     ``cfg.files.def_line_max_chars``), built lazily. A definition's text is its first ``MAX_LINES``
@@ -165,9 +185,14 @@ class DefinitionBM25:
             # default's key is unchanged, so stored states stay valid).
             if cut != FileSignals.def_line_max_chars:
                 key += f"-c{cut}"
-            return index.stored_bm25(
-                key, lambda: BM25Index(docs(), cfg.bm25.k1, b, symbols=index.symbol_set)
-            )
+
+            def build() -> BM25Index:
+                carried = carried_definitions(index, key, other, cut)
+                if carried is not None:
+                    return carried
+                return BM25Index(docs(), cfg.bm25.k1, b, symbols=index.symbol_set)
+
+            return index.stored_bm25(key, build)
 
         self.defs = index.defs
         self.bm25 = stored(b)

@@ -156,11 +156,15 @@ class Retriever:
             != shape
         ):
             ix = self.index
-            self._literals = LiteralIndex.from_plain(
-                ix.stored_plain(
-                    literals_name(*shape), lambda: literals_plain(ix.files, ix.all_texts(), *shape)
-                )
-            )
+            name = literals_name(*shape)
+
+            def build() -> dict[str, Any]:
+                carried = ix.carry.literals(name, ix.texts) if ix.carry else None
+                if carried is None:
+                    return literals_plain(ix.files, ix.all_texts(), *shape)
+                return carried
+
+            self._literals = LiteralIndex.from_plain(ix.stored_plain(name, build))
         return self._literals
 
     def family_prefixes(self, min_family: int) -> tuple[str, ...]:
@@ -305,6 +309,9 @@ class Retriever:
         text, tokens = render_slice(ranked, ix, cap, cfg.encoding)
         lap("render")
         _complete_ranking(ix, file_rank, ranked, cfg, demote)
+        # The first retrieval has made every piece it reads: the replaced state's bytes a
+        # refresh left to carry from are not needed again.
+        ix.carry = None
         return RetrievalResult(
             query, ranked, file_rank, text, tokens, cap, times, signals, features
         )

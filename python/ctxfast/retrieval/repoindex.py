@@ -20,6 +20,7 @@ from ctxfast.bm25 import BM25Index, SymbolSet
 from ctxfast.errors import IndexError as CtxIndexError
 from ctxfast.recon import graph_db
 from ctxfast.recon.graph import Node
+from ctxfast.retrieval.carry import ROWS, Carry
 from ctxfast.retrieval.deftable import (
     DefByQualname,
     Definitions,
@@ -35,10 +36,12 @@ from ctxfast.retrieval.text_state import (
     BUNDLES,
     FILE_BM25,
     INCLUDED,
+    LINE_SETS,
     Prebuilt,
     bundled,
     file_bm25_docs,
     includes,
+    line_sets,
     read_lines,
 )
 from ctxfast.state_store import StateStore, content_key_of
@@ -93,6 +96,12 @@ class RepoIndex:
             )
             self.key = content_key_of(files)
             self.state = StateStore(index_dir, self.key) if index_dir is not None else None
+            #: The replaced state's pieces, when a refresh made this state (read before the
+            #: first write below sweeps them): what the builders carry over.
+            self.carry: Carry | None = None
+            if self.state is not None:
+                self.carry = Carry.find(self.state, [(p, sha) for p, sha, _ in files])
+                self.state.get_plain(ROWS, lambda: [[p, sha] for p, sha, _ in files])
             table = (
                 build_table(con)
                 if self.state is None
@@ -201,7 +210,15 @@ class RepoIndex:
         ``include!("path")`` (the path relative to the including file's directory), computed
         once; files that include nothing are absent."""
         if self._included is None:
-            self._included = self.stored_plain(INCLUDED, lambda: includes(self.files, self.lines))
+
+            def scan(files: list[str]) -> dict[str, list[str]]:
+                return includes(files, self.lines, known=self.files)
+
+            def build() -> dict[str, list[str]]:
+                carried = self.carry.includes(INCLUDED, scan) if self.carry else None
+                return scan(self.files) if carried is None else carried
+
+            self._included = self.stored_plain(INCLUDED, build)
         return self._included
 
     def platform_gates(self) -> dict[str, dict[str, int]]:
@@ -247,10 +264,24 @@ class RepoIndex:
         if min_bundled <= 0:
             return frozenset()
         if self._bundles is None or self._bundles[0] != min_bundled:
-            counts = self.stored_plain(BUNDLES, lambda: bundled(self.files, self.all_texts()))
+            counts = self.stored_plain(BUNDLES, lambda: bundled(self.files, self.line_sets()))
             found = frozenset(f for f, copied in counts.items() if copied >= min_bundled)
             self._bundles = (min_bundled, found)
         return self._bundles[1]
+
+    def line_sets(self) -> _native.LineSets:
+        """Each file's distinct line hashes, what the bundle scan compares (stored, and
+        carried over a refresh: only the changed files are hashed)."""
+
+        def build() -> _native.LineSets:
+            carried = self.carry.line_sets(LINE_SETS, self.texts) if self.carry else None
+            return line_sets(self.all_texts()) if carried is None else carried
+
+        if self.state is None:
+            return build()
+        return self.state.get(
+            LINE_SETS, build, _native.LineSets.to_bytes, _native.LineSets.from_bytes
+        )
 
     def adopt(self, prebuilt: Prebuilt | None) -> None:
         """Takes the lines and texts a :class:`~ctxfast.retrieval.text_state.Prebuild`
@@ -309,7 +340,16 @@ class RepoIndex:
         """BM25 over whole files: the path tokens plus the content (identifiers split)."""
         if self._file_bm25 is None:
 
+            def docs_at(positions: list[int]) -> list[str]:
+                files = [self.files[i] for i in positions]
+                return file_bm25_docs(files, self.texts(files))
+
             def build() -> BM25Index:
+                if self.carry is not None:
+                    keep = self.carry.keep
+                    carried = self.carry.bm25(FILE_BM25, keep, docs_at, self.symbol_set)
+                    if carried is not None:
+                        return carried
                 docs = file_bm25_docs(self.files, self.all_texts())
                 return BM25Index(docs, symbols=self.symbol_set)
 

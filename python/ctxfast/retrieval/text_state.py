@@ -36,6 +36,9 @@ log = logging.getLogger(__name__)
 
 FILE_BM25 = "file_bm25"
 BUNDLES = "bundles-1"
+#: Lines shorter than this many bytes never mark a copy (``ctxfast_core::bundles``).
+BUNDLE_MIN_CHARS = 16
+LINE_SETS = f"line-sets-{BUNDLE_MIN_CHARS}"
 INCLUDED = "included-1"
 
 #: Rust's ``include!("path")`` (a string literal path, the form build scripts use).
@@ -87,18 +90,27 @@ def literals_plain(
     return LiteralIndex(pairs, min_chars, name_max_chars).to_plain()
 
 
-def bundled(files: Sequence[str], texts: Sequence[str]) -> dict[str, int]:
+def line_sets(texts: Sequence[str]) -> _native.LineSets:
+    """Each text's distinct line hashes, what the bundle scan compares."""
+    return _native.LineSets(list(texts), BUNDLE_MIN_CHARS)
+
+
+def bundled(files: Sequence[str], sets: _native.LineSets) -> dict[str, int]:
     """Per file, how many other files it holds nearly whole, when it holds any (the rules:
-    ``ctxfast_core::bundles``)."""
-    counts = _native.bundled_counts(list(texts))
+    ``ctxfast_core::bundles``), from the files' :func:`line_sets`."""
+    counts = sets.held_counts()
     return {f: n for f, n in zip(files, counts, strict=True) if n}
 
 
-def includes(files: Sequence[str], lines: Callable[[str], list[str]]) -> dict[str, list[str]]:
-    """For each Rust file, the repository files it includes with ``include!("path")`` (the
-    path relative to the including file's directory); files that include nothing are
-    absent."""
-    known = set(files)
+def includes(
+    files: Sequence[str],
+    lines: Callable[[str], list[str]],
+    known: Iterable[str] | None = None,
+) -> dict[str, list[str]]:
+    """For each Rust file of ``files``, the repository files (``known``, by default
+    ``files``) it includes with ``include!("path")`` (the path relative to the including
+    file's directory); files that include nothing are absent."""
+    known = set(files if known is None else known)
     out: dict[str, list[str]] = {}
     for f in files:
         if not f.endswith(".rs"):
@@ -175,7 +187,13 @@ class Prebuild:
             BM25Index.from_bytes,
         )
         store.get_plain(literals_name(*shape), lambda: literals_plain(files, texts, *shape))
-        store.get_plain(BUNDLES, lambda: bundled(files, texts))
+        sets = store.get(
+            LINE_SETS,
+            lambda: line_sets(texts),
+            _native.LineSets.to_bytes,
+            _native.LineSets.from_bytes,
+        )
+        store.get_plain(BUNDLES, lambda: bundled(files, sets))
         store.get_plain(INCLUDED, lambda: includes(files, lines.__getitem__))
         log.debug(
             "index: text pieces of the retrieval state prebuilt in %.3fs (process CPU %.3fs)",
@@ -189,11 +207,13 @@ __all__ = [
     "BUNDLES",
     "FILE_BM25",
     "INCLUDED",
+    "LINE_SETS",
     "Prebuild",
     "Prebuilt",
     "bundled",
     "file_bm25_docs",
     "includes",
+    "line_sets",
     "literals_name",
     "literals_plain",
     "read_lines",

@@ -68,6 +68,7 @@ def build_state(
         ix.bundle_files(cfg.demotions.bundle_min_files)
         synced.result()
         api.result()
+    ix.carry = None  # every piece is made: the replaced state's bytes are not needed again
     log.debug(
         "index: retrieval state built in %.3fs (process CPU %.3fs)",
         time.perf_counter() - start,

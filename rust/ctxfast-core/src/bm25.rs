@@ -372,6 +372,103 @@ impl Bm25Index {
         ))
     }
 
+    /// The index over a corpus that shares documents with this one, without tokenising the
+    /// shared ones again: document `i` of the result is this index's document `keep[i]` when
+    /// that is `Some`, else the next of `new_docs` (counted as [`Bm25Index::build`] counts
+    /// them). It scores exactly as an index built over the new corpus (same parameters, the
+    /// given symbols): the kept documents' postings are carried over, a term left in no
+    /// document is dropped, and the statistics are recomputed. A refresh that changed a few
+    /// files re-counts those files instead of the whole repository.
+    pub fn spliced<S: AsRef<str> + Sync>(
+        &self,
+        keep: &[Option<u32>],
+        new_docs: &[Doc<S>],
+        symbols: Arc<SymbolSet>,
+    ) -> CoreResult<Self> {
+        let bad = |what: &str| CoreError::InvalidArgument(format!("BM25 splice: {what}"));
+        if keep.len() > u32::MAX as usize {
+            return Err(bad("too many documents"));
+        }
+        let mut old_to_new = vec![u32::MAX; self.num_docs()];
+        let mut doc_len = Vec::with_capacity(keep.len());
+        let mut fresh: Vec<u32> = Vec::with_capacity(new_docs.len());
+        for (i, k) in keep.iter().enumerate() {
+            let Some(old) = *k else {
+                fresh.push(i as u32);
+                doc_len.push(0);
+                continue;
+            };
+            let slot = old_to_new
+                .get_mut(old as usize)
+                .ok_or_else(|| bad("kept document out of range"))?;
+            if *slot != u32::MAX {
+                return Err(bad("a document kept twice"));
+            }
+            *slot = i as u32;
+            doc_len.push(self.doc_len[old as usize]);
+        }
+        if fresh.len() != new_docs.len() {
+            return Err(bad("one new document per unkept position is needed"));
+        }
+        let mut vocab: FxMap<String, u32> = FxMap::default();
+        let mut postings: Vec<Vec<(u32, u32)>> = Vec::new();
+        for (id, term) in self.term_strings().into_iter().enumerate() {
+            let mut list = Vec::new();
+            self.postings.for_each(id, |d, tf| {
+                let to = old_to_new[d as usize];
+                if to != u32::MAX {
+                    list.push((to, tf));
+                }
+            });
+            if !list.is_empty() {
+                vocab.insert(term.to_string(), postings.len() as u32);
+                postings.push(list);
+            }
+        }
+        let counted = Run::count(new_docs);
+        let ids: Vec<u32> = counted
+            .terms
+            .into_iter()
+            .map(|t| {
+                let next = postings.len() as u32;
+                *vocab.entry(t).or_insert_with(|| {
+                    postings.push(Vec::new());
+                    next
+                })
+            })
+            .collect();
+        for ((counts, len), &d) in counted.docs.iter().zip(counted.lens).zip(&fresh) {
+            doc_len[d as usize] = len;
+            for &(local, tf) in counts {
+                postings[ids[local as usize] as usize].push((d, tf));
+            }
+        }
+        for list in &mut postings {
+            if !list.is_sorted_by_key(|&(d, _)| d) {
+                list.sort_unstable_by_key(|&(d, _)| d);
+            }
+        }
+        Self::from_postings(vocab, postings, doc_len, self.params.clone(), symbols)
+    }
+
+    /// Every term, by id.
+    fn term_strings(&self) -> Vec<&str> {
+        let mut terms: Vec<&str> = vec![""; self.postings.num_terms()];
+        match &self.postings {
+            Postings::Owned(_) => {
+                for (t, &id) in &self.vocab {
+                    terms[id as usize] = t;
+                }
+            }
+            Postings::Packed { .. } => {
+                for (id, t) in terms.iter_mut().enumerate() {
+                    *t = self.stored_term(id);
+                }
+            }
+        }
+        terms
+    }
+
     /// The index from its counted parts; the derived statistics (`avgdl`, idf, the length
     /// norms) are computed here, the same way for a build and for a load.
     fn assemble(
@@ -421,20 +518,8 @@ impl Bm25Index {
     /// and every term with its postings (the symbol set is not included; the loader passes
     /// it). Lets a process that opens an unchanged corpus skip tokenising it again.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let n_terms = self.postings.num_terms();
-        let mut terms: Vec<&str> = vec![""; n_terms];
-        match &self.postings {
-            Postings::Owned(_) => {
-                for (t, &id) in &self.vocab {
-                    terms[id as usize] = t;
-                }
-            }
-            Postings::Packed { .. } => {
-                for (id, t) in terms.iter_mut().enumerate() {
-                    *t = self.stored_term(id);
-                }
-            }
-        }
+        let terms = self.term_strings();
+        let n_terms = terms.len();
         // Sorted by term, so a load can find terms by binary search.
         let mut order: Vec<usize> = (0..n_terms).collect();
         order.sort_unstable_by(|&a, &b| terms[a].cmp(terms[b]));
@@ -864,6 +949,75 @@ mod tests {
         bad[at..at + 4].copy_from_slice(&5u32.to_le_bytes());
         assert!(Bm25Index::from_bytes(&one, Arc::default()).is_ok());
         assert!(Bm25Index::from_bytes(&bad, Arc::default()).is_err());
+    }
+
+    /// Every score, idf and statistic of `a` and `b` over the words of `corpus`, exactly.
+    fn same_scores(a: &Bm25Index, b: &Bm25Index, corpus: &[&str]) {
+        assert_eq!(
+            (a.num_docs(), a.vocab_size()),
+            (b.num_docs(), b.vocab_size())
+        );
+        assert_eq!(a.avgdl().to_bits(), b.avgdl().to_bits());
+        for word in corpus
+            .iter()
+            .flat_map(|d| d.split_whitespace())
+            .chain(["gone"])
+        {
+            assert_eq!(a.idf(word).map(f64::to_bits), b.idf(word).map(f64::to_bits));
+            let q = Query::Tokens(vec![word.to_string(), "bar".to_string()]);
+            let bits = |v: Vec<f64>| v.into_iter().map(f64::to_bits).collect::<Vec<_>>();
+            assert_eq!(bits(a.scores(&q)), bits(b.scores(&q)), "{word}");
+            assert_eq!(a.query(&q, 3), b.query(&q, 3));
+        }
+    }
+
+    #[test]
+    fn a_spliced_index_scores_as_one_built_over_the_new_corpus() {
+        let old = ["foo bar foo", "bar baz gone", "qux", "Bar quux"];
+        let new = ["foo bar foo", "baz zap", "Bar quux", "qux", "new bar"];
+        let symbols: Vec<String> = vec!["foo".into(), "zap".into()];
+        let built = index(&new, &["foo", "zap"]);
+        let set = Arc::new(SymbolSet::new(&symbols));
+        let tokens = |d: &str| Doc::Tokens(toks(d));
+        let keep = [Some(0), None, Some(3), Some(2), None];
+        let fresh: Vec<Doc> = ["baz zap", "new bar"].into_iter().map(tokens).collect();
+        let from_built = index(&old, &["foo"]);
+        let loaded = Bm25Index::from_bytes(&from_built.to_bytes(), set.clone()).unwrap();
+        for source in [&from_built, &loaded] {
+            let spliced = source.spliced(&keep, &fresh, set.clone()).unwrap();
+            same_scores(&spliced, &built, &new);
+            assert_eq!(spliced.idf("gone"), None); // its only document was replaced
+            let reloaded = Bm25Index::from_bytes(&spliced.to_bytes(), set.clone()).unwrap();
+            same_scores(&reloaded, &built, &new);
+        }
+        let text = |d: &str| Doc::<String>::Text(d.to_string());
+        let texts = ["fn parse_header(x) {}", "struct Header;", "parse header"];
+        let whole = Bm25Index::build(&texts.map(text), Bm25Params::default(), &symbols).unwrap();
+        let head = Bm25Index::build(
+            &texts[..1].iter().map(|t| text(t)).collect::<Vec<_>>(),
+            Bm25Params::default(),
+            &symbols,
+        )
+        .unwrap();
+        let grown = head
+            .spliced(
+                &[Some(0), None, None],
+                &[text(texts[1]), text(texts[2])],
+                set.clone(),
+            )
+            .unwrap();
+        let q = Query::Text("parse Header".into());
+        assert_eq!(grown.query(&q, 3), whole.query(&q, 3));
+    }
+
+    #[test]
+    fn a_splice_that_does_not_fit_is_an_error() {
+        let ix = index(&["a b", "c"], &[]);
+        let none: [Doc; 0] = [];
+        let set = Arc::new(SymbolSet::new(Vec::<String>::new()));
+        for keep in [&[Some(2)][..], &[Some(0), Some(0)], &[None]] {
+            assert!(ix.spliced(keep, &none, set.clone()).is_err(), "{keep:?}");
+        }
     }
 
     #[test]

@@ -10,8 +10,10 @@
 //! condition keeps apart files that are variants of each other (one routine written once
 //! per numeric type): they hold each other's lines but bundle nothing.
 
+use crate::cursor::Cursor;
+use crate::error::{CoreError, CoreResult};
 use rayon::prelude::*;
-use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
+use rustc_hash::{FxHashMap, FxHasher};
 use std::hash::Hasher;
 
 /// What counts as a distinctive line and as a copy (see the module docs).
@@ -23,8 +25,21 @@ pub struct BundleRules {
     pub held_share: f64,
 }
 
-fn line_hashes(text: &str, min_chars: usize) -> FxHashSet<u64> {
-    text.lines()
+/// First bytes of [`LineSets::to_bytes`]: a format tag with its version.
+const MAGIC: &[u8] = b"ctxfast-lines\x01";
+
+/// Each text's distinct line hashes, sorted: what [`held_counts`] compares, kept so that a
+/// refresh hashes only the files it changed ([`LineSets::spliced`]) and a later process
+/// reads the rest back instead of reading every file again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineSets {
+    min_chars: usize,
+    sets: Vec<Vec<u64>>,
+}
+
+fn line_hashes(text: &str, min_chars: usize) -> Vec<u64> {
+    let mut out: Vec<u64> = text
+        .lines()
         .map(str::trim)
         .filter(|s| s.len() >= min_chars)
         .map(|s| {
@@ -32,58 +47,170 @@ fn line_hashes(text: &str, min_chars: usize) -> FxHashSet<u64> {
             h.write(s.as_bytes());
             h.finish()
         })
-        .collect()
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+impl LineSets {
+    /// The line sets of `texts` (lines of at least `min_chars` bytes), hashed in parallel.
+    pub fn of_texts<S: AsRef<str> + Sync>(texts: &[S], min_chars: usize) -> Self {
+        LineSets {
+            min_chars,
+            sets: texts
+                .par_iter()
+                .map(|t| line_hashes(t.as_ref(), min_chars))
+                .collect(),
+        }
+    }
+
+    /// The line sets of a new list of texts: text `i` is this one's text `keep[i]` when that
+    /// is `Some`, else the next of `new_texts` (hashed here).
+    pub fn spliced<S: AsRef<str> + Sync>(
+        &self,
+        keep: &[Option<u32>],
+        new_texts: &[S],
+    ) -> CoreResult<Self> {
+        let fresh = LineSets::of_texts(new_texts, self.min_chars);
+        let mut made = fresh.sets.into_iter();
+        let mut sets = Vec::with_capacity(keep.len());
+        for k in keep {
+            let set = match *k {
+                Some(old) => self.sets.get(old as usize).cloned(),
+                None => made.next(),
+            };
+            sets.push(set.ok_or_else(|| {
+                CoreError::InvalidArgument("line sets splice: keep and texts disagree".into())
+            })?);
+        }
+        if made.next().is_some() {
+            return Err(CoreError::InvalidArgument(
+                "line sets splice: more texts than new positions".into(),
+            ));
+        }
+        Ok(LineSets {
+            min_chars: self.min_chars,
+            sets,
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.sets.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.sets.is_empty()
+    }
+
+    pub fn min_chars(&self) -> usize {
+        self.min_chars
+    }
+
+    /// For each text, how many of the other texts it holds (see the module docs);
+    /// `rules.min_chars` is the one the sets were hashed with.
+    pub fn held_counts(&self, rules: BundleRules) -> Vec<u32> {
+        let lines = &self.sets;
+        let mut holders: FxHashMap<u64, Vec<u32>> = FxHashMap::default();
+        for (i, own) in lines.iter().enumerate() {
+            for &h in own {
+                holders.entry(h).or_default().push(i as u32);
+            }
+        }
+        let holders_of = |h: &u64| holders.get(h).map_or(&[][..], Vec::as_slice);
+        let held_by: Vec<Vec<u32>> = lines
+            .par_iter()
+            .enumerate()
+            .map(|(g, own)| {
+                let distinctive: Vec<&u64> = own
+                    .iter()
+                    .filter(|h| holders_of(h).len() <= rules.max_files)
+                    .collect();
+                if distinctive.len() < rules.min_distinctive.max(1) {
+                    return Vec::new();
+                }
+                let mut counts: FxHashMap<u32, usize> = FxHashMap::default();
+                for h in &distinctive {
+                    for &f in holders_of(h) {
+                        if f as usize != g {
+                            *counts.entry(f).or_default() += 1;
+                        }
+                    }
+                }
+                let need = rules.held_share * distinctive.len() as f64;
+                let mut by: Vec<u32> = counts
+                    .into_iter()
+                    .filter(|&(f, n)| n as f64 >= need && lines[f as usize].len() >= 2 * own.len())
+                    .map(|(f, _)| f)
+                    .collect();
+                by.sort_unstable();
+                by
+            })
+            .collect();
+        let mut out = vec![0u32; lines.len()];
+        for by in held_by {
+            for f in by {
+                out[f as usize] += 1;
+            }
+        }
+        out
+    }
+
+    /// The sets as bytes for [`LineSets::from_bytes`].
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let total: usize = self.sets.iter().map(Vec::len).sum();
+        let mut out = Vec::with_capacity(MAGIC.len() + 8 + 4 * self.sets.len() + 8 * total);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&(self.min_chars as u32).to_le_bytes());
+        out.extend_from_slice(&(self.sets.len() as u32).to_le_bytes());
+        for set in &self.sets {
+            out.extend_from_slice(&(set.len() as u32).to_le_bytes());
+            for h in set {
+                out.extend_from_slice(&h.to_le_bytes());
+            }
+        }
+        out
+    }
+
+    /// Sets written by [`LineSets::to_bytes`]; malformed or truncated bytes (a set not
+    /// strictly ascending included) are an `InvalidArgument` error, never a panic.
+    pub fn from_bytes(bytes: &[u8]) -> CoreResult<Self> {
+        let bad = || CoreError::InvalidArgument("not ctxfast line sets (or truncated)".into());
+        let mut r = Cursor::new(bytes);
+        if r.take(MAGIC.len()).ok_or_else(bad)? != MAGIC {
+            return Err(bad());
+        }
+        let min_chars = r.u32().ok_or_else(bad)? as usize;
+        let n = r.u32().ok_or_else(bad)? as usize;
+        let mut sets = Vec::with_capacity(n.min(bytes.len() / 4));
+        for _ in 0..n {
+            let len = r.u32().ok_or_else(bad)? as usize;
+            let raw = r
+                .take(len.checked_mul(8).ok_or_else(bad)?)
+                .ok_or_else(bad)?;
+            let set: Vec<u64> = raw
+                .chunks_exact(8)
+                .map(|c| {
+                    let mut b = [0u8; 8];
+                    b.copy_from_slice(c);
+                    u64::from_le_bytes(b)
+                })
+                .collect();
+            if set.windows(2).any(|w| w[0] >= w[1]) {
+                return Err(bad());
+            }
+            sets.push(set);
+        }
+        if r.pos != bytes.len() {
+            return Err(bad());
+        }
+        Ok(LineSets { min_chars, sets })
+    }
 }
 
 /// For each text, how many of the other texts it holds (see the module docs).
 pub fn held_counts(texts: &[String], rules: BundleRules) -> Vec<u32> {
-    let lines: Vec<FxHashSet<u64>> = texts
-        .par_iter()
-        .map(|t| line_hashes(t, rules.min_chars))
-        .collect();
-    let mut holders: FxHashMap<u64, Vec<u32>> = FxHashMap::default();
-    for (i, own) in lines.iter().enumerate() {
-        for &h in own {
-            holders.entry(h).or_default().push(i as u32);
-        }
-    }
-    let holders_of = |h: &u64| holders.get(h).map_or(&[][..], Vec::as_slice);
-    let held_by: Vec<Vec<u32>> = lines
-        .par_iter()
-        .enumerate()
-        .map(|(g, own)| {
-            let distinctive: Vec<&u64> = own
-                .iter()
-                .filter(|h| holders_of(h).len() <= rules.max_files)
-                .collect();
-            if distinctive.len() < rules.min_distinctive.max(1) {
-                return Vec::new();
-            }
-            let mut counts: FxHashMap<u32, usize> = FxHashMap::default();
-            for h in &distinctive {
-                for &f in holders_of(h) {
-                    if f as usize != g {
-                        *counts.entry(f).or_default() += 1;
-                    }
-                }
-            }
-            let need = rules.held_share * distinctive.len() as f64;
-            let mut by: Vec<u32> = counts
-                .into_iter()
-                .filter(|&(f, n)| n as f64 >= need && lines[f as usize].len() >= 2 * own.len())
-                .map(|(f, _)| f)
-                .collect();
-            by.sort_unstable();
-            by
-        })
-        .collect();
-    let mut out = vec![0u32; texts.len()];
-    for by in held_by {
-        for f in by {
-            out[f as usize] += 1;
-        }
-    }
-    out
+    LineSets::of_texts(texts, rules.min_chars).held_counts(rules)
 }
 
 #[cfg(test)]
@@ -126,6 +253,33 @@ mod tests {
         let a = source("gemm", 30);
         let texts = vec![a.replace("int ", "float "), a.replace("int ", "double "), a];
         assert_eq!(held_counts(&texts, RULES), vec![0, 0, 0]);
+    }
+
+    #[test]
+    fn spliced_sets_count_as_the_texts_hashed_anew_and_round_trip() {
+        let parts: Vec<String> = ["alpha", "beta", "gamma", "delta"]
+            .iter()
+            .map(|n| source(n, 25))
+            .collect();
+        let old = vec![parts[0].clone(), parts[1].clone(), parts.concat()];
+        let new = vec![
+            parts[0].clone(),
+            parts[3].clone(),
+            parts.concat(),
+            parts[2].clone(),
+        ];
+        let before = LineSets::of_texts(&old, RULES.min_chars);
+        let after = before
+            .spliced(&[Some(0), None, Some(2), None], &[&new[1], &new[3]])
+            .unwrap();
+        assert_eq!(after, LineSets::of_texts(&new, RULES.min_chars));
+        assert_eq!(after.held_counts(RULES), held_counts(&new, RULES));
+        assert_eq!(after.held_counts(RULES), vec![0, 0, 3, 0]);
+        assert_eq!(LineSets::from_bytes(&after.to_bytes()).unwrap(), after);
+        assert!(before.spliced(&[Some(3)], &[] as &[&str]).is_err());
+        assert!(before.spliced(&[None], &["a", "b"]).is_err());
+        let bytes = after.to_bytes();
+        assert!(LineSets::from_bytes(&bytes[..bytes.len() - 1]).is_err());
     }
 
     #[test]

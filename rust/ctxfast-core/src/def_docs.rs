@@ -54,13 +54,30 @@ pub fn definition_docs(
     texts: &HashMap<&str, &str>,
     shape: DocShape,
 ) -> Vec<String> {
+    let all: Vec<usize> = (0..table.len()).collect();
+    let docs = row_docs(table, texts, shape, &all);
+    if docs.is_empty() {
+        vec![String::new()]
+    } else {
+        docs
+    }
+}
+
+/// The documents of the definitions at `rows` (positions in `table`, each below its
+/// length), in that order, made as [`definition_docs`] makes them: a refresh makes those of
+/// the files it changed and keeps the others' counted documents.
+pub fn row_docs(
+    table: &DefTable,
+    texts: &HashMap<&str, &str>,
+    shape: DocShape,
+    rows: &[usize],
+) -> Vec<String> {
     let lines: HashMap<&str, Vec<&str>> = texts
         .par_iter()
         .map(|(&f, &t)| (f, t.split('\n').collect()))
         .collect();
-    let docs: Vec<String> = (0..table.len())
-        .into_par_iter()
-        .filter_map(|i| table.get(i))
+    rows.par_iter()
+        .filter_map(|&i| table.get(i))
         .map(|d| {
             // Python's `file.endswith((".py", ".pyi"))`, case-sensitive as it is.
             let n = if matches!(d.file.rsplit_once('.'), Some((_, "py" | "pyi"))) {
@@ -80,12 +97,7 @@ pub fn definition_docs(
             }
             doc
         })
-        .collect();
-    if docs.is_empty() {
-        vec![String::new()]
-    } else {
-        docs
-    }
+        .collect()
 }
 
 #[cfg(test)]
@@ -123,6 +135,11 @@ mod tests {
         assert_eq!(
             definition_docs(&t, &texts, SHAPE),
             vec!["m f\nabc\néèê\nzzz".to_string(), "g\n234\n6".to_string()]
+        );
+        let only = HashMap::from([("x.rs", "1\n2345\n6")]);
+        assert_eq!(
+            row_docs(&t, &only, SHAPE, &[1]),
+            vec!["g\n234\n6".to_string()]
         );
     }
 

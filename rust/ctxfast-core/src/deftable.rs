@@ -250,6 +250,37 @@ impl DefTable {
         Some((a as usize, b as usize))
     }
 
+    /// For each row, the row of `old` it repeats, when its file is one of `unchanged` (the
+    /// files whose text a refresh left as it was) and that file's rows are the same in both
+    /// tables (qualname, kind, line span, in order); `None` for every other row. What was
+    /// derived from such a row and its file's text (its BM25 document) can be carried over.
+    pub fn carried_rows<'a>(
+        &self,
+        old: &DefTable,
+        unchanged: impl IntoIterator<Item = &'a str>,
+    ) -> Vec<Option<u32>> {
+        let mut out = vec![None; self.rows.len()];
+        for file in unchanged {
+            let (Some((a, b)), Some((oa, ob))) = (self.file_span(file), old.file_span(file)) else {
+                continue;
+            };
+            let same = b - a == ob - oa
+                && (0..b - a).all(|k| {
+                    let (x, y) = (self.get(a + k), old.get(oa + k));
+                    x.zip(y).is_some_and(|(x, y)| {
+                        (x.qualname, x.kind, x.line, x.end_line)
+                            == (y.qualname, y.kind, y.line, y.end_line)
+                    })
+                });
+            if same {
+                for k in 0..b - a {
+                    out[a + k] = Some((oa + k) as u32);
+                }
+            }
+        }
+        out
+    }
+
     /// The smallest definition of `file` containing `line` (the first of equal sizes, in
     /// row order): where a traceback frame or a search hit lands.
     pub fn innermost(&self, file: &str, line: i64) -> Option<usize> {
@@ -491,6 +522,23 @@ mod tests {
         assert_eq!(t.innermost("b.py", 2), Some(3));
         assert_eq!(t.innermost("a.py", 7), None);
         assert!(t.get(5).is_none());
+    }
+
+    #[test]
+    fn rows_are_carried_only_from_unchanged_files_with_the_same_rows() {
+        let old = sample();
+        let defs = [
+            d("0.f:1", "f", "0.f", "0.py", 1), // a new file sorts first
+            d("a.f:1", "f", "a.f", "a.py", 1),
+            d("a.g:3", "g", "a.g", "a.py", 3),
+            d("a.f:9", "f", "a.f", "a.py", 9),
+            d("b.f:1", "f", "b.f", "b.py", 2), // moved a line down
+            d("b.f:1", "h", "b.h", "b.py", 5),
+        ];
+        let new = DefTable::build(&defs, &[], &[]).unwrap();
+        let carried = new.carried_rows(&old, ["0.py", "a.py", "b.py"]);
+        assert_eq!(carried, vec![None, Some(0), Some(1), Some(2), None, None]);
+        assert_eq!(new.carried_rows(&old, ["b.py"]), vec![None; 6]);
     }
 
     #[test]

@@ -169,6 +169,30 @@ impl PyBm25Index {
         })
     }
 
+    /// The index over a new corpus sharing documents with this one: document `i` is this
+    /// one's `keep[i]` when not `None`, else the next of `new_docs`; it scores as an index
+    /// built over the new corpus with `symbols` (see `Bm25Index::spliced`).
+    #[pyo3(signature = (keep, new_docs, symbols = None))]
+    fn spliced(
+        &self,
+        py: Python<'_>,
+        keep: Vec<Option<u32>>,
+        new_docs: Vec<DocIn>,
+        symbols: Option<SymbolsIn>,
+    ) -> PyResult<Self> {
+        let docs: Vec<Doc<PyBackedStr>> = new_docs.into_iter().map(DocIn::into_doc).collect();
+        let ix = Arc::clone(&self.inner);
+        let symbols = symbols.map(SymbolsIn::split).unwrap_or_default();
+        let docs_ref = &docs;
+        let inner = detached(py, move || {
+            ix.spliced(&keep, docs_ref, SymbolsIn::resolve(symbols))
+        })?;
+        drop(docs);
+        Ok(PyBm25Index {
+            inner: Arc::new(inner),
+        })
+    }
+
     #[pyo3(signature = (q, k = 20))]
     fn query(&self, py: Python<'_>, q: TextOrTokens, k: usize) -> PyResult<Vec<(usize, f64)>> {
         let ix = Arc::clone(&self.inner);

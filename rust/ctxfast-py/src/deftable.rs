@@ -4,7 +4,7 @@
 use crate::bm25::PySymbolSet;
 use crate::gil::detached;
 use crate::graph_read::GraphReader;
-use ctxfast_core::def_docs::{definition_docs, DocShape};
+use ctxfast_core::def_docs::{definition_docs, row_docs, DocShape};
 use ctxfast_core::deftable::{DefIn, DefRef, DefTable};
 use ctxfast_core::CoreError;
 use pyo3::prelude::*;
@@ -290,6 +290,65 @@ impl PyDefTable {
         })?;
         drop(texts);
         Ok(docs)
+    }
+
+    /// The documents of the definitions at `rows`, in that order, made as
+    /// `definition_docs` makes them; `texts[i]` is the text of `files[i]`, and a row's file
+    /// not among `files` has no lines.
+    #[pyo3(signature = (rows, files, texts, python_lines, other_lines, line_max_chars))]
+    #[allow(clippy::too_many_arguments)]
+    fn row_docs(
+        &self,
+        py: Python<'_>,
+        rows: Vec<usize>,
+        files: Vec<PyBackedStr>,
+        texts: Vec<PyBackedStr>,
+        python_lines: i64,
+        other_lines: i64,
+        line_max_chars: i64,
+    ) -> PyResult<Vec<String>> {
+        let t = Arc::clone(&self.inner);
+        let shape = DocShape {
+            python_lines,
+            other_lines,
+            line_max_chars,
+        };
+        let (files_ref, texts_ref) = (&files, &texts);
+        let docs = detached(py, move || {
+            if files_ref.len() != texts_ref.len() {
+                return Err(CoreError::InvalidArgument(
+                    "one text per file is needed".into(),
+                ));
+            }
+            if rows.iter().any(|&r| r >= t.len()) {
+                return Err(CoreError::InvalidArgument("row out of range".into()));
+            }
+            let by_file: HashMap<&str, &str> = files_ref
+                .iter()
+                .map(|s| &**s)
+                .zip(texts_ref.iter().map(|s| &**s))
+                .collect();
+            Ok(row_docs(&t, &by_file, shape, &rows))
+        })?;
+        drop((files, texts));
+        Ok(docs)
+    }
+
+    /// For each row, the row of `old` it repeats when its file is among `unchanged` and
+    /// has the same rows in both tables, else `None` (`DefTable::carried_rows`).
+    fn carried_rows(
+        &self,
+        py: Python<'_>,
+        old: &PyDefTable,
+        unchanged: Vec<PyBackedStr>,
+    ) -> PyResult<Vec<Option<u32>>> {
+        let (t, o) = (Arc::clone(&self.inner), Arc::clone(&old.inner));
+        let files = &unchanged;
+        let rows = detached(py, move || {
+            Ok(t.carried_rows(&o, files.iter().map(|s| &**s)))
+        })?;
+        drop(unchanged);
+        Ok(rows)
     }
 
     /// Every distinct definition name as one shared `SymbolSet`, made on first use.
