@@ -195,13 +195,56 @@ def _sync(src: graph_db.Connection, files: dict[str, str], api_db: Path) -> int:
 _COLUMNS = "qualname, kind, signature, docstring, desc_text, file, line"
 
 
-def _read_rows(api_db: Path) -> list[ApiRow]:
+def _select(api_db: Path, columns: str, files: list[str] | None = None) -> list[tuple[Any, ...]]:
+    """``columns`` of every row (of ``files`` only, when given), in description order (file,
+    then line: the order of the BM25 documents)."""
+    where = "" if files is None else f" WHERE file IN ({','.join('?' * len(files))})"
     con = sqlite3.connect(f"file:{api_db}?mode=ro", uri=True)
     try:
-        rows = con.execute(f"SELECT {_COLUMNS} FROM api_index ORDER BY file, line").fetchall()
+        sql = f"SELECT {columns} FROM api_index{where} ORDER BY file, line"
+        return con.execute(sql, files or ()).fetchall()
     finally:
         con.close()
-    return list(map(ApiRow._make, rows))
+
+
+def _carried_bm25(
+    index: RepoIndex, where: dict[str, list[Any]], api_db: Path, symbols: SymbolSet | set[str]
+) -> BM25Index | None:
+    """The description index of the state a refresh replaced, spliced: the descriptions of a
+    file whose content and places (line, qualname, in order) are unchanged are kept, the
+    others read from ``api.db``; ``None`` when there is nothing to carry from."""
+    carry = index.carry
+    old = carry.plain("api_where") if carry is not None else None
+    if carry is None or old is None or not where["file"] or not old["file"]:
+        return None
+
+    def by_file(w: dict[str, list[Any]]) -> dict[str, list[tuple[int, int, str]]]:
+        out: dict[str, list[tuple[int, int, str]]] = {}
+        for i, (f, line, q) in enumerate(zip(w["file"], w["line"], w["qualname"], strict=True)):
+            out.setdefault(w["files"][f], []).append((i, line, q))
+        return out
+
+    before, now = by_file(old), by_file(where)
+    keep: list[int | None] = [None] * len(where["file"])
+    unchanged = set(carry.unchanged)
+    for f, rows in now.items():
+        was = before.get(f)
+        if f in unchanged and was and [r[1:] for r in was] == [r[1:] for r in rows]:
+            for (i, _, _), (j, _, _) in zip(rows, was, strict=True):
+                keep[i] = j
+
+    def new_docs(positions: list[int]) -> list[str]:
+        places = [
+            (where["files"][where["file"][i]], where["line"][i], where["qualname"][i])
+            for i in positions
+        ]
+        files = sorted({f for f, _, _ in places})
+        texts: dict[tuple[str, int, str], list[str]] = {}
+        for f, line, q, text in _select(api_db, "file, line, qualname, desc_text", files):
+            texts.setdefault((f, line, q), []).append(text)
+        return [texts[p].pop(0) for p in places]
+
+    return carry.bm25("api_bm25", keep, new_docs, symbols)
 
 
 def _where_to_plain(where: list[tuple[str, int, str]]) -> dict[str, list[Any]]:
@@ -227,23 +270,23 @@ class ApiIndex:
 
     def __init__(self, api_db: Path, symbols: SymbolSet | set[str], index: RepoIndex | None = None):
         self.api_db = api_db
-        rows: list[ApiRow] = []
 
         def where() -> list[tuple[str, int, str]]:
-            rows.extend(_read_rows(api_db))
-            return [(r.file, r.line, r.qualname) for r in rows]
+            return [(f, line, q) for f, line, q in _select(api_db, "file, line, qualname")]
 
         def build() -> BM25Index:
-            if not rows:
-                rows.extend(_read_rows(api_db))
-            return BM25Index([r.desc_text for r in rows] or [""], symbols=symbols)
+            docs = [text for (text,) in _select(api_db, "desc_text")]
+            return BM25Index(docs or [""], symbols=symbols)
 
         if index is None:
             self._where = _where_to_plain(where())
             self.bm25 = build()
         else:
             self._where = index.stored_plain("api_where", lambda: _where_to_plain(where()))
-            self.bm25 = index.stored_bm25("api_bm25", build)
+            self.bm25 = index.stored_bm25(
+                "api_bm25",
+                lambda: _carried_bm25(index, self._where, api_db, symbols) or build(),
+            )
 
     def _place(self, doc: int) -> tuple[str, int, str]:
         """``(file, line, qualname)`` of description ``doc``."""

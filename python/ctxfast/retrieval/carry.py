@@ -39,8 +39,17 @@ ROWS = "rows"
 DEFTABLE = "deftable"
 #: What the pieces a carry reads are called: the whole-file BM25 index, the line sets, the
 #: includes, the definition table, the definition BM25 indexes and the literal indexes
-#: (these two of any settings).
-CARRIED = ("file_bm25", "line-sets-", "included-", DEFTABLE, "def_bm25-", "literals-")
+#: (these two of any settings), the API descriptions' places and BM25 index.
+CARRIED = (
+    "file_bm25",
+    "line-sets-",
+    "included-",
+    DEFTABLE,
+    "def_bm25-",
+    "literals-",
+    "api_where",
+    "api_bm25",
+)
 
 Keep = list[int | None]
 
@@ -112,12 +121,22 @@ class Carry:
             log.info("retrieval state deftable not carried: %s", exc)
             return None
 
+    def plain(self, name: str) -> Any | None:
+        """The stored JSON piece ``name``, decoded (``None`` when absent or undecodable)."""
+        data = self._payloads.get(name)
+        if data is None:
+            return None
+        try:
+            return json.loads(data)
+        except ValueError:
+            return None
+
     def bm25(
         self,
         name: str,
         keep: Keep,
         new_docs: Callable[[list[int]], list[str]],
-        symbols: SymbolSet,
+        symbols: SymbolSet | set[str],
     ) -> BM25Index | None:
         """The stored index ``name`` spliced: document ``i`` is the old ``keep[i]``, or one
         of ``new_docs(positions)`` (the documents at the unkept positions, in order)."""
