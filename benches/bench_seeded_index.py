@@ -1,8 +1,11 @@
 """Second version of a repository: a cold build against one seeded from the first version's
 index (``Repository(seed=...)``), with and without the parse cache, same run.
 
-Usage: python benches/bench_seeded_index.py FIRST_TREE SECOND_TREE [ROUNDS]
+Usage: python benches/bench_seeded_index.py [--state] FIRST_TREE SECOND_TREE [ROUNDS]
        (e.g. two SWE-bench trees of one repository; both are only read)
+
+``--state``: every index is built with its retrieval state (``index()``'s default), so a
+seeded one carries the seed's state (``ctxfast.retrieval.carry``) where a cold one builds it.
 
 Indexes FIRST once (its index is the seed; with an empty parse cache, which it fills), then
 for each round, in this order, SECOND four ways, each in its own child process into a fresh
@@ -47,6 +50,10 @@ def cpu_seconds() -> float:
     return u.ru_utime + u.ru_stime
 
 
+#: Whether the indexes are built with their retrieval state (``--state``).
+STATE = "--state" in sys.argv
+
+
 def child(tree: str, index_dir: str, cache: str, seed: str) -> None:
     from ctxfast import ParseCache, Repository
 
@@ -54,7 +61,7 @@ def child(tree: str, index_dir: str, cache: str, seed: str) -> None:
         tree, index_dir, parse_cache=ParseCache(cache) if cache else None, seed=seed or None
     )
     cpu, t = cpu_seconds(), time.perf_counter()
-    s = repo.index(retrieval_state=False)
+    s = repo.index(retrieval_state=STATE)
     out = {"seconds": time.perf_counter() - t, "cpu": cpu_seconds() - cpu}
     out |= {"files": s.files_seen, "parsed": s.files_parsed, "resolved": s.files_resolved}
     out |= {"hits": s.cache_hits, "seeded_from": s.seeded_from, "seed_note": s.seed_note}
@@ -64,18 +71,20 @@ def child(tree: str, index_dir: str, cache: str, seed: str) -> None:
 
 
 def run(tree: Path, index_dir: Path, cache: Path | None = None, seed: Path | None = None) -> dict:
-    args = [sys.executable, __file__, "--child", str(tree), str(index_dir)]
+    args = [sys.executable, __file__, *(["--state"] if STATE else []), "--child", str(tree)]
+    args.append(str(index_dir))
     args += [str(cache or ""), str(seed or "")]
     p = subprocess.run(args, check=True, capture_output=True, text=True)
     return dict(json.loads(p.stdout.strip().splitlines()[-1]))
 
 
 def main() -> int:
-    if sys.argv[1] == "--child":
-        child(*sys.argv[2:6])
+    argv = [a for a in sys.argv[1:] if a != "--state"]
+    if argv[0] == "--child":
+        child(*argv[1:5])
         return 0
-    first, second = (Path(a).resolve() for a in sys.argv[1:3])
-    rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 1
+    first, second = (Path(a).resolve() for a in argv[0:2])
+    rounds = int(argv[2]) if len(argv) > 2 else 1
     print(f"{first.name} -> {second.name}")
     all_same = True
     with tempfile.TemporaryDirectory() as tmp:

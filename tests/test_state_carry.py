@@ -219,3 +219,26 @@ def test_spliced_line_sets_count_bundles_as_sets_made_anew():
     assert spliced.held_counts() == made.held_counts() == [0, 0, 2]
     with pytest.raises(InvalidArgumentError):
         _native.LineSets.from_bytes(made.to_bytes()[:-3])
+
+
+def test_a_seeded_index_carries_its_siblings_state(tmp_path, caplog):
+    """A new index seeded from a sibling tree's index carries that index's retrieval state
+    (the same relative paths): every piece equals a cold build's of the new tree."""
+    first = _write(tmp_path / "first")
+    ctxfast.Repository(first).index()
+    second = tmp_path / "second"
+    shutil.copytree(first, second, ignore=shutil.ignore_patterns(".ctxfast"))
+    _edit(second, "definitions")
+    _edit(second, "add")
+    with caplog.at_level("DEBUG", logger="ctxfast"):
+        stats = ctxfast.Repository(second, seed=first / ".ctxfast").index()
+    assert stats.seeded_from
+    assert any("carrying the retrieval state" in r.getMessage() for r in caplog.records)
+    cold_root = tmp_path / "cold"
+    shutil.copytree(second, cold_root, ignore=shutil.ignore_patterns(".ctxfast"))
+    ctxfast.Repository(cold_root).index()
+    got, want = _pieces(second), _pieces(cold_root)
+    assert set(got) == set(want)
+    for name in want:
+        assert _comparable(name, got[name]) == _comparable(name, want[name]), name
+    assert len(_pieces(first)) == len(want)  # the sibling's own state is left as it was

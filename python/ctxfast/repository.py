@@ -204,7 +204,11 @@ class Repository:
             if kept is None or kept.index.key != self._index_key():  # a touch keeps it
                 from ctxfast.retrieval.warm import build_state
 
-                self._retriever = build_state(self.root, self.graph, self.index_dir, prebuilt)
+                # A new index seeded from a sibling's carries that index's retrieval state.
+                siblings = [Path(seeded).parent] if seeded else []
+                self._retriever = build_state(
+                    self.root, self.graph, self.index_dir, prebuilt, siblings
+                )
         return IndexStats(
             files_seen=seen,
             files_parsed=parsed,

@@ -16,7 +16,9 @@ Which state was replaced: every state stores its rows (path and content hash, in
 of ``RepoIndex.files``) as the piece ``rows``; the first write under a new key sweeps the
 other states' files, so a carry reads the pieces it may use before that, through the same
 HMAC-checked store (a forged piece is never read). A piece the old state lacks, or one it
-cannot decode, is built from the texts as before.
+cannot decode, is built from the texts as before. A new index seeded from a sibling tree's
+(``Repository(seed=...)``) carries that index's state the same way: the paths are the
+same relative paths, and only the files whose content differs are read.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from ctxfast import _native
@@ -81,13 +84,25 @@ class Carry:
         self.unchanged = [p for p, k in pairs if k is not None]
 
     @classmethod
-    def find(cls, store: StateStore, new_rows: Sequence[tuple[str, str]]) -> Carry | None:
+    def find(
+        cls,
+        store: StateStore,
+        new_rows: Sequence[tuple[str, str]],
+        siblings: Sequence[Path] = (),
+    ) -> Carry | None:
         """The carry from the most recent other state of ``store``'s directory that stored
-        its rows, holding its pieces named as in :data:`CARRIED`; ``None`` when there is
-        none (a first build) or this state's rows are already stored (nothing to build)."""
+        its rows, else from a state of one of the ``siblings`` (other index directories),
+        holding its pieces named as in :data:`CARRIED`; ``None`` when there is none (a
+        first build) or this state's rows are already stored (nothing to build)."""
         if store.read(ROWS) is not None:
             return None
-        for old in store.others():
+        elsewhere = [
+            other
+            for sibling in siblings
+            for other in StateStore(sibling, "").others()
+            if sibling.resolve() != store.dir.parent.resolve()
+        ]
+        for old in [*store.others(), *elsewhere]:
             rows = old.read(ROWS)
             if rows is None:
                 continue

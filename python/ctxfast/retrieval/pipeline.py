@@ -12,7 +12,7 @@ import math
 import re
 import threading
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter, methodcaller
 from pathlib import Path
@@ -111,10 +111,12 @@ class RetrievalResult:
 class Retriever:
     """Per-repository retrieval state over a built index."""
 
-    def __init__(self, root: Path, graph: CodeGraph, index_dir: Path):
+    def __init__(
+        self, root: Path, graph: CodeGraph, index_dir: Path, siblings: Sequence[Path] = ()
+    ):
         self.root = root
         self.graph = graph
-        self.index = RepoIndex(root, graph.db_path, index_dir)
+        self.index = RepoIndex(root, graph.db_path, index_dir, siblings)
         self._api_db = index_dir / API_DB_NAME
         self._api: ApiIndex | None = None
         self._api_lock = threading.Lock()

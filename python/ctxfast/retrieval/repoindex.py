@@ -87,7 +87,13 @@ class RepoIndex:
     With ``index_dir`` the tables and indexes are kept in its :class:`StateStore` too, so
     the next process opening the same state reads them instead of rebuilding them."""
 
-    def __init__(self, root: Path, db_path: Path, index_dir: Path | None = None):
+    def __init__(
+        self,
+        root: Path,
+        db_path: Path,
+        index_dir: Path | None = None,
+        siblings: Sequence[Path] = (),
+    ):
         self.root = root
         con = graph_db.connect(db_path)
         try:
@@ -97,10 +103,12 @@ class RepoIndex:
             self.key = content_key_of(files)
             self.state = StateStore(index_dir, self.key) if index_dir is not None else None
             #: The replaced state's pieces, when a refresh made this state (read before the
-            #: first write below sweeps them): what the builders carry over.
+            #: first write below sweeps them), or a sibling index's (``siblings``: the
+            #: index directories a new index was seeded from): what the builders carry over.
             self.carry: Carry | None = None
             if self.state is not None:
-                self.carry = Carry.find(self.state, [(p, sha) for p, sha, _ in files])
+                rows = [(p, sha) for p, sha, _ in files]
+                self.carry = Carry.find(self.state, rows, siblings)
                 self.state.get_plain(ROWS, lambda: [[p, sha] for p, sha, _ in files])
             table = (
                 build_table(con)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -36,12 +37,18 @@ log = logging.getLogger(__name__)
 
 
 def build_state(
-    root: Path, graph: CodeGraph, index_dir: Path, prebuilt: Prebuilt | None = None
+    root: Path,
+    graph: CodeGraph,
+    index_dir: Path,
+    prebuilt: Prebuilt | None = None,
+    siblings: Sequence[Path] = (),
 ) -> Retriever:
     """The retriever of the index's current state with every piece the default
     configuration reads built (or read back, when a previous run stored it, or a
     :class:`~ctxfast.retrieval.text_state.Prebuild` stored it during the run: ``prebuilt``
-    hands over the files it read)."""
+    hands over the files it read; or carried over from the state a refresh replaced, or
+    from the state of one of ``siblings``, the index directories this one was seeded
+    from)."""
     cfg = RetrievalConfig()
     start = time.perf_counter()
     # Hundreds of thousands of rows, tuples and strings, none in a cycle: collections
@@ -54,7 +61,7 @@ def build_state(
     # nothing to do (10 ms on Django).
     with gc_paused(), ThreadPoolExecutor(1, thread_name_prefix="ctxfast-state") as pool:
         synced = pool.submit(refresh_api_index, graph.db_path, index_dir / API_DB_NAME)
-        retriever = Retriever(root, graph, index_dir)
+        retriever = Retriever(root, graph, index_dir, siblings)
         api = pool.submit(retriever.api)
         ix = retriever.index
         ix.adopt(prebuilt)
