@@ -288,6 +288,25 @@ impl Run {
         }
         out
     }
+
+    /// Moves this run's terms into a corpus vocabulary (a term new to it gets the next id
+    /// and an empty postings list); the corpus id of each of the run's terms, by local id.
+    pub(crate) fn merge_terms(
+        &mut self,
+        vocab: &mut FxMap<String, u32>,
+        postings: &mut Vec<Vec<(u32, u32)>>,
+    ) -> Vec<u32> {
+        std::mem::take(&mut self.terms)
+            .into_iter()
+            .map(|t| {
+                let next = postings.len() as u32;
+                *vocab.entry(t).or_insert_with(|| {
+                    postings.push(Vec::new());
+                    next
+                })
+            })
+            .collect()
+    }
 }
 
 impl Bm25Index {
@@ -323,18 +342,8 @@ impl Bm25Index {
         let mut postings: Vec<Vec<(u32, u32)>> = Vec::new();
         let mut doc_len = Vec::with_capacity(docs.len());
         let mut di = 0u32;
-        for r in runs {
-            let ids: Vec<u32> = r
-                .terms
-                .into_iter()
-                .map(|t| {
-                    let next = postings.len() as u32;
-                    *vocab.entry(t).or_insert_with(|| {
-                        postings.push(Vec::new());
-                        next
-                    })
-                })
-                .collect();
+        for mut r in runs {
+            let ids = r.merge_terms(&mut vocab, &mut postings);
             for (counts, len) in r.docs.iter().zip(r.lens) {
                 for &(local, tf) in counts {
                     postings[ids[local as usize] as usize].push((di, tf));
@@ -425,18 +434,8 @@ impl Bm25Index {
                 postings.push(list);
             }
         }
-        let counted = Run::count(new_docs);
-        let ids: Vec<u32> = counted
-            .terms
-            .into_iter()
-            .map(|t| {
-                let next = postings.len() as u32;
-                *vocab.entry(t).or_insert_with(|| {
-                    postings.push(Vec::new());
-                    next
-                })
-            })
-            .collect();
+        let mut counted = Run::count(new_docs);
+        let ids = counted.merge_terms(&mut vocab, &mut postings);
         for ((counts, len), &d) in counted.docs.iter().zip(counted.lens).zip(&fresh) {
             doc_len[d as usize] = len;
             for &(local, tf) in counts {
