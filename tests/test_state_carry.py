@@ -67,7 +67,7 @@ def _pieces(root: Path) -> dict[str, bytes]:
     return {
         p.name.split(".", 2)[2]: p.read_bytes()[head:]
         for p in state.iterdir()
-        if not p.name.startswith(".tmp-")
+        if not p.name.startswith(".tmp-") and p.is_file() and not p.is_symlink()
     }
 
 
@@ -242,3 +242,28 @@ def test_a_seeded_index_carries_its_siblings_state(tmp_path, caplog):
     for name in want:
         assert _comparable(name, got[name]) == _comparable(name, want[name]), name
     assert len(_pieces(first)) == len(want)  # the sibling's own state is left as it was
+
+
+def test_hostile_files_in_the_state_directory_are_never_carried(tmp_path):
+    """Files planted in the state directory (a repository may ship its ``.ctxfast/``): names
+    shaped like another state's pieces with no valid tag, links to a file outside, a
+    directory, junk. None of it is read as a state to carry from."""
+    root = _write(tmp_path / "proj")
+    outside = tmp_path / "secret.txt"
+    outside.write_text("not yours to read")
+    ctxfast.Repository(root).index()
+    state = root / ".ctxfast" / STATE_DIRNAME
+    fake = "0123456789abcdef.v5."
+    (state / f"{fake}rows").write_bytes(MAGIC + b"\0" * TAG_BYTES + b'[["pkg/header.py", "x"]]')
+    (state / f"{fake}file_bm25").symlink_to(outside)
+    (state / "zz.v5.").write_bytes(b"junk")
+    (state / f"{'x' * 16}.v5.deftable").mkdir()
+    (state / f"{'y' * 16}.v5.rows").symlink_to(outside)
+    _edit(root, "body")
+    ctxfast.Repository(root).index()
+    cold_root = tmp_path / "cold"
+    shutil.copytree(root, cold_root, ignore=shutil.ignore_patterns(".ctxfast"))
+    ctxfast.Repository(cold_root).index()
+    got, want = _pieces(root), _pieces(cold_root)
+    for name in want:
+        assert _comparable(name, got[name]) == _comparable(name, want[name]), name
