@@ -81,6 +81,20 @@ def _comparable(name: str, payload: bytes) -> object:
     return plain
 
 
+def _assert_as_cold(root: Path, cold_root: Path, *, planted: bool = False) -> ctxfast.Repository:
+    """Every piece of ``root``'s stored state equals a cold build's of the same files (made
+    in ``cold_root``), and there are no others unless files were ``planted`` there; the
+    cold repository is returned."""
+    shutil.copytree(root, cold_root, ignore=shutil.ignore_patterns(".ctxfast"))
+    cold = ctxfast.Repository(cold_root)
+    cold.index()
+    got, want = _pieces(root), _pieces(cold_root)
+    assert set(want) <= set(got) if planted else set(want) == set(got)
+    for name in want:
+        assert _comparable(name, got[name]) == _comparable(name, want[name]), name
+    return cold
+
+
 def _edit(root: Path, kind: str) -> None:
     header = root / "pkg" / "header.py"
     if kind == "body":
@@ -118,14 +132,7 @@ def test_a_carried_state_equals_a_cold_build_of_the_same_files(tmp_path, kind, c
         carried = ctxfast.Repository(root)
         carried.index()
     assert any("carrying the retrieval state" in r.getMessage() for r in caplog.records)
-    cold_root = tmp_path / "cold"
-    shutil.copytree(root, cold_root, ignore=shutil.ignore_patterns(".ctxfast"))
-    cold = ctxfast.Repository(cold_root)
-    cold.index()
-    got, want = _pieces(root), _pieces(cold_root)
-    assert set(got) == set(want)
-    for name in want:
-        assert _comparable(name, got[name]) == _comparable(name, want[name]), name
+    cold = _assert_as_cold(root, tmp_path / "cold")
     # The process that refreshed keeps the state it carried (symbols and all).
     assert _ranked(carried) == _ranked(cold)
 
@@ -167,12 +174,7 @@ def test_an_old_piece_that_does_not_decode_is_built_from_the_texts(tmp_path):
         old._store(old.path(name), b"not a piece of this layout")
     _edit(root, "body")
     ctxfast.Repository(root).index()
-    cold_root = tmp_path / "cold"
-    shutil.copytree(root, cold_root, ignore=shutil.ignore_patterns(".ctxfast"))
-    ctxfast.Repository(cold_root).index()
-    got, want = _pieces(root), _pieces(cold_root)
-    for name in want:
-        assert _comparable(name, got[name]) == _comparable(name, want[name]), name
+    _assert_as_cold(root, tmp_path / "cold")
 
 
 def test_a_forged_old_piece_is_never_carried(tmp_path):
@@ -187,10 +189,7 @@ def test_a_forged_old_piece_is_never_carried(tmp_path):
     forged.write_bytes(MAGIC + b"\0" * TAG_BYTES + evil)
     _edit(root, "body")
     ctxfast.Repository(root).index()
-    cold_root = tmp_path / "cold"
-    shutil.copytree(root, cold_root, ignore=shutil.ignore_patterns(".ctxfast"))
-    ctxfast.Repository(cold_root).index()
-    assert _pieces(root)["file_bm25"] == _pieces(cold_root)["file_bm25"]
+    _assert_as_cold(root, tmp_path / "cold")
 
 
 def test_a_spliced_index_scores_as_one_built_over_the_new_documents():
@@ -234,14 +233,8 @@ def test_a_seeded_index_carries_its_siblings_state(tmp_path, caplog):
         stats = ctxfast.Repository(second, seed=first / ".ctxfast").index()
     assert stats.seeded_from
     assert any("carrying the retrieval state" in r.getMessage() for r in caplog.records)
-    cold_root = tmp_path / "cold"
-    shutil.copytree(second, cold_root, ignore=shutil.ignore_patterns(".ctxfast"))
-    ctxfast.Repository(cold_root).index()
-    got, want = _pieces(second), _pieces(cold_root)
-    assert set(got) == set(want)
-    for name in want:
-        assert _comparable(name, got[name]) == _comparable(name, want[name]), name
-    assert len(_pieces(first)) == len(want)  # the sibling's own state is left as it was
+    _assert_as_cold(second, tmp_path / "cold")
+    assert len(_pieces(first)) == len(_pieces(second))  # the sibling's own state is left as it was
 
 
 def test_hostile_files_in_the_state_directory_are_never_carried(tmp_path):
@@ -261,9 +254,21 @@ def test_hostile_files_in_the_state_directory_are_never_carried(tmp_path):
     (state / f"{'y' * 16}.v5.rows").symlink_to(outside)
     _edit(root, "body")
     ctxfast.Repository(root).index()
-    cold_root = tmp_path / "cold"
-    shutil.copytree(root, cold_root, ignore=shutil.ignore_patterns(".ctxfast"))
-    ctxfast.Repository(cold_root).index()
-    got, want = _pieces(root), _pieces(cold_root)
-    for name in want:
-        assert _comparable(name, got[name]) == _comparable(name, want[name]), name
+    _assert_as_cold(root, tmp_path / "cold", planted=True)
+
+
+def test_row_documents_are_those_of_the_whole_table_and_bad_calls_are_errors(tmp_path):
+    root = _write(tmp_path / "proj")
+    repo = ctxfast.Repository(root)
+    repo.index()
+    table = repoindex.RepoIndex(root, repo.graph_db).table
+    files = table.files()
+    texts = [(root / f).read_text().rstrip("\n") for f in files]
+    whole = table.definition_docs(texts, 60, 30, 200)
+    rows = [len(whole) - 1, 0]
+    assert table.row_docs(rows, files, texts, 60, 30, 200) == [whole[-1], whole[0]]
+    with pytest.raises(InvalidArgumentError):
+        table.row_docs([0], files, texts[:-1], 60, 30, 200)
+    with pytest.raises(InvalidArgumentError):
+        table.row_docs([len(whole)], files, texts, 60, 30, 200)
+    assert table.carried_rows(table, files) == list(range(len(whole)))

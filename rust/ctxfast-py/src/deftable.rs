@@ -269,23 +269,10 @@ impl PyDefTable {
         line_max_chars: i64,
     ) -> PyResult<Vec<String>> {
         let t = Arc::clone(&self.inner);
-        let shape = DocShape {
-            python_lines,
-            other_lines,
-            line_max_chars,
-        };
+        let shape = doc_shape(python_lines, other_lines, line_max_chars);
         let texts_ref = &texts;
         let docs = detached(py, move || {
-            let files: Vec<&str> = t.files().collect();
-            if files.len() != texts_ref.len() {
-                return Err(CoreError::InvalidArgument(
-                    "one text per file of the table is needed".into(),
-                ));
-            }
-            let by_file: HashMap<&str, &str> = files
-                .into_iter()
-                .zip(texts_ref.iter().map(|s| &**s))
-                .collect();
+            let by_file = texts_by_file(t.files().collect(), texts_ref)?;
             Ok(definition_docs(&t, &by_file, shape))
         })?;
         drop(texts);
@@ -308,26 +295,13 @@ impl PyDefTable {
         line_max_chars: i64,
     ) -> PyResult<Vec<String>> {
         let t = Arc::clone(&self.inner);
-        let shape = DocShape {
-            python_lines,
-            other_lines,
-            line_max_chars,
-        };
+        let shape = doc_shape(python_lines, other_lines, line_max_chars);
         let (files_ref, texts_ref) = (&files, &texts);
         let docs = detached(py, move || {
-            if files_ref.len() != texts_ref.len() {
-                return Err(CoreError::InvalidArgument(
-                    "one text per file is needed".into(),
-                ));
-            }
             if rows.iter().any(|&r| r >= t.len()) {
                 return Err(CoreError::InvalidArgument("row out of range".into()));
             }
-            let by_file: HashMap<&str, &str> = files_ref
-                .iter()
-                .map(|s| &**s)
-                .zip(texts_ref.iter().map(|s| &**s))
-                .collect();
+            let by_file = texts_by_file(files_ref.iter().map(|s| &**s).collect(), texts_ref)?;
             Ok(row_docs(&t, &by_file, shape, &rows))
         })?;
         drop((files, texts));
@@ -361,6 +335,28 @@ impl PyDefTable {
         let made = Py::new(py, PySymbolSet::from_set(set))?;
         Ok(self.symbols.get_or_init(|| made).clone_ref(py))
     }
+}
+
+/// The document shape of a definition index, from the binding's arguments.
+fn doc_shape(python_lines: i64, other_lines: i64, line_max_chars: i64) -> DocShape {
+    DocShape {
+        python_lines,
+        other_lines,
+        line_max_chars,
+    }
+}
+
+/// Each file with its text (`texts[i]` is the text of `files[i]`).
+fn texts_by_file<'a>(
+    files: Vec<&'a str>,
+    texts: &'a [PyBackedStr],
+) -> Result<HashMap<&'a str, &'a str>, CoreError> {
+    if files.len() != texts.len() {
+        return Err(CoreError::InvalidArgument(
+            "one text per file is needed".into(),
+        ));
+    }
+    Ok(files.into_iter().zip(texts.iter().map(|s| &**s)).collect())
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
