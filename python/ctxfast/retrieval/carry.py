@@ -27,7 +27,7 @@ import json
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ctxfast import _native
 from ctxfast.bm25 import BM25Index, SymbolSet
@@ -35,6 +35,8 @@ from ctxfast.retrieval.literals import LiteralIndex
 from ctxfast.state_store import StateStore
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 #: The piece holding a state's rows: ``[[path, content hash], ...]`` in file order.
 ROWS = "rows"
@@ -61,8 +63,10 @@ class Carry:
     """The replaced state's stored pieces and how its files map onto the new state's.
 
     ``payloads`` are the verified bytes of the pieces read before the new state's first
-    write; ``old_files`` the replaced state's files in order; ``keep`` maps each new file
-    to its position among them when its content is unchanged (else ``None``)."""
+    write; ``old_files`` are the replaced state's files in order; ``keep`` maps each new
+    file to its position among them when its content is unchanged (else ``None``). Each
+    piece method returns ``None`` when the piece is missing or does not decode: the caller
+    then builds it from the texts."""
 
     def __init__(self, payloads: dict[str, bytes], new_rows: Sequence[tuple[str, str]]) -> None:
         """``payloads`` holds the verified ``rows`` piece; ``ValueError`` when it is not a
@@ -93,9 +97,7 @@ class Carry:
         """The carry from the most recent other state of ``store``'s directory that stored
         its rows, else from a state of one of the ``siblings`` (other index directories),
         holding its pieces named as in :data:`CARRIED`; ``None`` when there is none (a
-        first build) or this state's rows are already stored (nothing to build)."""
-        if store.read(ROWS) is not None:
-            return None
+        first build). Called for a state whose pieces are not stored yet."""
         elsewhere = [
             other
             for sibling in siblings
@@ -125,26 +127,25 @@ class Carry:
             return carry
         return None
 
-    def deftable(self) -> _native.DefTable | None:
-        """The replaced state's definition table, when it stored one that decodes."""
-        data = self._payloads.get(DEFTABLE)
-        if data is None:
-            return None
-        try:
-            return _native.DefTable.from_bytes(data)
-        except Exception as exc:
-            log.info("retrieval state deftable not carried: %s", exc)
-            return None
-
-    def plain(self, name: str) -> Any | None:
-        """The stored JSON piece ``name``, decoded (``None`` when absent or undecodable)."""
+    def _carried(self, name: str, make: Callable[[bytes], T]) -> T | None:
+        """``make(payload)`` of the stored piece ``name``; ``None`` when it is missing or
+        ``make`` fails on it (a cache: the caller builds the piece from the texts)."""
         data = self._payloads.get(name)
         if data is None:
             return None
         try:
-            return json.loads(data)
-        except ValueError:
+            return make(data)
+        except Exception as exc:
+            log.info("retrieval state %s not carried: %s", name, exc)
             return None
+
+    def deftable(self) -> _native.DefTable | None:
+        """The replaced state's definition table."""
+        return self._carried(DEFTABLE, _native.DefTable.from_bytes)
+
+    def plain(self, name: str) -> Any | None:
+        """The stored JSON piece ``name``, decoded."""
+        return self._carried(name, json.loads)
 
     def bm25(
         self,
@@ -155,37 +156,27 @@ class Carry:
     ) -> BM25Index | None:
         """The stored index ``name`` spliced: document ``i`` is the old ``keep[i]``, or one
         of ``new_docs(positions)`` (the documents at the unkept positions, in order)."""
-        data = self._payloads.get(name)
-        if data is None:
-            return None
-        try:
-            old = BM25Index.from_bytes(data, symbols)
+
+        def splice(data: bytes) -> BM25Index:
             fresh = new_docs([i for i, k in enumerate(keep) if k is None])
-            return old.spliced(keep, fresh, symbols=symbols)
-        except Exception as exc:  # a cache: the caller builds it from the texts
-            log.info("retrieval state %s not carried: %s", name, exc)
-            return None
+            return BM25Index.from_bytes(data, symbols).spliced(keep, fresh, symbols=symbols)
+
+        return self._carried(name, splice)
 
     def line_sets(
         self, name: str, texts: Callable[[list[str]], list[str]]
     ) -> _native.LineSets | None:
         """The stored line sets ``name``, the changed files' hashed from ``texts``."""
-        data = self._payloads.get(name)
-        if data is None:
-            return None
-        try:
-            return _native.LineSets.from_bytes(data).spliced(self.keep, texts(self.changed))
-        except Exception as exc:
-            log.info("retrieval state %s not carried: %s", name, exc)
-            return None
+        return self._carried(
+            name,
+            lambda data: _native.LineSets.from_bytes(data).spliced(self.keep, texts(self.changed)),
+        )
 
     def literals(self, name: str, texts: Callable[[list[str]], list[str]]) -> dict[str, Any] | None:
         """The stored literal index ``name`` (as ``LiteralIndex.to_plain`` gives it) with the
         entries of changed and removed files dropped and the changed files' added."""
-        data = self._payloads.get(name)
-        if data is None:
-            return None
-        try:
+
+        def patch(data: bytes) -> dict[str, Any]:
             plain = json.loads(data)
             fresh = LiteralIndex(
                 zip(self.changed, texts(self.changed), strict=True),
@@ -193,9 +184,8 @@ class Carry:
                 plain["name_max_chars"],
             )
             return patched_literals(plain, fresh, self._gone())
-        except Exception as exc:
-            log.info("retrieval state %s not carried: %s", name, exc)
-            return None
+
+        return self._carried(name, patch)
 
     def includes(
         self, name: str, scan: Callable[[list[str]], dict[str, list[str]]]
@@ -203,17 +193,16 @@ class Carry:
         """The stored Rust includes ``name`` with the changed files scanned again by
         ``scan`` (what the whole scan does, over some files). Which files exist decides
         which includes count, so a refresh that added or removed a file is scanned whole."""
-        data = self._payloads.get(name)
-        if data is None or self.new_files != self.old_files:
+        if self.new_files != self.old_files:
             return None
-        try:
-            old: dict[str, list[str]] = json.loads(data)
-        except ValueError:
-            return None
-        changed = set(self.changed)
-        out = {f: t for f, t in old.items() if f not in changed}
-        out.update(scan(self.changed))
-        return {f: out[f] for f in self.new_files if f in out}
+
+        def patch(data: bytes) -> dict[str, list[str]]:
+            changed = set(self.changed)
+            out = {f: t for f, t in json.loads(data).items() if f not in changed}
+            out.update(scan(self.changed))
+            return {f: out[f] for f in self.new_files if f in out}
+
+        return self._carried(name, patch)
 
     def _gone(self) -> set[str]:
         """The old state's files whose entries no longer hold: changed or removed."""

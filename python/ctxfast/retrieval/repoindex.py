@@ -106,10 +106,10 @@ class RepoIndex:
             #: first write below sweeps them), or a sibling index's (``siblings``: the
             #: index directories a new index was seeded from): what the builders carry over.
             self.carry: Carry | None = None
-            if self.state is not None:
+            if self.state is not None and self.state.read(ROWS) is None:  # a new state
                 rows = [(p, sha) for p, sha, _ in files]
                 self.carry = Carry.find(self.state, rows, siblings)
-                self.state.get_plain(ROWS, lambda: [[p, sha] for p, sha, _ in files])
+                self.state.get_plain(ROWS, lambda: [[p, sha] for p, sha in rows])
             table = (
                 build_table(con)
                 if self.state is None
