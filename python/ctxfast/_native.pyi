@@ -30,7 +30,6 @@ __all__ = [
     "_panic_for_test",
     "best_fixed_windows",
     "best_windows",
-    "bundled_counts",
     "content_identity",
     "count_tokens",
     "count_tokens_batch",
@@ -89,14 +88,6 @@ def content_identity(texts: list[str]) -> list[str]: ...
 def normalise_for_identity(text: str) -> str: ...
 def literal_fragments(texts: list[str], min_chars: int = 12) -> list[tuple[int, int, str]]: ...
 def literal_names(texts: list[str], max_chars: int = 40) -> list[tuple[int, str]]: ...
-def bundled_counts(
-    texts: list[str],
-    min_chars: int = 16,
-    max_files: int = 8,
-    min_distinctive: int = 20,
-    held_share: float = 0.8,
-) -> list[int]: ...
-
 @final
 class LineSets:
     def __new__(cls, texts: list[str], min_chars: int = 16) -> LineSets: ...
