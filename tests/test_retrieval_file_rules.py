@@ -202,6 +202,31 @@ def test_code_gated_on_the_platform_the_task_names_is_a_file_signal(tmp_path):
     )
 
 
+# How PHP, Ruby and Python code asks whether it runs on Windows, one gate per file; each file
+# also holds a line that names Windows without being a gate.
+WINDOWS_GATES = {
+    "src/CurlFactory.php": (
+        "<?php\nif (\\strtoupper(\\substr(\\PHP_OS, 0, 3)) !== 'WIN') {\n    $x = 1;\n}\n"
+    ),
+    "src/Family.php": "<?php\nif (PHP_OS_FAMILY === 'Windows') {\n    $x = 1;\n}\n",
+    "lib/launcher.rb": "if Gem.win_platform?\n  x = 1\nend\n",
+    "lib/binder.rb": "if RUBY_PLATFORM =~ /mswin|mingw/\n  x = 1\nend\n",
+    "lib/host.rb": "WIN = RbConfig::CONFIG['host_os'] =~ /mingw32|cygwin/\n",
+    "lib/events.rb": "def run\n  return unless Puma.windows?\nend\n",
+    "pkg/spawn.py": "import sys\nif sys.platform.startswith('win'):\n    x = 1\n",
+    "src/util_win.c": "int drive(void) { return 0; }\n",
+    "docs/notes.py": "# Windows is supported\nWINDOWS_NOTE = 'win'\n",
+}
+
+
+def test_php_ruby_and_python_windows_gates_count(tmp_path):
+    repo = indexed_repo(tmp_path, WINDOWS_GATES)
+    ix = RepoIndex(repo.root, repo.graph_db, None)
+    gated = ix.platform_gates()["windows"]
+    assert set(gated) == set(WINDOWS_GATES) - {"docs/notes.py"}
+    assert all(n == 1 for n in gated.values())
+
+
 def test_goal_rest_terms_leaves_out_the_request_verbs():
     cfg = RetrievalConfig()
     one_line = "fix: display color when NO_COLOR is an empty string"

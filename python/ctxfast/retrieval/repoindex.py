@@ -57,7 +57,7 @@ DEF_KINDS = ("function", "class")
 
 #: Operating systems and targets a task may name, each with the spellings code gates use.
 PLATFORM_NAMES: dict[str, tuple[str, ...]] = {
-    "windows": ("windows", "win32", "win64", "nt"),
+    "windows": ("windows", "win32", "win64", "nt", "win", "mswin", "mingw", "mingw32", "cygwin"),
     "macos": ("macos", "darwin", "osx"),
     "linux": ("linux",),
     "freebsd": ("freebsd",),
@@ -73,11 +73,13 @@ _PLATFORM_WORDS = {
 #: A line that makes code conditional on the platform: Rust ``cfg``/``cfg!``/``target_os``,
 #: Go build constraints and ``runtime.GOOS``, Python ``sys.platform``/``os.name``/
 #: ``platform.system()``, Node ``process.platform``, Java ``os.name``/``IS_OS_``, C/C++
-#: preprocessor conditionals.
+#: preprocessor conditionals, PHP ``PHP_OS``/``PHP_OS_FAMILY``, Ruby ``RUBY_PLATFORM``/
+#: ``host_os``/``Gem.win_platform?`` and predicates such as ``windows?``.
 _PLATFORM_GATE = re.compile(
     r"\bcfg!?\s*\(|\btarget_(?:os|family|arch)\b|\bGOOS\b|go:build|\+build\s|"
     r"\bsys\.platform\b|\bos\.name\b|\bplatform\.system\b|\bprocess\.platform\b|"
-    r"\bIS_OS_|^\s*#\s*(?:el)?if"
+    r"\bIS_OS_|^\s*#\s*(?:el)?if|\bPHP_OS(?:_FAMILY)?\b|\bRUBY_PLATFORM\b|\bhost_os\b|"
+    r"\b(?:win_platform|windows|mswin|mingw|darwin|linux|freebsd)\?"
 )
 
 
@@ -236,7 +238,7 @@ class RepoIndex:
         file named for the platform (``term_windows.go``, ``windows.rs``) is platform code
         throughout: it counts as much as the most gated file. Computed once."""
         if self._platforms is None:
-            self._platforms = self.stored_plain("platform-gates-1", self._scan_platforms)
+            self._platforms = self.stored_plain("platform-gates-2", self._scan_platforms)
         return self._platforms
 
     def _scan_platforms(self) -> dict[str, dict[str, int]]:
