@@ -310,3 +310,26 @@ def test_best_first_is_the_score_then_key_order():
         for n in (0, 1, 3, 10, 100):
             assert best_n(scores, n) == want[:n]
     assert best_n({}, 3) == []
+
+
+def test_every_language_s_test_names_point_at_their_modules(tmp_path):
+    files = {
+        "src/Handler/GelfHandler.php": "<?php\nclass GelfHandler {}\n",
+        "tests/Handler/GelfHandlerTest.php": "<?php\nclass GelfHandlerTest {}\n",
+        "lib/sidekiq/client.rb": "class Client\nend\n",
+        "spec/sidekiq/client_spec.rb": "describe Client do\nend\n",
+        "src/Parser.java": "class Parser {}\n",
+        "src/test/java/ParserTests.java": "class ParserTests {}\n",
+        "src/render.ts": "export function render() {}\n",
+        "src/render.test.ts": "test('render', () => {})\n",
+    }
+    repo = indexed_repo(tmp_path, files)
+    ix = RepoIndex(Path(repo.root), repo.graph_db)
+
+    def lent(test_file: str) -> set[str]:
+        return set(lend_to_tested_modules(ix, {test_file: 1.0}, 10))
+
+    assert lent("tests/Handler/GelfHandlerTest.php") == {"src/Handler/GelfHandler.php"}
+    assert lent("spec/sidekiq/client_spec.rb") == {"lib/sidekiq/client.rb"}
+    assert lent("src/test/java/ParserTests.java") == {"src/Parser.java"}
+    assert lent("src/render.test.ts") == {"src/render.ts"}
