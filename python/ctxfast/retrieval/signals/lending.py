@@ -72,9 +72,8 @@ def lend_to_tested_modules(
     ``test_<module>.py`` / ``<module>_test.py`` (also ``test_<package>_<module>.py``), each
     test file among the ``n_files`` best-scored files lends its score to the non-test files it
     names (``_TEST_AFFIX``: the other languages' conventions too); a file named by several
-    tests keeps the best. Measured on the 296 scorable SWE-bench
-    Lite instances with weight 0.25: file Acc@5 .764 → .784, Acc@10 .824 → .838, a gain on
-    both halves of the set."""
+    tests keeps the best. Measured on the 296 scorable SWE-bench Lite instances with weight
+    0.25: file Acc@5 .764 → .784, Acc@10 .824 → .838, a gain on both halves of the set."""
     tails = index.module_tails()
     best = best_n(total, n_files)
     out: dict[str, float] = {}
