@@ -202,8 +202,8 @@ def test_code_gated_on_the_platform_the_task_names_is_a_file_signal(tmp_path):
     )
 
 
-# How PHP, Ruby and Python code asks whether it runs on Windows, one gate per file; each file
-# also holds a line that names Windows without being a gate.
+# How PHP, Ruby and Python code asks whether it runs on Windows, one gate per file, and a C
+# file named for it; the notes name Windows on lines that gate nothing.
 WINDOWS_GATES = {
     "src/CurlFactory.php": (
         "<?php\nif (\\strtoupper(\\substr(\\PHP_OS, 0, 3)) !== 'WIN') {\n    $x = 1;\n}\n"
