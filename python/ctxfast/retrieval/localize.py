@@ -141,7 +141,7 @@ def carried_definitions(index: RepoIndex, key: str, other: int, cut: int) -> BM2
     keep = table.carried_rows(old, carry.unchanged)
 
     def new_docs(rows: list[int]) -> list[str]:
-        files = sorted({table.row(r)[4] for r in rows})
+        files = sorted({index.defs[r].file for r in rows})
         texts = index.texts(files)
         return table.row_docs(rows, files, texts, DefinitionBM25.MAX_LINES, other, cut)
 

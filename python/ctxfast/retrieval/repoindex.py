@@ -43,6 +43,7 @@ from ctxfast.retrieval.text_state import (
     includes,
     line_sets,
     read_lines,
+    stored_line_sets,
 )
 from ctxfast.state_store import StateStore, content_key_of
 from ctxfast.text import is_library_path, is_test_path
@@ -287,11 +288,7 @@ class RepoIndex:
             carried = self.carry.line_sets(LINE_SETS, self.texts) if self.carry else None
             return line_sets(self.all_texts()) if carried is None else carried
 
-        if self.state is None:
-            return build()
-        return self.state.get(
-            LINE_SETS, build, _native.LineSets.to_bytes, _native.LineSets.from_bytes
-        )
+        return build() if self.state is None else stored_line_sets(self.state, build)
 
     def adopt(self, prebuilt: Prebuilt | None) -> None:
         """Takes the lines and texts a :class:`~ctxfast.retrieval.text_state.Prebuild`

@@ -95,6 +95,11 @@ def line_sets(texts: Sequence[str]) -> _native.LineSets:
     return _native.LineSets(list(texts), BUNDLE_MIN_CHARS)
 
 
+def stored_line_sets(store: StateStore, build: Callable[[], _native.LineSets]) -> _native.LineSets:
+    """The line sets stored in ``store`` (piece :data:`LINE_SETS`), or ``build()``'s, stored."""
+    return store.get(LINE_SETS, build, _native.LineSets.to_bytes, _native.LineSets.from_bytes)
+
+
 def bundled(files: Sequence[str], sets: _native.LineSets) -> dict[str, int]:
     """Per file, how many other files it holds nearly whole, when it holds any (the rules:
     ``ctxfast_core::bundles``), from the files' :func:`line_sets`."""
@@ -187,12 +192,7 @@ class Prebuild:
             BM25Index.from_bytes,
         )
         store.get_plain(literals_name(*shape), lambda: literals_plain(files, texts, *shape))
-        sets = store.get(
-            LINE_SETS,
-            lambda: line_sets(texts),
-            _native.LineSets.to_bytes,
-            _native.LineSets.from_bytes,
-        )
+        sets = stored_line_sets(store, lambda: line_sets(texts))
         store.get_plain(BUNDLES, lambda: bundled(files, sets))
         store.get_plain(INCLUDED, lambda: includes(files, lines.__getitem__))
         log.debug(
@@ -217,4 +217,5 @@ __all__ = [
     "literals_name",
     "literals_plain",
     "read_lines",
+    "stored_line_sets",
 ]
