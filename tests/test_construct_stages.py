@@ -10,7 +10,7 @@ from ctxfast.construct.compress import (
     mask_pointer,
     signature_lines,
 )
-from ctxfast.construct.line_windows import best_line_windows, best_window, code_rows
+from ctxfast.construct.line_windows import best_line_windows, best_window, code_rows, named_rows
 from ctxfast.construct.pool import PoolInputs, build_pool
 from ctxfast.construct.relevance_gate import fold_residue, run_gate
 from ctxfast.construct.represent import (
@@ -286,6 +286,32 @@ def test_a_cut_body_keeps_its_head_before_its_window():
     early = tuple(enumerate(["def solve(eq, syms):", *["    permute(eq)"] * 5, *body], 1))
     first, _ = best_window(early, {"permute"}, cfg)
     assert [n for n, _ in first] == list(range(1, 11))
+
+
+def test_a_cut_body_shows_the_line_naming_the_task_s_identifier_whole():
+    # Forty lines dense with the name's parts outvote the one line naming it whole.
+    dense = ["    version = runtime.constant('PHP_VERSION')"] * 40
+    rest = ["    x = 1"] * 60
+    named = "    if runtime.has('MB_ONIGURUMA_VERSION'):"
+    body = [*dense, *rest, named, "        add(library)", *rest]
+    pairs = tuple(enumerate(["def initialize(self):", *body], start=1))
+    terms = {"version", "runtime", "constant", "oniguruma", "mb_oniguruma_version"}
+    cfg = ConstructConfig(large_item_lines=20, window_lines=10, window_head_lines=0)
+    shown, cut = best_window(pairs, terms, cfg)
+    numbers = [n for n, _ in shown]
+    at = next(n for n, t in pairs if t == named)
+    assert cut and at in numbers and at + 1 in numbers  # the named line, with its context
+    assert numbers[:10] == list(range(2, 12))  # beside the densest window, not instead of it
+    assert len(numbers) == 10 + 7  # three lines either side
+    off = ConstructConfig(
+        large_item_lines=20, window_lines=10, window_head_lines=0, named_line_uses=0
+    )
+    assert at not in [n for n, _ in best_window(pairs, terms, off)[0]]
+    # A name the body uses more often than ``named_line_uses`` marks no line.
+    common = tuple(enumerate(["def f():", *body[:100], *[named] * 4, *rest], start=1))
+    assert len(best_window(common, terms, cfg)[0]) == 10
+    # Nor does a one-part word, however rare.
+    assert named_rows(["    if oniguruma:"], {"oniguruma"}, 3) == []
 
 
 def test_ast_slice_and_signature():

@@ -54,6 +54,13 @@ class CompressSettings:
     #: The window is chosen by the task's terms on code lines only: a docstring repeats
     #: the task's words, and a window on it misses the code to change.
     window_code_only: bool = True
+    #: A cut body also shows the lines around each line naming a several-part identifier
+    #: the task writes whole (``MB_ONIGURUMA_VERSION``) when the body uses that name at most
+    #: this many times (3): the line the task points at, which the window of the most
+    #: term-dense lines can miss. 0: off.
+    named_line_uses: int = 3
+    #: Lines shown either side of such a line (3).
+    named_line_context: int = 3
     #: An older tool or test output the budget masks becomes a one-line pointer quoting its
     #: first line up to this many characters (60): enough to tell which command it was.
     pointer_preview_chars: int = 60
@@ -64,6 +71,10 @@ class CompressSettings:
         if self.window_lines < 1:
             # A window of no lines would show a long body as nothing at all.
             raise InvalidArgumentError("window_lines must be at least 1")
+        if self.named_line_uses < 0 or self.named_line_context < 0:
+            raise InvalidArgumentError(
+                "named_line_uses and named_line_context must be non-negative"
+            )
         if self.window_head_lines < 0:
             raise InvalidArgumentError("window_head_lines must be non-negative")
 

@@ -2,13 +2,15 @@
 
 A line scores by how many of its identifier parts are the task's terms, and the window of
 ``window_lines`` contiguous lines with the highest total is kept (the selection itself is
-native). With it are the two line filters the choice rests on: which rows are code rather
+native); the lines around a line naming one of the task's identifiers whole are kept
+beside it. With it are the two line filters the choice rests on: which rows are code rather
 than docstring or comment, and which lines belong to the definition itself.
 
 It is separate from ``compress`` because two stages choose lines this way: compression
 cuts a long body to its window, and the budget's eviction ladder narrows a change target
 with the same selection when the window is over its ceiling. Its settings
-(``window_lines``, ``large_item_lines``, ``window_code_only``) are compression's
+(``window_lines``, ``large_item_lines``, ``window_code_only``, ``named_line_uses``,
+``named_line_context``) are compression's
 (``CompressSettings``).
 """
 
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING
 from ctxfast import _native
 from ctxfast.construct.schema import EvidenceItem
 from ctxfast.construct.terms import line_tokens
+from ctxfast.text import IDENTIFIER, split_identifier
 
 if TYPE_CHECKING:
     from ctxfast.construct.config import ConstructConfig
@@ -78,25 +81,45 @@ def own_lines(item: EvidenceItem, pairs: Numbered) -> Numbered:
     return own or pairs
 
 
+def named_rows(texts: Sequence[str], terms: Collection[str], max_uses: int) -> list[int]:
+    """Rows of ``texts`` holding a several-part identifier the decision writes whole
+    (``MB_ONIGURUMA_VERSION``, ``flow_run_id``: the lower-cased whole name is a term) that
+    the body uses at most ``max_uses`` times. Such a name is where the task points; its
+    parts alone (``version``, ``run``) recur all over a long body and outvote it."""
+    if max_uses <= 0:
+        return []
+    rows: dict[str, list[int]] = {}
+    for i, text in enumerate(texts):
+        for word in IDENTIFIER.findall(text):
+            low = word.lower()
+            if low in terms and len(split_identifier(word)) > 1:
+                rows.setdefault(low, []).append(i)
+    return sorted({i for found in rows.values() if len(found) <= max_uses for i in found})
+
+
 def best_window(
     pairs: Numbered, terms: Collection[str], config: ConstructConfig, keep_tail: bool = False
 ) -> tuple[Numbered, bool]:
     """A large code body cut to its best ``window_lines`` window (term overlap; the tail for
-    an insertion point) after its first ``window_head_lines`` lines; returns ``(pairs,
-    was_cut)``. Bodies up to ``large_item_lines`` lines stay whole."""
-    if len(pairs) <= config.compress.large_item_lines:
+    an insertion point) after its first ``window_head_lines`` lines, with the lines around
+    each row naming one of the decision's identifiers whole (:func:`named_rows`); returns
+    ``(pairs, was_cut)``. Bodies up to ``large_item_lines`` lines stay whole."""
+    cfg = config.compress
+    if len(pairs) <= cfg.large_item_lines:
         return pairs, False
     if keep_tail:
-        return pairs[-config.compress.window_lines :], True
+        return pairs[-cfg.window_lines :], True
     texts = [t for _, t in pairs]
-    if config.compress.window_code_only:
+    if cfg.window_code_only:
         # A docstring repeats the task's words without being what changes: score code.
         texts = [t if c else "" for t, c in zip(texts, code_rows(texts), strict=True)]
-    st, en, _ = best_line_windows(
-        texts, terms, config.compress.window_lines, min_len=config.min_term_len
-    )[0]
-    head = min(config.compress.window_head_lines, st)
-    return pairs[:head] + pairs[st:en], True
+    wanted = set(terms)
+    st, en, _ = best_line_windows(texts, wanted, cfg.window_lines, min_len=config.min_term_len)[0]
+    keep = set(range(min(cfg.window_head_lines, st))) | set(range(st, en))
+    c = cfg.named_line_context
+    for row in named_rows(texts, wanted, cfg.named_line_uses):
+        keep.update(range(max(0, row - c), min(len(pairs), row + c + 1)))
+    return tuple(pairs[i] for i in sorted(keep)), True
 
 
 def body_window(
