@@ -307,6 +307,10 @@ def test_a_cut_body_shows_the_line_naming_the_task_s_identifier_whole():
         large_item_lines=20, window_lines=10, window_head_lines=0, named_line_uses=0
     )
     assert at not in [n for n, _ in best_window(pairs, terms, off)[0]]
+    bare = ConstructConfig(
+        large_item_lines=20, window_lines=10, window_head_lines=0, named_line_context=0
+    )
+    assert [n for n, _ in best_window(pairs, terms, bare)[0]][10:] == [at]  # the line alone
     # A name the body uses more often than ``named_line_uses`` marks no line.
     common = tuple(enumerate(["def f():", *body[:100], *[named] * 4, *rest], start=1))
     assert len(best_window(common, terms, cfg)[0]) == 10

@@ -24,6 +24,14 @@ TESTS = Path(__file__).parent
 #: Construction settings shown by a test of their own: setting path → the tests that change
 #: it and assert the window differs ("tests/<file>.py::<test>").
 CONSTRUCT_TESTED_ELSEWHERE: dict[str, tuple[str, ...]] = {
+    "compress.named_line_uses": (
+        "tests/test_construct_stages.py::"
+        "test_a_cut_body_shows_the_line_naming_the_task_s_identifier_whole",
+    ),
+    "compress.named_line_context": (
+        "tests/test_construct_stages.py::"
+        "test_a_cut_body_shows_the_line_naming_the_task_s_identifier_whole",
+    ),
     "pool.source_priority": (
         "tests/test_settings_effect.py::test_the_pool_cap_keeps_the_sources_first_in_source_priority",
     ),
