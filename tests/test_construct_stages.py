@@ -367,6 +367,28 @@ def test_lines_without_a_definition_stand_for_themselves_by_their_code():
     assert signature_lines(only.items[-1]) == ((3, '"""'),)
 
 
+def test_a_signature_keeps_the_decorators_that_change_what_it_means():
+    src = "# the cache\n@property\n@functools.cache\ndef variables(self):\n    return self._v\n"
+    rust = "#[cfg(unix)]\n#[inline]\npub fn open(path: &Path) -> File {\n    todo()\n}\n"
+    pool = build_pool(
+        PoolInputs(
+            "t",
+            PlanNode("N", "x"),
+            candidates=[cand("m.A.variables", "m.py", 10, src), cand("open", "f.rs", 3, rust)],
+        ),
+        CFG,
+    )
+    py, rs = (signature_lines(it) for it in pool.items[-2:])
+    # the decorators right above the header, not the comment above them
+    assert py == ((11, "@property"), (12, "@functools.cache"), (13, "def variables(self):"))
+    assert [n for n, _ in rs] == [3, 4, 5]
+    many = "".join(f"@d{i}\n" for i in range(5)) + "def f():\n    pass\n"
+    one = build_pool(
+        PoolInputs("t", PlanNode("N", "x"), candidates=[cand("f", "m.py", 1, many)]), CFG
+    )
+    assert [n for n, _ in signature_lines(one.items[-1])] == [3, 4, 5, 6]  # three at most
+
+
 def test_mask_pointer_is_short_and_deterministic():
     pool, _ = _pool()
     tool = next(it for it in pool.items if it.kind is Kind.TOOL_OUTPUT)

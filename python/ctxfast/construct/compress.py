@@ -171,6 +171,11 @@ def derive_signature(item: EvidenceItem) -> str:
 
 #: At most this many lines stand for a definition shown as its signature.
 SIGNATURE_LINES = 6
+#: A signature keeps at most this many decorator or attribute lines directly above it
+#: (``@property``, ``@overload``, ``#[cfg(unix)]``): they change what the header means, and
+#: ``def variables(self)`` read without its ``@property`` is called the wrong way.
+DECORATOR_LINES = 3
+_DECORATOR = re.compile(r"^\s*(?:@[A-Za-z_]|#\[)")
 
 _CALL_OF = "(?<![A-Za-z0-9_]){name}\\s*\\("
 _INLINE_BODY = re.compile(r"\)\s*(?:->[^:]*)?:\s*\S")
@@ -206,8 +211,9 @@ def call_site_lines(item: EvidenceItem, head: str | None) -> Numbered:
 
 
 def signature_lines(item: EvidenceItem) -> Numbered:
-    """The definition's header lines (up to the line that opens its body) and the first
-    line of its docstring, with their real numbers — the cheapest faithful form of code.
+    """The definition's header lines (up to the line that opens its body), with the
+    decorators right above them, and the first line of its docstring, with their real
+    numbers — the cheapest faithful form of code.
 
     Lines with no definition (a module header, matched module-level lines) have no header:
     their first ``SIGNATURE_LINES`` lines of code stand for them — a module's imports, not
@@ -228,9 +234,12 @@ def signature_lines(item: EvidenceItem) -> Numbered:
             # one unbroken run (blank lines between imports cost less than gap markers)
             return pairs[rows[0] : rows[:SIGNATURE_LINES][-1] + 1]
         return (next((p for p in pairs if p[1].strip()), pairs[0]),)
-    out: list[tuple[int, str]] = []
+    top = first
+    while top > 0 and first - top < DECORATOR_LINES and _DECORATOR.match(pairs[top - 1][1]):
+        top -= 1
+    out: list[tuple[int, str]] = list(pairs[top:first])
     i = first
-    while i < len(pairs) and len(out) < SIGNATURE_LINES:
+    while i < len(pairs) and len(out) - (first - top) < SIGNATURE_LINES:
         out.append(pairs[i])
         line_code = pairs[i][1].split(" #", 1)[0].rstrip()
         i += 1
