@@ -75,6 +75,8 @@ FLAT_CONSTRUCT = [
     "window_lines",
     "window_head_lines",
     "window_code_only",
+    "named_line_uses",
+    "named_line_context",
     "named_ambiguity",
     "insertion_gap_lines",
     "pointer_preview_chars",
