@@ -26,6 +26,7 @@ from ctxfast.construct import (
     to_code_candidates,
 )
 from ctxfast.errors import InvalidArgumentError
+from ctxfast.recon.graph import CodeGraph
 
 TASK = "connect should reject an empty database uri"
 
@@ -251,6 +252,42 @@ def test_definitions_come_with_decorators_comments_and_blank_margins(tmp_path):
     )
     shown = {n for e in bare.window if e.file == "shapes/square.py" for n in e.shown_lines()}
     assert 6 not in shown and 9 not in shown
+
+
+def test_a_name_defined_several_times_is_read_as_its_implementation(tmp_path):
+    root = tmp_path / "over"
+    (root / "conv").mkdir(parents=True)
+    (root / "conv/__init__.py").write_text("", encoding="utf-8")
+    (root / "conv/units.py").write_text(
+        "from typing import overload\n"
+        "\n"
+        "\n"
+        "@overload\n"
+        "def convert(value: int) -> int: ...\n"  # 5
+        "@overload\n"
+        "def convert(value: str) -> str: ...\n"  # 7
+        "def convert(value):\n"  # 8
+        "    if isinstance(value, str):\n"
+        "        return value.strip()\n"
+        "    return value * 1000\n",
+        encoding="utf-8",
+    )
+    repo = ctxfast.Repository(root)
+    repo.index()
+    found = list(CodeGraph(repo.graph_db).lookup("conv.units.convert"))
+    assert [n.line for n in found] == [8, 5, 7]  # the implementation first
+    found = [c for c in repo.retrieve("convert multiplies strings").candidates if c.qualname]
+    assert [(c.start_line, c.end_line) for c in found if c.qualname.endswith("convert")] == [
+        (8, 11)
+    ]
+    ctx = ctxfast.compose(
+        repo,
+        "convert returns the wrong scale",
+        localization=["conv.units.convert"],
+        config=ConstructConfig(target_tokens=0),
+        defaults=DefaultsConfig(file_outlines=False),
+    )
+    assert "return value * 1000" in ctx.render()
 
 
 def _printer_project(tmp_path, extra_lines=0):

@@ -412,6 +412,24 @@ def test_change_target_reduced_to_window_and_flagged_irreducible():
 
 
 # ---- (e) dedup ------------------------------------------------------------------------
+def test_overloads_of_one_name_are_not_duplicates_of_each_other():
+    # Java overloads: one qualname, two methods at different lines; both are shown.
+    one = "public List<Log> matchingLogs(long from, long to) {\n    return scan(from, to);\n}"
+    two = "public List<Log> matchingLogs(Hash block) {\n    return read(block);\n}"
+    name = "org.chain.BlockchainQueries.matchingLogs"
+    plan = PlanNode("N", "fix matchingLogs", name)
+    cands = [
+        cand(name, "q/BlockchainQueries.java", 10, one, 0.9),
+        cand(name, "q/BlockchainQueries.java", 40, two, 0.8),
+        # the first method again, from recon, with a margin line above it: a duplicate
+        cand(name, "q/BlockchainQueries.java", 9, "\n" + one, origin="03", prov="03: recon"),
+    ]
+    ctx = construct("t", candidates=cands, plan=plan, localization=[name])
+    text = ctx.render()
+    assert "return scan(from, to);" in text and "return read(block);" in text
+    assert text.count("return scan(from, to);") == 1  # the recon copy was one of them
+
+
 def test_dedup_four_classes():
     body = "def load(self, key):\n    return key"
     plan = PlanNode("N", "fix load", TARGET, acceptance_criteria=("load works", "load works"))

@@ -168,19 +168,37 @@ def _collapse(
 def _by_symbol(out: Sequence[Block]) -> dict[str, list[int]]:
     """Code and fault entities grouped by the definition they show: its qualified name, or
     its span when it has none (the same definition arrives from recon and from retrieval,
-    or as a target and as related code)."""
+    or as a target and as related code). Blocks of one name whose spans do not meet are
+    different definitions of it — Java and C++ overloads, ``@overload`` stubs and their
+    implementation, per-platform variants — and stay apart; a block of the name with no
+    span (a fault entity) joins the name's first definition."""
     by_symbol: dict[str, list[int]] = {}
+    spans: dict[str, list[tuple[str, int, int]]] = {}
     for i, b in enumerate(out):
         m = b.item.meta
         if b.item.kind in CODE_KINDS or b.item.kind is Kind.FAULT_ENTITY:
             if m.entity:
                 key = f"sym:{m.entity}"
+                if m.file and m.start_line:
+                    span = (m.file, m.start_line, m.end_line or m.start_line)
+                    seen = spans.setdefault(m.entity, [])
+                    k = next((k for k, s in enumerate(seen) if _meet(s, span)), None)
+                    if k is None:
+                        k = len(seen)
+                        seen.append(span)
+                    if k:
+                        key = f"{key}#{k}"
             elif m.file and m.start_line:
                 key = f"span:{m.file}:{m.start_line}-{m.end_line}"
             else:
                 continue
             by_symbol.setdefault(key, []).append(i)
     return by_symbol
+
+
+def _meet(a: tuple[str, int, int], b: tuple[str, int, int]) -> bool:
+    """Two ``(file, first, last)`` spans share a file and a line."""
+    return a[0] == b[0] and a[1] <= b[2] and b[1] <= a[2]
 
 
 def _fold_failures(out: list[Block], log: list[LogEntry]) -> None:

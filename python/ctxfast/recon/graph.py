@@ -38,6 +38,21 @@ _BY_ID = _id("n")
 _BATCH = 500
 
 
+def _longest_first(nodes: list[Node]) -> list[Node]:
+    """``nodes`` with each run of one file's same-qualname, same-kind nodes ordered longest
+    first (then by line), at the place the run's first member had."""
+    groups: dict[tuple[str, str, str], list[Node]] = {}
+    for n in nodes:
+        groups.setdefault((n.file, n.qualname, n.kind), []).append(n)
+    if len(groups) == len(nodes):
+        return nodes
+    return [
+        n
+        for group in groups.values()
+        for n in sorted(group, key=lambda n: (n.line - n.end_line, n.line))
+    ]
+
+
 class Node(NamedTuple):
     """One row of ``nodes``: the one row model of the table, for the graph's readers and for
     retrieval's definition tables alike. A named tuple because a large repository has tens
@@ -149,6 +164,10 @@ class CodeGraph:
         """Definitions whose qualname (via ``name_index``), qualname suffix or bare name match.
 
         Exact qualname hits come first, then ``...<name>`` suffix hits, then bare-name hits.
+        Definitions one file gives the same qualname (``@overload`` stubs before the
+        implementation, a property's getter and setter, per-platform variants) come longest
+        first, where the first of them stood: the implementation, not a stub, is what a
+        caller asking for the name reads.
         """
         kinds = "" if include_refs else "AND n.kind != 'ref'"
         exact = self._q(
@@ -170,7 +189,7 @@ class CodeGraph:
             if "." in name_or_qualname and not r[3].endswith(suffix):
                 continue
             out.setdefault(r[0], _node(r))
-        return list(out.values())
+        return _longest_first(list(out.values()))
 
     def edges_from(self, node_id: str, type: str | None = None) -> list[Edge]:
         sql = (

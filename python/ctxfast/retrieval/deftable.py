@@ -111,7 +111,8 @@ class DefsByFile(_View):
 
 
 class DefByQualname(_View):
-    """Qualname → its first definition in row order."""
+    """Qualname → its definition: the longest of those its first file gives it
+    (``DefTable.by_qualname``: an implementation, not the `@overload` stubs above it)."""
 
     def get(self, qualname: str, default: Any = None) -> Any:
         row = self._t.by_qualname(qualname)

@@ -36,7 +36,9 @@ def merge(index: RepoIndex, raws: list[RawCandidate]) -> list[Candidate]:
             if qualname is None:
                 start = raw.start_line
                 end = max(raw.end_line, index.statement_end(file, start))
-        else:
+        if qualname is not None:
+            # A name the file defines several times is one entry, spanning the definition
+            # the table gives the name (the implementation, not an ``@overload`` stub).
             d = by_qualname(qualname)
             if d is not None and d.file == file:
                 start, end, kind = d.line, d.end_line, d.kind if kind == "lines" else kind

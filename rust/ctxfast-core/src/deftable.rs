@@ -11,6 +11,7 @@
 use crate::bm25::SymbolSet;
 use crate::cursor::Cursor;
 use crate::error::{CoreError, CoreResult};
+use std::cmp::Reverse;
 use std::collections::HashMap;
 
 /// First bytes of [`DefTable::to_bytes`]: a format tag with its version.
@@ -54,7 +55,7 @@ pub struct DefRef<'t> {
 ///
 /// Rows keep the order they were given in (retrieval's: by file, line, id). Lookups answer
 /// as the dictionaries they replace did: [`DefTable::named`] lists a name's rows in row
-/// order, [`DefTable::by_qualname`] gives the first row of a qualname,
+/// order, [`DefTable::by_qualname`] gives a qualname's longest row in its first file,
 /// [`DefTable::signature_of_id`] the last row's signature for an id, [`DefTable::file_span`]
 /// the last contiguous run of a file's rows, [`DefTable::module_of`] a file's first module.
 #[derive(Debug, Default)]
@@ -227,10 +228,17 @@ impl DefTable {
         !self.equal_range(&self.by_name, |r| r.name, name).is_empty()
     }
 
-    /// The first definition (in row order) with this qualname.
+    /// The definition of this qualname: of the rows the first row's file gives it, the
+    /// longest (the earliest of equals). A file that defines one name several times holds
+    /// `@overload` stubs before the implementation, a getter before its setter, overloads
+    /// and per-platform variants: the longest is the one whose body a caller reads.
     pub fn by_qualname(&self, qualname: &str) -> Option<usize> {
         let hits = self.equal_range(&self.by_qualname, |r| r.qualname, qualname);
-        hits.first().map(|&i| i as usize)
+        let file = self.rows[*hits.first()? as usize].file;
+        hits.iter()
+            .map(|&i| i as usize)
+            .filter(|&i| self.rows[i].file == file)
+            .max_by_key(|&i| (self.rows[i].end_line - self.rows[i].line, Reverse(i)))
     }
 
     /// The skeleton signature of the last definition with this id.
@@ -507,6 +515,19 @@ mod tests {
         assert_eq!(t.named("f"), vec![0, 2, 3]);
         assert!(t.named("zz").is_empty());
         assert_eq!(t.by_qualname("a.f"), Some(0));
+        let stubs = [
+            d("s.f:1", "f", "s.f", "s.py", 1),
+            DefIn {
+                def: DefRef {
+                    end_line: 20,
+                    ..d("s.f:5", "f", "s.f", "s.py", 5).def
+                },
+                signature: "",
+            },
+            d("t.f:1", "f", "s.f", "t.py", 1),
+        ];
+        let s = DefTable::build(&stubs, &[], &[]).unwrap();
+        assert_eq!(s.by_qualname("s.f"), Some(1)); // the implementation, not the stub above it
         assert_eq!(t.by_qualname("a"), None);
         assert_eq!(t.signature_of_id("b.f:1"), Some("b.f:1"));
         assert_eq!(t.file_span("a.py"), Some((0, 3)));
