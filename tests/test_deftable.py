@@ -1,7 +1,7 @@
 """The native definition table answers every lookup as the Python dictionaries it replaced:
-the reference below is that code (rows grouped by file, by name and by qualname, the first
-definition of a qualname winning, the last signature of an id, a file's first module), run
-on the same rows."""
+the reference below is that code (rows grouped by file, by name and by qualname, a
+qualname's longest definition in its first file winning, the last signature of an id, a
+file's first module), run on the same rows."""
 
 from __future__ import annotations
 
@@ -70,7 +70,13 @@ def reference(rows, sigs, names, modules):
     by_name: dict[str, list[Node]] = {}
     for d in defs:
         by_name.setdefault(d.name, []).append(d)
-    first = defs[::-1]
+    by_qualname: dict[str, Node] = {}
+    for d in defs:  # the longest of the first file's rows of a qualname, the earliest of equals
+        best = by_qualname.get(d.qualname)
+        if best is None or (
+            d.file == best.file and d.end_line - d.line > best.end_line - best.line
+        ):
+            by_qualname[d.qualname] = d
     module_of: dict[str, str] = {}
     for file, qualname in modules:
         module_of.setdefault(file, qualname)
@@ -79,7 +85,7 @@ def reference(rows, sigs, names, modules):
         "signatures": dict(zip([d.id for d in defs], sigs, strict=True)),
         "by_file": {f: list(g) for f, g in groupby(defs, key=lambda d: d.file)},
         "by_name": by_name,
-        "by_qualname": dict(zip([d.qualname for d in first], first, strict=True)),
+        "by_qualname": by_qualname,
         "module_of": module_of,
         "names": frozenset(set(names) | set(by_name)),
     }
