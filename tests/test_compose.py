@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from recon_fixture import write_project
+from recon_fixture import indexed_repo, write_project
 from test_construct_ranker import _reply, server  # noqa: F401  (the real 127.0.0.1 server)
 
 import ctxfast
@@ -255,10 +255,7 @@ def test_definitions_come_with_decorators_comments_and_blank_margins(tmp_path):
 
 
 def test_a_name_defined_several_times_is_read_as_its_implementation(tmp_path):
-    root = tmp_path / "over"
-    (root / "conv").mkdir(parents=True)
-    (root / "conv/__init__.py").write_text("", encoding="utf-8")
-    (root / "conv/units.py").write_text(
+    units = (
         "from typing import overload\n"
         "\n"
         "\n"
@@ -269,11 +266,9 @@ def test_a_name_defined_several_times_is_read_as_its_implementation(tmp_path):
         "def convert(value):\n"  # 8
         "    if isinstance(value, str):\n"
         "        return value.strip()\n"
-        "    return value * 1000\n",
-        encoding="utf-8",
+        "    return value * 1000\n"
     )
-    repo = ctxfast.Repository(root)
-    repo.index()
+    repo = indexed_repo(tmp_path / "over", {"conv/__init__.py": "", "conv/units.py": units})
     found = list(CodeGraph(repo.graph_db).lookup("conv.units.convert"))
     assert [n.line for n in found] == [8, 5, 7]  # the implementation first
     found = [c for c in repo.retrieve("convert multiplies strings").candidates if c.qualname]
