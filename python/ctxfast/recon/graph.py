@@ -39,8 +39,8 @@ _BATCH = 500
 
 
 def _longest_first(nodes: list[Node]) -> list[Node]:
-    """``nodes`` with each run of one file's same-qualname, same-kind nodes ordered longest
-    first (then by line), at the place the run's first member had."""
+    """``nodes`` with one file's nodes of the same qualname and kind ordered longest first
+    (then by line), all at the place the first of them had."""
     groups: dict[tuple[str, str, str], list[Node]] = {}
     for n in nodes:
         groups.setdefault((n.file, n.qualname, n.kind), []).append(n)
