@@ -57,7 +57,7 @@ def test_pool_items_are_schema_valid_and_ids_stable():
 
 
 def test_pool_caps_content_provenance_and_size_by_source_priority():
-    cfg = ConstructConfig(pool_cap=6)
+    cfg = ConstructConfig(pool_cap=6, content_cap_bytes=16 * 1024 + 3)
     big = "x = 1\n" * 3000
     cands = [
         cand(
@@ -75,6 +75,8 @@ def test_pool_caps_content_provenance_and_size_by_source_priority():
     )
     assert len(pool.items) == 6
     assert all(len(it.content.encode()) <= cfg.pool.content_cap_bytes for it in pool.items)
+    capped = next(it for it in pool.items if it.meta.truncated)
+    assert capped.content.split("\n")[-1] == "x = 1"  # cut at a line's end, not inside one
     assert all(len(it.provenance) <= 200 for it in pool.items)
     assert pool.items[0].kind is Kind.PLAN_NODE  # 07 first
     assert any(e.decision == "content_capped" for e in pool.log)

@@ -41,9 +41,11 @@ class PoolSettings:
 
     #: At most this many items (256) enter the pool; the rest are logged as cut.
     pool_cap: int = 256
-    #: An item's content is cut to this many bytes (16 KB, with at most 200 lines): a fix
-    #: needs the code to change in full, and a 16 KB body still fits a window.
-    content_cap_bytes: int = 16 * 1024
+    #: An item's content is cut to this many bytes (64 KB), at a line's end: enough for a
+    #: long body's every line to be a candidate when compression picks the lines to show
+    #: (at 16 KB the lines past the cap of a 500-line function were never shown, and the
+    #: cut fell inside a line).
+    content_cap_bytes: int = 64 * 1024
     #: An item's provenance note is cut to this many characters (200).
     provenance_cap_chars: int = 200
     #: When two sources give the same item, the first of this order wins: a planner's and
@@ -119,15 +121,18 @@ def change_set(plan: PlanNode, localization: Sequence[str]) -> tuple[str, ...]:
 
 
 def _cap_bytes(text: str, cap: int) -> tuple[str, bool]:
+    """``text`` cut to at most ``cap`` bytes at the end of its last whole line (mid-line
+    only when its first line alone is longer): a line shown cut reads as the real line."""
     raw = text.encode("utf-8")
     if len(raw) <= cap:
         return text, False
-    return raw[:cap].decode("utf-8", "ignore"), True
+    end = raw.rfind(b"\n", 0, cap + 1)
+    return raw[: end if end > 0 else cap].decode("utf-8", "ignore"), True
 
 
 def _shown_after_cap(meta: ItemMeta, content: str) -> ItemMeta:
     """Line addressing of code whose content the byte cap cut: only the lines still held
-    (a partly cut last line counts as held) are claimed as shown."""
+    (a first line cut inside counts as held) are claimed as shown."""
     kept = max(1, len(content.split("\n")))
     if meta.lines is not None:
         lines = meta.lines[:kept]
