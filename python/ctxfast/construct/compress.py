@@ -28,6 +28,7 @@ from ctxfast.construct.terms import short_name
 from ctxfast.errors import InvalidArgumentError
 from ctxfast.harness.excerpt import SIGNATURE_RE
 from ctxfast.numbered import render_numbered
+from ctxfast.text import DECORATOR_PREFIXES
 
 if TYPE_CHECKING:
     from ctxfast.construct.config import ConstructConfig
@@ -175,7 +176,6 @@ SIGNATURE_LINES = 6
 #: (``@property``, ``@overload``, ``#[cfg(unix)]``): they change what the header means, and
 #: ``def variables(self)`` read without its ``@property`` is called the wrong way.
 DECORATOR_LINES = 3
-_DECORATOR = re.compile(r"^\s*(?:@[A-Za-z_]|#\[)")
 
 _CALL_OF = "(?<![A-Za-z0-9_]){name}\\s*\\("
 _INLINE_BODY = re.compile(r"\)\s*(?:->[^:]*)?:\s*\S")
@@ -235,7 +235,11 @@ def signature_lines(item: EvidenceItem) -> Numbered:
             return pairs[rows[0] : rows[:SIGNATURE_LINES][-1] + 1]
         return (next((p for p in pairs if p[1].strip()), pairs[0]),)
     top = first
-    while top > 0 and first - top < DECORATOR_LINES and _DECORATOR.match(pairs[top - 1][1]):
+    while (
+        top > 0
+        and first - top < DECORATOR_LINES
+        and pairs[top - 1][1].lstrip().startswith(DECORATOR_PREFIXES)
+    ):
         top -= 1
     out: list[tuple[int, str]] = list(pairs[top:first])
     i = first

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, ClassVar
 from ctxfast.construct.schema import CodeCandidate, Origin
 from ctxfast.construct.source_reader import SourceReader
 from ctxfast.recon.graph import CodeGraph
+from ctxfast.text import DECORATOR_PREFIXES
 
 if TYPE_CHECKING:
     from ctxfast.construct.defaults import DefaultsConfig
@@ -131,9 +132,9 @@ def with_context(
     return replace(cand, lines=tuple(shown), text=text)
 
 
-# Lines that belong to the definition below them: decorators and annotations (``@``),
-# attributes (``#[``), and comments of every graph language.
-_ATTACHED = ("@", "#", "//", "/*", "*")
+# Lines that belong to the definition below them: decorators, annotations and attributes,
+# and comments of every graph language.
+_ATTACHED = (*DECORATOR_PREFIXES, "#", "//", "/*", "*")
 _DEFINITION_KINDS = ("function", "method", "class")
 
 
