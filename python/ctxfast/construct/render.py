@@ -118,8 +118,10 @@ def _label(b: Block) -> str:
     }
     text = labels.get(role, role.value.replace("_", " "))
     if role is Role.RELATED_SYMBOL and not meta.entity:
-        # Module-level lines retrieval matched: there is no signature to speak of.
-        return "module header" if meta.start_line == 1 else "matching module-level lines"
+        # Module-level lines retrieval matched: there is no signature to speak of. They are
+        # the module's header when the lines shown open the file, not when the span they
+        # were cut from does (two lines of a `type (` block 40 lines down are no header).
+        return "module header" if b.shown and b.shown[0][0] == 1 else "matching module-level lines"
     if b.rendering is Rendering.SIGNATURE and role is not Role.FILE_OUTLINE:
         text += ", signature only"
     return text
