@@ -547,3 +547,31 @@ def test_fill_counts_only_the_lines_a_block_adds_to_its_file():
     filled = {e.subject for e in ctx.admission_log if (e.stage, e.decision) == ("fill", "admitted")}
     assert filled == {"app.session.SessionManager.load.cached"}
     assert ctx.token_count <= base.token_count + 30
+
+
+def test_the_ladder_narrowing_a_change_target_keeps_the_line_naming_the_task_s_identifier():
+    """Over its ceiling the window narrows the change target to its best line windows; the
+    line that names the task's identifier whole stays with them, as compression keeps it."""
+    dense = ["    version = runtime.constant('PHP_VERSION')"] * 30
+    named = "    if runtime.has('MB_ONIGURUMA_VERSION'):"
+    body = ["def initialize(self):", *dense, *["    x = 1"] * 20, named, "        add(lib)"]
+    target = "app.platform.Platform.initialize"
+    cands = [cand(target, "app/platform.py", 10, "\n".join(body), 0.9)]
+    plan = PlanNode("n", "fix the version check", target)
+    task = "MB_ONIGURUMA_VERSION: the runtime version constant is read wrong"
+    cfg = ConstructConfig(target_tokens=0)
+    full = construct(task, candidates=cands, plan=plan, localization=[target], config=cfg)
+    ceiling = full.token_count - 200
+    ctx = construct(
+        task, candidates=cands, plan=plan, localization=[target], config=cfg, ceiling=ceiling
+    )
+    assert ctx.token_count <= ceiling
+    assert any("best" in s and "-line window" in s for s in ctx.budget_log)
+    at = 10 + body.index(named)
+    entry = next(e for e in ctx.window if e.file == "app/platform.py")
+    assert at in entry.shown_lines() and len(entry.shown_lines()) < len(body)
+    plain = ConstructConfig(target_tokens=0, named_line_uses=0)
+    cut = construct(
+        task, candidates=cands, plan=plan, localization=[target], config=plain, ceiling=ceiling
+    )
+    assert at not in next(e for e in cut.window if e.file == "app/platform.py").shown_lines()

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ctxfast.construct.compress import Block, mask_pointer, with_lines
-from ctxfast.construct.line_windows import Numbered, best_line_windows, own_lines
+from ctxfast.construct.line_windows import Numbered, own_lines, window_rows
 from ctxfast.construct.measure import Measure
 from ctxfast.construct.represent import Rendering, Role
 from ctxfast.construct.schema import Kind
@@ -62,7 +62,7 @@ def run_ladder(
         or _cut_freshest(state, config, ceiling, freshest, m, step, set_block, index)
         # ---- step 2: working set by representation --------------------------------------
         or _omit_supporting(state, step, index)
-        or _reduce_working_set(state, config, step, set_block, index, is_first)
+        or _reduce_working_set(task, state, config, step, set_block, index, is_first)
         or _omit_working_set(state, freshest, step, index, is_first)
         # ---- step 3: stable core (supporting acceptance detail only) --------------------
         or _trim_acceptance(state, config, step, set_block, index)
@@ -155,6 +155,7 @@ def _omit_supporting(state: list[Block], step: _Step, index: _Index) -> bool:
 
 
 def _reduce_working_set(
+    task: str,
     state: list[Block],
     config: ConstructConfig,
     step: _Step,
@@ -164,7 +165,8 @@ def _reduce_working_set(
 ) -> bool:
     """Ladder 2: the critical working set shrinks block by block, the first-ranked change
     target, irreducible blocks, change targets and the patch last: a change target narrows
-    to the lines it needs, then every block falls back from its full text to its signature."""
+    to the lines it needs (scored on the task's and the requirements' terms, as compression
+    scores them), then every block falls back from its full text to its signature."""
     working = [b for b in state if b.critical and b.tier == "working_set"]
     working.sort(
         key=lambda b: (
@@ -175,7 +177,7 @@ def _reduce_working_set(
             b.item.meta.seq,
         )
     )
-    terms = [b.text for b in state if b.role is Role.REQUIREMENT]
+    terms = [task, *(b.text for b in state if b.role is Role.REQUIREMENT)]
     for b in working:
         narrows = b.role is Role.CHANGE_TARGET and b.rendering is Rendering.VERBATIM and b.is_code
         if narrows and _narrow_change_target(b, state, config, terms, step, index):
@@ -212,7 +214,8 @@ def _narrow_change_target(
     index: _Index,
 ) -> bool:
     """Ladder 2: a change target shown verbatim narrows to its definition's own lines, then
-    to its best line window for the requirements' terms, halving the window each time."""
+    to its best line window for the requirements' terms, halving the window each time; the
+    lines naming one of the task's identifiers whole stay, as compression keeps them."""
     own = own_lines(b.item, b.shown)
     if len(own) < len(b.shown):
 
@@ -232,8 +235,8 @@ def _narrow_change_target(
 
         def shrink(b: Block = b, window: int = window, shown: Numbered = shown) -> bool:
             texts = [t for _, t in shown]
-            st, en, _ = best_line_windows(texts, decision_terms(terms), window)[0]
-            state[index(b.id)] = with_lines(b, shown[st:en])
+            rows = window_rows(texts, set(decision_terms(terms)), window, config, head=0)
+            state[index(b.id)] = with_lines(b, tuple(shown[i] for i in rows))
             return True
 
         if step(f"ladder 2: change target {b.id} to its best {window}-line window", shrink):

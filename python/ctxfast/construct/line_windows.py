@@ -97,12 +97,27 @@ def named_rows(texts: Sequence[str], terms: Collection[str], max_uses: int) -> l
     return sorted({i for found in rows.values() if len(found) <= max_uses for i in found})
 
 
+def window_rows(
+    texts: Sequence[str], wanted: Collection[str], window: int, config: ConstructConfig, head: int
+) -> list[int]:
+    """The rows of ``texts`` a cut body shows: its best ``window``-line window by term
+    overlap, the first ``head`` rows above that window, and the lines around each row
+    naming one of the decision's identifiers whole (:func:`named_rows`)."""
+    cfg = config.compress
+    st, en, _ = best_line_windows(texts, wanted, window, min_len=config.min_term_len)[0]
+    keep = set(range(min(head, st))) | set(range(st, en))
+    c = cfg.named_line_context
+    for row in named_rows(texts, wanted, cfg.named_line_uses):
+        keep.update(range(max(0, row - c), min(len(texts), row + c + 1)))
+    return sorted(keep)
+
+
 def best_window(
     pairs: Numbered, terms: Collection[str], config: ConstructConfig, keep_tail: bool = False
 ) -> tuple[Numbered, bool]:
     """A large code body cut to its best ``window_lines`` window (term overlap; the tail for
     an insertion point) after its first ``window_head_lines`` lines, with the lines around
-    each row naming one of the decision's identifiers whole (:func:`named_rows`); returns
+    each row naming one of the decision's identifiers whole (:func:`window_rows`); returns
     ``(pairs, was_cut)``. Bodies up to ``large_item_lines`` lines stay whole."""
     cfg = config.compress
     if len(pairs) <= cfg.large_item_lines:
@@ -113,13 +128,8 @@ def best_window(
     if cfg.window_code_only:
         # A docstring repeats the task's words without being what changes: score code.
         texts = [t if c else "" for t, c in zip(texts, code_rows(texts), strict=True)]
-    wanted = set(terms)
-    st, en, _ = best_line_windows(texts, wanted, cfg.window_lines, min_len=config.min_term_len)[0]
-    keep = set(range(min(cfg.window_head_lines, st))) | set(range(st, en))
-    c = cfg.named_line_context
-    for row in named_rows(texts, wanted, cfg.named_line_uses):
-        keep.update(range(max(0, row - c), min(len(pairs), row + c + 1)))
-    return tuple(pairs[i] for i in sorted(keep)), True
+    rows = window_rows(texts, set(terms), cfg.window_lines, config, cfg.window_head_lines)
+    return tuple(pairs[i] for i in rows), True
 
 
 def body_window(
@@ -147,4 +157,5 @@ __all__ = [
     "body_window",
     "code_rows",
     "own_lines",
+    "window_rows",
 ]
