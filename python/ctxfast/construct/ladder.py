@@ -214,8 +214,9 @@ def _narrow_change_target(
     index: _Index,
 ) -> bool:
     """Ladder 2: a change target shown verbatim narrows to its definition's own lines, then
-    to its best line window for the requirements' terms, halving the window each time; the
-    lines naming one of the task's identifiers whole stay, as compression keeps them."""
+    to its best line window for the task's and the requirements' terms, halving the window
+    each time; the lines naming one of the task's identifiers whole stay, as compression
+    keeps them."""
     own = own_lines(b.item, b.shown)
     if len(own) < len(b.shown):
 
