@@ -114,13 +114,13 @@ PATH_WORD_STOPWORDS = frozenset((
     "return", "returns", "none", "true", "false", "self", "test", "tests", "case",
 ))  # fmt: skip
 
-#: Decision terms of the window builder: short English words and the Python keywords and
-#: builtin type names that every body repeats, so overlap measures the subject, not syntax.
 #: How a line that belongs to the definition below it starts: a decorator or annotation
 #: (``@property``, ``@Override``) or an attribute (``#[cfg(unix)]``, ``#[Route]``). It changes
 #: what the definition means, so the definition is shown with it.
 DECORATOR_PREFIXES = ("@", "#[")
 
+#: Decision terms of the window builder: short English words and the Python keywords and
+#: builtin type names that every body repeats, so overlap measures the subject, not syntax.
 CODE_TERM_STOPWORDS = frozenset((
     "the", "and", "for", "not", "with", "from", "this", "that", "are", "was", "were", "will",
     "into", "when", "then", "than", "else", "elif", "def", "class", "return", "self", "none",
