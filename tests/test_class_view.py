@@ -74,7 +74,7 @@ def test_large_class_shows_header_constructor_and_the_members_the_task_points_at
     assert 61 not in shown  # only one member beyond the constructor (class_view_methods=1)
     assert any(e.decision == "class_view" for e in ctx.admission_log)
     text = ctx.render()
-    assert "63 |     def fetch_entry(self, offset):" in text
+    assert "\n63\t    def fetch_entry(self, offset):" in text
 
 
 def test_the_view_is_a_setting_and_members_come_with_their_decorators(tmp_path):

@@ -240,7 +240,7 @@ def test_definitions_come_with_decorators_comments_and_blank_margins(tmp_path):
     )
     text = ctx.render()
     for n, line in ((4, ""), (5, "    # the area is recomputed"), (6, "    @property"), (9, "")):
-        assert re.search(rf"^ *{n} \| {re.escape(line)}", text, re.M), (n, line)
+        assert re.search(rf"^{n}\t{re.escape(line)}", text, re.M), (n, line)
     shown = {n for e in ctx.window if e.file == "shapes/square.py" for n in e.shown_lines()}
     assert {4, 5, 6, 7, 8, 9} <= shown
     bare = ctxfast.compose(
@@ -308,7 +308,7 @@ def test_a_small_target_file_is_shown_whole(tmp_path):
     task = "render_name gives the wrong name for max"
     ctx = ctxfast.compose(repo, task, localization=["fmt.names.render_name"])
     text = ctx.render()
-    assert '2 |     "exp": "Exp",' in text  # the table above the target
+    assert '\n2\t    "exp": "Exp",' in text  # the table above the target
     assert "### fmt/names.py:1-9 · `render_name` (5-9) — change target" in text
     whole = _decisions(ctx, "defaults")["whole_file"]
     assert whole.subject == "fmt/names.py" and "9 lines" in whole.driver
@@ -414,7 +414,7 @@ def test_config_consumers_from_code_and_config_files(project):
     assert "### .env:1-1 — uses configuration key `DATABASE_URL`" in text
     assert "`main` — uses configuration key `DATABASE_URL`" in text
     assert 'DATABASE_URL = os.environ.get("DATABASE_URL", "sqlite://")' in text
-    assert "1 | import os" in text  # a module-level target comes with the module's imports
+    assert "\n1\timport os" in text  # a module-level target comes with the module's imports
     defaults = _decisions(ctx, "defaults")
     assert "(first localized entity)" in defaults["default_plan"].driver
     assert "2 ConfigConsumer edges" in defaults["default_impact"].driver

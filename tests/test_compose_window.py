@@ -20,7 +20,7 @@ from ctxfast.construct.pool import PoolInputs, build_pool
 
 TASK = "apply_discount rounds the discounted total wrong when the percent is negative"
 _HEADER = re.compile(r"^### (?P<path>[^\n:]+):\d+-\d+(?: · `(?P<name>[^`]+)`)?")
-_NUMBERED = re.compile(r"^\s*(\d+) \| ")
+_NUMBERED = re.compile(r"^(\d+)\t")
 
 
 def write_shop(root: Path, rules: int = 45) -> Path:

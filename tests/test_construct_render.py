@@ -23,7 +23,7 @@ def test_blocks_carry_real_line_numbers_and_paths():
     ctx = _window([cand(TARGET, "app/session.py", 40, body, 0.9)])
     text = ctx.render()
     assert "### app/session.py:40-41 · `SessionManager.load` — change target" in text
-    assert "40 | def load(self, key):" in text and "41 |     return key" in text
+    assert "\n40\tdef load(self, key):" in text and "\n41\t    return key" in text
     entry = next(e for e in ctx.window if e.file == "app/session.py")
     assert entry.shown_lines() == (40, 41)
     assert text.count("fix load") == 1  # the default plan only restates the task
@@ -38,7 +38,7 @@ def test_gapped_lines_are_marked_and_only_they_are_claimed():
     )  # fmt: skip
     ctx = _window([c])
     out = ctx.render()
-    assert "30 | class SessionManager(Base):" in out
+    assert "\n30\tclass SessionManager(Base):" in out
     assert "⋮ [9 lines elided: 31-39]" in out
     entry = next(e for e in ctx.window if e.file == "app/session.py")
     assert entry.shown_lines() == (30, 40, 41)
@@ -73,7 +73,7 @@ def test_a_piece_of_a_line_or_two_is_shown_inside_its_neighbour():
     ctx = _window([cand(TARGET, "app/session.py", 40, body, 0.9), deco])
     out = ctx.render()
     assert re.findall(r"### app/session.py:(\d+-\d+)", out) == ["39-41"]
-    assert "39 |     @cached" in out
+    assert "\n39\t    @cached" in out
     entry = next(e for e in ctx.window if e.file == "app/session.py")
     assert len(entry.item_id.split("+")) == 2
 
@@ -87,7 +87,7 @@ def test_a_line_is_shown_once_by_its_strongest_block():
     ctx = _window([cand(TARGET, "app/session.py", 40, body, 0.9), outline])
     text = ctx.render()
     assert text.count("def load(self, key):") == 1
-    assert "1 | import os" in text  # the outline keeps the lines only it shows
+    assert "\n1\timport os" in text  # the outline keeps the lines only it shows
 
 
 def test_module_level_lines_are_called_a_header_only_when_they_open_the_file():
@@ -153,7 +153,7 @@ def test_callers_read_as_calls_with_their_call_sites():
     body = 'def main(argv):\n    """Uses connect() in prose."""\n    db.connect(x)\n    return 0'
     text = _connect_called_by("pkg.cli.main", "pkg/cli.py", 5, body, 7)
     assert "`main` — calls `connect`" in text
-    assert "7 |     db.connect(x)" in text
+    assert "\n7\t    db.connect(x)" in text
     assert "--CalledBy-->" not in text
 
 
@@ -161,7 +161,7 @@ def test_module_level_callers_show_only_their_calls():
     body = '"""Setup script."""\nimport sys\n\nURI = sys.argv[1]\nconn = db.connect(URI)\n'
     text = _connect_called_by("pkg.setup", "pkg/setup.py", 1, body, 5)
     assert "### pkg/setup.py:5-5 · `setup` — calls `connect`" in text
-    assert "5 | conn = db.connect(URI)" in text and "import sys" not in text
+    assert "\n5\tconn = db.connect(URI)" in text and "import sys" not in text
 
 
 def test_a_target_calling_another_target_says_so_and_a_wrapper_names_what_it_wraps():

@@ -26,14 +26,14 @@ def test_windows_around_identifier_with_real_line_numbers(tmp_path):
     assert ex.mode == "windows"
     assert ex.token_count == count_tokens(ex.text) <= 300
     # The definition in the middle of the file is shown with its real line number.
-    assert re.search(r"^300 \| def compute_total\(items\):$", ex.text, re.M)
-    assert re.search(r"^500 \| x = compute_total\(cart\)$", ex.text, re.M)
+    assert re.search(r"^300\tdef compute_total\(items\):$", ex.text, re.M)
+    assert re.search(r"^500\tx = compute_total\(cart\)$", ex.text, re.M)
     # Never head-truncated: line 1 is not shown, and elided gaps are marked with their ranges.
-    assert not re.search(r"^  1 \| ", ex.text, re.M)
+    assert not re.search(r"^1\t", ex.text, re.M)
     assert "elided: 1-" in ex.text
     assert ex.windows and all(lo <= hi for lo, hi in ex.windows)
     # Every numbered line matches the file.
-    for m in re.finditer(r"^\s*(\d+) \| (.*)$", ex.text, re.M):
+    for m in re.finditer(r"^(\d+)\t(.*)$", ex.text, re.M):
         assert lines[int(m.group(1)) - 1] == m.group(2)
 
 
@@ -42,7 +42,7 @@ def test_small_file_is_returned_whole(tmp_path):
     p.write_text("a = 1\nb = 2\n", encoding="utf-8")
     ex = excerpt(p, ["zzz"], 100)
     assert ex.mode == "full"
-    assert "1 | a = 1" in ex.text and "2 | b = 2" in ex.text and "elided" not in ex.text
+    assert "\n1\ta = 1" in ex.text and "\n2\tb = 2" in ex.text and "elided" not in ex.text
 
 
 def test_no_mentions_gives_signature_outline(tmp_path):
@@ -52,7 +52,7 @@ def test_no_mentions_gives_signature_outline(tmp_path):
     p.write_text("\n".join(body), encoding="utf-8")
     ex = excerpt(p, ["nothing_here"], 120)
     assert ex.mode == "outline"
-    assert "  1 | class Cart:" in ex.text and "202 | def checkout(cart):" in ex.text
+    assert "\n1\tclass Cart:" in ex.text and "\n202\tdef checkout(cart):" in ex.text
     assert "x5 = 5" not in ex.text
 
 
@@ -60,7 +60,7 @@ def test_identifier_only_role_gets_signatures_not_bodies(tmp_path):
     p, _ = _big_file(tmp_path, total=60, target_line=30)
     ex = excerpt(p, ["compute_total"], 10_000, role="explore")
     assert ex.mode == "outline"
-    assert "30 | def compute_total(items):" in ex.text
+    assert "\n30\tdef compute_total(items):" in ex.text
     assert "return sum" not in ex.text
     ex2 = excerpt(p, ["compute_total"], 10_000, role="implement")
     assert ex2.mode == "full"

@@ -20,7 +20,7 @@ from itertools import pairwise
 from ctxfast.construct.compress import Block, with_lines
 from ctxfast.construct.represent import Rendering, Role
 from ctxfast.construct.schema import LogEntry
-from ctxfast.numbered import gap_line, number_width, render_numbered
+from ctxfast.numbered import gap_line, render_numbered
 
 #: The repository's lines of a file (1-based line n is ``lines[n - 1]``).
 Source = Callable[[str], Sequence[str]]
@@ -84,8 +84,7 @@ def close_gaps(
             continue
         b = state[bid]
         pairs = tuple((n, text[n - 1]) for n in range(first, last + 1))
-        width = number_width(last)
-        add, marker = sizes([render_numbered(pairs, width), gap_line(first, last, width)])
+        add, marker = sizes([render_numbered(pairs), gap_line(first, last)])
         inside = {first - 1, last + 1} <= {n for n, _ in b.shown}  # a marker goes, else none
         cost = max(add - marker, 0) if inside else add
         if spent + cost > room:

@@ -21,7 +21,7 @@ from ctxfast import _native
 from ctxfast.confine import decode, read_regular
 from ctxfast.errors import ConfigError
 from ctxfast.harness.profiles import IDENTIFIER_ONLY_ROLES
-from ctxfast.numbered import gap_line, number_width, numbered_line
+from ctxfast.numbered import gap_line, numbered_line
 from ctxfast.tokens import DEFAULT_ENCODING, count_tokens, count_tokens_batch
 
 #: Lines that open a definition in the common languages (Python, Rust, Go, JS/TS, Java, C-ish).
@@ -95,18 +95,16 @@ def best_windows(
     )
 
 
-def _render(
-    header: str, numbered: list[str], windows: list[tuple[int, int]], width: int, total: int
-) -> str:
+def _render(header: str, numbered: list[str], windows: list[tuple[int, int]], total: int) -> str:
     out = [header]
     prev_end = 0
     for start, end in windows:
         if start > prev_end:
-            out.append(gap_line(prev_end + 1, start, width))
+            out.append(gap_line(prev_end + 1, start))
         out.extend(numbered[start:end])
         prev_end = end
     if prev_end < total and windows:
-        out.append(gap_line(prev_end + 1, total, width))
+        out.append(gap_line(prev_end + 1, total))
     return "\n".join(out)
 
 
@@ -152,8 +150,7 @@ def excerpt(
     idents = list(identifiers)
     if identifier_only is None:
         identifier_only = role in IDENTIFIER_ONLY_ROLES
-    width = number_width(total)
-    numbered = [numbered_line(i + 1, line, width) for i, line in enumerate(lines)]
+    numbered = [numbered_line(i + 1, line) for i, line in enumerate(lines)]
     header = f"{shown} ({total} line{'s' if total != 1 else ''})"
 
     def done(text: str, windows: list[tuple[int, int]], mode: str) -> Excerpt:
@@ -169,7 +166,7 @@ def excerpt(
     if count_tokens(header, encoding) > max_tokens:
         return done("", [], "empty")
     if not identifier_only:
-        full = _render(header, numbered, [(0, total)] if total else [], width, total)
+        full = _render(header, numbered, [(0, total)] if total else [], total)
         if count_tokens(full, encoding) <= max_tokens:
             return done(full, [(0, total)] if total else [], "full")
 
@@ -186,7 +183,7 @@ def excerpt(
     # Outline windows are single lines; allow one window per signature.
     cap = max_windows if mode == "windows" else total
     line_costs = count_tokens_batch([n + "\n" for n in numbered], encoding)
-    gap_cost = count_tokens("\n" + gap_line(total, total, width), encoding)
+    gap_cost = count_tokens("\n" + gap_line(total, total), encoding)
     budget = max_tokens - count_tokens(header, encoding) - (min(cap, total) + 1) * gap_cost
     if mode == "outline":
         # Gaps between outline lines are many; price them per selected line instead.
@@ -195,9 +192,9 @@ def excerpt(
     budget = max(budget, 0)
     while True:
         windows = best_windows(line_costs, scores, budget, max_windows=cap, context=ctx)
-        text = _render(header, numbered, windows, width, total)
+        text = _render(header, numbered, windows, total)
         if not windows:
-            text = header + "\n" + gap_line(1, total, width) if total else header
+            text = header + "\n" + gap_line(1, total) if total else header
             if count_tokens(text, encoding) > max_tokens:
                 text = header
             return done(text, [], mode)
