@@ -254,6 +254,35 @@ def test_definitions_come_with_decorators_comments_and_blank_margins(tmp_path):
     assert 6 not in shown and 9 not in shown
 
 
+def test_a_decorator_written_over_several_lines_comes_whole_with_its_definition(tmp_path):
+    root = tmp_path / "deco_multi"
+    (root / "shop").mkdir(parents=True)
+    (root / "shop/__init__.py").write_text("", encoding="utf-8")
+    (root / "shop/cart.py").write_text(
+        "class Cart:\n"
+        "    def total(self):\n"
+        "        return sum(q for _, q in self.items)\n"
+        "\n"
+        "    @validate(\n"
+        '        rule="positive",\n'
+        '        message="quantity must be positive",\n'
+        "    )\n"
+        "    def add(self, item, quantity):\n"
+        "        self.items.append((item, quantity))\n",
+        encoding="utf-8",
+    )
+    ctx = ctxfast.compose(
+        ctxfast.Repository(root),
+        "Cart.add accepts a negative quantity",
+        localization=["shop.cart.Cart.add"],
+        config=ConstructConfig(target_tokens=0),
+        defaults=DefaultsConfig(file_outlines=False),
+    )
+    shown = {n for e in ctx.window if e.file == "shop/cart.py" for n in e.shown_lines()}
+    # the decorator's every line (its rule is what the task is about), not the method above
+    assert {5, 6, 7, 8, 9, 10} <= shown and 3 not in shown
+
+
 def test_a_name_defined_several_times_is_read_as_its_implementation(tmp_path):
     units = (
         "from typing import overload\n"

@@ -12,6 +12,7 @@ from ctxfast.retrieval.lexical import DEFAULT_EXCLUDE_ANY_DEPTH
 from ctxfast.text import (
     PRUNED_DIRS,
     FileRole,
+    attached_above,
     file_role,
     identifiers,
     is_test_code,
@@ -128,3 +129,14 @@ def test_a_test_module_inside_a_library_file_is_test_code():
     assert not is_test_code("src/lib.rs", "lib.parse_width")
     assert not is_test_code("src/tests.rs", "tests")  # the module itself, not inside one
     assert not is_test_code("src/lib.rs", None)
+
+
+def test_the_lines_above_a_definition_that_belong_to_it():
+    prefixes = ("@", "#[", "#", "//", "/*", "*")
+    rust = ["#[cfg(any(", "    unix,", "    windows,", "))]", "/// Opens it.", "pub fn open() {}"]
+    assert attached_above(rust, 5, prefixes, 10) == 0  # the attribute's inner lines too
+    assert attached_above(rust, 5, prefixes, 3) == 4  # within three lines: the doc comment
+    java = ["  @Override public String toString() {", '    return "x";', "  }", "  void next() {"]
+    assert attached_above(java, 3, prefixes, 10) == 3  # the method before is not an annotation
+    call = ["x = configure(", "    1,", ")", "def run():"]
+    assert attached_above(call, 3, prefixes, 10) == 3  # nor is a call that opens no decorator

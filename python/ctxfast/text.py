@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+from collections.abc import Sequence
 from enum import StrEnum
 
 from ctxfast import _native
@@ -118,6 +119,43 @@ PATH_WORD_STOPWORDS = frozenset((
 #: (``@property``, ``@Override``) or an attribute (``#[cfg(unix)]``, ``#[Route]``). It changes
 #: what the definition means, so the definition is shown with it.
 DECORATOR_PREFIXES = ("@", "#[")
+
+
+def attached_above(lines: Sequence[str], first: int, prefixes: tuple[str, ...], most: int) -> int:
+    """The index of the first line of the run right above ``lines[first]`` that belongs to
+    that line's definition: lines starting with one of ``prefixes``, and a decorator or
+    attribute written over several lines (``@pytest.mark.parametrize(`` … ``)``,
+    ``#[cfg(any(`` … ``))]``, ``@SuppressWarnings({`` … ``})``) whole, whose inner lines
+    start with nothing of the kind; at most ``most`` lines. ``first`` when there is none."""
+    top = first
+    while top > 0 and first - top < most:
+        if lines[top - 1].lstrip().startswith(prefixes):
+            top -= 1
+            continue
+        # A decorator's or attribute's arguments end in ``)`` or ``]``; a body ends in ``}``
+        # (``@Override public String toString() {`` … ``}`` is the method before, not one).
+        if not lines[top - 1].rstrip().endswith((")", "]")):
+            break
+        opener = _group_opener(lines, top - 1, first - most)
+        if opener is None or not lines[opener].lstrip().startswith(DECORATOR_PREFIXES):
+            break
+        top = opener
+    return top
+
+
+def _group_opener(lines: Sequence[str], last: int, floor: int) -> int | None:
+    """The line, at ``floor`` or below ``last``, whose bracket ``lines[last]`` closes (the
+    lines between balance out), or None when ``lines[last]`` closes none."""
+    depth = 0
+    for i in range(last, max(floor, 0) - 1, -1):
+        text = lines[i]
+        depth += sum(text.count(c) for c in ")]}") - sum(text.count(c) for c in "([{")
+        if i == last and depth <= 0:
+            return None
+        if depth <= 0:
+            return i if depth == 0 else None
+    return None
+
 
 #: Decision terms of the window builder: short English words and the Python keywords and
 #: builtin type names that every body repeats, so overlap measures the subject, not syntax.
@@ -358,6 +396,7 @@ __all__ = [
     "VENDORED_DIR_NAMES",
     "FileRole",
     "alnum_words",
+    "attached_above",
     "file_role",
     "identifiers",
     "is_example_path",

@@ -28,7 +28,7 @@ from ctxfast.construct.terms import short_name
 from ctxfast.errors import InvalidArgumentError
 from ctxfast.harness.excerpt import SIGNATURE_RE
 from ctxfast.numbered import render_numbered
-from ctxfast.text import DECORATOR_PREFIXES
+from ctxfast.text import DECORATOR_PREFIXES, attached_above
 
 if TYPE_CHECKING:
     from ctxfast.construct.config import ConstructConfig
@@ -234,13 +234,7 @@ def signature_lines(item: EvidenceItem) -> Numbered:
             # one unbroken run (blank lines between imports cost less than gap markers)
             return pairs[rows[0] : rows[:SIGNATURE_LINES][-1] + 1]
         return (next((p for p in pairs if p[1].strip()), pairs[0]),)
-    top = first
-    while (
-        top > 0
-        and first - top < DECORATOR_LINES
-        and pairs[top - 1][1].lstrip().startswith(DECORATOR_PREFIXES)
-    ):
-        top -= 1
+    top = attached_above([t for _, t in pairs], first, DECORATOR_PREFIXES, DECORATOR_LINES)
     out: list[tuple[int, str]] = list(pairs[top:first])
     i = first
     while i < len(pairs) and len(out) - (first - top) < SIGNATURE_LINES:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, ClassVar
 from ctxfast.construct.schema import CodeCandidate, Origin
 from ctxfast.construct.source_reader import SourceReader
 from ctxfast.recon.graph import CodeGraph
-from ctxfast.text import DECORATOR_PREFIXES
+from ctxfast.text import DECORATOR_PREFIXES, attached_above
 
 if TYPE_CHECKING:
     from ctxfast.construct.defaults import DefaultsConfig
@@ -156,16 +156,10 @@ def with_margins(reader: SourceReader, cand: CodeCandidate, cfg: DefaultsConfig)
 
 def margins(lines: Sequence[str], start: int, end: int, cfg: DefaultsConfig) -> tuple[int, int]:
     """The span ``start..end`` of a definition in ``lines`` widened over its attached lines
-    above (at most ``cfg.context.attached_lines``) and up to ``cfg.context.margin_lines``
+    above (at most ``cfg.context.attached_lines``; a decorator written over several lines
+    whole) and up to ``cfg.context.margin_lines``
     blank lines on each side."""
-    taken = 0
-    while (
-        start > 1
-        and taken < cfg.context.attached_lines
-        and lines[start - 2].lstrip().startswith(_ATTACHED)
-    ):
-        start -= 1
-        taken += 1
+    start = attached_above(lines, start - 1, _ATTACHED, cfg.context.attached_lines) + 1
     taken = 0
     while start > 1 and taken < cfg.context.margin_lines and not lines[start - 2].strip():
         start -= 1
