@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -210,11 +211,19 @@ def test_library_callers_come_before_test_callers(tmp_path):
     assert all(_shows_call(everyone, t, "helper") for t in tests)
 
 
+def _one_module(root: Path, module: str, text: str) -> Path:
+    """A repository at ``root`` holding the package module ``module`` (``pkg/mod.py``)."""
+    package = (root / module).parent
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (root / module).write_text(text, encoding="utf-8")
+    return root
+
+
 def test_definitions_come_with_decorators_comments_and_blank_margins(tmp_path):
-    root = tmp_path / "deco"
-    (root / "shapes").mkdir(parents=True)
-    (root / "shapes/__init__.py").write_text("", encoding="utf-8")
-    (root / "shapes/square.py").write_text(
+    root = _one_module(
+        tmp_path / "deco",
+        "shapes/square.py",
         "class Square:\n"
         "    def __init__(self, side):\n"
         "        self.side = side\n"
@@ -226,7 +235,6 @@ def test_definitions_come_with_decorators_comments_and_blank_margins(tmp_path):
         "\n"
         "    def perimeter(self):\n"
         "        return 4 * self.side\n",
-        encoding="utf-8",
     )
     repo = ctxfast.Repository(root)
     task = "Square.area is wrong for negative side"
@@ -255,10 +263,9 @@ def test_definitions_come_with_decorators_comments_and_blank_margins(tmp_path):
 
 
 def test_a_decorator_written_over_several_lines_comes_whole_with_its_definition(tmp_path):
-    root = tmp_path / "deco_multi"
-    (root / "shop").mkdir(parents=True)
-    (root / "shop/__init__.py").write_text("", encoding="utf-8")
-    (root / "shop/cart.py").write_text(
+    root = _one_module(
+        tmp_path / "deco_multi",
+        "shop/cart.py",
         "class Cart:\n"
         "    def total(self):\n"
         "        return sum(q for _, q in self.items)\n"
@@ -269,7 +276,6 @@ def test_a_decorator_written_over_several_lines_comes_whole_with_its_definition(
         "    )\n"
         "    def add(self, item, quantity):\n"
         "        self.items.append((item, quantity))\n",
-        encoding="utf-8",
     )
     ctx = ctxfast.compose(
         ctxfast.Repository(root),
