@@ -15,6 +15,7 @@ from ctxfast.text import (
     attached_above,
     file_role,
     identifiers,
+    is_product_path,
     is_test_code,
     is_test_path,
     split_identifier,
@@ -49,6 +50,21 @@ def test_is_test_path_is_the_test_role_without_the_directory_precedence():
     assert is_test_path("vendor/lib/tests/test_x.py")
     assert file_role("vendor/lib/tests/test_x.py") is FileRole.VENDORED
     assert not is_test_path("pkg/testing.py") and not is_test_path("pkg/contest.py")
+
+
+@pytest.mark.parametrize(
+    "path", ["src/addDays/test.ts", "src/addDays/test.js", "shop/tests.py", "src/parse/tests.rs"]
+)
+def test_a_file_named_test_or_tests_beside_the_code_is_a_test(path):
+    assert is_test_path(path) and not is_product_path(path)
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["src/addDays/index.ts", "lib/Tests.php", "src/attest.ts", "lib/adapter/test.rb", "u/test.py"],
+)
+def test_a_name_that_only_holds_test_is_not(path):
+    assert not is_test_path(path)
 
 
 def test_one_pruned_directory_list_for_every_walk():
@@ -127,7 +143,8 @@ def test_a_test_module_inside_a_library_file_is_test_code():
     assert not is_test_code("a/decorators.py", "a.decorators.user_passes_test._wrapped_view")
     assert is_test_code("tests/test_a.py", "tests.test_a.test_x")
     assert not is_test_code("src/lib.rs", "lib.parse_width")
-    assert not is_test_code("src/tests.rs", "tests")  # the module itself, not inside one
+    assert not is_test_code("src/lib.rs", "tests")  # the module itself, not inside one
+    assert is_test_code("src/tests.rs", "tests")  # but a file named tests is a test file
     assert not is_test_code("src/lib.rs", None)
 
 

@@ -258,14 +258,23 @@ EXAMPLE_DIR_NAMES = frozenset(
         *("fixtures", "testdata", "test-data"),
     }
 )
+#: JavaScript's and TypeScript's source file extensions.
+JS_TS_EXTENSIONS = ("js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts")
 #: Test file names per language: pytest, Go, Jest/Vitest (``.test``/``.spec``), JUnit,
 #: PHPUnit, RSpec and Minitest.
 TEST_SUFFIXES = tuple(
     ["_test.py", "_test.go", "Test.java", "Tests.java", "Test.php", "_spec.rb", "_test.rb"]
-    + [
-        f".{kind}.{ext}"
-        for kind in ("test", "spec")
-        for ext in ("js", "ts", "jsx", "tsx", "mjs", "mts")
+    + [f".{kind}.{ext}" for kind in ("test", "spec") for ext in JS_TS_EXTENSIONS]
+)
+#: Whole file names of the tests a language keeps beside the code they test: JavaScript's
+#: and TypeScript's ``<module>/test.ts`` (date-fns keeps 900 of them), a Django app's
+#: ``tests.py``, Rust's ``test.rs``/``tests.rs`` test modules. Not every language: a Ruby
+#: library's ``lib/faraday/adapter/test.rb`` is the stub adapter it ships, Python's
+#: ``utils/test.py`` a helper module.
+BESIDE_CODE_TEST_NAMES = frozenset(
+    [
+        *(f"{stem}.{ext}" for stem in ("test", "tests") for ext in JS_TS_EXTENSIONS),
+        *("tests.py", "test.rs", "tests.rs"),
     ]
 )
 #: Name fragments of generated or minified files (bundles, protobuf and gRPC stubs, Dart's
@@ -292,7 +301,8 @@ def is_test_path(path: str) -> bool:
     """Whether the POSIX ``path`` is a test file: under a ``tests``/``test``/``__tests__``
     directory, or a top-level ``testing`` one (pytest's own suite; a ``testing`` package
     inside the library, ``sympy/testing``, is library code), or named as a test
-    (``test_*.py``, ``*_test.go``, ``*.spec.ts``, ``*Test.php``, ``*_spec.rb``, ...). Two
+    (``test_*.py``, ``*_test.go``, ``*.spec.ts``, ``*Test.php``, ``*_spec.rb``, ...), or one
+    of the ``BESIDE_CODE_TEST_NAMES`` (``src/addDays/test.ts``, an app's ``tests.py``). Two
     directory names are tests in one language only, where they are the convention and
     elsewhere may name library code: RSpec's ``spec/`` for Ruby, Symfony's ``Tests/`` for
     PHP."""
@@ -304,6 +314,7 @@ def is_test_path(path: str) -> bool:
         or "/__tests__/" in path
         or name.startswith("test_")
         or name.endswith(TEST_SUFFIXES)
+        or name in BESIDE_CODE_TEST_NAMES
         or (name.endswith(".rb") and (path.startswith("spec/") or "/spec/" in path))
         or (name.endswith(".php") and (path.startswith("Tests/") or "/Tests/" in path))
     )
@@ -370,6 +381,7 @@ def file_role(path: str) -> FileRole:
 
 
 __all__ = [
+    "BESIDE_CODE_TEST_NAMES",
     "CALL",
     "CAMEL_CASE",
     "CAPITALISED_IDENTIFIER_RE",
@@ -385,6 +397,7 @@ __all__ = [
     "EXAMPLE_DIR_NAMES",
     "GENERATED_NAME_PARTS",
     "IDENTIFIER",
+    "JS_TS_EXTENSIONS",
     "LOWER_SNAKE_CASE",
     "LUCENE_ENGLISH_STOPWORDS",
     "PATH_WORD_STOPWORDS",
