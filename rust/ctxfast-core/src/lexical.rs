@@ -62,7 +62,7 @@ pub const LANGUAGE_GLOBS: &[(&str, &[&str])] = &[
     ("ruby", &["*.rb", "*.rake"]),
     ("php", &["*.php"]),
     ("swift", &["*.swift"]),
-    ("scala", &["*.scala"]),
+    ("scala", &["*.scala", "*.sc"]),
     ("shell", &["*.sh", "*.bash"]),
 ];
 

@@ -11,8 +11,6 @@
 
 /// (language name in the index, its file extensions exactly as written, no dot).
 pub const PLAIN: &[(&str, &[&str])] = &[
-    ("kotlin", &["kt", "kts"]),
-    ("scala", &["scala", "sc"]),
     ("haskell", &["hs", "lhs"]),
     ("shell", &["sh", "bash", "zsh"]),
     ("perl", &["pl", "pm"]),

@@ -1,6 +1,7 @@
 //! The generic tier: languages the graph reads through the tags query their grammar crate
 //! ships (`queries/tags.scm`, the query GitHub's code navigation and Aider's repo map run),
-//! not through a visitor of their own. One table row per language — extensions, grammar,
+//! not through a visitor of their own; Kotlin's crate ships none, and reads through one of
+//! ours (`queries/kotlin-tags.scm`). One table row per language — extensions, grammar,
 //! query — and one extractor for all of them.
 //!
 //! A tags query names definitions (`@definition.<kind>` around the node, `@name` on its
@@ -34,10 +35,13 @@ pub struct Tagged {
     /// File extensions, exactly as written (no dot).
     pub extensions: &'static [&'static str],
     pub grammar: fn() -> tree_sitter::Language,
-    /// The tags query, as the grammar crate ships it.
+    /// The tags query, as the grammar crate ships it; a copy of the crate's file where its
+    /// bindings do not export it (Scala's), or our own where the crate ships none (Kotlin's),
+    /// both in `queries/`.
     pub query: &'static str,
-    /// Reference patterns added to a query that tags definitions only (Swift's): without
-    /// them the language's files would hold no edge.
+    /// Patterns added to the query: references it lacks (Swift's query tags definitions
+    /// only: without them the language's files would hold no edge; Scala's has no member
+    /// calls), and the odd definition it misses (Scala's abstract `def`).
     pub references: &'static str,
 }
 
@@ -100,6 +104,20 @@ pub const TAGGED: &[Tagged] = &[
         query: tree_sitter_elm::TAGS_QUERY,
         references: "",
     },
+    Tagged {
+        name: "kotlin",
+        extensions: &["kt", "kts"],
+        grammar: || tree_sitter_kotlin_ng::LANGUAGE.into(),
+        query: include_str!("queries/kotlin-tags.scm"),
+        references: "",
+    },
+    Tagged {
+        name: "scala",
+        extensions: &["scala", "sc"],
+        grammar: || tree_sitter_scala::LANGUAGE.into(),
+        query: include_str!("queries/scala-tags.scm"),
+        references: SCALA_EXTRA,
+    },
 ];
 
 /// Swift's calls (`price(x)`, `p.round(x)`) and supertypes, in the query's own terms.
@@ -108,6 +126,13 @@ const SWIFT_REFERENCES: &str = r"
 (call_expression
   (navigation_expression suffix: (navigation_suffix suffix: (simple_identifier) @name))) @reference.call
 (inheritance_specifier inherits_from: (user_type (type_identifier) @name)) @reference.class
+";
+
+/// Scala's member calls (`p.round(x)`) and abstract methods (`def price: Int` in a trait),
+/// which its crate's query leaves out.
+const SCALA_EXTRA: &str = r"
+(call_expression function: (field_expression field: (identifier) @name)) @reference.call
+(function_declaration name: (identifier) @name) @definition.function
 ";
 
 /// What a capture of a tags query stands for.

@@ -122,6 +122,32 @@ const CARTS: &[(&str, &str)] = &[
         "module Pricing exposing (roundPrice)\n\n\nroundPrice : Int -> Int\nroundPrice item \
          =\n    item\n",
     ),
+    (
+        "kt/Cart.kt",
+        "package shop\n\nclass Cart(val owner: String) : Base() {\n    val items = \
+         mutableListOf<Int>()\n\n    fun add(item: Int) {\n        val p = Pricing()\n        \
+         p.round(item)\n        logTotal(item)\n    }\n}\n",
+    ),
+    (
+        "kt/Pricing.kt",
+        "package shop\n\ninterface Priced {\n    fun total(): Int\n}\n\nclass Pricing : Priced \
+         {\n    override fun total(): Int = 0\n\n    fun round(item: Int): Int = item\n}\n\n\
+         object Log {\n    fun write(s: String) {}\n}\n\nfun logTotal(x: Int) {\n    \
+         Log.write(\"total\")\n}\n",
+    ),
+    (
+        "scala/Cart.scala",
+        "package shop\n\nclass Cart(val owner: String) extends Base {\n  val items = List(1, \
+         2)\n\n  def add(item: Int): Unit = {\n    val p = new Pricing()\n    p.round(item)\n    \
+         logTotal(item)\n  }\n}\n",
+    ),
+    (
+        "scala/Pricing.scala",
+        "package shop\n\ntrait Priced {\n  def total: Int\n}\n\nclass Pricing extends Priced \
+         {\n  def total: Int = 0\n\n  def round(item: Int): Int = item\n}\n\nobject Log {\n  \
+         def write(s: String): Unit = ()\n}\n\ndef logTotal(x: Int): Unit = \
+         Log.write(\"total\")\n",
+    ),
 ];
 
 #[test]
@@ -282,6 +308,66 @@ fn every_generic_tier_language_gives_definitions_and_cross_file_calls() {
             ],
             &["elm.Cart.add -> elm.Pricing.roundPrice"],
         ),
+        (
+            "kt",
+            &[
+                "kt/Cart.kt kt.Cart def 1-12",
+                "kt/Cart.kt kt.Cart.Cart class 3-11",
+                // A constructor parameter declaring a property is one.
+                "kt/Cart.kt kt.Cart.Cart.owner var 3-3",
+                "kt/Cart.kt kt.Cart.Cart.items var 4-4",
+                "kt/Cart.kt kt.Cart.Cart.add function 6-10",
+                "kt/Pricing.kt kt.Pricing def 1-20",
+                "kt/Pricing.kt kt.Pricing.Priced class 3-5",
+                "kt/Pricing.kt kt.Pricing.Priced.total function 4-4",
+                "kt/Pricing.kt kt.Pricing.Pricing class 7-11",
+                "kt/Pricing.kt kt.Pricing.Pricing.total function 8-8",
+                "kt/Pricing.kt kt.Pricing.Pricing.round function 10-10",
+                "kt/Pricing.kt kt.Pricing.Log class 13-15",
+                "kt/Pricing.kt kt.Pricing.Log.write function 14-14",
+                "kt/Pricing.kt kt.Pricing.logTotal function 17-19",
+            ],
+            &[
+                // `Pricing()`, `p.round()`, a top-level function; a supertype; a member call.
+                "kt.Cart.Cart.add -> kt.Pricing.Pricing",
+                "kt.Cart.Cart.add -> kt.Pricing.Pricing.round",
+                "kt.Cart.Cart.add -> kt.Pricing.logTotal",
+                "kt.Pricing.Pricing -> kt.Pricing.Priced",
+                "kt.Pricing.logTotal -> kt.Pricing.Log.write",
+            ],
+        ),
+        (
+            "scala",
+            &[
+                "scala/Cart.scala scala.Cart def 1-12",
+                // The query tags a package clause; a clause without braces holds nothing.
+                "scala/Cart.scala scala.Cart.shop class 1-1",
+                "scala/Cart.scala scala.Cart.Cart class 3-11",
+                "scala/Cart.scala scala.Cart.Cart.owner var 3-3",
+                "scala/Cart.scala scala.Cart.Cart.items var 4-4",
+                "scala/Cart.scala scala.Cart.Cart.add function 6-10",
+                "scala/Pricing.scala scala.Pricing def 1-18",
+                "scala/Pricing.scala scala.Pricing.shop class 1-1",
+                "scala/Pricing.scala scala.Pricing.Priced class 3-5",
+                // An abstract `def`: a pattern added to the crate's query.
+                "scala/Pricing.scala scala.Pricing.Priced.total function 4-4",
+                "scala/Pricing.scala scala.Pricing.Pricing class 7-11",
+                "scala/Pricing.scala scala.Pricing.Pricing.total function 8-8",
+                "scala/Pricing.scala scala.Pricing.Pricing.round function 10-10",
+                "scala/Pricing.scala scala.Pricing.Log class 13-15",
+                "scala/Pricing.scala scala.Pricing.Log.write function 14-14",
+                "scala/Pricing.scala scala.Pricing.logTotal function 17-17",
+            ],
+            &[
+                // `new Pricing()`, `p.round()` (added to the query), a top-level function; a
+                // supertype; a member call on an object.
+                "scala.Cart.Cart.add -> scala.Pricing.Pricing",
+                "scala.Cart.Cart.add -> scala.Pricing.Pricing.round",
+                "scala.Cart.Cart.add -> scala.Pricing.logTotal",
+                "scala.Pricing.Pricing -> scala.Pricing.Priced",
+                "scala.Pricing.logTotal -> scala.Pricing.Log.write",
+            ],
+        ),
     ];
     for (dir, defs, calls) in cases {
         let defs: Vec<String> = defs.iter().map(ToString::to_string).collect();
@@ -382,6 +468,16 @@ fn generic_tier_bad_input_fails_soft() {
         ),
         ("bad/table.lua", minified.as_str()),
         ("bad/empty.swift", ""),
+        (
+            "bad/unclosed.kt",
+            "class Ok {\n    fun fine() {}\n}\nclass {{{{ (\n",
+        ),
+        ("bad/empty.kts", ""),
+        (
+            "bad/unfinished.scala",
+            "object Ok {\n  def fine(): Unit = ()\n}\nclass [[[[ {\n",
+        ),
+        ("bad/empty.sc", ""),
     ]);
     fs::write(
         d.path().join("bad/latin1.lua"),
@@ -399,9 +495,16 @@ fn generic_tier_bad_input_fails_soft() {
         vec![
             ("bad/broken.cs".into(), "syntax error: syntax e".into()),
             ("bad/deep.lua".into(), String::new()),
+            ("bad/empty.kts".into(), String::new()),
+            ("bad/empty.sc".into(), String::new()),
             ("bad/empty.swift".into(), String::new()),
             ("bad/latin1.lua".into(), String::new()),
             ("bad/table.lua".into(), "skipped: minified (lin".into()),
+            ("bad/unclosed.kt".into(), "syntax error: syntax e".into()),
+            (
+                "bad/unfinished.scala".into(),
+                "syntax error: syntax e".into()
+            ),
         ]
     );
     assert_eq!(
@@ -412,6 +515,16 @@ fn generic_tier_bad_input_fails_soft() {
         1,
         "the partial graph is kept"
     );
+    for kept in ["bad.unclosed.Ok.fine", "bad.unfinished.Ok.fine"] {
+        assert_eq!(
+            count(
+                &db,
+                &format!("SELECT COUNT(*) FROM nodes WHERE qualname = '{kept}'")
+            ),
+            1,
+            "{kept}: the partial graph is kept"
+        );
+    }
     assert_eq!(
         count(
             &db,
@@ -471,6 +584,9 @@ fn generic_tier_languages_by_extension_and_name() {
         ("a/b.R", "r"),
         ("a/b.elm", "elm"),
         ("a/b.kt", "kotlin"),
+        ("a/build.gradle.kts", "kotlin"),
+        ("a/B.scala", "scala"),
+        ("a/b.sc", "scala"),
         ("a/b.f90", "fortran"),
     ] {
         let lang = Lang::from_path(path).unwrap();
