@@ -40,6 +40,12 @@ TAGGED = {
         "module Cart exposing (view)\n\nimport Render\n\n\nview m =\n    Render.drawBadge m\n"
     ),
     "elm/Render.elm": "module Render exposing (drawBadge)\n\n\ndrawBadge m =\n    m\n",
+    "kotlin/Cart.kt": (
+        "class Checkout {\n    fun confirm() {\n        Mailer().sendReceipt()\n    }\n}\n"
+    ),
+    "kotlin/Mailer.kt": "class Mailer {\n    fun sendReceipt() {}\n}\n",
+    "scala/Cart.scala": "object Shelf {\n  def restock(): Unit = replenishBin(3)\n}\n",
+    "scala/Bins.scala": "def replenishBin(n: Int): Unit = ()\n",
 }
 
 
@@ -58,6 +64,8 @@ def test_generic_tier_languages_are_in_the_graph_and_the_repo_map(tmp_path: Path
         ("ocaml/post.ml", "ocaml.post.dispatch_parcel", "function"),
         ("r/tally.R", "r.tally.tally_rows", "function"),
         ("elm/Render.elm", "elm.Render.drawBadge", "function"),
+        ("kotlin/Mailer.kt", "kotlin.Mailer.Mailer.sendReceipt", "function"),
+        ("scala/Cart.scala", "scala.Cart.Shelf", "class"),
     ]:
         assert (file, qualname, kind) in defined, qualname
     assert callees(g, "cs.Cart.Shop.Cart.Checkout") == {
@@ -71,10 +79,18 @@ def test_generic_tier_languages_are_in_the_graph_and_the_repo_map(tmp_path: Path
     assert callees(g, "ocaml.cart.ship") == {"ocaml.post.dispatch_parcel"}
     assert callees(g, "r.cart.summarise_sales") == {"r.tally.tally_rows"}
     assert callees(g, "elm.Cart.view") == {"elm.Render.drawBadge"}
+    assert callees(g, "kotlin.Cart.Checkout.confirm") == {
+        "kotlin.Mailer.Mailer",
+        "kotlin.Mailer.Mailer.sendReceipt",
+    }
+    assert callees(g, "scala.Cart.Shelf.restock") == {"scala.Bins.replenishBin"}
     text = repo.repo_map(max_tokens=4000)
     for file in TAGGED:
         assert file in text, file
-    for name in ("ApplyCoupon", "computeTax", "reorder_level", "record", "chargeCard"):
+    for name in (
+        *("ApplyCoupon", "computeTax", "reorder_level", "record", "chargeCard"),
+        *("sendReceipt", "replenishBin"),
+    ):
         assert name in text, name
 
 
