@@ -340,14 +340,11 @@ fn every_generic_tier_language_gives_definitions_and_cross_file_calls() {
             "scala",
             &[
                 "scala/Cart.scala scala.Cart def 1-12",
-                // The query tags a package clause; a clause without braces holds nothing.
-                "scala/Cart.scala scala.Cart.shop class 1-1",
                 "scala/Cart.scala scala.Cart.Cart class 3-11",
                 "scala/Cart.scala scala.Cart.Cart.owner var 3-3",
                 "scala/Cart.scala scala.Cart.Cart.items var 4-4",
                 "scala/Cart.scala scala.Cart.Cart.add function 6-10",
                 "scala/Pricing.scala scala.Pricing def 1-18",
-                "scala/Pricing.scala scala.Pricing.shop class 1-1",
                 "scala/Pricing.scala scala.Pricing.Priced class 3-5",
                 // An abstract `def`: a pattern added to the crate's query.
                 "scala/Pricing.scala scala.Pricing.Priced.total function 4-4",

@@ -1,12 +1,11 @@
-; The tags query of the Scala grammar, copied verbatim from the `tree-sitter-scala` crate
-; 0.26.9 (queries/tags.scm; https://github.com/tree-sitter/tree-sitter-scala), whose
-; bindings do not export it. MIT licence: Copyright (c) 2018 Max Brunsfeld and GitHub.
+; The tags query of the Scala grammar, copied from the `tree-sitter-scala` crate 0.26.9
+; (queries/tags.scm; https://github.com/tree-sitter/tree-sitter-scala), whose bindings do
+; not export it. MIT licence: Copyright (c) 2018 Max Brunsfeld and GitHub. One pattern is
+; left out: the package clause as a definition (`package shop` is a file's header, as
+; Java's `package` is: with it, every file held a one-line class named after its package).
 ; Read by the generic tier (graph/lang/tags.rs), which adds the patterns it lacks there.
 
 ; Definitions
-
-(package_clause
-  name: (package_identifier) @name) @definition.module
 
 (trait_definition
   name: (identifier) @name) @definition.interface
