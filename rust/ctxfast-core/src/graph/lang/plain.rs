@@ -33,7 +33,6 @@ pub const PLAIN: &[(&str, &[&str])] = &[
     ("visual-basic", &["vb", "bas"]),
     ("tcl", &["tcl"]),
     ("lisp", &["lisp", "lsp", "el", "rkt"]),
-    ("solidity", &["sol"]),
     ("systemverilog", &["sv", "svh"]),
     ("vhdl", &["vhd", "vhdl"]),
     ("powershell", &["ps1", "psm1"]),

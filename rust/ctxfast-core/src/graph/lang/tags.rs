@@ -41,7 +41,8 @@ pub struct Tagged {
     pub query: &'static str,
     /// Patterns added to the query: references it lacks (Swift's query tags definitions
     /// only: without them the language's files would hold no edge; Scala's has no member
-    /// calls), and the odd definition it misses (Scala's abstract `def`).
+    /// calls; Solidity's no modifiers), and definitions it misses (Scala's abstract `def`,
+    /// Solidity's library functions, modifiers and state variables).
     pub references: &'static str,
 }
 
@@ -118,6 +119,13 @@ pub const TAGGED: &[Tagged] = &[
         query: include_str!("queries/scala-tags.scm"),
         references: SCALA_EXTRA,
     },
+    Tagged {
+        name: "solidity",
+        extensions: &["sol"],
+        grammar: || tree_sitter_solidity::LANGUAGE.into(),
+        query: tree_sitter_solidity::TAGS_QUERY,
+        references: SOLIDITY_EXTRA,
+    },
 ];
 
 /// Swift's calls (`price(x)`, `p.round(x)`) and supertypes, in the query's own terms.
@@ -133,6 +141,23 @@ const SWIFT_REFERENCES: &str = r"
 const SCALA_EXTRA: &str = r"
 (call_expression function: (field_expression field: (identifier) @name)) @reference.call
 (function_declaration name: (identifier) @name) @definition.function
+";
+
+/// Solidity's definitions its crate's query leaves out — the functions of interfaces and
+/// libraries (it tags a contract's alone), modifiers, custom errors (classes, as its query
+/// makes events), user-defined value types, state variables and file-level constants — and
+/// the references to them: modifiers and base constructors named in a function's header
+/// (`onlyOwner`, `ERC20("T", "T")`), `new Pricing()`, `revert Empty()`.
+const SOLIDITY_EXTRA: &str = r"
+(function_definition name: (identifier) @name) @definition.function
+(modifier_definition name: (identifier) @name) @definition.function
+(error_declaration name: (identifier) @name) @definition.class
+(user_defined_type_definition name: (identifier) @name) @definition.type
+(state_variable_declaration name: (identifier) @name) @definition.property
+(constant_variable_declaration name: (identifier) @name) @definition.constant
+(modifier_invocation (identifier) @name) @reference.call
+(new_expression name: (type_name (user_defined_type (identifier) @name .))) @reference.class
+(revert_statement error: (expression (identifier) @name)) @reference.class
 ";
 
 /// What a capture of a tags query stands for.

@@ -148,6 +148,25 @@ const CARTS: &[(&str, &str)] = &[
          def write(s: String): Unit = ()\n}\n\ndef logTotal(x: Int): Unit = \
          Log.write(\"total\")\n",
     ),
+    (
+        "sol/Cart.sol",
+        "// SPDX-License-Identifier: MIT\npragma solidity ^0.8.20;\n\nimport \"./Pricing.sol\";\n\n\
+         contract Cart is Owned {\n    uint256 public total;\n\n    function add(uint256 item) \
+         public onlyOwner {\n        Pricing p = new Pricing();\n        total += p.round(item);\n\
+         \x20       logTotal(total);\n        if (total == 0) revert Empty();\n    }\n}\n",
+    ),
+    (
+        "sol/Pricing.sol",
+        "pragma solidity ^0.8.20;\n\ninterface Priced {\n    function total() external view \
+         returns (uint256);\n}\n\ncontract Owned {\n    address owner;\n\n    modifier \
+         onlyOwner() {\n        require(msg.sender == owner);\n        _;\n    }\n}\n\n\
+         contract Pricing is Priced {\n    error Empty();\n    event Rounded(uint256 item);\n\n\
+         \x20   function total() external view returns (uint256) {\n        return 0;\n    }\n\n\
+         \x20   function round(uint256 item) public returns (uint256) {\n        emit \
+         Rounded(item);\n        return item;\n    }\n}\n\nlibrary Log {\n    function \
+         write(uint256 x) internal pure returns (uint256) {\n        return x;\n    }\n}\n\n\
+         function logTotal(uint256 x) pure returns (uint256) {\n    return Log.write(x);\n}\n",
+    ),
 ];
 
 #[test]
@@ -365,6 +384,45 @@ fn every_generic_tier_language_gives_definitions_and_cross_file_calls() {
                 "scala.Pricing.logTotal -> scala.Pricing.Log.write",
             ],
         ),
+        (
+            "sol",
+            &[
+                "sol/Cart.sol sol.Cart def 1-16",
+                "sol/Cart.sol sol.Cart.Cart class 6-15",
+                "sol/Cart.sol sol.Cart.Cart.total var 7-7",
+                "sol/Cart.sol sol.Cart.Cart.add function 9-14",
+                "sol/Pricing.sol sol.Pricing def 1-39",
+                "sol/Pricing.sol sol.Pricing.Priced class 3-5",
+                // An interface's function, a modifier, a state variable, a custom error, a
+                // library's function: patterns added to the crate's query.
+                "sol/Pricing.sol sol.Pricing.Priced.total function 4-4",
+                "sol/Pricing.sol sol.Pricing.Owned class 7-14",
+                "sol/Pricing.sol sol.Pricing.Owned.owner var 8-8",
+                "sol/Pricing.sol sol.Pricing.Owned.onlyOwner function 10-13",
+                "sol/Pricing.sol sol.Pricing.Pricing class 16-28",
+                "sol/Pricing.sol sol.Pricing.Pricing.Empty class 17-17",
+                "sol/Pricing.sol sol.Pricing.Pricing.Rounded class 18-18",
+                "sol/Pricing.sol sol.Pricing.Pricing.total function 20-22",
+                "sol/Pricing.sol sol.Pricing.Pricing.round function 24-27",
+                "sol/Pricing.sol sol.Pricing.Log class 30-34",
+                "sol/Pricing.sol sol.Pricing.Log.write function 31-33",
+                "sol/Pricing.sol sol.Pricing.logTotal function 36-38",
+            ],
+            &[
+                // Base contracts (`is`), calls (`p.round()`, `logTotal()`, `Log.write()`) and
+                // `emit` through the crate's query; a modifier, `new Pricing()` and
+                // `revert Empty()` through the patterns added to it.
+                "sol.Cart.Cart -> sol.Pricing.Owned",
+                "sol.Cart.Cart.add -> sol.Pricing.Owned.onlyOwner",
+                "sol.Cart.Cart.add -> sol.Pricing.Pricing",
+                "sol.Cart.Cart.add -> sol.Pricing.Pricing.Empty",
+                "sol.Cart.Cart.add -> sol.Pricing.Pricing.round",
+                "sol.Cart.Cart.add -> sol.Pricing.logTotal",
+                "sol.Pricing.Pricing -> sol.Pricing.Priced",
+                "sol.Pricing.Pricing.round -> sol.Pricing.Pricing.Rounded",
+                "sol.Pricing.logTotal -> sol.Pricing.Log.write",
+            ],
+        ),
     ];
     for (dir, defs, calls) in cases {
         let defs: Vec<String> = defs.iter().map(ToString::to_string).collect();
@@ -475,6 +533,11 @@ fn generic_tier_bad_input_fails_soft() {
             "object Ok {\n  def fine(): Unit = ()\n}\nclass [[[[ {\n",
         ),
         ("bad/empty.sc", ""),
+        (
+            "bad/unterminated.sol",
+            "contract Ok {\n    function fine() public {}\n}\ncontract {{{{ (\n",
+        ),
+        ("bad/empty.sol", ""),
     ]);
     fs::write(
         d.path().join("bad/latin1.lua"),
@@ -494,12 +557,17 @@ fn generic_tier_bad_input_fails_soft() {
             ("bad/deep.lua".into(), String::new()),
             ("bad/empty.kts".into(), String::new()),
             ("bad/empty.sc".into(), String::new()),
+            ("bad/empty.sol".into(), String::new()),
             ("bad/empty.swift".into(), String::new()),
             ("bad/latin1.lua".into(), String::new()),
             ("bad/table.lua".into(), "skipped: minified (lin".into()),
             ("bad/unclosed.kt".into(), "syntax error: syntax e".into()),
             (
                 "bad/unfinished.scala".into(),
+                "syntax error: syntax e".into()
+            ),
+            (
+                "bad/unterminated.sol".into(),
                 "syntax error: syntax e".into()
             ),
         ]
@@ -512,7 +580,11 @@ fn generic_tier_bad_input_fails_soft() {
         1,
         "the partial graph is kept"
     );
-    for kept in ["bad.unclosed.Ok.fine", "bad.unfinished.Ok.fine"] {
+    for kept in [
+        "bad.unclosed.Ok.fine",
+        "bad.unfinished.Ok.fine",
+        "bad.unterminated.Ok.fine",
+    ] {
         assert_eq!(
             count(
                 &db,
@@ -584,6 +656,10 @@ fn generic_tier_languages_by_extension_and_name() {
         ("a/build.gradle.kts", "kotlin"),
         ("a/B.scala", "scala"),
         ("a/b.sc", "scala"),
+        ("a/Token.sol", "solidity"),
+        // Perl stays in the plain tier: its grammar crate does not build with ours.
+        ("a/b.pl", "perl"),
+        ("a/B.pm", "perl"),
         ("a/b.f90", "fortran"),
     ] {
         let lang = Lang::from_path(path).unwrap();
