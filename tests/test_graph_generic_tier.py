@@ -46,6 +46,13 @@ TAGGED = {
     "kotlin/Mailer.kt": "class Mailer {\n    fun sendReceipt() {}\n}\n",
     "scala/Cart.scala": "object Shelf {\n  def restock(): Unit = replenishBin(3)\n}\n",
     "scala/Bins.scala": "def replenishBin(n: Int): Unit = ()\n",
+    "solidity/Vault.sol": (
+        "contract Vault {\n    function withdraw() public {\n        Treasury.releaseFunds(1);\n"
+        "    }\n}\n"
+    ),
+    "solidity/Treasury.sol": (
+        "library Treasury {\n    function releaseFunds(uint256 n) internal {}\n}\n"
+    ),
 }
 
 
@@ -66,6 +73,7 @@ def test_generic_tier_languages_are_in_the_graph_and_the_repo_map(tmp_path: Path
         ("elm/Render.elm", "elm.Render.drawBadge", "function"),
         ("kotlin/Mailer.kt", "kotlin.Mailer.Mailer.sendReceipt", "function"),
         ("scala/Cart.scala", "scala.Cart.Shelf", "class"),
+        ("solidity/Treasury.sol", "solidity.Treasury.Treasury.releaseFunds", "function"),
     ]:
         assert (file, qualname, kind) in defined, qualname
     assert callees(g, "cs.Cart.Shop.Cart.Checkout") == {
@@ -84,12 +92,15 @@ def test_generic_tier_languages_are_in_the_graph_and_the_repo_map(tmp_path: Path
         "kotlin.Mailer.Mailer.sendReceipt",
     }
     assert callees(g, "scala.Cart.Shelf.restock") == {"scala.Bins.replenishBin"}
+    assert callees(g, "solidity.Vault.Vault.withdraw") == {
+        "solidity.Treasury.Treasury.releaseFunds"
+    }
     text = repo.repo_map(max_tokens=4000)
     for file in TAGGED:
         assert file in text, file
     for name in (
         *("ApplyCoupon", "computeTax", "reorder_level", "record", "chargeCard"),
-        *("sendReceipt", "replenishBin"),
+        *("sendReceipt", "replenishBin", "releaseFunds"),
     ):
         assert name in text, name
 
