@@ -1,5 +1,6 @@
-"""Call-graph fidelity scoring for the compiled languages, and the analysers themselves where
-their toolchains are installed (go/types, tsc, javac, rust-analyzer)."""
+"""Call-graph fidelity scoring for the graph languages beside Python, and the analysers
+themselves where their toolchains are installed (go/types, tsc, javac, rust-analyzer,
+PHP-Parser, Ripper)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from ctxfast import Repository
 from ctxfast.eval.errors import EvalError
 from ctxfast.eval.fidelity_langs import (
     ANALYSERS_ENV,
+    DEBIAN_PHP_PARSER,
     DEBIAN_TYPESCRIPT,
     RefSite,
     analyser_command,
@@ -34,7 +36,14 @@ def _analysers(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_analysers_are_found_through_the_environment() -> None:
     assert analysers_dir() == ANALYSERS
-    programs = {"go_calls.go", "ts_calls.js", "JavaCalls.java", "rust_calls.py"}
+    programs = {
+        "go_calls.go",
+        "ts_calls.js",
+        "JavaCalls.java",
+        "rust_calls.py",
+        "php_calls.php",
+        "ruby_calls.rb",
+    }
     assert programs <= {p.name for p in ANALYSERS.iterdir()}
 
 
@@ -96,6 +105,176 @@ def test_scores_sites_against_the_reference(tmp_path: Path) -> None:
     # Callers are judged for the definitions the reference saw called inside the graph:
     # `step`, called from m.go:5 on both sides.
     assert (e["tp"], e["graph"], e["reference"], e["sampled_definitions"]) == (1, 1, 1, 1)
+
+
+def test_callers_at_sites_the_analyser_could_not_bind_are_not_judged(tmp_path: Path) -> None:
+    # PHP's `$x->m()` or Ruby's `x.m`: the analyser sees the call but not the value's type.
+    # The graph's edge there is neither confirmed nor refuted, so it is left out of Q3.
+    g = _graph(
+        tmp_path,
+        {
+            "go.mod": "module example.com/m\n",
+            "m.go": "package m\n\nfunc a() { helper() }\nfunc b() { helper() }\nfunc helper() {}\n",
+        },
+    )
+    sites = [
+        RefSite("m.go", 3, "helper", (("m.go", 5),), True),
+        RefSite("m.go", 4, "helper", (), False),
+    ]
+    res = call_graph_fidelity(tmp_path, g, "go", sample=10, sites=sites, analyser="test")
+    e = res["invoke_edges"]
+    assert (e["tp"], e["graph"], e["reference"]) == (1, 1, 1)
+    # Bound there too, the same graph caller is judged.
+    sites[1] = RefSite("m.go", 4, "helper", (("m.go", 5),), True)
+    res = call_graph_fidelity(tmp_path, g, "go", sample=10, sites=sites, analyser="test")
+    e = res["invoke_edges"]
+    assert (e["tp"], e["graph"], e["reference"]) == (2, 2, 2)
+    # Bound elsewhere (outside the tree), the graph's caller there counts against it.
+    sites[1] = RefSite("m.go", 4, "helper", (), True)
+    res = call_graph_fidelity(tmp_path, g, "go", sample=10, sites=sites, analyser="test")
+    e = res["invoke_edges"]
+    assert (e["tp"], e["graph"], e["reference"]) == (1, 2, 1)
+
+
+@pytest.mark.skipif(
+    shutil.which("php") is None or not Path(DEBIAN_PHP_PARSER).exists(),
+    reason="needs php-cli and php-parser",
+)
+def test_php_analyser_binds_names_traits_and_ancestors(tmp_path: Path) -> None:
+    _graph(
+        tmp_path,
+        {
+            "src/A.php": """
+                <?php
+                namespace App;
+
+                use App\\Util\\Helper as H;
+
+                trait Greets
+                {
+                    public function hello() { return $this->name(); }
+                }
+
+                class Base
+                {
+                    public function name() { return 'b'; }
+                    public static function make() { return new static(); }
+                }
+
+                class A extends Base
+                {
+                    use Greets;
+
+                    public function run($x)
+                    {
+                        H::assist();
+                        helper();
+                        strlen('x');
+                        $this->hello();
+                        parent::name();
+                        self::make();
+                        $x->unknown();
+                    }
+                }
+
+                function helper() { return 1; }
+                """,
+            "src/Util/Helper.php": """
+                <?php
+                namespace App\\Util;
+
+                class Helper
+                {
+                    public static function assist() { return new \\DateTime(); }
+                }
+                """,
+        },
+    )
+    sites, name = reference_sites("php", tmp_path)
+    assert name == "PHP-Parser names"
+    got = {(s.file, s.line, s.name): (s.targets, s.resolved) for s in sites}
+    a = "src/A.php"
+    assert got[(a, 8, "name")] == ((), False)  # `$this` of a trait: any class using it
+    assert got[(a, 14, "Base")] == (((a, 11),), True)  # `new static` in Base
+    assert got[(a, 23, "assist")] == ((("src/Util/Helper.php", 6),), True)  # `use ... as`
+    assert got[(a, 24, "helper")] == (((a, 33),), True)  # namespaced function
+    assert got[(a, 25, "strlen")] == ((), True)  # a built-in: resolved, outside the tree
+    assert got[(a, 26, "hello")] == (((a, 8),), True)  # through the used trait
+    assert got[(a, 27, "name")] == (((a, 13),), True)  # parent::
+    assert got[(a, 28, "make")] == (((a, 14),), True)  # self:: reaches an inherited static
+    assert got[(a, 29, "unknown")] == ((), False)  # a value of unstated type
+    assert got[("src/Util/Helper.php", 6, "DateTime")] == ((), True)
+
+
+@pytest.mark.skipif(shutil.which("ruby") is None, reason="needs Ruby")
+def test_ruby_analyser_follows_nesting_mixins_and_singletons(tmp_path: Path) -> None:
+    _graph(
+        tmp_path,
+        {
+            "lib/m.rb": """
+                module M
+                  module Helpers
+                    def assist; end
+                  end
+
+                  class Base
+                    def self.build; end
+                    def name; end
+                  end
+
+                  class C < Base
+                    include Helpers
+
+                    def initialize(a); end
+
+                    def run(a)
+                      helper(1)
+                      assist
+                      self.name
+                      C.build
+                      Util.go(2)
+                      a.thing
+                      puts "hi"
+                      C.new(1)
+                      top
+                    end
+
+                    class << self
+                      def make; build; end
+                    end
+
+                    private
+
+                    def helper(n); end
+                  end
+                end
+
+                def top; end
+                """,
+            "lib/m/util.rb": """
+                module M
+                  module Util
+                    extend self
+                    def go(n); end
+                  end
+                end
+                """,
+        },
+    )
+    sites, name = reference_sites("ruby", tmp_path)
+    assert name == "Ripper lookup"
+    got = {(s.line, s.name): (s.targets, s.resolved) for s in sites if s.file == "lib/m.rb"}
+    m = "lib/m.rb"
+    assert got[(17, "helper")] == (((m, 34),), True)  # a private method, implicit receiver
+    assert got[(18, "assist")] == (((m, 3),), True)  # an included module's method
+    assert got[(19, "name")] == (((m, 8),), True)  # `self.` reaches the superclass
+    assert got[(20, "build")] == (((m, 7),), True)  # a class method, constant in the nesting
+    assert got[(21, "go")] == ((("lib/m/util.rb", 4),), True)  # `extend self` in another file
+    assert got[(22, "thing")] == ((), False)  # a value of unstated type
+    assert got[(23, "puts")] == ((), False)  # Kernel: no method in the tree answers
+    assert got[(24, "C")] == (((m, 11),), True)  # `C.new`: the class
+    assert got[(25, "top")] == (((m, 38),), True)  # a top-level method
+    assert got[(29, "build")] == (((m, 7),), True)  # inside `class << self`: the singleton
 
 
 @pytest.mark.skipif(shutil.which("go") is None, reason="needs the Go toolchain")

@@ -1,4 +1,4 @@
-"""Graph fidelity for Go, TypeScript and Java against each language's own compiler front end.
+"""Graph fidelity for Go, TypeScript, Java, Rust, PHP and Ruby against independent analysers.
 
 jedi is the reference for Python (:mod:`ctxfast.eval.fidelity`). For the other graph
 languages the reference is the compiler's own name resolution, run as a small program that
@@ -10,7 +10,13 @@ source repository's ``benches/analysers/``; see :func:`analysers_dir`):
 * TypeScript — the TypeScript compiler's type checker (Debian ``node-typescript``);
 * Java — javac's attribution through the Compiler Tree API (the JDK's ``jdk.compiler``);
 * Rust — rust-analyzer's LSIF export (the rustup component ``rust-analyzer``): Cargo
-  workspaces loaded as the editor loads them, macros expanded, traits resolved.
+  workspaces loaded as the editor loads them, macros expanded, traits resolved;
+* PHP — nikic/PHP-Parser's name resolution (Debian ``php-parser`` on ``php-cli``): names
+  qualified by namespace and ``use`` imports, methods looked up through traits and parents;
+* Ruby — Ripper, Ruby's own parser (Debian ``ruby``), with Ruby's constant lookup by lexical
+  nesting and its method lookup through prepended, included and extended modules and
+  superclasses. Neither language states a value's type, so for both only the calls whose
+  receiver the code names (``$this``, ``self``, a class, an implicit receiver) are bound.
 
 Each is the language's reference implementation of name binding, installable from Debian, and
 independent of tree-sitter and of ctxfast's resolver. Calls into libraries that are not in the
@@ -44,6 +50,8 @@ from ctxfast.eval.fidelity import PR
 ANALYSERS_ENV = "CTXFAST_ANALYSERS_DIR"
 #: Where Debian's node-typescript installs the compiler (``require`` path).
 DEBIAN_TYPESCRIPT = "/usr/share/nodejs/typescript"
+#: Where Debian's php-parser installs nikic/PHP-Parser's autoloader.
+DEBIAN_PHP_PARSER = "/usr/share/php/PhpParser/autoload.php"
 #: Seconds one analyser run may take on a large tree before it is abandoned.
 DEFAULT_ANALYSER_TIMEOUT = 1800.0
 
@@ -101,7 +109,20 @@ def analyser_command(language: str, root: Path) -> tuple[list[str], str]:
             raise EvalError("Rust fidelity needs rust-analyzer: rustup component add rust-analyzer")
         cmd = [sys.executable, str(analysers_dir() / "rust_calls.py"), str(root)]
         return cmd, "rust-analyzer lsif"
-    raise EvalError(f"no independent analyser for {language!r} (go, typescript, java, rust)")
+    if language == "php":
+        php = shutil.which("php")
+        if php is None or not Path(DEBIAN_PHP_PARSER).exists():
+            raise EvalError("PHP fidelity needs php-cli and php-parser (apt-get install both)")
+        cmd = [php, str(analysers_dir() / "php_calls.php"), str(root), DEBIAN_PHP_PARSER]
+        return cmd, "PHP-Parser names"
+    if language == "ruby":
+        ruby = shutil.which("ruby")
+        if ruby is None:
+            raise EvalError("Ruby fidelity needs Ruby (apt-get install ruby)")
+        return [ruby, str(analysers_dir() / "ruby_calls.rb"), str(root)], "Ripper lookup"
+    raise EvalError(
+        f"no independent analyser for {language!r} (go, typescript, java, rust, php, ruby)"
+    )
 
 
 def reference_sites(
@@ -187,18 +208,30 @@ def call_graph_fidelity(
                 }
             )
     callers_of: dict[str, set[tuple[str, int]]] = defaultdict(set)
+    names_of: dict[str, set[str]] = defaultdict(set)
     for s in resolved:
         for f, ln in s.targets:
             key = _definition_key(graph, f, ln)
             if not key.startswith("missing:"):
                 callers_of[key].add((s.file, s.line))
-    # The analysers read non-test sources only: graph callers elsewhere are not judged.
+                names_of[key].add(s.name)
+    # The analysers read non-test sources only: graph callers elsewhere are not judged. Nor
+    # is a graph caller where the analyser met a call of that name it could not bind (PHP's
+    # and Ruby's `$x->m()`, `x.m` on a value of unstated type): no reference to judge it by.
     covered = {s.file for s in sites}
+    unbound = {(s.file, s.line, s.name) for s in sites if not s.resolved} - {
+        (s.file, s.line, s.name) for s in resolved
+    }
     defs = sorted(callers_of)
     def_sample = rng.sample(defs, min(sample, len(defs)))
     e_pr, e_diff = PR(), []
     for key in def_sample:
-        g_sites = {(n.file, n.line) for n in graph.callers(key) if n.file in covered}
+        g_sites = {
+            (n.file, n.line)
+            for n in graph.callers(key)
+            if n.file in covered
+            and not any((n.file, n.line, name) in unbound for name in names_of[key])
+        }
         r_sites = callers_of[key]
         e_pr.add(g_sites, r_sites)
         if g_sites != r_sites:
@@ -227,6 +260,7 @@ def call_graph_fidelity(
 
 __all__ = [
     "ANALYSERS_ENV",
+    "DEBIAN_PHP_PARSER",
     "RefSite",
     "analyser_command",
     "analysers_dir",

@@ -1,8 +1,9 @@
 """The one way Python opens ``recon.db``, the code graph the Rust core writes.
 
-The core owns the schema and stamps it into ``meta.schema_version`` as ``schema.extractor``
-(``9.2``: the tables and the extractor that filled them); a build of another version
-rebuilds an index of another schema or extractor when it indexes, but a reader that skips the
+The core owns the schema and stamps it into ``meta.schema_version`` as
+``schema.extractor.resolver`` (``9.8.1``: the tables, the extractor that filled them and the
+name resolution that drew the edges); a build of another version rebuilds an index of
+another schema, extractor or resolver when it indexes, but a reader that skips the
 refresh (``refresh=False``, a second process, an index copied from elsewhere) would read
 tables whose columns mean something else, or fail with a bare ``no such column``. Every
 reader opens the database here, read-only, and gets :class:`~ctxfast.errors.IndexSchemaError`

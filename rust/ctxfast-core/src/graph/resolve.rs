@@ -49,6 +49,12 @@ pub use context::Context;
 use rustc_hash::{FxHashMap, FxHashSet};
 pub use symbols::{c_linkage, linkage_keys, Symbols};
 
+/// Bumped whenever resolution makes a reference reach another definition (or none) for the
+/// same extracted files: the stored index version names it, so an index resolved by another
+/// resolver is rebuilt rather than kept with the edges of the old rules. 1: a PHP call
+/// reaches the method where a property shares its name.
+pub const RESOLVER_VERSION: u32 = 1;
+
 /// One parsed file as resolution sees it.
 pub struct FileData {
     pub rel: String,

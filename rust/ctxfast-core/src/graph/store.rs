@@ -17,6 +17,7 @@
 
 use crate::error::{CoreError, CoreResult, IoContext};
 use crate::graph::parse_cache::EXTRACTOR_VERSION;
+use crate::graph::resolve::RESOLVER_VERSION;
 use rusqlite::{Connection, OptionalExtension};
 use std::path::Path;
 
@@ -24,12 +25,13 @@ use std::path::Path;
 /// its own [`EXTRACTOR_VERSION`]); see [`index_version`].
 pub const SCHEMA_VERSION: &str = "9";
 
-/// What `meta.schema_version` holds: the schema and the extractor that filled it, as
-/// `schema.extractor`. An index written by another extractor holds another graph (a fixed
-/// visitor, a new kind of edge) even when its tables look the same, so a mismatch of either
-/// rebuilds it, and readers refuse it until then.
+/// What `meta.schema_version` holds: the schema, the extractor and the resolver that filled
+/// it, as `schema.extractor.resolver`. An index written by another extractor or resolver
+/// holds another graph (a fixed visitor, a new kind of edge, a call reaching another
+/// definition) even when its tables look the same, so a mismatch of any rebuilds it, and
+/// readers refuse it until then. A resolver change alone keeps the parse cache's entries.
 pub fn index_version() -> String {
-    format!("{SCHEMA_VERSION}.{EXTRACTOR_VERSION}")
+    format!("{SCHEMA_VERSION}.{EXTRACTOR_VERSION}.{RESOLVER_VERSION}")
 }
 
 /// `nodes` is a view: the rows live in `node_rows`, which names its file by the integer

@@ -13,7 +13,7 @@
 use super::symbols::DefAt;
 use super::{consulted, Resolver};
 use crate::graph::lang::Lang;
-use crate::graph::raw::{DefKind, RawRef, Target};
+use crate::graph::raw::{DefKind, RawRef, Target, NO_ARITY};
 
 /// How far member lookup climbs the ancestors.
 const MAX_ANCESTORS: u32 = 8;
@@ -23,31 +23,34 @@ impl Resolver<'_> {
     pub(super) fn php_ref(&self, f: u32, r: &RawRef) -> Option<DefAt> {
         let path = &r.path;
         let head = path[0].as_str();
+        // `self::isDocker()` calls the method even where a property `$isDocker` shares its
+        // name (and so its qualname); `self::FOO` reads the constant.
+        let call = r.arity != NO_ARITY;
         match (head, path.len()) {
             ("new", 2) => self.php_class(f, r.scope, &path[1]),
             (_, 1) => self.php_function(f, head),
             ("$this" | "self" | "static", 2) => {
                 let class = self.php_enclosing_class(f, r.scope)?;
-                self.php_member(class, &path[1], 0)
+                self.php_member(class, &path[1], call, 0)
             }
             ("parent", 2) => {
                 let class = self.php_enclosing_class(f, r.scope)?;
                 let base = *self.php_bases(class).first()?;
-                self.php_member(base, &path[1], 0)
+                self.php_member(base, &path[1], call, 0)
             }
             ("$this", 3) => {
                 let class = self.php_enclosing_class(f, r.scope)?;
                 let held = self.php_typed_attr(class, &path[1], 0)?;
-                self.php_member(held, &path[2], 0)
+                self.php_member(held, &path[2], call, 0)
             }
             (h, 2) if h.starts_with('$') => {
                 let class = self.t(f as usize).typed_locals.get(&(r.scope, &h[1..]))?;
                 let class = self.php_class(f, r.scope, class)?;
-                self.php_member(class, &path[1], 0)
+                self.php_member(class, &path[1], call, 0)
             }
             (_, 2) => {
                 let class = self.php_class(f, r.scope, head)?;
-                self.php_member(class, &path[1], 0)
+                self.php_member(class, &path[1], call, 0)
             }
             _ => None,
         }
@@ -187,20 +190,28 @@ impl Resolver<'_> {
     }
 
     /// Member `name` (method, constant, property) of `class` or of its nearest ancestor
-    /// declaring it.
-    fn php_member(&self, class: DefAt, name: &str, depth: u32) -> Option<DefAt> {
+    /// declaring it: for a `call` the method, else the constant or property, where the two
+    /// share a name.
+    fn php_member(&self, class: DefAt, name: &str, call: bool, depth: u32) -> Option<DefAt> {
         let (f, d) = class;
         consulted(f);
         let q = format!("{}.{name}", self.sym.quals[f as usize][d as usize]);
-        if let Some(&at) = self.sym.def_by_qual.get(&q) {
-            return Some(at);
+        let mut defs = self.sym.defs_of(&q);
+        if let Some(first) = defs.next() {
+            let fits = |at: DefAt| (self.kind(at) == DefKind::Function) == call;
+            return Some(
+                std::iter::once(first)
+                    .chain(defs)
+                    .find(|&at| fits(at))
+                    .unwrap_or(first),
+            );
         }
         if depth >= MAX_ANCESTORS {
             return None;
         }
         self.php_bases(class)
             .into_iter()
-            .find_map(|b| self.php_member(b, name, depth + 1))
+            .find_map(|b| self.php_member(b, name, call, depth + 1))
     }
 
     /// The class property `name` of `class` (or of an ancestor) is declared or assigned to

@@ -163,6 +163,13 @@ impl Symbols {
         others.insert(pos, aside);
     }
 
+    /// Every definition of qualname `q`, the one names resolve to first.
+    pub(super) fn defs_of<'a>(&'a self, q: &str) -> impl Iterator<Item = DefAt> + 'a {
+        let first = self.def_by_qual.get(q).copied();
+        let others = self.def_others.get(q).map_or(&[][..], Vec::as_slice);
+        first.into_iter().chain(others.iter().copied())
+    }
+
     /// Forgets every definition of qualname `q` in file `fi`; the next one takes over.
     fn drop_def(&mut self, q: &str, fi: u32) {
         let Some(first) = self.def_by_qual.get_mut(q) else {

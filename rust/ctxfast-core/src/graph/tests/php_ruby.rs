@@ -202,6 +202,35 @@ fn php_calls_resolve_through_namespaces_imports_and_ancestors() {
     );
 }
 
+#[test]
+fn php_calls_reach_the_method_where_a_property_shares_its_name() {
+    // Composer's `Platform`: a static cache `$isDocker` beside the method `isDocker()`, one
+    // qualname for both; a call reaches the method, a constant read the constant.
+    let d = repo(&[(
+        "src/Platform.php",
+        "<?php\nnamespace App;\n\nclass Platform\n{\n    private static $isDocker = null;\n    \
+         public function isWsl() {}\n    const isWsl = 1;\n\n    public static function isDocker()\n    {\n\
+                 return self::$isDocker;\n    }\n\n    public function run()\n    {\n\
+                 self::isDocker();\n        $this->isDocker();\n        return self::isWsl;\n    }\n}\n",
+    )]);
+    let db = d.path().join(".ctxfast/recon.db");
+    index(d.path(), &db, &IndexOptions::default()).unwrap();
+    let targets = pairs(
+        &db,
+        "SELECT CAST(r.line AS TEXT), n.kind || ' ' || n.qualname || ':' || n.line FROM edges e \
+         JOIN nodes r ON r.id = e.src JOIN nodes n ON n.id = e.dst \
+         WHERE e.type = 'invoke' AND r.file = 'src/Platform.php' ORDER BY r.line",
+    );
+    assert_eq!(
+        targets,
+        vec![
+            ("17".into(), "function App.Platform.isDocker:10".into()),
+            ("18".into(), "function App.Platform.isDocker:10".into()),
+            ("19".into(), "var App.Platform.isWsl:8".into()),
+        ]
+    );
+}
+
 fn ruby_repo() -> tempfile::TempDir {
     repo(&[
         ("lib/shop.rb", "require \"shop/cart\"\n\nmodule Shop\n  def self.version\n    \"1\"\n  end\nend\n"),
