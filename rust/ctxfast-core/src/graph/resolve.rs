@@ -52,7 +52,9 @@ pub use symbols::{c_linkage, linkage_keys, Symbols};
 /// Bumped whenever resolution makes a reference reach another definition (or none) for the
 /// same extracted files: the stored index version names it, so an index resolved by another
 /// resolver is rebuilt rather than kept with the edges of the old rules. 1: a PHP call
-/// reaches the method where a property shares its name.
+/// reaches the method where a property shares its name, a method with a body before an
+/// abstract declaration, and never another namespace's definition by its short name; a Ruby
+/// call reaches a `def` before an attribute of the same name, on the side it runs on.
 pub const RESOLVER_VERSION: u32 = 1;
 
 /// One parsed file as resolution sees it.

@@ -145,7 +145,10 @@ impl Resolver<'_> {
         self.php_named(short, Some(DefKind::Function))
     }
 
-    /// The project's only PHP class or top-level function named `name` (of `kind`, if given).
+    /// The project's only PHP class or top-level function named `name` (of `kind`, if given)
+    /// outside any namespace: the global name PHP falls back to. A definition inside another
+    /// namespace is never reached by its short name (`\rmdir()` in a file that mocks
+    /// `League\Flysystem\Local\rmdir` calls PHP's own).
     fn php_named(&self, name: &str, kind: Option<DefKind>) -> Option<DefAt> {
         let all = self
             .sym
@@ -153,6 +156,7 @@ impl Resolver<'_> {
             .get(&(Lang::Php.linkage_family(), name.to_string()))?;
         let mut hits = all
             .iter()
+            .filter(|&&(f, _)| self.files[f as usize].raw.package.is_empty())
             .filter(|&&at| kind.is_none_or(|k| self.kind(at) == k));
         match (hits.next(), hits.next()) {
             (Some(&at), None) => Some(at),
@@ -191,27 +195,56 @@ impl Resolver<'_> {
 
     /// Member `name` (method, constant, property) of `class` or of its nearest ancestor
     /// declaring it: for a `call` the method, else the constant or property, where the two
-    /// share a name.
+    /// share a name. A body is what runs: a method's abstract declaration (an interface's, a
+    /// trait's `abstract function`) is the answer only when no class or trait on the way has
+    /// one with a body (Monolog's handlers implement `FormattableHandlerInterface` and use
+    /// `FormattableHandlerTrait`; a call runs the trait's method).
     fn php_member(&self, class: DefAt, name: &str, call: bool, depth: u32) -> Option<DefAt> {
+        self.php_member_in(class, name, call, true, depth)
+            .or_else(|| self.php_member_in(class, name, call, false, depth))
+    }
+
+    fn php_member_in(
+        &self,
+        class: DefAt,
+        name: &str,
+        call: bool,
+        bodied: bool,
+        depth: u32,
+    ) -> Option<DefAt> {
         let (f, d) = class;
         consulted(f);
         let q = format!("{}.{name}", self.sym.quals[f as usize][d as usize]);
-        let mut defs = self.sym.defs_of(&q);
-        if let Some(first) = defs.next() {
+        let mut defs = self.sym.defs_of(&q).peekable();
+        if let Some(&first) = defs.peek() {
             let fits = |at: DefAt| (self.kind(at) == DefKind::Function) == call;
-            return Some(
-                std::iter::once(first)
-                    .chain(defs)
-                    .find(|&at| fits(at))
-                    .unwrap_or(first),
-            );
+            let found = defs.find(|&at| fits(at)).unwrap_or(first);
+            if !bodied || !self.php_abstract(found) {
+                return Some(found);
+            }
         }
         if depth >= MAX_ANCESTORS {
             return None;
         }
         self.php_bases(class)
             .into_iter()
-            .find_map(|b| self.php_member(b, name, call, depth + 1))
+            .find_map(|b| self.php_member_in(b, name, call, bodied, depth + 1))
+    }
+
+    /// Whether `at` is a method without a body: declared `abstract`, or in an interface.
+    fn php_abstract(&self, (f, d): DefAt) -> bool {
+        let defs = &self.files[f as usize].raw.defs;
+        let def = &defs[d as usize];
+        if def.kind != DefKind::Function {
+            return false;
+        }
+        let words = |sig: &str, w: &str| {
+            sig.split_whitespace()
+                .take_while(|&x| x != "function")
+                .any(|x| x == w)
+        };
+        words(&def.signature, "abstract")
+            || words(&defs[def.parent as usize].signature, "interface")
     }
 
     /// The class property `name` of `class` (or of an ancestor) is declared or assigned to

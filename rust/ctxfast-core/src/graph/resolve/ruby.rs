@@ -36,17 +36,20 @@ impl Resolver<'_> {
                 return match &path[k..] {
                     [] => self.rb_defining(&c, false),
                     ["new"] => self.rb_defining(&c, true),
-                    [m] => self.rb_method(&c, m, 0),
+                    [m] => self.rb_method(&c, m, Some(true), 0),
                     _ => None,
                 };
             }
             return None;
         }
         match path.as_slice() {
-            [m] | ["self", m] => self.rb_self_call(&nesting, m),
+            [m] | ["self", m] => {
+                let singleton = self.rb_singleton_scope(f, r.scope);
+                self.rb_self_call(&nesting, m, singleton)
+            }
             [recv, m] => {
                 let class = self.rb_held(f, r.scope, recv)?;
-                self.rb_method(&class, m, 0)
+                self.rb_method(&class, m, Some(false), 0)
             }
             _ => None,
         }
@@ -111,13 +114,13 @@ impl Resolver<'_> {
     }
 
     /// An implicit-receiver (or `self.`) call of `m` from inside `nesting`.
-    fn rb_self_call(&self, nesting: &[String], m: &str) -> Option<DefAt> {
+    fn rb_self_call(&self, nesting: &[String], m: &str, singleton: bool) -> Option<DefAt> {
         if let Some(class) = nesting.first() {
-            if let Some(at) = self.rb_method(class, m, 0) {
+            if let Some(at) = self.rb_method(class, m, Some(singleton), 0) {
                 return Some(at);
             }
         }
-        if let Some(at) = self.rb_function(m) {
+        if let Some(at) = self.rb_function(m, None) {
             return Some(at);
         }
         let all = self
@@ -133,20 +136,59 @@ impl Resolver<'_> {
         }
     }
 
-    /// The first method with local qualname `local`.
-    fn rb_function(&self, local: &str) -> Option<DefAt> {
+    /// The method with local qualname `local`. A class may define two under one qualname:
+    /// `def self.settings` beside `def settings` (Sinatra), or an `attr_writer :x` beside
+    /// `def x` (Faraday); a `def` is preferred, and of those the one on the side the call
+    /// runs on (`singleton`: the class itself, as in `Foo.m` or a `def self.` body; else an
+    /// instance), then the first.
+    fn rb_function(&self, local: &str, singleton: Option<bool>) -> Option<DefAt> {
         self.sym
             .rb_by_local
             .get(local)?
             .iter()
             .copied()
-            .find(|&at| self.rb_kind(at) == DefKind::Function)
+            .filter(|&at| self.rb_kind(at) == DefKind::Function)
+            .enumerate()
+            .max_by_key(|&(i, at)| {
+                let sig = self.rb_signature(at).trim_start();
+                let is_def = sig.starts_with("def ");
+                let side = singleton.is_some_and(|s| s == sig.starts_with("def self."));
+                (is_def, side, std::cmp::Reverse(i))
+            })
+            .map(|(_, at)| at)
+    }
+
+    fn rb_signature(&self, (f, d): DefAt) -> &str {
+        &self.files[f as usize].raw.defs[d as usize].signature
+    }
+
+    /// Whether code in `scope` of file `f` runs with the class itself as `self`: in a
+    /// `def self.` method or directly in a class or module body.
+    fn rb_singleton_scope(&self, f: u32, scope: u32) -> bool {
+        let defs = &self.files[f as usize].raw.defs;
+        let mut s = scope;
+        while s != 0 {
+            let d = &defs[s as usize];
+            match d.kind {
+                DefKind::Function => return d.signature.trim_start().starts_with("def self."),
+                DefKind::Class => return true,
+                _ => {}
+            }
+            s = if d.parent < s { d.parent } else { 0 };
+        }
+        false
     }
 
     /// Method `m` of the class or module `class` (a local qualname), or of its nearest
     /// ancestor defining it.
-    fn rb_method(&self, class: &str, m: &str, depth: u32) -> Option<DefAt> {
-        if let Some(at) = self.rb_function(&format!("{class}.{m}")) {
+    fn rb_method(
+        &self,
+        class: &str,
+        m: &str,
+        singleton: Option<bool>,
+        depth: u32,
+    ) -> Option<DefAt> {
+        if let Some(at) = self.rb_function(&format!("{class}.{m}"), singleton) {
             return Some(at);
         }
         if depth >= MAX_ANCESTORS {
@@ -165,7 +207,7 @@ impl Resolver<'_> {
                     continue;
                 };
                 if b != class {
-                    if let Some(at) = self.rb_method(&b, m, depth + 1) {
+                    if let Some(at) = self.rb_method(&b, m, singleton, depth + 1) {
                         return Some(at);
                     }
                 }

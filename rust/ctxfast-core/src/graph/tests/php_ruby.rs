@@ -231,6 +231,45 @@ fn php_calls_reach_the_method_where_a_property_shares_its_name() {
     );
 }
 
+#[test]
+fn php_calls_run_bodies_and_never_reach_another_namespace_by_short_name() {
+    let d = repo(&[
+        (
+            "src/Handler.php",
+            "<?php\nnamespace App;\n\nclass Handler extends Base implements Formattable\n{\n    use FormatsTrait;\n\n    public function handle()\n    {\n        $this->format();\n        $this->compose();\n        throw new \\InvalidArgumentException('x');\n    }\n\n    public function check()\n    {\n        return time() + \\rmdir('d') + \\legacy();\n    }\n}\n",
+        ),
+        (
+            "src/Formattable.php",
+            "<?php\nnamespace App;\n\ninterface Formattable\n{\n    public function format();\n}\n",
+        ),
+        (
+            "src/FormatsTrait.php",
+            "<?php\nnamespace App;\n\ntrait FormatsTrait\n{\n    public function format() {}\n    abstract public function compose();\n}\n",
+        ),
+        (
+            "src/Base.php",
+            "<?php\nnamespace App;\n\nclass Base\n{\n    public function compose() {}\n}\n",
+        ),
+        // Same short names in other namespaces: a test double and a package's exception.
+        (
+            "src/Mock/functions.php",
+            "<?php\nnamespace App\\Mock;\n\nfunction time() {}\nfunction rmdir($d) {}\n",
+        ),
+        (
+            "src/Exception/InvalidArgumentException.php",
+            "<?php\nnamespace App\\Exception;\n\nclass InvalidArgumentException extends \\InvalidArgumentException {}\n",
+        ),
+        ("lib/legacy.php", "<?php\n\nfunction legacy() {}\n"),
+    ]);
+    let db = d.path().join(".ctxfast/recon.db");
+    index(d.path(), &db, &IndexOptions::default()).unwrap();
+    assert_eq!(
+        callees(&db, "App.Handler.handle"),
+        vec!["App.Base.compose", "App.FormatsTrait.format"]
+    );
+    assert_eq!(callees(&db, "App.Handler.check"), vec!["lib.legacy.legacy"]);
+}
+
 fn ruby_repo() -> tempfile::TempDir {
     repo(&[
         ("lib/shop.rb", "require \"shop/cart\"\n\nmodule Shop\n  def self.version\n    \"1\"\n  end\nend\n"),
@@ -373,6 +412,34 @@ fn ruby_definitions_calls_and_requires_resolve() {
             ("lib/shop.rb".into(), "shop.cart".into()),
             ("lib/shop/cart.rb".into(), "shop.base".into()),
             ("spec/cart_spec.rb".into(), "shop.cart".into()),
+        ]
+    );
+}
+
+#[test]
+fn ruby_calls_reach_the_def_on_the_side_they_run_on() {
+    // Sinatra's `def self.settings` beside `def settings`, Faraday's `attr_writer :conn`
+    // beside `def conn`: one local qualname each, two definitions.
+    let d = repo(&[(
+        "lib/app.rb",
+        "class App\n  attr_writer :conn\n\n  def self.settings\n    self\n  end\n\n  def settings\n    self.class.settings\n  end\n\n  def conn\n    @conn\n  end\n\n  def run\n    settings\n    conn\n  end\n\n  def self.boot\n    settings\n  end\nend\n\nApp.settings\n",
+    )]);
+    let db = d.path().join(".ctxfast/recon.db");
+    index(d.path(), &db, &IndexOptions::default()).unwrap();
+    let targets = pairs(
+        &db,
+        "SELECT CAST(r.line AS TEXT), n.qualname || ':' || n.line FROM edges e \
+         JOIN nodes r ON r.id = e.src JOIN nodes n ON n.id = e.dst \
+         WHERE e.type = 'invoke' AND r.file = 'lib/app.rb' AND n.name != 'class' \
+         ORDER BY r.line, n.line",
+    );
+    assert_eq!(
+        targets,
+        vec![
+            ("17".into(), "app.App.settings:8".into()),
+            ("18".into(), "app.App.conn:12".into()),
+            ("22".into(), "app.App.settings:4".into()),
+            ("26".into(), "app.App.settings:4".into()),
         ]
     );
 }
