@@ -4,7 +4,8 @@
 //! other name inside the file's namespace. That is also what PSR-4 autoloading does, without
 //! reading `composer.json`: the namespace a file declares is the one its path maps to. A
 //! name no rule finds (a file without a namespace, a global function) reaches the project's
-//! only class or function of that name ([`super::Symbols::named`]).
+//! only class or function of that name declared outside any namespace
+//! ([`super::Symbols::named`]), as PHP falls back to the global name.
 //!
 //! Members are found on the class and then its ancestors (`extends`, `implements` and used
 //! traits), through `$this`, `self::`, `static::`, `parent::`, a class name, or a variable or
