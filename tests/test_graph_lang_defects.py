@@ -651,6 +651,56 @@ def test_javascript_functions_assigned_to_members_are_definitions(tmp_path: Path
     assert sig.doc == "Set the status."
 
 
+def test_javascript_require_bindings_and_this_outside_classes(tmp_path: Path) -> None:
+    """CommonJS: ``require`` binds names as ``import`` does, in its three forms, and makes no
+    definition of its own (markdown-it's ``var escapeHtml = require('./utils').escapeHtml``
+    had every call reach the ``var`` line itself); ``this`` in a method of an exported
+    object (Koa) or of a prototype (markdown-it) reaches the module's top-level methods."""
+    g = graph_of(
+        tmp_path,
+        {
+            "lib/utils.js": """
+                function escapeHtml(s) { return s; }
+                function isSpace(c) { return c === 32; }
+                exports.escapeHtml = escapeHtml;
+                exports.isSpace = isSpace;
+                """,
+            "lib/renderer.js": """
+                var utils = require('./utils');
+                var escapeHtml = require('./utils').escapeHtml;
+                const { isSpace, escapeHtml: esc } = require('./utils');
+                const path = require('path');
+
+                function render(x) {
+                  utils.isSpace(x);
+                  isSpace(x);
+                  esc(x);
+                  path.join(x);
+                  return escapeHtml(x);
+                }
+                module.exports = render;
+                """,
+            "lib/response.js": """
+                module.exports = {
+                  get(field) { return this.set(field); },
+                  set(field) { return field; },
+                };
+                """,
+            "lib/ruler.js": """
+                function Ruler() { this.rules = []; }
+                Ruler.prototype.compile = function () { return 1; };
+                Ruler.prototype.at = function (name) { return this.compile(); };
+                module.exports = Ruler;
+                """,
+        },
+    )
+    assert callees(g, "lib.renderer.render") == {"lib.utils.escapeHtml", "lib.utils.isSpace"}
+    names = {n.name for n in g.nodes_in_file("lib/renderer.js") if n.kind in ("function", "var")}
+    assert names == {"render"}  # no `var` for a require
+    assert callees(g, "lib.response.get") == {"lib.response.set"}
+    assert callees(g, "lib.ruler.at") == {"lib.ruler.compile"}
+
+
 def test_typescript_class_fields_holding_functions_are_methods(tmp_path: Path) -> None:
     """``onClick = () => {...}`` in a class body is a method written as a field (React
     components, bound handlers): a function of the class whose ``this`` is the class."""

@@ -480,9 +480,9 @@ def register(sub: Any) -> None:
     fd.add_argument(
         "--language",
         default="python",
-        choices=["python", "go", "typescript", "java", "rust", "php", "ruby"],
-        help="python: jedi; go: go/types; typescript: tsc; java: javac; rust: rust-analyzer;"
-        " php: PHP-Parser; ruby: Ripper",
+        choices=["python", "go", "typescript", "javascript", "java", "rust", "php", "ruby"],
+        help="python: jedi; go: go/types; typescript, javascript: tsc; java: javac;"
+        " rust: rust-analyzer; php: PHP-Parser; ruby: Ripper",
     )
     fd.add_argument("--out", help="write the full result (with disagreements) as JSON")
     fd.add_argument("--index-dir", help="index directory (default under --cache)")

@@ -7,7 +7,9 @@ source repository's ``benches/analysers/``; see :func:`analysers_dir`):
 
 * Go — ``go/types`` (the standard library's type checker; Debian ``golang-go``), module
   packages type-checked from source;
-* TypeScript — the TypeScript compiler's type checker (Debian ``node-typescript``);
+* TypeScript — the TypeScript compiler's type checker (Debian ``node-typescript``), and for
+  JavaScript the same checker reading the ``.js`` files as it reads JavaScript (``require``,
+  ``module.exports`` and prototype assignments bound, no types declared);
 * Java — javac's attribution through the Compiler Tree API (the JDK's ``jdk.compiler``);
 * Rust — rust-analyzer's LSIF export (the rustup component ``rust-analyzer``): Cargo
   workspaces loaded as the editor loads them, macros expanded, traits resolved;
@@ -93,12 +95,15 @@ def analyser_command(language: str, root: Path) -> tuple[list[str], str]:
         if tool is None:
             raise EvalError("Go fidelity needs the Go toolchain: apt-get install golang-go")
         return [tool, "run", str(analysers_dir() / "go_calls.go"), str(root)], "go/types"
-    if language in ("typescript", "tsx"):
+    if language in ("typescript", "tsx", "javascript"):
         node = shutil.which("node")
         ts = DEBIAN_TYPESCRIPT if Path(DEBIAN_TYPESCRIPT).exists() else "typescript"
         if node is None:
             raise EvalError("TypeScript fidelity needs node and node-typescript (Debian)")
-        return [node, str(analysers_dir() / "ts_calls.js"), str(root), ts], "tsc checker"
+        cmd = [node, str(analysers_dir() / "ts_calls.js"), str(root), ts]
+        if language == "javascript":
+            return [*cmd, "js"], "tsc checker (JavaScript)"
+        return cmd, "tsc checker"
     if language == "java":
         java = shutil.which("java")
         if java is None:
@@ -121,7 +126,8 @@ def analyser_command(language: str, root: Path) -> tuple[list[str], str]:
             raise EvalError("Ruby fidelity needs Ruby (apt-get install ruby)")
         return [ruby, str(analysers_dir() / "ruby_calls.rb"), str(root)], "Ripper lookup"
     raise EvalError(
-        f"no independent analyser for {language!r} (go, typescript, java, rust, php, ruby)"
+        f"no independent analyser for {language!r}"
+        " (go, typescript, javascript, java, rust, php, ruby)"
     )
 
 

@@ -3,7 +3,8 @@
 //! function expressions become `function`), class fields holding a function
 //! (`onClick = () => {}`), functions assigned to a member
 //! (`res.send = function send() {}`, `Foo.prototype.bar = function () {}`) or given as an
-//! object's property (`{ handle: function () {} }`), ES imports and call/`new` references.
+//! object's property (`{ handle: function () {} }`), ES imports, Node's `require` and
+//! call/`new` references.
 
 use super::{dotted, first_paragraph, Builder, Fields};
 use crate::graph::raw::DefKind;
@@ -267,7 +268,15 @@ fn visit_assignment(b: &mut Builder<'_>, n: Node<'_>) {
         .filter(|p| p != "exports");
     match own.or(property) {
         Some(name) => {
-            assigned_function(b, n, value, name);
+            let idx = assigned_function(b, n, value, name);
+            // `Foo.prototype.m = function () {...}`: a method; `this` is the instance.
+            let on_prototype = left
+                .field("object")
+                .and_then(|o| o.field("property"))
+                .is_some_and(|p| b.text(p) == "prototype");
+            if on_prototype {
+                b.out.defs[idx as usize].self_names.push("this".into());
+            }
         }
         None => b.children(n, visit),
     }
@@ -316,6 +325,9 @@ fn assigned_function(b: &mut Builder<'_>, at: Node<'_>, value: Node<'_>, name: S
 fn visit_declarator(b: &mut Builder<'_>, n: Node<'_>, d: Node<'_>, top: bool) {
     if d.kind() != "variable_declarator" {
         return visit(b, d);
+    }
+    if imports::require(b, d) {
+        return;
     }
     let name = d.field("name").filter(|x| x.kind() == "identifier");
     let value = d.field("value");

@@ -1,4 +1,5 @@
-//! ES imports and re-exports: the names a module binds from other modules.
+//! ES imports and re-exports, and Node's `require`: the names a module binds from other
+//! modules.
 
 use super::{Builder, Fields, Node};
 use crate::graph::raw::Target;
@@ -110,6 +111,76 @@ pub(super) fn reexport(b: &mut Builder<'_>, n: Node<'_>) {
     if !named {
         b.bind("*".into(), Target::Star { module, level: 0 }, n);
     }
+}
+
+/// The module a Node `require('./x')` call names, and the property read off its result
+/// (`require('./x').y` → `y`); `None` for any other value.
+fn required(b: &Builder<'_>, value: Node<'_>) -> Option<(String, Option<String>)> {
+    let (call, prop) = match value.kind() {
+        "member_expression" => (
+            value.field("object")?,
+            Some(b.text(value.field("property")?)),
+        ),
+        _ => (value, None),
+    };
+    if call.kind() != "call_expression"
+        || call.field("function").map(|f| b.text(f)).as_deref() != Some("require")
+    {
+        return None;
+    }
+    let args = call.field("arguments")?;
+    let mut c = args.walk();
+    let mut kids = args.named_children(&mut c);
+    let (Some(arg), None) = (kids.next(), kids.next()) else {
+        return None;
+    };
+    (arg.kind() == "string").then(|| (string_value(b, arg), prop))
+}
+
+/// `const x = require('./x')`, `const y = require('./x').y` and `const { y, z: w } =
+/// require('./x')`: the names bound, as the matching `import` binds them. Node's own module
+/// system is how most JavaScript on npm still imports (Koa, Express, Mocha, Knex,
+/// markdown-it); without these bindings every call through them was left unresolved or,
+/// worse, reached the local `const` itself. Returns whether the declarator was one.
+pub(super) fn require(b: &mut Builder<'_>, declarator: Node<'_>) -> bool {
+    let (Some(name), Some(value)) = (declarator.field("name"), declarator.field("value")) else {
+        return false;
+    };
+    let Some((module, prop)) = required(b, value) else {
+        return false;
+    };
+    let symbol = |name: String| Target::Symbol {
+        module: module.clone(),
+        level: 0,
+        name,
+    };
+    match (name.kind(), prop) {
+        ("identifier", None) => b.bind(
+            b.text(name),
+            Target::Module {
+                module: module.clone(),
+                level: 0,
+            },
+            declarator,
+        ),
+        ("identifier", Some(p)) => b.bind(b.text(name), symbol(p), declarator),
+        ("object_pattern", None) => b.children(name, |b, k| match k.kind() {
+            "shorthand_property_identifier_pattern" => {
+                let n = b.text(k);
+                b.bind(n.clone(), symbol(n), declarator);
+            }
+            "pair_pattern" => {
+                let key = k.field("key").filter(|x| x.kind() == "property_identifier");
+                let val = k.field("value").filter(|x| x.kind() == "identifier");
+                if let (Some(key), Some(val)) = (key, val) {
+                    b.bind(b.text(val), symbol(b.text(key)), declarator);
+                }
+            }
+            _ => {}
+        }),
+        _ => return false,
+    }
+    true
 }
 
 /// An export name: an identifier, or a string literal (`export { "a-b" as c }`).
