@@ -305,6 +305,35 @@ def test_typescript_analyser_follows_imports(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.skipif(
+    shutil.which("node") is None or not Path(DEBIAN_TYPESCRIPT).exists(),
+    reason="needs node and node-typescript",
+)
+def test_javascript_analyser_follows_require_and_prototypes(tmp_path: Path) -> None:
+    _graph(
+        tmp_path,
+        {
+            "lib/utils.js": "function esc(s) { return s; }\nexports.esc = esc;\n",
+            "lib/ruler.js": """
+                const { esc } = require('./utils');
+                function Ruler() {}
+                Ruler.prototype.compile = function () { return esc('x'); };
+                Ruler.prototype.at = function () { return this.compile(); };
+                module.exports = Ruler;
+                """,
+            "lib/ruler.test.js": "require('./ruler')().at();\n",  # a test: not read
+            "dist/bundle.js": "function esc(s) { return s; }\nesc(1);\n",  # built output
+        },
+    )
+    sites, name = reference_sites("javascript", tmp_path)
+    assert name == "tsc checker (JavaScript)"
+    bound = {(s.file, s.line, s.name): s.targets for s in sites if s.targets}
+    assert bound == {
+        ("lib/ruler.js", 3, "esc"): (("lib/utils.js", 1),),
+        ("lib/ruler.js", 4, "compile"): (("lib/ruler.js", 3),),
+    }
+
+
 @pytest.mark.skipif(shutil.which("java") is None, reason="needs a JDK")
 def test_java_analyser_binds_overloads(tmp_path: Path) -> None:
     _graph(
