@@ -654,8 +654,9 @@ def test_javascript_functions_assigned_to_members_are_definitions(tmp_path: Path
 def test_javascript_require_bindings_and_this_outside_classes(tmp_path: Path) -> None:
     """CommonJS: ``require`` binds names as ``import`` does, in its three forms, and makes no
     definition of its own (markdown-it's ``var escapeHtml = require('./utils').escapeHtml``
-    had every call reach the ``var`` line itself); ``this`` in a method of an exported
-    object (Koa) or of a prototype (markdown-it) reaches the module's top-level methods."""
+    had every call reach the ``var`` line itself); a required module called or constructed
+    is the function it exports whole; ``this`` in a method of an exported object (Koa), of a
+    prototype or in a constructor function (markdown-it) reaches the module's methods."""
     g = graph_of(
         tmp_path,
         {
@@ -687,10 +688,19 @@ def test_javascript_require_bindings_and_this_outside_classes(tmp_path: Path) ->
                 };
                 """,
             "lib/ruler.js": """
-                function Ruler() { this.rules = []; }
+                function Ruler() { this.rules = []; this.compile(); }
                 Ruler.prototype.compile = function () { return 1; };
                 Ruler.prototype.at = function (name) { return this.compile(); };
                 module.exports = Ruler;
+                """,
+            "lib/parse_link.js": """
+                module.exports = function parseLink(s) { return s; };
+                """,
+            "lib/parser.js": """
+                var Ruler = require('./ruler');
+                var parseLink = require('./parse_link');
+                var utils = require('./utils');
+                function parse(s) { new Ruler(); utils(); return parseLink(s); }
                 """,
         },
     )
@@ -699,6 +709,14 @@ def test_javascript_require_bindings_and_this_outside_classes(tmp_path: Path) ->
     assert names == {"render"}  # no `var` for a require
     assert callees(g, "lib.response.get") == {"lib.response.set"}
     assert callees(g, "lib.ruler.at") == {"lib.ruler.compile"}
+    assert callees(g, "lib.ruler.Ruler") == {"lib.ruler.compile"}  # a constructor function
+    # A module called or constructed is the definition named for its file; `utils` exports
+    # several, so calling it reaches the module, as a default import's call does.
+    assert callees(g, "lib.parser.parse") == {
+        "lib.ruler.Ruler",
+        "lib.parse_link.parseLink",
+        "lib.utils",
+    }
 
 
 def test_typescript_class_fields_holding_functions_are_methods(tmp_path: Path) -> None:

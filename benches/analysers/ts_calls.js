@@ -1,32 +1,39 @@
-// Call sites of a TypeScript tree with the declarations the TypeScript compiler resolves them
-// to: the independent reference of `ctxfast eval fidelity` for TypeScript.
+// Call sites of a TypeScript or JavaScript tree with the declarations the TypeScript compiler
+// resolves them to: the independent reference of `ctxfast eval fidelity` for TypeScript and
+// JavaScript.
 //
-// usage: node ts_calls.js ROOT [TYPESCRIPT_MODULE]   (one JSON object per line on stdout)
-// Every `f(...)`, `x.f(...)` and `new C(...)` in the tree's .ts/.tsx/.mts/.cts files (not
-// node_modules, not tests) is written with the declarations of its callee's symbol (aliases followed);
-// a callee the compiler cannot resolve has no targets. Declarations are reported at the line
-// of their name, so they compare with the graph's definition spans.
+// usage: node ts_calls.js ROOT [TYPESCRIPT_MODULE] [js]   (one JSON object per line on stdout)
+// Every `f(...)`, `x.f(...)` and `new C(...)` in the tree's .ts/.tsx/.mts/.cts files (with
+// `js`: its .js/.jsx/.mjs/.cjs files, read as the compiler reads JavaScript, `require` and
+// `module.exports` included; not node_modules, not tests, not minified or bundled files) is
+// written with the declarations of its callee's symbol (aliases followed); a callee the
+// compiler cannot resolve has no targets. Declarations are reported at the line of their name,
+// so they compare with the graph's definition spans.
 "use strict";
 const fs = require("fs");
 const path = require("path");
 const ts = require(process.argv[3] || "typescript");
 
 const root = path.resolve(process.argv[2]);
+const JS = process.argv[4] === "js";
+const SOURCE = JS ? /\.(js|jsx|mjs|cjs)$/ : /\.(ts|tsx|mts|cts)$/;
+const SKIP_DIRS = new Set(["node_modules", "dist", "coverage", "vendor"]);
 const TEST_DIRS = new Set(["test", "tests", "__tests__", "e2e"]);
 const files = [];
 (function walk(dir) {
   for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
     // Tests are left out, as by the Go and Java analysers: the scores are about the product.
-    if (e.name.startsWith(".") || e.name === "node_modules" || TEST_DIRS.has(e.name)) continue;
-    if (/\.(test|spec)\.[cm]?tsx?$/.test(e.name)) continue;
+    if (e.name.startsWith(".") || SKIP_DIRS.has(e.name) || TEST_DIRS.has(e.name)) continue;
+    if (/\.(test|spec)\.[cm]?[jt]sx?$/.test(e.name) || /\.min\.[cm]?js$/.test(e.name)) continue;
     const p = path.join(dir, e.name);
+    if (e.isSymbolicLink()) continue;
     if (e.isDirectory()) walk(p);
-    else if (/\.(ts|tsx|mts|cts)$/.test(e.name) && !e.name.endsWith(".d.ts")) files.push(p);
+    else if (SOURCE.test(e.name) && !e.name.endsWith(".d.ts")) files.push(p);
   }
 })(root);
 
 const program = ts.createProgram(files, {
-  noEmit: true, allowJs: false, skipLibCheck: true, noResolve: false, types: [],
+  noEmit: true, allowJs: JS, checkJs: false, skipLibCheck: true, noResolve: false, types: [],
   target: ts.ScriptTarget.ESNext, module: ts.ModuleKind.ESNext,
   moduleResolution: ts.ModuleResolutionKind.NodeJs, jsx: ts.JsxEmit.Preserve,
   experimentalDecorators: true,
@@ -63,7 +70,16 @@ function targets(nameNode) {
     if ((ts.isVariableDeclaration(d) || ts.isPropertyDeclaration(d) || ts.isPropertyAssignment(d)) && d.initializer) {
       kind = d.initializer.kind;
     }
+    // JavaScript's `exports.f = function () {...}` / `Foo.prototype.m = (...) => ...`.
+    if (ts.isBinaryExpression(d)) kind = d.right.kind;
+    else if (ts.isPropertyAccessExpression(d) && d.parent && ts.isBinaryExpression(d.parent)) {
+      kind = d.parent.right.kind;
+    }
     const sf = d.getSourceFile();
+    // JavaScript described by a `.d.ts` beside it (postcss's `result.d.ts` for `result.js`):
+    // the checker binds the call to the description, not to the code that runs, so the call
+    // has no reference to score.
+    if (JS && sf.isDeclarationFile && rel(sf.fileName)) return null;
     const file = rel(sf.fileName);
     if (!file) continue; // outside the tree (lib.d.ts): not part of the graph
     const at = (node.name || node).getStart(sf);

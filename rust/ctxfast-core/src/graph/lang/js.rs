@@ -161,8 +161,13 @@ fn visit_function(b: &mut Builder<'_>, n: Node<'_>) {
         return;
     };
     let class = b.scope;
+    // A constructor function (`function MarkdownIt(options) { this.set(options) }`): by the
+    // language's convention it is named with a capital, and `this` is the new instance.
+    let constructor = class == 0
+        && n.kind() == "function_declaration"
+        && name.starts_with(|c: char| c.is_ascii_uppercase());
     let idx = def_with_body(b, n, DefKind::Function, name);
-    if n.kind().starts_with("method") || n.kind().starts_with("abstract") {
+    if n.kind().starts_with("method") || n.kind().starts_with("abstract") || constructor {
         b.out.defs[idx as usize].self_names.push("this".into());
     }
     if let Some(ps) = n.field("parameters") {

@@ -177,7 +177,10 @@ impl<'r> Resolver<'r> {
                 .or_else(|| self.typed_field(f, r.scope, head).filter(|_| !python))
         };
         let self_only = via_self || typed.is_some();
-        let start = typed.unwrap_or_else(|| self.lookup_name(f, r.scope, head, 0));
+        let mut start = typed.unwrap_or_else(|| self.lookup_name(f, r.scope, head, 0));
+        if fd.lang.is_js() && path.len() == 1 {
+            start = self.js_module_export(start);
+        }
         let mut w = self.walk_path(start, &path[1..], python);
         if fd.lang == Lang::Java && r.arity != NO_ARITY {
             // Overloads share a qualname: the call's argument count picks one.

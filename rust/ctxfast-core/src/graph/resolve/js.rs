@@ -106,6 +106,37 @@ impl Resolver<'_> {
         Res::External
     }
 
+    /// What a module bound by `require('./ruler')` is when it is called or constructed
+    /// (`new Ruler()`, `parseLinkDestination(…)`): the function or class the module exports
+    /// whole (`module.exports = Ruler`), found as Node modules are written, the one top-level
+    /// definition named for its file (`ruler.js` → `Ruler`, `parse_link_destination.js` →
+    /// `parseLinkDestination`). Anything else stays the module.
+    pub(super) fn js_module_export(&self, r: Res) -> Res {
+        let Res::Module(m) = r else {
+            return r;
+        };
+        let fd = &self.files[m as usize];
+        if !fd.lang.is_js() {
+            return r;
+        }
+        let squash = |s: &str| -> String {
+            s.chars()
+                .filter(|c| !matches!(c, '_' | '-'))
+                .flat_map(char::to_lowercase)
+                .collect()
+        };
+        let stem = squash(&fd.raw.defs[0].name);
+        let mut named = fd.raw.defs.iter().enumerate().skip(1).filter(|(_, d)| {
+            d.parent == 0
+                && matches!(d.kind, DefKind::Function | DefKind::Class)
+                && squash(&d.name) == stem
+        });
+        match (named.next(), named.next()) {
+            (Some((i, _)), None) => Res::Def(m, i as u32),
+            _ => r,
+        }
+    }
+
     /// The class a TypeScript function declares it returns (see
     /// [`Resolver::returned_class`]): `this` is the function's own class.
     pub(super) fn ts_returned(&self, f: u32, d: u32, def: &RawDef) -> Option<Res> {
