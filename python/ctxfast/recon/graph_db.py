@@ -1,7 +1,7 @@
 """The one way Python opens ``recon.db``, the code graph the Rust core writes.
 
 The core owns the schema and stamps it into ``meta.schema_version`` as
-``schema.extractor.resolver`` (``9.8.1``: the tables, the extractor that filled them and the
+``schema.extractor.resolver`` (``9.10.1``: the tables, the extractor that filled them and the
 name resolution that drew the edges); a build of another version rebuilds an index of
 another schema, extractor or resolver when it indexes, but a reader that skips the
 refresh (``refresh=False``, a second process, an index copied from elsewhere) would read
