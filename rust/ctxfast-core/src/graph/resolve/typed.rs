@@ -27,9 +27,10 @@ impl Resolver<'_> {
             return Res::Def(f, p);
         }
         // JavaScript written without `class`: a method of the object a module exports
-        // (`module.exports = { get() { this.set() } }`, Koa) or one assigned to a prototype
-        // (`Ruler.prototype.at = function () { this.__compile__() }`, markdown-it) finds
-        // its siblings at the module's top level, where such methods are defined.
+        // (`module.exports = { get() { this.set() } }`, Koa), one assigned to a prototype
+        // (`Ruler.prototype.at = function () { this.__compile__() }`, markdown-it) or a
+        // constructor function finds its siblings at the module's top level, where such
+        // methods are defined.
         if p == 0 && fd.lang.is_js() {
             return Res::Module(f);
         }
