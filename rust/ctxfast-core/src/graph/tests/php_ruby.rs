@@ -34,6 +34,19 @@ fn imports(db: &Path) -> Vec<(String, String)> {
     .collect()
 }
 
+/// Each invoke edge of `file` as (the call's line, "kind qualname:line" of its target), in
+/// line order: which of two definitions sharing a qualname a call reached.
+fn calls_by_line(db: &Path, file: &str) -> Vec<(String, String)> {
+    pairs(
+        db,
+        &format!(
+            "SELECT CAST(r.line AS TEXT), n.kind || ' ' || n.qualname || ':' || n.line \
+             FROM edges e JOIN nodes r ON r.id = e.src JOIN nodes n ON n.id = e.dst \
+             WHERE e.type = 'invoke' AND r.file = '{file}' ORDER BY r.line, n.line"
+        ),
+    )
+}
+
 const PHP_KERNEL: &str = r"<?php
 namespace App\Http;
 
@@ -215,12 +228,7 @@ fn php_calls_reach_the_method_where_a_property_shares_its_name() {
     )]);
     let db = d.path().join(".ctxfast/recon.db");
     index(d.path(), &db, &IndexOptions::default()).unwrap();
-    let targets = pairs(
-        &db,
-        "SELECT CAST(r.line AS TEXT), n.kind || ' ' || n.qualname || ':' || n.line FROM edges e \
-         JOIN nodes r ON r.id = e.src JOIN nodes n ON n.id = e.dst \
-         WHERE e.type = 'invoke' AND r.file = 'src/Platform.php' ORDER BY r.line",
-    );
+    let targets = calls_by_line(&db, "src/Platform.php");
     assert_eq!(
         targets,
         vec![
@@ -426,20 +434,17 @@ fn ruby_calls_reach_the_def_on_the_side_they_run_on() {
     )]);
     let db = d.path().join(".ctxfast/recon.db");
     index(d.path(), &db, &IndexOptions::default()).unwrap();
-    let targets = pairs(
-        &db,
-        "SELECT CAST(r.line AS TEXT), n.qualname || ':' || n.line FROM edges e \
-         JOIN nodes r ON r.id = e.src JOIN nodes n ON n.id = e.dst \
-         WHERE e.type = 'invoke' AND r.file = 'lib/app.rb' AND n.name != 'class' \
-         ORDER BY r.line, n.line",
-    );
+    let targets: Vec<(String, String)> = calls_by_line(&db, "lib/app.rb")
+        .into_iter()
+        .filter(|(_, t)| t.starts_with("function "))
+        .collect();
     assert_eq!(
         targets,
         vec![
-            ("17".into(), "app.App.settings:8".into()),
-            ("18".into(), "app.App.conn:12".into()),
-            ("22".into(), "app.App.settings:4".into()),
-            ("26".into(), "app.App.settings:4".into()),
+            ("17".into(), "function app.App.settings:8".into()),
+            ("18".into(), "function app.App.conn:12".into()),
+            ("22".into(), "function app.App.settings:4".into()),
+            ("26".into(), "function app.App.settings:4".into()),
         ]
     );
 }
