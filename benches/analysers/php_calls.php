@@ -235,7 +235,7 @@ class Calls extends NodeVisitorAbstract
         echo json_encode([
             'file' => $this->file, 'line' => $at->getStartLine(), 'name' => $name,
             'targets' => $targets ?? [], 'resolved' => $targets !== null,
-        ], JSON_UNESCAPED_SLASHES), "\n";
+        ], JSON_UNESCAPED_SLASHES | JSON_INVALID_UTF8_SUBSTITUTE), "\n";
     }
 }
 $calls = new Calls();

@@ -187,8 +187,8 @@ end
 
 def emit(file, pos, name, targets)
   puts JSON.generate(
-    file: file, line: pos[0], name: name,
-    targets: (targets || []).map { |f, l| { file: f, line: l, callable: true } },
+    file: file.scrub, line: pos[0], name: name.scrub,
+    targets: (targets || []).map { |f, l| { file: f.scrub, line: l, callable: true } },
     resolved: !targets.nil?
   )
 end

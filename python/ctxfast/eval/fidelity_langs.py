@@ -145,6 +145,8 @@ def reference_sites(
         raise EvalError(f"{name} failed on {root}: {out.stderr.strip()[-400:]}")
     sites = []
     for line in out.stdout.splitlines():
+        if not line.strip():
+            continue
         r = json.loads(line)
         if not r.get("file"):
             continue
