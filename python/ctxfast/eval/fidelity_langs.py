@@ -1,4 +1,5 @@
-"""Graph fidelity for Go, TypeScript, Java, Rust, PHP and Ruby against independent analysers.
+"""Graph fidelity for Go, TypeScript, JavaScript, Java, Rust, PHP and Ruby against
+independent analysers.
 
 jedi is the reference for Python (:mod:`ctxfast.eval.fidelity`). For the other graph
 languages the reference is the compiler's own name resolution, run as a small program that
@@ -20,10 +21,11 @@ source repository's ``benches/analysers/``; see :func:`analysers_dir`):
   superclasses. Neither language states a value's type, so for both only the calls whose
   receiver the code names (``$this``, ``self``, a class, an implicit receiver) are bound.
 
-Each is the language's reference implementation of name binding, installable from Debian, and
-independent of tree-sitter and of ctxfast's resolver. Calls into libraries that are not in the
-tree (not downloadable here) resolve to nothing in the tree; a site the analyser could not
-resolve at all is not scored.
+Each is installable from Debian (or rustup) and independent of tree-sitter and of ctxfast's
+resolver: the language's own implementation of name binding where it has a static one, and
+for Ruby, which has none, Ruby's own parser with the lookup order the language documents.
+Calls into libraries that are not in the tree (not downloadable here) resolve to nothing in
+the tree; a site the analyser could not resolve at all is not scored.
 
 Scored, on a seeded sample of resolved call sites: **definitions** (Q2) — the graph's invoke
 targets of the call's name on that line against the analyser's in-tree declaration, both mapped
