@@ -33,13 +33,13 @@ def ruby_files(dir, out)
 end
 
 # One module or class, merged over every body that opens it.
-Mod = Struct.new(:name, :decls, :imethods, :smethods, :supers, :includes, :prepends, :extends)
+Mod = Struct.new(:full, :name, :decls, :imethods, :smethods, :supers, :includes, :prepends, :extends)
 
 MODS = {} # "A::B" => Mod
 TOP_METHODS = {} # name => [[file, line]]
 
 def mod(full)
-  MODS[full] ||= Mod.new(full.split("::").last, [], {}, {}, [], [], [], [])
+  MODS[full] ||= Mod.new(full, full.split("::").last, [], {}, {}, [], [], [], [])
 end
 
 # "A::B" of a const_ref / const_path_ref / top_const_ref / var_ref node, or nil.
@@ -134,13 +134,9 @@ end
 def mixins(m, kind)
   m[kind].reverse.flat_map do |consts, nesting, self_ext|
     found = consts.reverse.map { |c| resolve_const(c, nesting) }.compact
-    found << m.name_full if self_ext
+    found << m.full if self_ext
     found
   end
-end
-
-class Mod
-  attr_accessor :name_full
 end
 
 def superclass(m)
@@ -254,5 +250,4 @@ files = []
 ruby_files(ROOT, files)
 trees = files.to_h { |p| [p.delete_prefix("#{ROOT}/"), Ripper.sexp(File.read(p, mode: "rb:UTF-8"))] }
 trees.each { |rel, sexp| collect(sexp, rel, [], false) }
-MODS.each { |full, m| m.name_full = full }
 trees.each { |rel, sexp| calls(sexp, rel, [], false) }

@@ -90,42 +90,42 @@ def analysers_dir() -> Path:
     )
 
 
+def _tool(name: str, need: str) -> str:
+    """The path of program ``name``, or an error saying what to install (``need``)."""
+    found = shutil.which(name)
+    if found is None:
+        raise EvalError(need)
+    return found
+
+
 def analyser_command(language: str, root: Path) -> tuple[list[str], str]:
     """The command printing ``language``'s call sites of ``root``, and the analyser's name."""
     if language == "go":
-        tool = shutil.which("go")
-        if tool is None:
-            raise EvalError("Go fidelity needs the Go toolchain: apt-get install golang-go")
-        return [tool, "run", str(analysers_dir() / "go_calls.go"), str(root)], "go/types"
+        go = _tool("go", "Go fidelity needs the Go toolchain: apt-get install golang-go")
+        return [go, "run", str(analysers_dir() / "go_calls.go"), str(root)], "go/types"
     if language in ("typescript", "tsx", "javascript"):
-        node = shutil.which("node")
+        node = _tool("node", "TypeScript fidelity needs node and node-typescript (Debian)")
         ts = DEBIAN_TYPESCRIPT if Path(DEBIAN_TYPESCRIPT).exists() else "typescript"
-        if node is None:
-            raise EvalError("TypeScript fidelity needs node and node-typescript (Debian)")
         cmd = [node, str(analysers_dir() / "ts_calls.js"), str(root), ts]
         if language == "javascript":
             return [*cmd, "js"], "tsc checker (JavaScript)"
         return cmd, "tsc checker"
     if language == "java":
-        java = shutil.which("java")
-        if java is None:
-            raise EvalError("Java fidelity needs a JDK 17+ (apt-get install openjdk-17-jdk)")
+        java = _tool("java", "Java fidelity needs a JDK 17+ (apt-get install openjdk-17-jdk)")
         return [java, str(analysers_dir() / "JavaCalls.java"), str(root)], "javac attribution"
     if language == "rust":
-        if shutil.which("rust-analyzer") is None:
-            raise EvalError("Rust fidelity needs rust-analyzer: rustup component add rust-analyzer")
+        _tool("rust-analyzer", "Rust fidelity needs the rustup component rust-analyzer")
         cmd = [sys.executable, str(analysers_dir() / "rust_calls.py"), str(root)]
         return cmd, "rust-analyzer lsif"
     if language == "php":
-        php = shutil.which("php")
-        if php is None or not Path(DEBIAN_PHP_PARSER).exists():
-            raise EvalError("PHP fidelity needs php-cli and php-parser (apt-get install both)")
+        need = "PHP fidelity needs php-cli and php-parser (apt-get install both)"
+        php = _tool("php", need)
+        if not Path(DEBIAN_PHP_PARSER).exists():
+            raise EvalError(need)
         cmd = [php, str(analysers_dir() / "php_calls.php"), str(root), DEBIAN_PHP_PARSER]
         return cmd, "PHP-Parser names"
     if language == "ruby":
-        ruby = shutil.which("ruby")
-        if ruby is None:
-            raise EvalError("Ruby fidelity needs Ruby (apt-get install ruby)")
+        ruby = _tool("ruby", "Ruby fidelity needs Ruby (apt-get install ruby)")
         return [ruby, str(analysers_dir() / "ruby_calls.rb"), str(root)], "Ripper lookup"
     raise EvalError(
         f"no independent analyser for {language!r}"
