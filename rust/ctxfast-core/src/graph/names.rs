@@ -408,6 +408,7 @@ fn entries(raw: &RawFile, lang: Lang) -> FxHashMap<&str, Vec<Entry>> {
                 &d.bases,
                 &d.self_names,
                 &d.self_class,
+                d.singleton,
                 sig
             )
         );

@@ -56,6 +56,10 @@ pub struct RawDef {
     /// For methods defined outside their type's body (Go receivers, Rust `impl`): the local
     /// qualname of the type that `self_names` refer to.
     pub self_class: String,
+    /// A method of the class (or module) itself rather than of its instances: Ruby's
+    /// singleton methods (`def self.x`, a method inside `class << self`,
+    /// `define_singleton_method`). Ruby calls prefer the definition on the side they run on.
+    pub singleton: bool,
     pub signature: String,
     pub doc: String,
 }
@@ -279,6 +283,7 @@ impl RawFile {
                     && a.bases == b.bases
                     && a.self_names == b.self_names
                     && a.self_class == b.self_class
+                    && a.singleton == b.singleton
                     && a.interface_signature(signatures) == b.interface_signature(signatures)
             })
             && self.bindings == other.bindings
@@ -302,6 +307,7 @@ impl RawFile {
         w.u32(self.defs.len() as u32);
         for d in &self.defs {
             w.0.push(d.kind.code());
+            w.0.push(u8::from(d.singleton));
             w.s(&d.name);
             w.s(&d.local);
             for v in [d.line, d.col, d.end_line, d.parent] {
@@ -424,6 +430,7 @@ impl RawFile {
         for _ in 0..r.u32()? {
             f.defs.push(RawDef {
                 kind: DefKind::from_code(r.u8()?),
+                singleton: r.u8()? != 0,
                 name: r.s()?,
                 local: r.s()?,
                 line: r.u32()?,

@@ -581,6 +581,7 @@ impl<'s> Builder<'s> {
                 bases: vec![],
                 self_names: vec![],
                 self_class: String::new(),
+                singleton: false,
                 signature: String::new(),
                 doc: String::new(),
             }],
@@ -637,6 +638,7 @@ impl<'s> Builder<'s> {
             bases: vec![],
             self_names: vec![],
             self_class: String::new(),
+            singleton: false,
             signature,
             doc: String::new(),
         });

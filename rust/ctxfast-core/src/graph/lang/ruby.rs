@@ -18,10 +18,12 @@ use rustc_hash::FxHashSet;
 use tree_sitter::Node;
 
 /// Walk state: the locals bound so far in each scope (a bare identifier is a local variable
-/// once assigned, otherwise a method call).
+/// once assigned, otherwise a method call), and whether the walk is in a `class << self`
+/// body, where every method defined is the class's own (a singleton method).
 #[derive(Default)]
 struct St {
     locals: FxHashSet<(u32, String)>,
+    singleton: bool,
 }
 
 pub fn walk(b: &mut Builder<'_>, root: Node<'_>) {
@@ -92,6 +94,14 @@ fn bind_local(b: &mut Builder<'_>, st: &mut St, name: String) {
     }
 }
 
+/// Runs `f` with [`St::singleton`] set to `on`: a `class << self` body turns it on, a class
+/// or module body inside one turns it off again.
+fn with_singleton(st: &mut St, on: bool, f: impl FnOnce(&mut St)) {
+    let outer = std::mem::replace(&mut st.singleton, on);
+    f(st);
+    st.singleton = outer;
+}
+
 fn visit(b: &mut Builder<'_>, st: &mut St, n: Node<'_>) {
     b.nested(n, |b| visit_node(b, st, n));
 }
@@ -110,7 +120,7 @@ fn visit_node(b: &mut Builder<'_>, st: &mut St, n: Node<'_>) {
         "singleton_class" => {
             // `class << self`: its methods are the enclosing class's singleton methods.
             if let Some(body) = n.field("body") {
-                visit(b, st, body);
+                with_singleton(st, true, |st| visit(b, st, body));
             }
         }
         "method" | "singleton_method" => visit_method(b, st, n),
@@ -168,7 +178,7 @@ fn visit_class(b: &mut Builder<'_>, st: &mut St, n: Node<'_>) {
         }
     }
     if let Some(body) = body {
-        b.within(idx, |b| visit(b, st, body));
+        with_singleton(st, false, |st| b.within(idx, |b| visit(b, st, body)));
     }
 }
 
@@ -182,6 +192,7 @@ fn visit_method(b: &mut Builder<'_>, st: &mut St, n: Node<'_>) {
     let idx = b.def(DefKind::Function, name, n, sig);
     b.out.defs[idx as usize].doc = doc(b, n);
     b.out.defs[idx as usize].self_names = vec!["self".into()];
+    b.out.defs[idx as usize].singleton = n.kind() == "singleton_method" || st.singleton;
     b.within(idx, |b| {
         if let Some(ps) = n.field("parameters") {
             params(b, st, ps);
@@ -343,19 +354,22 @@ fn call(b: &mut Builder<'_>, st: &mut St, n: Node<'_>) {
                 if let Some(a) = args {
                     let sig = b.first_line(n);
                     for name in symbols(b, a) {
-                        b.def(DefKind::Function, name, n, sig.clone());
+                        let idx = b.def(DefKind::Function, name, n, sig.clone());
+                        b.out.defs[idx as usize].singleton = st.singleton;
                     }
                     return;
                 }
             }
             // `define_method(:x) do |y| … end`: a method `x` whose body is the block.
             "define_method" | "define_singleton_method" if b.cur_def().kind == DefKind::Class => {
+                let singleton = st.singleton || name == "define_singleton_method";
                 let name = args.and_then(|a| symbols(b, a).into_iter().next());
                 if let (Some(name), Some(blk)) = (name, n.field("block")) {
                     let sig = b.first_line(n);
                     let idx = b.def(DefKind::Function, name, n, sig);
                     b.out.defs[idx as usize].doc = doc(b, n);
                     b.out.defs[idx as usize].self_names = vec!["self".into()];
+                    b.out.defs[idx as usize].singleton = singleton;
                     b.within(idx, |b| visit(b, st, blk));
                     return;
                 }

@@ -17,7 +17,7 @@
 use super::symbols::DefAt;
 use super::{beside, consulted, FileData, Res, Resolver};
 use crate::graph::lang::{module_qualname, Lang};
-use crate::graph::raw::{DefKind, RawRef};
+use crate::graph::raw::{DefKind, RawDef, RawRef};
 
 /// How far method lookup climbs superclasses and mixins.
 const MAX_ANCESTORS: u32 = 6;
@@ -137,10 +137,11 @@ impl Resolver<'_> {
     }
 
     /// The method with local qualname `local`. A class may define two under one qualname:
-    /// `def self.settings` beside `def settings` (Sinatra), or an `attr_writer :x` beside
-    /// `def x` (Faraday); a `def` is preferred, and of those the one on the side the call
-    /// runs on (`singleton`: the class itself, as in `Foo.m` or a `def self.` body; else an
-    /// instance), then the first.
+    /// a singleton method (`def self.settings`, or one in `class << self`) beside
+    /// `def settings` (Sinatra), or an `attr_writer :x` beside `def x` (Faraday); a `def` is
+    /// preferred, and of those the one on the side the call runs on (`singleton`: the class
+    /// itself, as in `Foo.m` or a singleton method's body; else an instance), then the
+    /// first.
     fn rb_function(&self, local: &str, singleton: Option<bool>) -> Option<DefAt> {
         self.sym
             .rb_by_local
@@ -150,27 +151,27 @@ impl Resolver<'_> {
             .filter(|&at| self.rb_kind(at) == DefKind::Function)
             .enumerate()
             .max_by_key(|&(i, at)| {
-                let sig = self.rb_signature(at).trim_start();
-                let is_def = sig.starts_with("def ");
-                let side = singleton.is_some_and(|s| s == sig.starts_with("def self."));
+                let def = self.rb_def(at);
+                let is_def = def.signature.trim_start().starts_with("def ");
+                let side = singleton.is_some_and(|s| s == def.singleton);
                 (is_def, side, std::cmp::Reverse(i))
             })
             .map(|(_, at)| at)
     }
 
-    fn rb_signature(&self, (f, d): DefAt) -> &str {
-        &self.files[f as usize].raw.defs[d as usize].signature
+    fn rb_def(&self, (f, d): DefAt) -> &RawDef {
+        &self.files[f as usize].raw.defs[d as usize]
     }
 
     /// Whether code in `scope` of file `f` runs with the class itself as `self`: in a
-    /// `def self.` method or directly in a class or module body.
+    /// singleton method or directly in a class or module body.
     fn rb_singleton_scope(&self, f: u32, scope: u32) -> bool {
         let defs = &self.files[f as usize].raw.defs;
         let mut s = scope;
         while s != 0 {
             let d = &defs[s as usize];
             match d.kind {
-                DefKind::Function => return d.signature.trim_start().starts_with("def self."),
+                DefKind::Function => return d.singleton,
                 DefKind::Class => return true,
                 _ => {}
             }

@@ -450,6 +450,74 @@ fn ruby_calls_reach_the_def_on_the_side_they_run_on() {
 }
 
 #[test]
+fn ruby_class_self_blocks_define_singleton_methods() {
+    // Sinatra's `Sinatra::Base`: most of its class methods sit in `class << self`, several
+    // beside an instance method of the same name. Both orders, so that neither side wins by
+    // coming first.
+    let d = repo(&[(
+        "lib/app.rb",
+        concat!(
+            "class Base\n",            // 1
+            "  def settings; end\n",   // 2
+            "\n",                      // 3
+            "  class << self\n",       // 4
+            "    def settings; end\n", // 5
+            "\n",                      // 6
+            "    def boot\n",          // 7
+            "      settings\n",        // 8: the class's own
+            "      self.settings\n",   // 9
+            "    end\n",               // 10
+            "  end\n",                 // 11
+            "end\n",                   // 12
+            "\n",                      // 13
+            "class App\n",             // 14
+            "  class << self\n",       // 15
+            "    def settings; end\n", // 16
+            "  end\n",                 // 17
+            "\n",                      // 18
+            "  def settings; end\n",   // 19
+            "\n",                      // 20
+            "  def run\n",             // 21
+            "    settings\n",          // 22: an instance's
+            "    self.settings\n",     // 23
+            "  end\n",                 // 24
+            "end\n",                   // 25
+            "\n",                      // 26
+            "Base.settings\n",         // 27
+            "App.settings\n",          // 28
+        ),
+    )]);
+    let db = d.path().join(".ctxfast/recon.db");
+    index(d.path(), &db, &IndexOptions::default()).unwrap();
+    let targets: Vec<(String, String)> = calls_by_line(&db, "lib/app.rb")
+        .into_iter()
+        .filter(|(_, t)| t.starts_with("function "))
+        .collect();
+    assert_eq!(
+        targets,
+        vec![
+            ("8".into(), "function app.Base.settings:5".into()),
+            ("9".into(), "function app.Base.settings:5".into()),
+            ("22".into(), "function app.App.settings:19".into()),
+            ("23".into(), "function app.App.settings:19".into()),
+            ("27".into(), "function app.Base.settings:5".into()),
+            ("28".into(), "function app.App.settings:16".into()),
+        ]
+    );
+    // What a reader is shown is the line as written.
+    assert_eq!(
+        pairs(
+            &db,
+            "SELECT id, signature FROM defs_meta WHERE id LIKE 'app.App.settings:%' ORDER BY id"
+        ),
+        vec![
+            ("app.App.settings:16".into(), "def settings; end".into()),
+            ("app.App.settings:19".into(), "def settings; end".into()),
+        ]
+    );
+}
+
+#[test]
 fn ruby_dsl_blocks_named_by_a_symbol_are_definitions() {
     let d = repo(&[
         (
