@@ -108,7 +108,7 @@ impl ChangedNames {
     /// Adds what differs between `old` and `new`, the interface of the file `rel` (module
     /// `module`, language `lang`) before and after this run.
     pub fn add_diff(&mut self, old: &RawFile, new: &RawFile, lang: Lang, rel: &str, module: &str) {
-        if old.package != new.package {
+        if old.package != new.package || old.namespaces != new.namespaces {
             self.any = true;
             return;
         }
@@ -167,7 +167,7 @@ impl ChangedNames {
         module: &str,
         stable: &FxHashSet<String>,
     ) {
-        if !raw.package.is_empty() {
+        if !raw.package.is_empty() || !raw.namespaces.is_empty() {
             self.any = true;
             return;
         }

@@ -25,7 +25,8 @@ pub enum Outcome {
     Unchanged,
     Parsed {
         sha: String,
-        raw: RawFile,
+        /// Boxed: an extraction is many times the size of the other outcomes.
+        raw: Box<RawFile>,
         parse_error: Option<String>,
     },
     Skipped(String),
@@ -162,7 +163,7 @@ fn parse_one(
     };
     Outcome::Parsed {
         sha,
-        raw,
+        raw: Box::new(raw),
         parse_error,
     }
 }
@@ -338,7 +339,7 @@ pub fn assemble(
                     parse_error,
                 });
                 out.files
-                    .push(FileData::new(f.rel.clone(), lang, module, raw));
+                    .push(FileData::new(f.rel.clone(), lang, module, *raw));
             }
             Outcome::Skipped(_) => {}
         }

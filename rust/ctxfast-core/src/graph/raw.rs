@@ -133,8 +133,15 @@ pub struct RawFile {
     /// `self.x.method()` resolve (Python; sorted). Part of the interface: subclasses and
     /// other files' typed locals read it.
     pub typed_attrs: Vec<(u32, String, String)>,
-    /// Java `package` clause; empty elsewhere. Qualifies the file's definitions.
+    /// Java `package` clause, or the namespace of a PHP file's first `namespace`
+    /// declaration (dotted); empty elsewhere. Qualifies the file's definitions.
     pub package: String,
+    /// PHP: each `namespace` declaration after the file's first, as (its line, its dotted
+    /// namespace; empty for a global `namespace { … }` block). A file may hold several
+    /// (`namespace A { … } namespace B { … }`, Flysystem's test doubles, Twig's global
+    /// functions): the definitions, calls and `use` imports from that line on are that
+    /// namespace's, not `package`'s ([`RawFile::namespace_at`]). Empty in nearly every file.
+    pub namespaces: Vec<(u32, String)>,
 }
 
 impl RawDef {
@@ -266,11 +273,11 @@ fn dec_target(r: &mut R<'_>) -> Option<Target> {
 
 impl RawFile {
     /// True when `self` and `other` look the same to *other* files' resolution: same
-    /// definitions (kind, name, scope, line — node ids are `qualname:line`), bases, self
-    /// bindings, import bindings, locals and package, and — where the resolver reads them
-    /// (`signatures`, see [`RawFile::interface`]) — the same function signatures. Only the
-    /// reference list, columns, end lines, docstrings and signatures nobody reads may
-    /// differ. A refresh whose changed files all keep their interface re-resolves just
+    /// definitions (kind, name, scope, line — node ids are `qualname:line` — and side),
+    /// bases, self bindings, import bindings, locals, package and namespaces, and — where
+    /// the resolver reads them (`signatures`, see [`RawFile::interface`]) — the same
+    /// function signatures. Only the reference list, columns, end lines, docstrings and
+    /// signatures nobody reads may differ. A refresh whose changed files all keep their interface re-resolves just
     /// those files, not their dependents.
     pub fn same_interface(&self, other: &RawFile, signatures: bool) -> bool {
         self.defs.len() == other.defs.len()
@@ -290,6 +297,16 @@ impl RawFile {
             && self.outer_locals().eq(other.outer_locals())
             && self.typed_attrs == other.typed_attrs
             && self.package == other.package
+            && self.namespaces == other.namespaces
+    }
+
+    /// The PHP namespace declaration whose code `line` is in — 0 for the file's first (or
+    /// none), k for `namespaces[k - 1]` — and its dotted namespace (empty: the global one).
+    pub fn namespace_at(&self, line: u32) -> (usize, &str) {
+        match self.namespaces.partition_point(|(l, _)| *l <= line) {
+            0 => (0, &self.package),
+            k => (k, &self.namespaces[k - 1].1),
+        }
     }
 
     /// Locals outside function bodies (module and class scope): the only ones another file's
@@ -335,6 +352,11 @@ impl RawFile {
             enc_target(&mut w, &b.target);
         }
         w.s(&self.package);
+        w.u32(self.namespaces.len() as u32);
+        for (line, ns) in &self.namespaces {
+            w.u32(*line);
+            w.s(ns);
+        }
         w.u32(self.locals.len() as u32);
         for (s, n) in &self.locals {
             w.u32(*s);
@@ -375,6 +397,7 @@ impl RawFile {
             typed_locals: vec![],
             typed_attrs: self.typed_attrs.clone(),
             package: self.package.clone(),
+            namespaces: self.namespaces.clone(),
         }
     }
 
@@ -466,6 +489,10 @@ impl RawFile {
             });
         }
         f.package = r.s()?;
+        for _ in 0..r.u32()? {
+            let line = r.u32()?;
+            f.namespaces.push((line, r.s()?));
+        }
         for _ in 0..r.u32()? {
             let s = r.u32()?;
             f.locals.push((s, r.s()?));

@@ -78,7 +78,7 @@ impl FileData {
 
     /// The prefix that qualifies this file's definitions (module, Go package dir, Java package).
     pub fn prefix(&self) -> String {
-        prefix_of(&self.rel, self.lang, &self.module, &self.raw)
+        prefix_of(&self.rel, self.lang, &self.module, &self.raw.package)
     }
 
     /// Qualnames of every definition (index 0 = the module itself).
@@ -87,14 +87,15 @@ impl FileData {
     }
 }
 
-/// [`FileData::prefix`] of a file not (yet) moved into a [`FileData`].
-fn prefix_of(rel: &str, lang: Lang, module: &str, raw: &RawFile) -> String {
+/// [`FileData::prefix`] of a file not (yet) moved into a [`FileData`], whose code is in
+/// Java package or PHP namespace `package`.
+fn prefix_of(rel: &str, lang: Lang, module: &str, package: &str) -> String {
     match lang {
         Lang::Go => match rel.rsplit_once('/') {
             Some((dir, _)) => dir.replace('/', "."),
             None => "root".into(),
         },
-        Lang::Java | Lang::Php if !raw.package.is_empty() => raw.package.clone(),
+        Lang::Java | Lang::Php if !package.is_empty() => package.to_string(),
         _ => module.to_string(),
     }
 }
@@ -102,15 +103,19 @@ fn prefix_of(rel: &str, lang: Lang, module: &str, raw: &RawFile) -> String {
 /// [`FileData::qualnames`] of a file not (yet) moved into a [`FileData`]: the cold build
 /// writes definitions while parsing, before the run's file list exists.
 pub fn qualnames_of(rel: &str, lang: Lang, module: &str, raw: &RawFile) -> Vec<String> {
-    let prefix = prefix_of(rel, lang, module, raw);
+    let prefix = prefix_of(rel, lang, module, &raw.package);
     raw.defs
         .iter()
         .enumerate()
         .map(|(i, d)| {
             if i == 0 {
                 module.to_string()
-            } else {
+            } else if raw.namespaces.is_empty() {
                 format!("{prefix}.{}", d.local)
+            } else {
+                // A PHP file of several namespaces: each definition is its own block's.
+                let ns = raw.namespace_at(d.line).1;
+                format!("{}.{}", prefix_of(rel, lang, module, ns), d.local)
             }
         })
         .collect()

@@ -1,7 +1,8 @@
 //! PHP extraction: classes, interfaces, traits and enums (`class`), methods and functions
 //! (`function`), class constants, enum cases and properties (`var`), `use` imports and call
 //! references. Definitions are qualified by the file's `namespace` (`App\Http\Kernel` →
-//! `App.Http.Kernel`, in `RawFile::package`), as Java's are by their package: the namespace,
+//! `App.Http.Kernel`, in `RawFile::package`; each block's own in a file of several,
+//! `RawFile::namespaces`), as Java's are by their package: the namespace,
 //! not the file's path, is how PHP code names a class, and under PSR-4 autoloading the
 //! two agree anyway.
 //!
@@ -104,13 +105,23 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
     }
 }
 
-/// A `namespace` block: the package it gives the file, then its body.
+/// A `namespace` declaration: the namespace of what follows it (a braced block's body, or
+/// the statements after `namespace X;`), then its body. The file's first gives its
+/// `package`; each later one is recorded from its line on (`RawFile::namespaces`).
 fn visit_namespace(b: &mut Builder<'_>, n: Node<'_>) {
-    // The first namespace of a file qualifies it (files holding several are rare).
-    if let Some(name) = n.field("name") {
-        if b.out.package.is_empty() {
-            b.out.package = dotted_namespace(&name_text(b, name));
-        }
+    let ns = n
+        .field("name")
+        .map(|name| dotted_namespace(&name_text(b, name)))
+        .unwrap_or_default();
+    let mut before = n.prev_named_sibling();
+    while let Some(p) = before.filter(|p| p.kind() != "namespace_definition") {
+        before = p.prev_named_sibling();
+    }
+    if before.is_none() {
+        b.out.package = ns;
+    } else {
+        let line = n.start_position().row as u32 + 1;
+        b.out.namespaces.push((line, ns));
     }
     if let Some(body) = n.field("body") {
         visit(b, body);

@@ -28,8 +28,8 @@ impl Resolver<'_> {
         // name (and so its qualname); `self::FOO` reads the constant.
         let call = r.arity != NO_ARITY;
         match (head, path.len()) {
-            ("new", 2) => self.php_class(f, r.scope, &path[1]),
-            (_, 1) => self.php_function(f, head),
+            ("new", 2) => self.php_class(f, r.scope, r.line, &path[1]),
+            (_, 1) => self.php_function(f, r.line, head),
             ("$this" | "self" | "static", 2) => {
                 let class = self.php_enclosing_class(f, r.scope)?;
                 self.php_member(class, &path[1], call, 0)
@@ -46,11 +46,11 @@ impl Resolver<'_> {
             }
             (h, 2) if h.starts_with('$') => {
                 let class = self.t(f as usize).typed_locals.get(&(r.scope, &h[1..]))?;
-                let class = self.php_class(f, r.scope, class)?;
+                let class = self.php_class(f, r.scope, r.line, class)?;
                 self.php_member(class, &path[1], call, 0)
             }
             (_, 2) => {
-                let class = self.php_class(f, r.scope, head)?;
+                let class = self.php_class(f, r.scope, r.line, head)?;
                 self.php_member(class, &path[1], call, 0)
             }
             _ => None,
@@ -76,16 +76,26 @@ impl Resolver<'_> {
         })
     }
 
-    /// The fully qualified, dotted name `written` (a class or function name as written in
-    /// file `f`) denotes, and whether a `use` import gave it.
-    fn php_full_name(&self, f: u32, written: &str) -> (String, bool) {
+    /// The fully qualified, dotted name `written` (a class or function name as written on
+    /// `line` of file `f`) denotes, and whether a `use` import gave it. Both the namespace
+    /// and the imports are those of the namespace declaration the line is in.
+    fn php_full_name(&self, f: u32, line: u32, written: &str) -> (String, bool) {
         if let Some(abs) = written.strip_prefix('\\') {
             return (abs.replace('\\', "."), false);
         }
         let (first, rest) = written.split_once('\\').unwrap_or((written, ""));
         let fd = &self.files[f as usize];
-        if let Some(bs) = self.t(f as usize).bindings.get(&(0, first)) {
-            if let Target::Symbol { module, name, .. } = &fd.raw.bindings[bs[0].0 as usize].target {
+        let (block, namespace) = fd.raw.namespace_at(line);
+        let import = self
+            .t(f as usize)
+            .bindings
+            .get(&(0, first))
+            .into_iter()
+            .flatten()
+            .map(|&(bi, _)| &fd.raw.bindings[bi as usize])
+            .find(|b| fd.raw.namespace_at(b.line).0 == block);
+        if let Some(b) = import {
+            if let Target::Symbol { module, name, .. } = &b.target {
                 let mut full = if module.is_empty() {
                     name.clone()
                 } else {
@@ -98,15 +108,16 @@ impl Resolver<'_> {
             }
         }
         let dotted = written.replace('\\', ".");
-        if fd.raw.package.is_empty() {
+        if namespace.is_empty() {
             (dotted, false)
         } else {
-            (format!("{}.{dotted}", fd.raw.package), false)
+            (format!("{namespace}.{dotted}"), false)
         }
     }
 
-    /// The class (or interface, trait, enum) `written` names in `scope` of file `f`.
-    fn php_class(&self, f: u32, scope: u32, written: &str) -> Option<DefAt> {
+    /// The class (or interface, trait, enum) `written` names in `scope`, on `line`, of file
+    /// `f`.
+    fn php_class(&self, f: u32, scope: u32, line: u32, written: &str) -> Option<DefAt> {
         match written.to_ascii_lowercase().as_str() {
             "self" | "static" => return self.php_enclosing_class(f, scope),
             "parent" => {
@@ -115,7 +126,7 @@ impl Resolver<'_> {
             }
             _ => {}
         }
-        let (full, imported) = self.php_full_name(f, written);
+        let (full, imported) = self.php_full_name(f, line, written);
         if let Some(&at) = self.sym.def_by_qual.get(&full) {
             if self.kind(at) == DefKind::Class {
                 return Some(at);
@@ -130,10 +141,10 @@ impl Resolver<'_> {
         self.php_named(short, Some(DefKind::Class))
     }
 
-    /// The function `written` calls from file `f`: in the namespace, imported, or (as PHP
-    /// falls back to global functions) the project's only function of that name.
-    fn php_function(&self, f: u32, written: &str) -> Option<DefAt> {
-        let (full, imported) = self.php_full_name(f, written);
+    /// The function `written` calls from `line` of file `f`: in the namespace, imported, or
+    /// (as PHP falls back to global functions) the project's only function of that name.
+    fn php_function(&self, f: u32, line: u32, written: &str) -> Option<DefAt> {
+        let (full, imported) = self.php_full_name(f, line, written);
         if let Some(&at) = self.sym.def_by_qual.get(&full) {
             if self.kind(at) == DefKind::Function {
                 return Some(at);
@@ -157,7 +168,10 @@ impl Resolver<'_> {
             .get(&(Lang::Php.linkage_family(), name.to_string()))?;
         let mut hits = all
             .iter()
-            .filter(|&&(f, _)| self.files[f as usize].raw.package.is_empty())
+            .filter(|&&(f, d)| {
+                let raw = &self.files[f as usize].raw;
+                raw.namespace_at(raw.defs[d as usize].line).1.is_empty()
+            })
             .filter(|&&at| kind.is_none_or(|k| self.kind(at) == k));
         match (hits.next(), hits.next()) {
             (Some(&at), None) => Some(at),
@@ -189,7 +203,7 @@ impl Resolver<'_> {
         let def = &self.files[f as usize].raw.defs[d as usize];
         def.bases
             .iter()
-            .filter_map(|b| self.php_class(f, def.parent, b))
+            .filter_map(|b| self.php_class(f, def.parent, def.line, b))
             .filter(|&at| at != (f, d))
             .collect()
     }
@@ -254,8 +268,8 @@ impl Resolver<'_> {
         let (f, d) = class;
         consulted(f);
         if let Some(c) = self.t(f as usize).typed_attrs.get(&(d, name)) {
-            let parent = self.files[f as usize].raw.defs[d as usize].parent;
-            return self.php_class(f, parent, c);
+            let def = &self.files[f as usize].raw.defs[d as usize];
+            return self.php_class(f, def.parent, def.line, c);
         }
         if depth >= MAX_ANCESTORS {
             return None;

@@ -288,14 +288,19 @@ pub fn linkage_keys(lang: Lang, raw: &RawFile) -> Vec<String> {
             .map(|(_, key, m)| format!("{key}:{m}"))
             .collect()
     } else if lang.linkage_family() != 0 {
-        // Names and locals, and the bases a lookup climbs through, but no lines: an edit
-        // that only moves definitions re-resolves the files pointing into them (their
-        // edges and dependencies), not the whole language.
+        // Names and locals (in their PHP namespace, where a file has several), and the
+        // bases a lookup climbs through, but no lines: an edit that only moves definitions
+        // re-resolves the files pointing into them (their edges and dependencies), not the
+        // whole language.
         let mut k: Vec<String> = raw
             .defs
             .iter()
             .skip(1)
-            .map(|d| format!("{}:{}:{}", d.kind.as_str(), d.local, d.bases.join(",")))
+            .map(|d| {
+                let ns = raw.namespace_at(d.line).1;
+                let bases = d.bases.join(",");
+                format!("{}:{ns}:{}:{bases}", d.kind.as_str(), d.local)
+            })
             .collect();
         k.push(format!("package:{}", raw.package));
         k

@@ -278,6 +278,83 @@ fn php_calls_run_bodies_and_never_reach_another_namespace_by_short_name() {
     assert_eq!(callees(&db, "App.Handler.check"), vec!["lib.legacy.legacy"]);
 }
 
+#[test]
+fn php_each_namespace_block_has_its_own_namespace_and_imports() {
+    // Flysystem's test doubles: one file, a braced block per namespace mocked; Twig's
+    // extensions: a class in `namespace Twig\Extension { … }`, its helper functions in a
+    // global `namespace { … }` after it. And the statement form, twice in a file.
+    let d = repo(&[
+        (
+            "src/mocks.php",
+            concat!(
+                "<?php\n",                                                   // 1
+                "\n",                                                        // 2
+                "namespace App\\Local {\n",                                  // 3
+                "    use App\\Util\\Clock;\n",                               // 4
+                "\n",                                                        // 5
+                "    function rmdir($d) { return Clock::now(); }\n",         // 6
+                "}\n",                                                       // 7
+                "\n",                                                        // 8
+                "namespace App\\Ftp {\n",                                    // 9
+                "    use App\\Util\\Other as Clock;\n",                      // 10
+                "\n",                                                        // 11
+                "    function ftp_raw() { return Clock::now() + helper(); }\n", // 12
+                "}\n",                                                       // 13
+                "\n",                                                        // 14
+                "namespace {\n",                                             // 15
+                "    function helper() { return \\App\\Local\\rmdir('d'); }\n", // 16
+                "}\n",                                                       // 17
+            ),
+        ),
+        (
+            "src/two.php",
+            "<?php\nnamespace App\\One;\n\nfunction a() { b(); }\n\nnamespace App\\Two;\n\n\
+             function b() {}\nfunction c() { b(); }\n",
+        ),
+        (
+            "src/Util/Clock.php",
+            "<?php\nnamespace App\\Util;\n\nclass Clock\n{\n    public static function now() {}\n}\n",
+        ),
+        (
+            "src/Util/Other.php",
+            "<?php\nnamespace App\\Util;\n\nclass Other\n{\n    public static function now() {}\n}\n",
+        ),
+    ]);
+    let db = d.path().join(".ctxfast/recon.db");
+    index(d.path(), &db, &IndexOptions::default()).unwrap();
+    let defs = pairs(
+        &db,
+        "SELECT qualname, file FROM nodes WHERE kind = 'function' \
+         AND file IN ('src/mocks.php', 'src/two.php') ORDER BY file, line",
+    );
+    let defs: Vec<&str> = defs.iter().map(|(q, _)| q.as_str()).collect();
+    assert_eq!(
+        defs,
+        vec![
+            "App.Local.rmdir",
+            "App.Ftp.ftp_raw",
+            "src.mocks.helper", // global: named as a file without a namespace
+            "App.One.a",
+            "App.Two.b",
+            "App.Two.c",
+        ]
+    );
+    assert_eq!(
+        calls_by_line(&db, "src/mocks.php"),
+        vec![
+            ("6".into(), "function App.Util.Clock.now:6".into()),
+            ("12".into(), "function App.Util.Other.now:6".into()),
+            ("12".into(), "function src.mocks.helper:16".into()),
+            ("16".into(), "function App.Local.rmdir:6".into()),
+        ]
+    );
+    // `b()` in `App\One` is no call of `App\Two\b`.
+    assert_eq!(
+        calls_by_line(&db, "src/two.php"),
+        vec![("9".into(), "function App.Two.b:8".into())]
+    );
+}
+
 fn ruby_repo() -> tempfile::TempDir {
     repo(&[
         ("lib/shop.rb", "require \"shop/cart\"\n\nmodule Shop\n  def self.version\n    \"1\"\n  end\nend\n"),
