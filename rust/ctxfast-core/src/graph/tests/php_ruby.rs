@@ -675,7 +675,7 @@ fn php_and_ruby_refreshes_match_a_cold_build_at_every_step() {
     let opts = IndexOptions::default();
     index(d.path(), &db, &opts).unwrap();
     let w = |r: &Path, p: &str, t: &str| fs::write(r.join(p), t).unwrap();
-    let steps: [&dyn Fn(&Path); 7] = [
+    let steps: [&dyn Fn(&Path); 11] = [
         // A second `b_fn`: no longer the only one of its name.
         &|r| w(r, "src/d.php", "<?php\n\nfunction b_fn() {}\n"),
         &|r| w(r, "lib/d.rb", "def b_fn\nend\n"),
@@ -699,15 +699,70 @@ fn php_and_ruby_refreshes_match_a_cold_build_at_every_step() {
         &|r| {
             w(r, "src/C.php", "<?php\nnamespace P;\n\nuse Q\\A;\n\nclass C extends A\n{\n    public function g() { $this->f(); }\n}\n");
         },
+        // A singleton `f` beside the instance one, then a file reading it unchanged: the
+        // side is part of what a refresh keeps of the file.
+        &|r| {
+            w(
+                r,
+                "lib/a.rb",
+                "class A\n  class << self\n    def f\n    end\n  end\n\n  def f\n    b_fn\n  end\nend\n",
+            );
+        },
+        &|r| w(r, "lib/c.rb", "\nclass C < A\n  def g\n    f\n  end\nend\n"),
+        // A global block after a namespaced one, then a file calling into it while it
+        // stays unchanged.
+        &|r| {
+            w(r, "src/m.php", "<?php\nnamespace Q {\n    function m0() {}\n}\n\nnamespace {\n    function m1() {}\n}\n");
+            w(r, "src/C.php", "<?php\nnamespace P;\n\nuse Q\\A;\n\nclass C extends A\n{\n    public function g() { $this->f(); m1(); }\n}\n");
+        },
+        &|r| {
+            w(r, "src/C.php", "<?php\nnamespace P;\n\nuse Q\\A;\n\n\nclass C extends A\n{\n    public function g() { $this->f(); m1(); }\n}\n");
+        },
     ];
     for (n, step) in steps.iter().enumerate() {
         step(d.path());
         index(d.path(), &db, &opts).unwrap();
         assert!(matches_cold(d.path(), &db), "step {n}");
     }
-    assert_eq!(callees(&db, "P.C.g"), vec!["Q.A.f"]);
+    assert_eq!(callees(&db, "P.C.g"), vec!["Q.A.f", "src.m.m1"]);
     assert_eq!(callees(&db, "c.C.g"), vec!["a.A.f"]);
     assert_eq!(callees(&db, "a.A.f"), vec!["b.b_fn"]);
+}
+
+#[test]
+fn singleton_sides_and_later_namespaces_survive_the_stored_blobs() {
+    let rb = lang::extract(
+        Lang::Ruby,
+        b"class A\n  class << self\n    def f; end\n  end\n\n  def g; end\nend\n",
+        "a",
+        7,
+    )
+    .raw;
+    let sides: Vec<(&str, bool)> = rb
+        .defs
+        .iter()
+        .skip(1)
+        .map(|d| (d.local.as_str(), d.singleton))
+        .collect();
+    assert_eq!(sides, vec![("A", false), ("A.f", true), ("A.g", false)]);
+    let php = lang::extract(
+        Lang::Php,
+        b"<?php\nnamespace A {\n    function f() {}\n}\nnamespace {\n    function g() {}\n}\n",
+        "m",
+        7,
+    )
+    .raw;
+    assert_eq!(
+        (php.package.as_str(), &php.namespaces[..]),
+        ("A", &[(5, String::new())][..])
+    );
+    for raw in [rb, php] {
+        assert_eq!(RawFile::decode(&raw.encode()).as_ref(), Some(&raw));
+        assert_eq!(
+            RawFile::decode_interface_blob(&raw.interface_blob(false), false),
+            Some(raw.interface(false))
+        );
+    }
 }
 
 #[test]
