@@ -394,11 +394,6 @@ fn entries(raw: &RawFile, lang: Lang) -> FxHashMap<&str, Vec<Entry>> {
         .map(|d| d.parent)
         .collect();
     for (i, d) in raw.defs.iter().enumerate() {
-        let sig = if signatures && d.kind == DefKind::Function {
-            d.signature.as_str()
-        } else {
-            ""
-        };
         let rest = format!(
             "d{:?}",
             (
@@ -409,7 +404,7 @@ fn entries(raw: &RawFile, lang: Lang) -> FxHashMap<&str, Vec<Entry>> {
                 &d.self_names,
                 &d.self_class,
                 d.singleton,
-                sig
+                d.interface_signature(signatures)
             )
         );
         out.entry(&d.name)

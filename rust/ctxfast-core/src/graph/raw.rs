@@ -145,10 +145,11 @@ pub struct RawFile {
 }
 
 impl RawDef {
-    /// The signature as the interface keeps it: a function's, when its language's
-    /// signatures are read by the resolver (`signatures`); empty otherwise.
-    fn interface_signature(&self, signatures: bool) -> &str {
-        if signatures && self.kind == DefKind::Function {
+    /// The signature as the interface keeps it: a function's or a class's (PHP reads
+    /// whether a class is an `interface`), when its language's signatures are read by the
+    /// resolver (`signatures`); empty otherwise.
+    pub fn interface_signature(&self, signatures: bool) -> &str {
+        if signatures && matches!(self.kind, DefKind::Function | DefKind::Class) {
             &self.signature
         } else {
             ""

@@ -170,11 +170,14 @@ impl Lang {
 
     /// True when the resolver reads this language's function signatures — return types
     /// (Java, JavaScript/TypeScript, Rust), parameter types picking an overload (Java),
-    /// `static` linkage (C, C++) — so they are part of a file's interface
+    /// `static` linkage (C, C++), `abstract` and `interface` (PHP), a `def` rather than an
+    /// accessor (Ruby) — so they are part of a file's interface
     /// ([`super::raw::RawFile::interface`]): a refresh resolving against an unchanged file
     /// must see what a cold build sees.
     pub fn signatures_resolve(self) -> bool {
-        matches!(self, Lang::Java | Lang::Rust) || self.is_js() || self.is_c_family()
+        matches!(self, Lang::Java | Lang::Rust | Lang::Php | Lang::Ruby)
+            || self.is_js()
+            || self.is_c_family()
     }
 
     /// True where a file of minified-long lines ([`super::discover::is_minified`]) is skipped

@@ -675,7 +675,7 @@ fn php_and_ruby_refreshes_match_a_cold_build_at_every_step() {
     let opts = IndexOptions::default();
     index(d.path(), &db, &opts).unwrap();
     let w = |r: &Path, p: &str, t: &str| fs::write(r.join(p), t).unwrap();
-    let steps: [&dyn Fn(&Path); 11] = [
+    let steps: [&dyn Fn(&Path); 15] = [
         // A second `b_fn`: no longer the only one of its name.
         &|r| w(r, "src/d.php", "<?php\n\nfunction b_fn() {}\n"),
         &|r| w(r, "lib/d.rb", "def b_fn\nend\n"),
@@ -718,6 +718,39 @@ fn php_and_ruby_refreshes_match_a_cold_build_at_every_step() {
         &|r| {
             w(r, "src/C.php", "<?php\nnamespace P;\n\nuse Q\\A;\n\n\nclass C extends A\n{\n    public function g() { $this->f(); m1(); }\n}\n");
         },
+        // Two definitions a call chooses between by their signatures (`attr_writer :f` or
+        // `def f`; an interface's declaration or a trait's body), read from files that stay
+        // unchanged while the caller is resolved again.
+        &|r| {
+            w(
+                r,
+                "lib/a.rb",
+                "class A\n  attr_writer :f\n\n  def f\n    b_fn\n  end\nend\n",
+            );
+        },
+        &|r| {
+            w(
+                r,
+                "lib/c.rb",
+                "\n\nclass C < A\n  def g\n    f\n  end\nend\n",
+            );
+        },
+        &|r| {
+            w(
+                r,
+                "src/I.php",
+                "<?php\nnamespace Q;\n\ninterface I\n{\n    public function k();\n}\n",
+            );
+            w(
+                r,
+                "src/T.php",
+                "<?php\nnamespace Q;\n\ntrait T\n{\n    public function k() {}\n}\n",
+            );
+            w(r, "src/E.php", "<?php\nnamespace Q;\n\nclass E implements I\n{\n    use T;\n\n    public function h() { $this->k(); }\n}\n");
+        },
+        &|r| {
+            w(r, "src/E.php", "<?php\nnamespace Q;\n\n\nclass E implements I\n{\n    use T;\n\n    public function h() { $this->k(); }\n}\n");
+        },
     ];
     for (n, step) in steps.iter().enumerate() {
         step(d.path());
@@ -727,6 +760,7 @@ fn php_and_ruby_refreshes_match_a_cold_build_at_every_step() {
     assert_eq!(callees(&db, "P.C.g"), vec!["Q.A.f", "src.m.m1"]);
     assert_eq!(callees(&db, "c.C.g"), vec!["a.A.f"]);
     assert_eq!(callees(&db, "a.A.f"), vec!["b.b_fn"]);
+    assert_eq!(callees(&db, "Q.E.h"), vec!["Q.T.k"]);
 }
 
 #[test]
