@@ -278,8 +278,8 @@ impl RawFile {
     /// bases, self bindings, import bindings, locals, package and namespaces, and — where
     /// the resolver reads them (`signatures`, see [`RawFile::interface`]) — the same
     /// function signatures. Only the reference list, columns, end lines, docstrings and
-    /// signatures nobody reads may differ. A refresh whose changed files all keep their interface re-resolves just
-    /// those files, not their dependents.
+    /// signatures nobody reads may differ. A refresh whose changed files all keep their
+    /// interface re-resolves just those files, not their dependents.
     pub fn same_interface(&self, other: &RawFile, signatures: bool) -> bool {
         self.defs.len() == other.defs.len()
             && self.defs.iter().zip(&other.defs).all(|(a, b)| {
