@@ -74,6 +74,9 @@ def test_example_code_is_demoted_like_tests(tmp_path):
     assert is_example_path("docs_src/security/tutorial003.py")
     assert is_example_path("samples/bootstrap/js/app.js")
     assert not is_example_path("fastapi/security/api_key.py")
+    assert is_example_path(".github/REPRODUCTION_SCRIPT.rb")  # an issue template's script
+    assert is_example_path(".phpstorm.meta.php")  # an IDE's metadata
+    assert not is_example_path("src/Handler/Stream.php")
     repo = indexed_repo(tmp_path, EXAMPLE_FILES)
     task = "Fix dark color theme"
     # (A one-line task is its own goal sentence: the goal query is left out for clarity.)

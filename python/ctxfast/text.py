@@ -322,10 +322,14 @@ def is_test_path(path: str) -> bool:
 
 @functools.lru_cache(maxsize=1 << 17)
 def is_example_path(path: str) -> bool:
-    """Whether a directory of the POSIX ``path`` is one of ``EXAMPLE_DIR_NAMES``: code
-    beside the product (``doc/usage/example_google.py``, ``asv_bench/benchmarks/``) that a
-    fix rarely touches and a caller of the change there rarely breaks."""
-    return any(d in EXAMPLE_DIR_NAMES for d in path.split("/")[:-1])
+    """Whether the POSIX ``path`` is code beside the product that a fix rarely touches and a
+    caller of the change there rarely breaks: under one of ``EXAMPLE_DIR_NAMES``
+    (``doc/usage/example_google.py``, ``asv_bench/benchmarks/``), or hidden — a file or
+    directory named with a leading dot is a tool's (CI workflows and issue templates under
+    ``.github/``, an IDE's ``.phpstorm.meta.php``), and no language imports product code
+    from one."""
+    parts = path.split("/")
+    return any(p.startswith(".") for p in parts) or any(d in EXAMPLE_DIR_NAMES for d in parts[:-1])
 
 
 def is_library_path(path: str) -> bool:
