@@ -1372,6 +1372,7 @@ fn forget_process_cache(db: &Path) {
 }
 
 mod c_family;
+mod js_ts;
 mod names;
 mod php_ruby;
 mod tags;

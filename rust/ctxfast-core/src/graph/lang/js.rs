@@ -150,6 +150,8 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
         }
         // `private conn: Connection;` in a class body types `this.conn`.
         "public_field_definition" => visit_field(b, n),
+        // `readonly gen: CodeGen` in an interface types `it.gen` for any `it: SchemaCxt`.
+        "property_signature" => visit_property_signature(b, n),
         "call_expression" | "new_expression" => visit_call(b, n),
         _ => b.children(n, visit),
     }
@@ -197,7 +199,13 @@ fn visit_class(b: &mut Builder<'_>, n: Node<'_>) {
                 } else {
                     Some(e)
                 };
-                if let Some(p) = v.and_then(|v| path(b, v)) {
+                // An interface's bases are types (`extends SchemaCxt`, `extends Base<T>`):
+                // its subtypes inherit the properties they declare.
+                let p = v.and_then(|v| path(b, v)).or_else(|| {
+                    let t = ts_class(b, e).filter(|_| k.kind() == "extends_type_clause")?;
+                    Some(t.split('.').map(str::to_string).collect())
+                });
+                if let Some(p) = p {
                     bases.push(p.join("."));
                     b.reference(p, e);
                 }
@@ -386,11 +394,7 @@ fn visit_declarator(b: &mut Builder<'_>, n: Node<'_>, d: Node<'_>, top: bool) {
 fn local_type(b: &Builder<'_>, d: Node<'_>, value: Option<Node<'_>>) -> Option<String> {
     // `const qr: QueryRunner = ...` / `const b = new Builder()`.
     let ty = d.field("type").and_then(|t| ts_class(b, t));
-    let ty = ty.or_else(|| {
-        let v = value.filter(|v| v.kind() == "new_expression")?;
-        let c = v.field("constructor")?;
-        matches!(c.kind(), "identifier" | "member_expression").then(|| b.text(c))
-    });
+    let ty = ty.or_else(|| constructed(b, value?));
     // `const repo = conn.getRepository(Post)`: what the callee
     // declares it returns, marked `.()` for the resolver.
     // `const t = x instanceof Table ? x : …`: a Table.
@@ -425,7 +429,9 @@ fn local_type(b: &Builder<'_>, d: Node<'_>, value: Option<Node<'_>>) -> Option<S
 
 /// A class field: its decorators, the attribute it types, and its initial value. A field
 /// whose value is a function (`onClick = () => {...}`) is a method written as a field: a
-/// function definition of the class.
+/// function definition of the class. Its class is the one its annotation names or, without
+/// one, the one its initial value constructs (`_whitelist = new ReferenceSet()`), as
+/// TypeScript infers it.
 fn visit_field(b: &mut Builder<'_>, n: Node<'_>) {
     decorators(b, n);
     let class = b.scope;
@@ -433,7 +439,10 @@ fn visit_field(b: &mut Builder<'_>, n: Node<'_>) {
         .field("name")
         .filter(|x| x.kind() == "property_identifier");
     if let (Some(nm), true) = (name, b.out.defs[class as usize].kind == DefKind::Class) {
-        let t = n.field("type").and_then(|t| ts_class(b, t));
+        let t = match n.field("type") {
+            Some(t) => ts_class(b, t),
+            None => n.field("value").and_then(|v| constructed(b, v)),
+        };
         b.attr_assigned(class, b.text(nm), t);
     }
     match (name, n.field("value")) {
@@ -445,6 +454,28 @@ fn visit_field(b: &mut Builder<'_>, n: Node<'_>) {
         (_, Some(v)) => visit(b, v),
         _ => {}
     }
+}
+
+/// A property of an interface or object type (`readonly gen: CodeGen`, `opts?: Options`):
+/// the attribute it types, as a class field does.
+fn visit_property_signature(b: &mut Builder<'_>, n: Node<'_>) {
+    let class = b.scope;
+    let name = n
+        .field("name")
+        .filter(|x| x.kind() == "property_identifier");
+    if let (Some(nm), true) = (name, b.out.defs[class as usize].kind == DefKind::Class) {
+        let t = n.field("type").and_then(|t| ts_class(b, t));
+        b.attr_assigned(class, b.text(nm), t);
+    }
+    b.children(n, visit);
+}
+
+/// The class `new Foo(...)` (or `new ns.Foo(...)`) constructs; `None` for any other value.
+fn constructed(b: &Builder<'_>, value: Node<'_>) -> Option<String> {
+    let c = Some(value)
+        .filter(|v| v.kind() == "new_expression")?
+        .field("constructor")?;
+    matches!(c.kind(), "identifier" | "member_expression").then(|| b.text(c))
 }
 
 /// A call or `new`: a reference to its callee, then the calls in its receiver chain and
@@ -502,13 +533,41 @@ fn params(b: &mut Builder<'_>, ps: Node<'_>, class: u32) {
     });
 }
 
-/// The class a type annotation names: `: Foo`, `: Foo<T>`, `: ns.Foo`; `None` for
-/// primitives, unions, arrays and the like.
+/// The class a type annotation names: `: Foo`, `: Foo<T>`, `: ns.Foo`, and a union of one
+/// such name with primitives (`Foo | undefined`, `Foo | null | string`: a method called on
+/// it can only be the class's); `None` for primitives, unions of two named types, arrays,
+/// object and function types.
 fn ts_class(b: &Builder<'_>, t: Node<'_>) -> Option<String> {
     match t.kind() {
-        "type_annotation" => ts_class(b, t.named_child(0)?),
+        "type_annotation" | "parenthesized_type" => ts_class(b, t.named_child(0)?),
         "type_identifier" | "nested_type_identifier" => Some(b.text(t)),
         "generic_type" => ts_class(b, t.field("name")?),
+        "union_type" => {
+            let mut named = vec![];
+            union_members(t, &mut named, 0)?;
+            let mut classes = named.into_iter().map(|m| ts_class(b, m));
+            match (classes.next(), classes.next()) {
+                (Some(class), None) => class,
+                _ => None,
+            }
+        }
         _ => None,
     }
+}
+
+/// The members of union type `t` that are no primitive (`undefined`, `null`, `string`, a
+/// literal), pushed on `named`; `None` for a union nested past any real type's depth.
+fn union_members<'t>(t: Node<'t>, named: &mut Vec<Node<'t>>, depth: u32) -> Option<()> {
+    if depth > 32 {
+        return None;
+    }
+    let mut c = t.walk();
+    for m in t.named_children(&mut c) {
+        match m.kind() {
+            "union_type" => union_members(m, named, depth + 1)?,
+            "predefined_type" | "literal_type" => {}
+            _ => named.push(m),
+        }
+    }
+    Some(())
 }

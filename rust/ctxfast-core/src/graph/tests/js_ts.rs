@@ -1,0 +1,106 @@
+//! TypeScript and JavaScript calls on values whose class a declaration gives: a parameter,
+//! a field or interface property of another class, a destructured property, a `this`
+//! parameter, a cast, a default import, `super` (the misses `ctxfast eval fidelity
+//! --language typescript` found against the TypeScript checker in ajv, yup and got).
+
+use super::*;
+
+/// Each invoke edge of `file` as (the call's line, its target's qualname), in line order.
+fn calls(db: &Path, file: &str) -> Vec<(u32, String)> {
+    let mut out: Vec<(u32, String)> = pairs(
+        db,
+        &format!(
+            "SELECT CAST(r.line AS TEXT), n.qualname FROM edges e JOIN nodes r ON r.id = e.src \
+             JOIN nodes n ON n.id = e.dst WHERE e.type = 'invoke' AND r.file = '{file}'"
+        ),
+    )
+    .into_iter()
+    .map(|(l, q)| (l.parse().unwrap(), q))
+    .collect();
+    out.sort();
+    out
+}
+
+/// `(line, qualname)` pairs as [`calls`] gives them.
+fn want(v: &[(u32, &str)]) -> Vec<(u32, String)> {
+    v.iter().map(|(l, q)| (*l, (*q).to_string())).collect()
+}
+
+fn indexed(files: &[(&str, &str)]) -> (tempfile::TempDir, std::path::PathBuf) {
+    let d = repo(files);
+    let db = d.path().join(".ctxfast/recon.db");
+    index(d.path(), &db, &IndexOptions::default()).unwrap();
+    (d, db)
+}
+
+/// The generator and the contexts holding it, as ajv writes them.
+const GEN: (&str, &str) = (
+    "src/gen.ts",
+    "export class CodeGen {\n  const(n: string) {}\n  name(n: string) {}\n}\n\
+     export class Scope {\n  value() {}\n}\n",
+);
+const CXT: (&str, &str) = (
+    "src/cxt.ts",
+    concat!(
+        "import { CodeGen, Scope } from './gen';\n", // 1
+        "export interface SchemaCxt {\n",            // 2
+        "  readonly gen: CodeGen;\n",                // 3
+        "  scope?: Scope | undefined;\n",            // 4
+        "}\n",                                       // 5
+        "export interface SchemaObjCxt extends SchemaCxt {}\n", // 6
+        "export class KeywordCxt {\n",               // 7
+        "  readonly gen: CodeGen;\n",                // 8
+        "  private scope = new Scope();\n",          // 9
+        "  either: CodeGen | Scope;\n",              // 10
+        "  constructor(private it: SchemaObjCxt) {}\n", // 11
+        "  run() {\n",                               // 12
+        "    this.scope.value();\n",                 // 13
+        "    this.it.gen.name('x');\n",              // 14
+        "    this.either.name('y');\n",              // 15
+        "  }\n",                                     // 16
+        "}\n",                                       // 17
+    ),
+);
+
+#[test]
+fn parameters_and_fields_typed_by_another_class_reach_its_methods() {
+    let (_d, db) = indexed(&[
+        GEN,
+        CXT,
+        (
+            "src/use.ts",
+            concat!(
+                "import { CodeGen } from './gen';\n",                                     // 1
+                "import { SchemaObjCxt, KeywordCxt } from './cxt';\n",                    // 2
+                "export function f(gen: CodeGen | undefined, it: SchemaObjCxt, cxt: KeywordCxt) {\n", // 3
+                "  gen.const('a');\n",                                                    // 4
+                "  it.gen.name('b');\n",                                                  // 5
+                "  cxt.gen.const('c');\n",                                                // 6
+                "  it.scope.value();\n",                                                  // 7
+                "}\n",
+            ),
+        ),
+    ]);
+    // A union with `undefined`, an interface property (inherited through `extends`, and
+    // optional), a field of another class.
+    assert_eq!(
+        calls(&db, "src/use.ts"),
+        want(&[
+            (4, "src.gen.CodeGen.const"),
+            (5, "src.gen.CodeGen.name"),
+            (6, "src.gen.CodeGen.const"),
+            (7, "src.gen.Scope.value"),
+        ])
+    );
+    // A field holding what it constructs, a constructor's parameter property; a union of
+    // two classes is neither. (Line 6 is the interface's base, line 9 the construction.)
+    assert_eq!(
+        calls(&db, "src/cxt.ts"),
+        want(&[
+            (6, "src.cxt.SchemaCxt"),
+            (9, "src.gen.Scope"),
+            (13, "src.gen.Scope.value"),
+            (14, "src.gen.CodeGen.name"),
+        ])
+    );
+}
