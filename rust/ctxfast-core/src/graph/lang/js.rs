@@ -383,10 +383,75 @@ fn visit_declarator(b: &mut Builder<'_>, n: Node<'_>, d: Node<'_>, top: bool) {
                 Some(t) => b.typed_local(b.text(nm), t),
                 None => b.local(b.text(nm)),
             }
+        } else if let Some(p) = d.field("name") {
+            // `const {gen, data} = it` (or `= this.cxt`, `= getCxt()`, `: Cxt = …`): what
+            // each property of that value holds.
+            let held = match d.field("type").and_then(|t| ts_class(b, t)) {
+                Some(class) => Some(format!("{class}.()")),
+                None => value.and_then(|v| call_path(b, v)).map(|p| p.join(".")),
+            };
+            pattern(b, p, held.as_deref(), 0);
         }
         if let Some(v) = value {
             visit(b, v);
         }
+    }
+}
+
+/// The names destructuring pattern `pat` binds, as locals of the current scope, and the
+/// default values in it. `held` is the value path (see `RawFile::typed_locals`) of the value
+/// `pat` takes apart, when it is typed: `it` for `const {gen} = it`, `SchemaCxt.()` for a
+/// parameter `{gen}: SchemaCxt`. A property read off it holds what the property's
+/// declaration types (`gen` is `it.gen.(field)`: `gen.const()` reaches `CodeGen.const` when
+/// `it`'s class declares `gen: CodeGen`); nested patterns read on (`{a: {b}}` is
+/// `it.a.b.(field)`). Anything else, array elements and `...rest` included, is an untyped
+/// local. Patterns nested past any real code's depth bind nothing more.
+fn pattern(b: &mut Builder<'_>, pat: Node<'_>, held: Option<&str>, depth: u32) {
+    if depth > 32 {
+        return;
+    }
+    let read = |key: Node<'_>| -> Option<String> {
+        let key = Some(key).filter(|k| {
+            matches!(
+                k.kind(),
+                "property_identifier" | "shorthand_property_identifier_pattern"
+            )
+        })?;
+        Some(format!("{}.{}", held?, b.text(key)))
+    };
+    match pat.kind() {
+        "identifier" => {
+            let name = b.text(pat);
+            match held {
+                Some(h) => b.typed_local(name, format!("{h}.(field)")),
+                None => b.local(name),
+            }
+        }
+        "shorthand_property_identifier_pattern" => {
+            let name = b.text(pat);
+            match read(pat) {
+                Some(h) => b.typed_local(name, format!("{h}.(field)")),
+                None => b.local(name),
+            }
+        }
+        "object_pattern" => b.children(pat, |b, k| pattern(b, k, held, depth + 1)),
+        "pair_pattern" => {
+            if let Some(v) = pat.field("value") {
+                let inner = pat.field("key").and_then(read);
+                pattern(b, v, inner.as_deref(), depth + 1);
+            }
+        }
+        // `{gen = fallback}` / `alias = fallback`: the default only fills an absent value.
+        "object_assignment_pattern" | "assignment_pattern" => {
+            if let Some(l) = pat.field("left") {
+                pattern(b, l, held, depth + 1);
+            }
+            if let Some(r) = pat.field("right") {
+                visit(b, r);
+            }
+        }
+        "array_pattern" | "rest_pattern" => b.children(pat, |b, k| pattern(b, k, None, depth + 1)),
+        _ => {}
     }
 }
 
@@ -513,7 +578,21 @@ fn params(b: &mut Builder<'_>, ps: Node<'_>, class: u32) {
             _ => (None, None),
         };
         let Some(name) = name.map(|x| b.text(x)) else {
-            visit(b, p);
+            // `({gen, data}: KeywordCxt)`: each property holds what `KeywordCxt` declares.
+            let pat = match p.kind() {
+                "required_parameter" | "optional_parameter" => p.field("pattern"),
+                _ => Some(p),
+            };
+            let held = ty.map(|t| format!("{t}.()"));
+            match pat {
+                Some(pat) if pat.kind().ends_with("pattern") => {
+                    pattern(b, pat, held.as_deref(), 0);
+                    if let Some(v) = p.field("value") {
+                        visit(b, v);
+                    }
+                }
+                _ => visit(b, p),
+            }
             return;
         };
         decorators(b, p);

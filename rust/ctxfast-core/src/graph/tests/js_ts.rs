@@ -104,3 +104,45 @@ fn parameters_and_fields_typed_by_another_class_reach_its_methods() {
         ])
     );
 }
+
+#[test]
+fn destructured_properties_hold_what_their_class_declares() {
+    let (_d, db) = indexed(&[
+        GEN,
+        CXT,
+        (
+            "src/use.ts",
+            concat!(
+                "import { KeywordCxt, SchemaCxt } from './cxt';\n", // 1
+                "function name() {}\n",                             // 2
+                "export function g(cxt: KeywordCxt) {\n",           // 3
+                "  const { gen, it: inner } = cxt;\n",              // 4
+                "  gen.const('a');\n",                              // 5
+                "  inner.gen.name('b');\n",                         // 6
+                "  const { it: { gen: g2 } } = cxt;\n",             // 7
+                "  g2.name('c');\n",                                // 8
+                "  const [name] = [cxt];\n",                        // 9
+                "  name();\n",                                      // 10
+                "}\n",                                              // 11
+                "export function h({ gen, scope = undefined }: SchemaCxt) {\n", // 12
+                "  gen.const('d');\n",                              // 13
+                "  scope.value();\n",                               // 14
+                "}\n",                                              // 15
+                "export function j({ name }) {\n",                  // 16
+                "  name();\n",                                      // 17
+                "}\n",                                              // 18
+            ),
+        ),
+    ]);
+    let got = calls(&db, "src/use.ts");
+    let expected = want(&[
+        (5, "src.gen.CodeGen.const"),
+        (6, "src.gen.CodeGen.name"),
+        (8, "src.gen.CodeGen.name"),
+        (13, "src.gen.CodeGen.const"),
+        (14, "src.gen.Scope.value"),
+    ]);
+    // Lines 10 and 17: a destructured `name` is a local (of no known class), not the
+    // module's function of that name.
+    assert_eq!(got, expected);
+}
