@@ -386,7 +386,7 @@ fn visit_declarator(b: &mut Builder<'_>, n: Node<'_>, d: Node<'_>, top: bool) {
         } else if let Some(p) = d.field("name") {
             // `const {gen, data} = it` (or `= this.cxt`, `= getCxt()`, `: Cxt = …`): what
             // each property of that value holds.
-            let held = match d.field("type").and_then(|t| ts_class(b, t)) {
+            let held = match asserted(b, d, value) {
                 Some(class) => Some(format!("{class}.()")),
                 None => value.and_then(|v| call_path(b, v)).map(|p| p.join(".")),
             };
@@ -458,7 +458,7 @@ fn pattern(b: &mut Builder<'_>, pat: Node<'_>, held: Option<&str>, depth: u32) {
 /// The class of a local declared by `d`, from its annotation or its `value`.
 fn local_type(b: &Builder<'_>, d: Node<'_>, value: Option<Node<'_>>) -> Option<String> {
     // `const qr: QueryRunner = ...` / `const b = new Builder()`.
-    let ty = d.field("type").and_then(|t| ts_class(b, t));
+    let ty = asserted(b, d, value);
     let ty = ty.or_else(|| constructed(b, value?));
     // `const repo = conn.getRepository(Post)`: what the callee
     // declares it returns, marked `.()` for the resolver.
@@ -490,6 +490,20 @@ fn local_type(b: &Builder<'_>, d: Node<'_>, value: Option<Node<'_>>) -> Option<S
         let p = call_path(b, v.field("function")?)?;
         (p.last()? != "()").then(|| format!("{}.{mark}", p.join(".")))
     })
+}
+
+/// The class declarator `d` declares its value to be: its annotation (`const qr:
+/// QueryRunner = …`) or the type its `value` is asserted as (`this.toName(x) as
+/// ValueScopeName`).
+fn asserted(b: &Builder<'_>, d: Node<'_>, value: Option<Node<'_>>) -> Option<String> {
+    let cast = || {
+        let v = value.filter(|v| v.kind() == "as_expression")?;
+        ts_class(b, v.named_child(1)?)
+    };
+    match d.field("type") {
+        Some(t) => ts_class(b, t),
+        None => cast(),
+    }
 }
 
 /// A class field: its decorators, the attribute it types, and its initial value. A field
@@ -570,8 +584,10 @@ fn params(b: &mut Builder<'_>, ps: Node<'_>, class: u32) {
     b.children(ps, |b, p| {
         let (name, ty) = match p.kind() {
             "identifier" => (Some(p), None),
+            // `function compile(this: Ajv, …)` types `this` in the function as a parameter.
             "required_parameter" | "optional_parameter" => (
-                p.field("pattern").filter(|x| x.kind() == "identifier"),
+                p.field("pattern")
+                    .filter(|x| matches!(x.kind(), "identifier" | "this")),
                 p.field("type").and_then(|t| ts_class(b, t)),
             ),
             "assignment_pattern" => (p.field("left").filter(|x| x.kind() == "identifier"), None),

@@ -146,3 +146,35 @@ fn destructured_properties_hold_what_their_class_declares() {
     // module's function of that name.
     assert_eq!(got, expected);
 }
+
+#[test]
+fn a_this_parameter_and_a_cast_give_their_class() {
+    let (_d, db) = indexed(&[
+        GEN,
+        CXT,
+        (
+            "src/use.ts",
+            concat!(
+                "import { CodeGen } from './gen';\n",           // 1
+                "import { SchemaCxt } from './cxt';\n",         // 2
+                "export class Ajv {\n  compile() {}\n}\n",      // 3-5
+                "export function compileSchema(this: Ajv) {\n", // 6
+                "  this.compile();\n",                          // 7
+                "}\n",                                          // 8
+                "export function k(x: unknown) {\n",            // 9
+                "  const g = x as CodeGen;\n",                  // 10
+                "  g.const('e');\n",                            // 11
+                "  const { gen } = x as SchemaCxt;\n",          // 12
+                "  gen.name('f');\n",                           // 13
+                "}\n",
+            ),
+        ),
+    ]);
+    let got = calls(&db, "src/use.ts");
+    let expected = want(&[
+        (7, "src.use.Ajv.compile"),
+        (11, "src.gen.CodeGen.const"),
+        (13, "src.gen.CodeGen.name"),
+    ]);
+    assert_eq!(got, expected);
+}
