@@ -140,6 +140,10 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
         "pair" => visit_pair(b, n),
         "import_statement" => imports::import(b, n),
         "export_statement" if n.field("source").is_some() => imports::reexport(b, n),
+        "export_statement" => {
+            imports::default_export(b, n);
+            b.children(n, visit);
+        }
         // A closure's parameters hold in the enclosing scope (closures are not definitions).
         "formal_parameters" => params(b, n, 0),
         "arrow_function" => {

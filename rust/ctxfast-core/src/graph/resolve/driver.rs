@@ -301,6 +301,12 @@ impl<'r> Resolver<'r> {
     /// definition, or an unresolved name (Python).
     fn import_binding(&self, f: u32, bi: u32, b: &RawBinding, out: &mut FileOut<'_>) {
         let fd = &self.files[f as usize];
+        // `export default X` binds a name of the file's own (its module is empty): no import.
+        if fd.lang.is_js()
+            && matches!(&b.target, Target::Symbol { module, .. } if module.is_empty())
+        {
+            return;
+        }
         let python = fd.lang == Lang::Python;
         let r = match fd.lang {
             Lang::Php => self

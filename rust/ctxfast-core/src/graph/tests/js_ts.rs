@@ -178,3 +178,61 @@ fn a_this_parameter_and_a_cast_give_their_class() {
     ]);
     assert_eq!(got, expected);
 }
+
+#[test]
+fn a_default_import_is_what_the_module_exports_as_default() {
+    let (_d, db) = indexed(&[
+        (
+            "src/schema.ts",
+            "export default abstract class Schema<T> {\n  clone(): this { return this; }\n  \
+             static isSchema(x: any) { return true; }\n}\n",
+        ),
+        (
+            "src/ref.ts",
+            "class Reference {\n  static isRef(v: any) { return true; }\n}\nexport default Reference;\n",
+        ),
+        (
+            "src/local.ts",
+            "class Local {\n  run() {}\n}\nexport { Local as default };\n",
+        ),
+        ("src/index.ts", "export { default as Ref } from './ref';\n"),
+        // CommonJS has no default export: Node hands over `module.exports`.
+        (
+            "src/util.js",
+            "exports.helper = function helper() {};\n",
+        ),
+        (
+            "src/use.ts",
+            concat!(
+                "import Schema from './schema';\n",           // 1
+                "import { Ref } from './index';\n",           // 2
+                "import Local from './local';\n",             // 3
+                "import util from './util';\n",               // 4
+                "export function use(s: Schema<any>) {\n",    // 5
+                "  s.clone();\n",                             // 6
+                "  Schema.isSchema(s);\n",                    // 7
+                "  Ref.isRef(s);\n",                          // 8
+                "  new Local().run();\n",                     // 9
+                "  util.helper();\n",                         // 10
+                "}\n",
+            ),
+        ),
+    ]);
+    let got = calls(&db, "src/use.ts");
+    let expected = want(&[
+        (6, "src.schema.Schema.clone"),
+        (7, "src.schema.Schema.isSchema"),
+        (8, "src.ref.Reference.isRef"),
+        (9, "src.local.Local"),
+        (9, "src.local.Local.run"),
+        (10, "src.util.helper"),
+    ]);
+    assert_eq!(got, expected);
+    // The file's own `export default` imports nothing.
+    let self_imports = count(
+        &db,
+        "SELECT count(*) FROM edges e JOIN nodes s ON s.id = e.src JOIN nodes d ON d.id = e.dst \
+         WHERE e.type = 'import' AND s.file = d.file",
+    );
+    assert_eq!(self_imports, 0);
+}

@@ -23,11 +23,13 @@ pub(super) fn import(b: &mut Builder<'_>, n: Node<'_>) {
         return;
     };
     b.children(clause, |b, k| match k.kind() {
+        // `import Schema from './schema'`: the module's default export.
         "identifier" => b.bind(
             b.text(k),
-            Target::Module {
+            Target::Symbol {
                 module: module.clone(),
                 level: 0,
+                name: "default".into(),
             },
             n,
         ),
@@ -110,6 +112,42 @@ pub(super) fn reexport(b: &mut Builder<'_>, n: Node<'_>) {
     }
     if !named {
         b.bind("*".into(), Target::Star { module, level: 0 }, n);
+    }
+}
+
+/// `export default class Schema …`, `export default parse;` or `export { Schema as default
+/// }`: the module's own name `default` bound to the definition (or import) it exports, an
+/// empty module standing for the file itself, so that `import Schema from './schema'`
+/// reaches the class. An anonymous default (`export default function () {}`, an object)
+/// binds nothing.
+pub(super) fn default_export(b: &mut Builder<'_>, n: Node<'_>) {
+    let mut c = n.walk();
+    let is_default = n.children(&mut c).any(|k| k.kind() == "default");
+    let named = if is_default {
+        let declared = n.field("declaration").and_then(|d| d.field("name"));
+        declared.or_else(|| n.field("value").filter(|v| v.kind() == "identifier"))
+    } else {
+        let clause = n
+            .named_children(&mut c)
+            .find(|k| k.kind() == "export_clause");
+        clause.and_then(|k| {
+            let mut c2 = k.walk();
+            let found = k.named_children(&mut c2).find(|s| {
+                s.kind() == "export_specifier"
+                    && s.field("alias")
+                        .is_some_and(|a| string_or_ident(b, a) == "default")
+            });
+            found?.field("name")
+        })
+    };
+    if let Some(name) = named.filter(|x| x.kind() == "identifier" || x.kind() == "type_identifier")
+    {
+        let t = Target::Symbol {
+            module: String::new(),
+            level: 0,
+            name: b.text(name),
+        };
+        b.bind("default".into(), t, n);
     }
 }
 
