@@ -13,7 +13,9 @@ use tree_sitter::Node;
 mod imports;
 
 const MEMBER: &[&str] = &["member_expression"];
-const IDENT: &[&str] = &["identifier", "this", "property_identifier"];
+/// The heads of a dotted path. `super` heads a member call (`super.render()`) that reaches
+/// the method a base class defines; a bare `super(…)` reaches nothing.
+const IDENT: &[&str] = &["identifier", "this", "super", "property_identifier"];
 
 pub fn walk(b: &mut Builder<'_>, root: Node<'_>) {
     visit(b, root);

@@ -170,7 +170,10 @@ impl<'r> Resolver<'r> {
         // (`x.method()`) get edges, never the class itself.
         let typed = if via_self {
             None
-        } else if (python || fd.lang == Lang::Java) && head == "super" && path.len() > 1 {
+        } else if (python || fd.lang == Lang::Java || fd.lang.is_js())
+            && head == "super"
+            && path.len() > 1
+        {
             self.super_base(f, r.scope, &path[1])
         } else {
             self.typed_local(f, r.scope, head)

@@ -236,3 +236,34 @@ fn a_default_import_is_what_the_module_exports_as_default() {
     );
     assert_eq!(self_imports, 0);
 }
+
+#[test]
+fn super_member_calls_reach_the_base_class_method() {
+    let (_d, db) = indexed(&[
+        (
+            "src/base.ts",
+            "export class Base {\n  render(o: any) { return ''; }\n  clone() { return this; }\n}\n",
+        ),
+        (
+            "src/try.ts",
+            concat!(
+                "import { Base } from './base';\n",           // 1
+                "export class Try extends Base {\n",          // 2
+                "  render(o: any) {\n",                       // 3
+                "    return 'catch' + super.render(o);\n",    // 4
+                "  }\n",                                      // 5
+                "  copy() {\n",                               // 6
+                "    return [1].map(() => super.clone());\n", // 7
+                "  }\n",                                      // 8
+                "}\n",
+            ),
+        ),
+    ]);
+    let got = calls(&db, "src/try.ts");
+    let expected = want(&[
+        (2, "src.base.Base"),
+        (4, "src.base.Base.render"),
+        (7, "src.base.Base.clone"),
+    ]);
+    assert_eq!(got, expected);
+}
