@@ -1243,6 +1243,18 @@ const SIGNATURE_EDITS: &[SignatureCase] = &[
         "import { Widget, Gadget } from './w';\nexport interface Cxt {\n  gen: Gadget;\n}\n",
     ),
     (
+        "javascript (an aliased export moves)",
+        &[
+            ("utils.js", "exports.dQuote = function dQuote(s) { return s; };\n"),
+            (
+                "runner.js",
+                "var utils = require('./utils');\nvar dQuote = utils.dQuote;\nfunction run(x) {\n  return dQuote(x);\n}\n",
+            ),
+        ],
+        "utils.js",
+        "// quoting\nexports.dQuote = function dQuote(s) { return s; };\n",
+    ),
+    (
         "rust",
         &[
             ("src/lib.rs", "pub mod w;\npub mod a;\npub mod b;\n"),

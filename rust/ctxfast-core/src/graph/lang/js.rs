@@ -345,11 +345,21 @@ fn visit_declarator(b: &mut Builder<'_>, n: Node<'_>, d: Node<'_>, top: bool) {
     if d.kind() != "variable_declarator" {
         return visit(b, d);
     }
-    if imports::require(b, d) {
+    if imports::require(b, d, top) {
         return;
     }
     let name = d.field("name").filter(|x| x.kind() == "identifier");
     let value = d.field("value");
+    // `var debug = require('debug')('mocha')` defines nothing a call could reach: a local.
+    if let (Some(nm), Some(v), true) = (name, value, top) {
+        if imports::required_call(b, v) {
+            b.local(b.text(nm));
+            if let Some(args) = v.field("arguments") {
+                visit(b, args);
+            }
+            return;
+        }
+    }
     let is_fn = value.is_some_and(|v| {
         matches!(
             v.kind(),

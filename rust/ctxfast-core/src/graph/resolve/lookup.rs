@@ -125,7 +125,9 @@ impl Resolver<'_> {
                 name,
             } => {
                 let m = self.module_lookup(f, module, *level, depth);
-                self.attr(&m, name, depth + 1)
+                // A JavaScript alias binds a dotted path (`var dQuote = utils.dQuote`).
+                name.split('.')
+                    .fold(m, |r, seg| self.attr(&r, seg, depth + 1))
             }
         }
     }

@@ -267,3 +267,48 @@ fn super_member_calls_reach_the_base_class_method() {
     ]);
     assert_eq!(got, expected);
 }
+
+#[test]
+fn a_module_level_alias_or_required_call_is_no_definition_of_its_own() {
+    let (_d, db) = indexed(&[
+        (
+            "lib/utils.js",
+            "exports.dQuote = function dQuote(s) { return s; };\n\
+             exports.type = function type(x) { return x; };\n",
+        ),
+        (
+            "lib/factory.js",
+            "module.exports = function factory(o) { return function made() {}; };\n",
+        ),
+        (
+            "lib/runner.js",
+            concat!(
+                "var utils = require('./utils');\n",               // 1
+                "var debug = require('debug')('mocha:runner');\n", // 2
+                "var dQuote = utils.dQuote;\n",                    // 3
+                "const { type } = utils;\n",                       // 4
+                "var make = require('./factory')({ x: 1 });\n",    // 5
+                "function run(x) {\n",                             // 6
+                "  debug('run');\n",                               // 7
+                "  make();\n",                                     // 8
+                "  type(x);\n",                                    // 9
+                "  return dQuote(x);\n",                           // 10
+                "}\n",
+            ),
+        ),
+    ]);
+    // An alias reaches what it names; what a required module returns is nothing the graph
+    // defines, so calling it reaches nothing.
+    assert_eq!(
+        calls(&db, "lib/runner.js"),
+        want(&[(9, "lib.utils.type"), (10, "lib.utils.dQuote")])
+    );
+    let defs = pairs(
+        &db,
+        "SELECT qualname, kind FROM nodes WHERE file = 'lib/runner.js' AND kind IN ('var', 'function')",
+    );
+    assert_eq!(
+        defs,
+        vec![("lib.runner.run".to_string(), "function".to_string())]
+    );
+}
