@@ -219,7 +219,10 @@ fn visit_class(b: &mut Builder<'_>, n: Node<'_>) {
         }
     }
     b.out.defs[idx as usize].bases = bases;
-    if let Some(body) = n.field("body") {
+    // A type alias of an object type (`type InstanceDefaults = { options: Options }`)
+    // declares its properties and methods as an interface does.
+    let object_type = || n.field("value").filter(|v| v.kind() == "object_type");
+    if let Some(body) = n.field("body").or_else(object_type) {
         b.within(idx, |b| visit(b, body));
     }
 }

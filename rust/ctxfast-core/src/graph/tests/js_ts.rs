@@ -77,12 +77,16 @@ fn parameters_and_fields_typed_by_another_class_reach_its_methods() {
                 "  it.gen.name('b');\n",                                                  // 5
                 "  cxt.gen.const('c');\n",                                                // 6
                 "  it.scope.value();\n",                                                  // 7
+                "}\n",                                                                    // 8
+                "type Defaults = { readonly gen: CodeGen };\n",                           // 9
+                "export function g(d: Defaults) {\n",                                     // 10
+                "  d.gen.name('e');\n",                                                   // 11
                 "}\n",
             ),
         ),
     ]);
     // A union with `undefined`, an interface property (inherited through `extends`, and
-    // optional), a field of another class.
+    // optional), a field of another class, a property of an object type alias.
     assert_eq!(
         calls(&db, "src/use.ts"),
         want(&[
@@ -90,6 +94,7 @@ fn parameters_and_fields_typed_by_another_class_reach_its_methods() {
             (5, "src.gen.CodeGen.name"),
             (6, "src.gen.CodeGen.const"),
             (7, "src.gen.Scope.value"),
+            (11, "src.gen.CodeGen.name"),
         ])
     );
     // A field holding what it constructs, a constructor's parameter property; a union of
