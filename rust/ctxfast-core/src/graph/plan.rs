@@ -564,8 +564,8 @@ fn same_package_readers(files: &[FileData], iface_changed: &[usize]) -> Vec<usiz
 }
 
 /// `raw` imports a module (or a name) whose last segment is one of `stems`, or has a binding
-/// whose module is empty (a relative import of the package itself; in JavaScript, the file's
-/// own `export default`, which imports nothing).
+/// whose module is empty (a relative import of the package itself; in JavaScript, a name
+/// read in the file itself, `export default X` or `var x = utils.x`, which imports nothing).
 fn imports_a_stem(raw: &RawFile, lang: Lang, stems: &FxHashSet<String>) -> bool {
     let own_package = !lang.is_js();
     raw.bindings.iter().any(|b| {

@@ -304,7 +304,8 @@ impl<'r> Resolver<'r> {
     /// definition, or an unresolved name (Python).
     fn import_binding(&self, f: u32, bi: u32, b: &RawBinding, out: &mut FileOut<'_>) {
         let fd = &self.files[f as usize];
-        // `export default X` binds a name of the file's own (its module is empty): no import.
+        // A name bound to a path read in the file itself (an empty module: `export default
+        // X`, `var dQuote = utils.dQuote`) imports nothing.
         if fd.lang.is_js()
             && matches!(&b.target, Target::Symbol { module, .. } if module.is_empty())
         {

@@ -138,7 +138,7 @@ impl Resolver<'_> {
         let fd = &self.files[f as usize];
         match fd.lang {
             Lang::Python => self.py_import(f, fd, module, level),
-            // The empty module is the file itself: `export default X` binds its `default`.
+            // The empty module is the file itself (`export default X`, `var x = utils.x`).
             Lang::JavaScript | Lang::TypeScript | Lang::Tsx if module.is_empty() => Res::Module(f),
             Lang::JavaScript | Lang::TypeScript | Lang::Tsx => self.js_import(fd, module),
             Lang::Go => self.go_import(module),

@@ -123,13 +123,13 @@ impl Resolver<'_> {
         let mut s = scope;
         while s != 0 {
             if let Some(class) = self.t(fi).typed_locals.get(&(s, name)) {
-                let held = match class.rsplit_once('.') {
+                let (path, held) = match class.rsplit_once('.') {
                     Some((path, "()")) => (path, Held::Returned),
                     Some((path, "(await)")) => (path, Held::Awaited),
                     Some((path, "(field)")) => (path, Held::Field),
                     _ => return self.class_at(f, s, class, 0),
                 };
-                return self.held_value(f, s, held.0, held.1, depth + 1);
+                return self.held_value(f, s, path, held, depth + 1);
             }
             if self.t(fi).locals.contains(&(s, name)) {
                 return None;
