@@ -334,6 +334,33 @@ def test_javascript_analyser_follows_require_and_prototypes(tmp_path: Path) -> N
     }
 
 
+@pytest.mark.skipif(
+    shutil.which("node") is None or not Path(DEBIAN_TYPESCRIPT).exists(),
+    reason="needs node and node-typescript",
+)
+def test_javascript_analyser_follows_a_variable_naming_another_value(tmp_path: Path) -> None:
+    """``var dQuote = utils.dQuote; dQuote(x)`` calls ``utils.dQuote``, as the compiler
+    resolves the call: the variable's own declaration is no function to score."""
+    _graph(
+        tmp_path,
+        {
+            "lib/utils.js": "exports.dQuote = function (s) { return s; };\n",
+            "lib/runner.js": """
+                var utils = require('./utils');
+                var dQuote = utils.dQuote;
+                var quote = dQuote;
+                function run(x) { return quote(dQuote(x)); }
+                """,
+        },
+    )
+    sites, _ = reference_sites("javascript", tmp_path)
+    bound = {(s.file, s.line, s.name): s.targets for s in sites if s.targets}
+    assert bound == {
+        ("lib/runner.js", 4, "quote"): (("lib/utils.js", 1),),
+        ("lib/runner.js", 4, "dQuote"): (("lib/utils.js", 1),),
+    }
+
+
 @pytest.mark.skipif(shutil.which("java") is None, reason="needs a JDK")
 def test_java_analyser_binds_overloads(tmp_path: Path) -> None:
     _graph(

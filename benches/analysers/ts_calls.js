@@ -57,7 +57,21 @@ function targets(nameNode) {
   if (sym.flags & ts.SymbolFlags.Alias) {
     try { sym = checker.getAliasedSymbol(sym); } catch (e) { return null; }
   }
-  if (!sym.declarations || sym.declarations.length === 0) return null;
+  // A variable that names another value (`var dQuote = utils.dQuote`, `const f = g`) is
+  // that value when called, as the compiler resolves the call's signature: followed, a few
+  // hops at most.
+  for (let hop = 0; hop < 4 && sym && sym.declarations && sym.declarations.length === 1; hop++) {
+    const d = sym.declarations[0];
+    const init = ts.isVariableDeclaration(d) && d.initializer;
+    if (!init || !(ts.isIdentifier(init) || ts.isPropertyAccessExpression(init))) break;
+    let next = checker.getSymbolAtLocation(ts.isPropertyAccessExpression(init) ? init.name : init);
+    if (next && next.flags & ts.SymbolFlags.Alias) {
+      try { next = checker.getAliasedSymbol(next); } catch (e) { next = null; }
+    }
+    if (!next || next === sym) break;
+    sym = next;
+  }
+  if (!sym || !sym.declarations || sym.declarations.length === 0) return null;
   // Overloads: the implementation (the declaration with a body) is the callee.
   let decls = sym.declarations;
   const bodied = decls.filter((d) => d.body);

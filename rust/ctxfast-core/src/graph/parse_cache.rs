@@ -40,7 +40,7 @@ pub const FILE_NAME: &str = "parse-cache.db";
 /// Bumped whenever an extractor's output for the same bytes changes (a new field, a fixed
 /// visitor): old entries then simply stop matching. Grammar changes are covered by the
 /// grammar fingerprint in the key.
-pub const EXTRACTOR_VERSION: u32 = 11;
+pub const EXTRACTOR_VERSION: u32 = 12;
 
 /// Where the cache lives and how large it may grow.
 #[derive(Clone, Debug, PartialEq)]

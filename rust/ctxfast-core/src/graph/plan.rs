@@ -510,7 +510,7 @@ pub fn to_resolve(
             }
         }
         for (i, f) in files.iter().enumerate() {
-            if imports_a_stem(&f.raw, &stems) {
+            if imports_a_stem(&f.raw, f.lang, &stems) {
                 affected.insert(i);
                 if appeared_or_gone {
                     flips.insert(i);
@@ -564,8 +564,10 @@ fn same_package_readers(files: &[FileData], iface_changed: &[usize]) -> Vec<usiz
 }
 
 /// `raw` imports a module (or a name) whose last segment is one of `stems`, or has a binding
-/// whose module is empty (a relative import of the package itself).
-fn imports_a_stem(raw: &RawFile, stems: &FxHashSet<String>) -> bool {
+/// whose module is empty (a relative import of the package itself; in JavaScript, a name
+/// read in the file itself, `export default X` or `var x = utils.x`, which imports nothing).
+fn imports_a_stem(raw: &RawFile, lang: Lang, stems: &FxHashSet<String>) -> bool {
+    let own_package = !lang.is_js();
     raw.bindings.iter().any(|b| {
         let (m, n) = match &b.target {
             raw::Target::Symbol { module, name, .. } => (module.as_str(), name.as_str()),
@@ -574,6 +576,6 @@ fn imports_a_stem(raw: &RawFile, stems: &FxHashSet<String>) -> bool {
             }
         };
         let last = m.rsplit(['.', '/', ':']).next().unwrap_or(m);
-        stems.contains(last) || stems.contains(n) || m.is_empty()
+        stems.contains(last) || stems.contains(n) || (own_package && m.is_empty())
     })
 }

@@ -125,8 +125,11 @@ pub struct RawFile {
     pub locals: Vec<(u32, String)>,
     /// Function-scope locals whose every binding in that scope gives them the same class:
     /// `x = Foo(...)` or a parameter annotated `x: Foo` → `(scope, "x", "Foo")`. Lets
-    /// `x.method()` resolve to `Foo.method`. Python, Java (declared types) and Go (parameter,
-    /// `var` and composite-literal types); sorted.
+    /// `x.method()` resolve to `Foo.method`. Python, Java (declared types), Go (parameter,
+    /// `var` and composite-literal types) and TypeScript, whose class may also be a value
+    /// path the resolver follows: `conn.getRepository.()` (what the call returns),
+    /// `this.getTable.(await)` (what its promise resolves to), `it.gen.(field)` (what `it`'s
+    /// class declares attribute `gen` holds: `const {gen} = it`); sorted.
     pub typed_locals: Vec<(u32, String, String)>,
     /// Instance attributes every assignment of which gives the same class: `self.x = Foo()`
     /// in any method, or `x: Foo` in the class body → `(class def, "x", "Foo")`. Lets

@@ -1143,6 +1143,24 @@ const SIGNATURE_CASES: &[SignatureCase] = &[
         "import { make, later } from './a';\nexport async function use() {\n  make().spin();\n  \
          (await later()).spin();\n}\n// x\n",
     ),
+    // A default import, an interface's property and a property destructured from it.
+    (
+        "typescript (default export, interface property)",
+        &[
+            ("gen.ts", "export default class CodeGen {\n  name(n: string) {}\n}\n"),
+            ("cxt.ts", "import CodeGen from './gen';\nexport interface Cxt {\n  gen: CodeGen;\n}\n"),
+            (
+                "use.ts",
+                "import CodeGen from './gen';\nimport { Cxt } from './cxt';\n\
+                 export function use(g: CodeGen, it: Cxt) {\n  g.name('a');\n  const { gen } = it;\n  \
+                 gen.name('b');\n}\n",
+            ),
+        ],
+        "use.ts",
+        "import CodeGen from './gen';\nimport { Cxt } from './cxt';\n\
+         export function use(g: CodeGen, it: Cxt) {\n  g.name('a');\n  const { gen } = it;\n  \
+         gen.name('b');\n}\n// x\n",
+    ),
     (
         "rust",
         &[
@@ -1200,6 +1218,41 @@ const SIGNATURE_EDITS: &[SignatureCase] = &[
         ],
         "a.ts",
         "import { Widget, Gadget } from './w';\nexport function make(): Gadget {\n  return null;\n}\n",
+    ),
+    (
+        "typescript (the default export changes)",
+        &[
+            ("w.ts", "export default class Widget {\n  spin(): void {}\n}\nexport class Gadget {\n  spin(): void {}\n}\n"),
+            ("b.ts", "import W from './w';\nexport function use(w: W) {\n  w.spin();\n}\n"),
+        ],
+        "w.ts",
+        "export class Widget {\n  spin(): void {}\n}\nexport default class Gadget {\n  spin(): void {}\n}\n",
+    ),
+    (
+        "typescript (an interface property retyped)",
+        &[
+            ("w.ts", "export class Widget {\n  spin(): void {}\n}\nexport class Gadget {\n  spin(): void {}\n}\n"),
+            ("c.ts", "import { Widget, Gadget } from './w';\nexport interface Cxt {\n  gen: Widget;\n}\n"),
+            (
+                "b.ts",
+                "import { Cxt } from './c';\nexport function use({ gen }: Cxt, it: Cxt) {\n  gen.spin();\n  \
+                 it.gen.spin();\n}\n",
+            ),
+        ],
+        "c.ts",
+        "import { Widget, Gadget } from './w';\nexport interface Cxt {\n  gen: Gadget;\n}\n",
+    ),
+    (
+        "javascript (an aliased export moves)",
+        &[
+            ("utils.js", "exports.dQuote = function dQuote(s) { return s; };\n"),
+            (
+                "runner.js",
+                "var utils = require('./utils');\nvar dQuote = utils.dQuote;\nfunction run(x) {\n  return dQuote(x);\n}\n",
+            ),
+        ],
+        "utils.js",
+        "// quoting\nexports.dQuote = function dQuote(s) { return s; };\n",
     ),
     (
         "rust",
@@ -1372,6 +1425,7 @@ fn forget_process_cache(db: &Path) {
 }
 
 mod c_family;
+mod js_ts;
 mod names;
 mod php_ruby;
 mod tags;

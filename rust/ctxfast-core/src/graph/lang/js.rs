@@ -13,7 +13,9 @@ use tree_sitter::Node;
 mod imports;
 
 const MEMBER: &[&str] = &["member_expression"];
-const IDENT: &[&str] = &["identifier", "this", "property_identifier"];
+/// The heads of a dotted path. `super` heads a member call (`super.render()`) that reaches
+/// the method a base class defines; a bare `super(…)` reaches nothing.
+const IDENT: &[&str] = &["identifier", "this", "super", "property_identifier"];
 
 pub fn walk(b: &mut Builder<'_>, root: Node<'_>) {
     visit(b, root);
@@ -140,6 +142,10 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
         "pair" => visit_pair(b, n),
         "import_statement" => imports::import(b, n),
         "export_statement" if n.field("source").is_some() => imports::reexport(b, n),
+        "export_statement" => {
+            imports::default_export(b, n);
+            b.children(n, visit);
+        }
         // A closure's parameters hold in the enclosing scope (closures are not definitions).
         "formal_parameters" => params(b, n, 0),
         "arrow_function" => {
@@ -150,6 +156,8 @@ fn visit_node(b: &mut Builder<'_>, n: Node<'_>) {
         }
         // `private conn: Connection;` in a class body types `this.conn`.
         "public_field_definition" => visit_field(b, n),
+        // `readonly gen: CodeGen` in an interface types `it.gen` for any `it: SchemaCxt`.
+        "property_signature" => visit_property_signature(b, n),
         "call_expression" | "new_expression" => visit_call(b, n),
         _ => b.children(n, visit),
     }
@@ -197,7 +205,13 @@ fn visit_class(b: &mut Builder<'_>, n: Node<'_>) {
                 } else {
                     Some(e)
                 };
-                if let Some(p) = v.and_then(|v| path(b, v)) {
+                // An interface's bases are types (`extends SchemaCxt`, `extends Base<T>`):
+                // its subtypes inherit the properties they declare.
+                let p = v.and_then(|v| path(b, v)).or_else(|| {
+                    let t = ts_class(b, e).filter(|_| k.kind() == "extends_type_clause")?;
+                    Some(t.split('.').map(str::to_string).collect())
+                });
+                if let Some(p) = p {
                     bases.push(p.join("."));
                     b.reference(p, e);
                 }
@@ -205,7 +219,10 @@ fn visit_class(b: &mut Builder<'_>, n: Node<'_>) {
         }
     }
     b.out.defs[idx as usize].bases = bases;
-    if let Some(body) = n.field("body") {
+    // A type alias of an object type (`type InstanceDefaults = { options: Options }`)
+    // declares its properties and methods as an interface does.
+    let object_type = || n.field("value").filter(|v| v.kind() == "object_type");
+    if let Some(body) = n.field("body").or_else(object_type) {
         b.within(idx, |b| visit(b, body));
     }
 }
@@ -331,11 +348,21 @@ fn visit_declarator(b: &mut Builder<'_>, n: Node<'_>, d: Node<'_>, top: bool) {
     if d.kind() != "variable_declarator" {
         return visit(b, d);
     }
-    if imports::require(b, d) {
+    if imports::require(b, d, top) {
         return;
     }
     let name = d.field("name").filter(|x| x.kind() == "identifier");
     let value = d.field("value");
+    // `var debug = require('debug')('mocha')` defines nothing a call could reach: a local.
+    if let (Some(nm), Some(v), true) = (name, value, top) {
+        if imports::required_call(b, v) {
+            b.local(b.text(nm));
+            if let Some(args) = v.field("arguments") {
+                visit(b, args);
+            }
+            return;
+        }
+    }
     let is_fn = value.is_some_and(|v| {
         matches!(
             v.kind(),
@@ -375,6 +402,14 @@ fn visit_declarator(b: &mut Builder<'_>, n: Node<'_>, d: Node<'_>, top: bool) {
                 Some(t) => b.typed_local(b.text(nm), t),
                 None => b.local(b.text(nm)),
             }
+        } else if let Some(p) = d.field("name") {
+            // `const {gen, data} = it` (or `= this.cxt`, `= getCxt()`, `: Cxt = …`): what
+            // each property of that value holds.
+            let held = match asserted(b, d, value) {
+                Some(class) => Some(format!("{class}.()")),
+                None => value.and_then(|v| call_path(b, v)).map(|p| p.join(".")),
+            };
+            pattern(b, p, held.as_deref(), 0);
         }
         if let Some(v) = value {
             visit(b, v);
@@ -382,15 +417,68 @@ fn visit_declarator(b: &mut Builder<'_>, n: Node<'_>, d: Node<'_>, top: bool) {
     }
 }
 
+/// The names destructuring pattern `pat` binds, as locals of the current scope, and the
+/// default values in it. `held` is the value path (see `RawFile::typed_locals`) of the value
+/// `pat` takes apart, when it is typed: `it` for `const {gen} = it`, `SchemaCxt.()` for a
+/// parameter `{gen}: SchemaCxt`. A property read off it holds what the property's
+/// declaration types (`gen` is `it.gen.(field)`: `gen.const()` reaches `CodeGen.const` when
+/// `it`'s class declares `gen: CodeGen`); nested patterns read on (`{a: {b}}` is
+/// `it.a.b.(field)`). Anything else, array elements and `...rest` included, is an untyped
+/// local. Patterns nested past any real code's depth bind nothing more.
+fn pattern(b: &mut Builder<'_>, pat: Node<'_>, held: Option<&str>, depth: u32) {
+    if depth > 32 {
+        return;
+    }
+    let read = |key: Node<'_>| -> Option<String> {
+        let key = Some(key).filter(|k| {
+            matches!(
+                k.kind(),
+                "property_identifier" | "shorthand_property_identifier_pattern"
+            )
+        })?;
+        Some(format!("{}.{}", held?, b.text(key)))
+    };
+    match pat.kind() {
+        "identifier" => {
+            let name = b.text(pat);
+            match held {
+                Some(h) => b.typed_local(name, format!("{h}.(field)")),
+                None => b.local(name),
+            }
+        }
+        "shorthand_property_identifier_pattern" => {
+            let name = b.text(pat);
+            match read(pat) {
+                Some(h) => b.typed_local(name, format!("{h}.(field)")),
+                None => b.local(name),
+            }
+        }
+        "object_pattern" => b.children(pat, |b, k| pattern(b, k, held, depth + 1)),
+        "pair_pattern" => {
+            if let Some(v) = pat.field("value") {
+                let inner = pat.field("key").and_then(read);
+                pattern(b, v, inner.as_deref(), depth + 1);
+            }
+        }
+        // `{gen = fallback}` / `alias = fallback`: the default only fills an absent value.
+        "object_assignment_pattern" | "assignment_pattern" => {
+            if let Some(l) = pat.field("left") {
+                pattern(b, l, held, depth + 1);
+            }
+            if let Some(r) = pat.field("right") {
+                visit(b, r);
+            }
+        }
+        "array_pattern" | "rest_pattern" => b.children(pat, |b, k| pattern(b, k, None, depth + 1)),
+        _ => {}
+    }
+}
+
 /// The class of a local declared by `d`, from its annotation or its `value`.
 fn local_type(b: &Builder<'_>, d: Node<'_>, value: Option<Node<'_>>) -> Option<String> {
     // `const qr: QueryRunner = ...` / `const b = new Builder()`.
-    let ty = d.field("type").and_then(|t| ts_class(b, t));
-    let ty = ty.or_else(|| {
-        let v = value.filter(|v| v.kind() == "new_expression")?;
-        let c = v.field("constructor")?;
-        matches!(c.kind(), "identifier" | "member_expression").then(|| b.text(c))
-    });
+    let ty = asserted(b, d, value);
+    let ty = ty.or_else(|| constructed(b, value?));
     // `const repo = conn.getRepository(Post)`: what the callee
     // declares it returns, marked `.()` for the resolver.
     // `const t = x instanceof Table ? x : …`: a Table.
@@ -423,9 +511,25 @@ fn local_type(b: &Builder<'_>, d: Node<'_>, value: Option<Node<'_>>) -> Option<S
     })
 }
 
+/// The class declarator `d` declares its value to be: its annotation (`const qr:
+/// QueryRunner = …`) or the type its `value` is asserted as (`this.toName(x) as
+/// ValueScopeName`).
+fn asserted(b: &Builder<'_>, d: Node<'_>, value: Option<Node<'_>>) -> Option<String> {
+    let cast = || {
+        let v = value.filter(|v| v.kind() == "as_expression")?;
+        ts_class(b, v.named_child(1)?)
+    };
+    match d.field("type") {
+        Some(t) => ts_class(b, t),
+        None => cast(),
+    }
+}
+
 /// A class field: its decorators, the attribute it types, and its initial value. A field
 /// whose value is a function (`onClick = () => {...}`) is a method written as a field: a
-/// function definition of the class.
+/// function definition of the class. Its class is the one its annotation names or, without
+/// one, the one its initial value constructs (`_whitelist = new ReferenceSet()`), as
+/// TypeScript infers it.
 fn visit_field(b: &mut Builder<'_>, n: Node<'_>) {
     decorators(b, n);
     let class = b.scope;
@@ -433,7 +537,10 @@ fn visit_field(b: &mut Builder<'_>, n: Node<'_>) {
         .field("name")
         .filter(|x| x.kind() == "property_identifier");
     if let (Some(nm), true) = (name, b.out.defs[class as usize].kind == DefKind::Class) {
-        let t = n.field("type").and_then(|t| ts_class(b, t));
+        let t = match n.field("type") {
+            Some(t) => ts_class(b, t),
+            None => n.field("value").and_then(|v| constructed(b, v)),
+        };
         b.attr_assigned(class, b.text(nm), t);
     }
     match (name, n.field("value")) {
@@ -445,6 +552,28 @@ fn visit_field(b: &mut Builder<'_>, n: Node<'_>) {
         (_, Some(v)) => visit(b, v),
         _ => {}
     }
+}
+
+/// A property of an interface or object type (`readonly gen: CodeGen`, `opts?: Options`):
+/// the attribute it types, as a class field does.
+fn visit_property_signature(b: &mut Builder<'_>, n: Node<'_>) {
+    let class = b.scope;
+    let name = n
+        .field("name")
+        .filter(|x| x.kind() == "property_identifier");
+    if let (Some(nm), true) = (name, b.out.defs[class as usize].kind == DefKind::Class) {
+        let t = n.field("type").and_then(|t| ts_class(b, t));
+        b.attr_assigned(class, b.text(nm), t);
+    }
+    b.children(n, visit);
+}
+
+/// The class `new Foo(...)` (or `new ns.Foo(...)`) constructs; `None` for any other value.
+fn constructed(b: &Builder<'_>, value: Node<'_>) -> Option<String> {
+    let c = Some(value)
+        .filter(|v| v.kind() == "new_expression")?
+        .field("constructor")?;
+    matches!(c.kind(), "identifier" | "member_expression").then(|| b.text(c))
 }
 
 /// A call or `new`: a reference to its callee, then the calls in its receiver chain and
@@ -474,15 +603,31 @@ fn params(b: &mut Builder<'_>, ps: Node<'_>, class: u32) {
     b.children(ps, |b, p| {
         let (name, ty) = match p.kind() {
             "identifier" => (Some(p), None),
+            // `function compile(this: Ajv, …)` types `this` in the function as a parameter.
             "required_parameter" | "optional_parameter" => (
-                p.field("pattern").filter(|x| x.kind() == "identifier"),
+                p.field("pattern")
+                    .filter(|x| matches!(x.kind(), "identifier" | "this")),
                 p.field("type").and_then(|t| ts_class(b, t)),
             ),
             "assignment_pattern" => (p.field("left").filter(|x| x.kind() == "identifier"), None),
             _ => (None, None),
         };
         let Some(name) = name.map(|x| b.text(x)) else {
-            visit(b, p);
+            // `({gen, data}: KeywordCxt)`: each property holds what `KeywordCxt` declares.
+            let pat = match p.kind() {
+                "required_parameter" | "optional_parameter" => p.field("pattern"),
+                _ => Some(p),
+            };
+            let held = ty.map(|t| format!("{t}.()"));
+            match pat {
+                Some(pat) if pat.kind().ends_with("pattern") => {
+                    pattern(b, pat, held.as_deref(), 0);
+                    if let Some(v) = p.field("value") {
+                        visit(b, v);
+                    }
+                }
+                _ => visit(b, p),
+            }
             return;
         };
         decorators(b, p);
@@ -502,13 +647,41 @@ fn params(b: &mut Builder<'_>, ps: Node<'_>, class: u32) {
     });
 }
 
-/// The class a type annotation names: `: Foo`, `: Foo<T>`, `: ns.Foo`; `None` for
-/// primitives, unions, arrays and the like.
+/// The class a type annotation names: `: Foo`, `: Foo<T>`, `: ns.Foo`, and a union of one
+/// such name with primitives (`Foo | undefined`, `Foo | null | string`: a method called on
+/// it can only be the class's); `None` for primitives, unions of two named types, arrays,
+/// object and function types.
 fn ts_class(b: &Builder<'_>, t: Node<'_>) -> Option<String> {
     match t.kind() {
-        "type_annotation" => ts_class(b, t.named_child(0)?),
+        "type_annotation" | "parenthesized_type" => ts_class(b, t.named_child(0)?),
         "type_identifier" | "nested_type_identifier" => Some(b.text(t)),
         "generic_type" => ts_class(b, t.field("name")?),
+        "union_type" => {
+            let mut named = vec![];
+            union_members(t, &mut named, 0)?;
+            let mut classes = named.into_iter().map(|m| ts_class(b, m));
+            match (classes.next(), classes.next()) {
+                (Some(class), None) => class,
+                _ => None,
+            }
+        }
         _ => None,
     }
+}
+
+/// The members of union type `t` that are no primitive (`undefined`, `null`, `string`, a
+/// literal), pushed on `named`; `None` for a union nested past any real type's depth.
+fn union_members<'t>(t: Node<'t>, named: &mut Vec<Node<'t>>, depth: u32) -> Option<()> {
+    if depth > 32 {
+        return None;
+    }
+    let mut c = t.walk();
+    for m in t.named_children(&mut c) {
+        match m.kind() {
+            "union_type" => union_members(m, named, depth + 1)?,
+            "predefined_type" | "literal_type" => {}
+            _ => named.push(m),
+        }
+    }
+    Some(())
 }

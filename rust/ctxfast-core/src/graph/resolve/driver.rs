@@ -170,7 +170,10 @@ impl<'r> Resolver<'r> {
         // (`x.method()`) get edges, never the class itself.
         let typed = if via_self {
             None
-        } else if (python || fd.lang == Lang::Java) && head == "super" && path.len() > 1 {
+        } else if (python || fd.lang == Lang::Java || fd.lang.is_js())
+            && head == "super"
+            && path.len() > 1
+        {
             self.super_base(f, r.scope, &path[1])
         } else {
             self.typed_local(f, r.scope, head)
@@ -301,6 +304,13 @@ impl<'r> Resolver<'r> {
     /// definition, or an unresolved name (Python).
     fn import_binding(&self, f: u32, bi: u32, b: &RawBinding, out: &mut FileOut<'_>) {
         let fd = &self.files[f as usize];
+        // A name bound to a path read in the file itself (an empty module: `export default
+        // X`, `var dQuote = utils.dQuote`) imports nothing.
+        if fd.lang.is_js()
+            && matches!(&b.target, Target::Symbol { module, .. } if module.is_empty())
+        {
+            return;
+        }
         let python = fd.lang == Lang::Python;
         let r = match fd.lang {
             Lang::Php => self

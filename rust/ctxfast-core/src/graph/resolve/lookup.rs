@@ -125,7 +125,9 @@ impl Resolver<'_> {
                 name,
             } => {
                 let m = self.module_lookup(f, module, *level, depth);
-                self.attr(&m, name, depth + 1)
+                // A JavaScript alias binds a dotted path (`var dQuote = utils.dQuote`).
+                name.split('.')
+                    .fold(m, |r, seg| self.attr(&r, seg, depth + 1))
             }
         }
     }
@@ -136,6 +138,8 @@ impl Resolver<'_> {
         let fd = &self.files[f as usize];
         match fd.lang {
             Lang::Python => self.py_import(f, fd, module, level),
+            // The empty module is the file itself (`export default X`, `var x = utils.x`).
+            Lang::JavaScript | Lang::TypeScript | Lang::Tsx if module.is_empty() => Res::Module(f),
             Lang::JavaScript | Lang::TypeScript | Lang::Tsx => self.js_import(fd, module),
             Lang::Go => self.go_import(module),
             Lang::Java | Lang::Php => Res::Package(module.to_string()),
@@ -223,6 +227,11 @@ impl Resolver<'_> {
             if r != Res::NotFound {
                 return r;
             }
+        }
+        // `import x from './m'` of a module with no default export: a CommonJS module,
+        // whose `module.exports` Node hands over as the default.
+        if name == "default" && fd.lang.is_js() {
+            return Res::Module(m);
         }
         let base = children_base(fd);
         let sub = if base.is_empty() {

@@ -8,6 +8,16 @@ use super::{consulted, Res, Resolver};
 use crate::graph::lang::Lang;
 use crate::graph::raw::DefKind;
 
+/// How a typed local's value path (`RawFile::typed_locals`) gives its value: `a.b.()` what
+/// the call returns, `a.b.(await)` what the promise it returns resolves to, `a.b.(field)`
+/// what attribute `b` of `a` holds.
+#[derive(Clone, Copy)]
+enum Held {
+    Returned,
+    Awaited,
+    Field,
+}
+
 impl Resolver<'_> {
     pub(super) fn self_class(&self, f: u32, s: u32) -> Res {
         let fd = &self.files[f as usize];
@@ -113,13 +123,13 @@ impl Resolver<'_> {
         let mut s = scope;
         while s != 0 {
             if let Some(class) = self.t(fi).typed_locals.get(&(s, name)) {
-                if let Some(call) = class.strip_suffix(".()") {
-                    return self.call_result(f, s, call, false, depth + 1);
-                }
-                if let Some(call) = class.strip_suffix(".(await)") {
-                    return self.call_result(f, s, call, true, depth + 1);
-                }
-                return self.class_at(f, s, class, 0);
+                let (path, held) = match class.rsplit_once('.') {
+                    Some((path, "()")) => (path, Held::Returned),
+                    Some((path, "(await)")) => (path, Held::Awaited),
+                    Some((path, "(field)")) => (path, Held::Field),
+                    _ => return self.class_at(f, s, class, 0),
+                };
+                return self.held_value(f, s, path, held, depth + 1);
             }
             if self.t(fi).locals.contains(&(s, name)) {
                 return None;
@@ -130,41 +140,40 @@ impl Resolver<'_> {
         None
     }
 
-    /// The class a call of `callee` (a dotted path written in `scope`, its receiver a typed
-    /// local, a typed attribute or `this`, calls in it marked `()`) returns: a local bound to
-    /// `conn.getRepository(Post)` holds what `getRepository` declares it returns;
-    /// `awaited`, the class of the `Promise<…>` it declares.
-    fn call_result(
-        &self,
-        f: u32,
-        scope: u32,
-        callee: &str,
-        awaited: bool,
-        depth: u32,
-    ) -> Option<Res> {
+    /// The class of the value `path` ends at (a dotted path written in `scope`, its head a
+    /// typed local, `this` or a name in scope, calls in it marked `()`), as `held` reads it:
+    /// a local bound to `conn.getRepository(Post)` holds what `getRepository` declares it
+    /// returns, to `await this.getTable(n)` the class of the `Promise<…>` it declares, and
+    /// `gen` of `const {gen} = it` what `it`'s class declares its `gen` attribute holds.
+    fn held_value(&self, f: u32, scope: u32, path: &str, held: Held, depth: u32) -> Option<Res> {
         if depth > 4 {
             return None;
         }
-        let segs: Vec<&str> = callee.split('.').collect();
+        let segs: Vec<&str> = path.split('.').collect();
         let mut cur = self
             .typed_local_at(f, scope, segs[0], depth)
             .unwrap_or_else(|| self.lookup_name(f, scope, segs[0], 0));
-        let n = segs.len();
-        for (i, seg) in segs[1..].iter().chain(std::iter::once(&"()")).enumerate() {
-            cur = if *seg == "()" && awaited && i + 1 == n {
-                self.awaited_class(&cur)?
-            } else if *seg == "()" {
-                self.returned_class(&cur)?
+        // Whether `cur` is what a typed attribute holds, not a definition read by name.
+        let mut typed = false;
+        for seg in &segs[1..] {
+            (cur, typed) = if *seg == "()" {
+                (self.returned_class(&cur)?, false)
+            } else if let Some(c) = self.typed_attr(&cur, seg, 0) {
+                (c, true)
             } else {
-                let next = self
-                    .typed_attr(&cur, seg, 0)
-                    .unwrap_or_else(|| self.attr(&cur, seg, 0));
+                let next = self.attr(&cur, seg, 0);
                 if !matches!(next, Res::Def(..)) {
                     return None;
                 }
-                next
+                (next, false)
             };
         }
+        let cur = match held {
+            Held::Returned => self.returned_class(&cur)?,
+            Held::Awaited => self.awaited_class(&cur)?,
+            Held::Field if typed => cur,
+            Held::Field => return None,
+        };
         self.is_class(&cur).then_some(cur)
     }
 
