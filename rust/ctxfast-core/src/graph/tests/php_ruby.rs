@@ -47,6 +47,14 @@ fn calls_by_line(db: &Path, file: &str) -> Vec<(String, String)> {
     )
 }
 
+/// The calls of `file` that reach a function or method, as [`calls_by_line`] lists them.
+fn function_calls_by_line(db: &Path, file: &str) -> Vec<(String, String)> {
+    calls_by_line(db, file)
+        .into_iter()
+        .filter(|(_, t)| t.starts_with("function "))
+        .collect()
+}
+
 const PHP_KERNEL: &str = r"<?php
 namespace App\Http;
 
@@ -511,10 +519,7 @@ fn ruby_calls_reach_the_def_on_the_side_they_run_on() {
     )]);
     let db = d.path().join(".ctxfast/recon.db");
     index(d.path(), &db, &IndexOptions::default()).unwrap();
-    let targets: Vec<(String, String)> = calls_by_line(&db, "lib/app.rb")
-        .into_iter()
-        .filter(|(_, t)| t.starts_with("function "))
-        .collect();
+    let targets = function_calls_by_line(&db, "lib/app.rb");
     assert_eq!(
         targets,
         vec![
@@ -566,10 +571,7 @@ fn ruby_class_self_blocks_define_singleton_methods() {
     )]);
     let db = d.path().join(".ctxfast/recon.db");
     index(d.path(), &db, &IndexOptions::default()).unwrap();
-    let targets: Vec<(String, String)> = calls_by_line(&db, "lib/app.rb")
-        .into_iter()
-        .filter(|(_, t)| t.starts_with("function "))
-        .collect();
+    let targets = function_calls_by_line(&db, "lib/app.rb");
     assert_eq!(
         targets,
         vec![
