@@ -31,6 +31,19 @@ fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
     d
 }
 
+/// `d` indexed with the default options into its own `.ctxfast/recon.db`: the tree (kept
+/// alive for the test) and the database.
+fn index_tree(d: tempfile::TempDir) -> (tempfile::TempDir, std::path::PathBuf) {
+    let db = d.path().join(".ctxfast/recon.db");
+    index(d.path(), &db, &IndexOptions::default()).unwrap();
+    (d, db)
+}
+
+/// `files` written into a temporary tree and indexed ([`index_tree`]).
+fn indexed(files: &[(&str, &str)]) -> (tempfile::TempDir, std::path::PathBuf) {
+    index_tree(repo(files))
+}
+
 #[test]
 fn raw_blob_round_trips() {
     let src = b"import os\nfrom .a import b as c\n\nclass K(Base):\n    def m(self, x):\n        return self.n(x)\n";

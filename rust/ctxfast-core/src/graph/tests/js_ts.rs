@@ -26,13 +26,6 @@ fn want(v: &[(u32, &str)]) -> Vec<(u32, String)> {
     v.iter().map(|(l, q)| (*l, (*q).to_string())).collect()
 }
 
-fn indexed(files: &[(&str, &str)]) -> (tempfile::TempDir, std::path::PathBuf) {
-    let d = repo(files);
-    let db = d.path().join(".ctxfast/recon.db");
-    index(d.path(), &db, &IndexOptions::default()).unwrap();
-    (d, db)
-}
-
 /// The generator and the contexts holding it, as ajv writes them.
 const GEN: (&str, &str) = (
     "src/gen.ts",

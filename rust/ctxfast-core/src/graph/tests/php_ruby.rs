@@ -146,9 +146,7 @@ fn php_repo() -> tempfile::TempDir {
 
 #[test]
 fn php_definitions_are_qualified_by_namespace() {
-    let d = php_repo();
-    let db = d.path().join(".ctxfast/recon.db");
-    index(d.path(), &db, &IndexOptions::default()).unwrap();
+    let (_d, db) = index_tree(php_repo());
     let defs = pairs(
         &db,
         "SELECT qualname, kind FROM nodes WHERE file = 'src/Http/Kernel.php' AND kind != 'ref' \
@@ -192,9 +190,7 @@ fn php_definitions_are_qualified_by_namespace() {
 
 #[test]
 fn php_calls_resolve_through_namespaces_imports_and_ancestors() {
-    let d = php_repo();
-    let db = d.path().join(".ctxfast/recon.db");
-    index(d.path(), &db, &IndexOptions::default()).unwrap();
+    let (_d, db) = index_tree(php_repo());
     assert_eq!(
         callees(&db, "App.Http.Kernel.run"),
         vec![
@@ -227,15 +223,13 @@ fn php_calls_resolve_through_namespaces_imports_and_ancestors() {
 fn php_calls_reach_the_method_where_a_property_shares_its_name() {
     // Composer's `Platform`: a static cache `$isDocker` beside the method `isDocker()`, one
     // qualname for both; a call reaches the method, a constant read the constant.
-    let d = repo(&[(
+    let (_d, db) = indexed(&[(
         "src/Platform.php",
         "<?php\nnamespace App;\n\nclass Platform\n{\n    private static $isDocker = null;\n    \
          public function isWsl() {}\n    const isWsl = 1;\n\n    public static function isDocker()\n    {\n\
                  return self::$isDocker;\n    }\n\n    public function run()\n    {\n\
                  self::isDocker();\n        $this->isDocker();\n        return self::isWsl;\n    }\n}\n",
     )]);
-    let db = d.path().join(".ctxfast/recon.db");
-    index(d.path(), &db, &IndexOptions::default()).unwrap();
     let targets = calls_by_line(&db, "src/Platform.php");
     assert_eq!(
         targets,
@@ -249,7 +243,7 @@ fn php_calls_reach_the_method_where_a_property_shares_its_name() {
 
 #[test]
 fn php_calls_run_bodies_and_never_reach_another_namespace_by_short_name() {
-    let d = repo(&[
+    let (_d, db) = indexed(&[
         (
             "src/Handler.php",
             "<?php\nnamespace App;\n\nclass Handler extends Base implements Formattable\n{\n    use FormatsTrait;\n\n    public function handle()\n    {\n        $this->format();\n        $this->compose();\n        throw new \\InvalidArgumentException('x');\n    }\n\n    public function check()\n    {\n        return time() + \\rmdir('d') + \\legacy();\n    }\n}\n",
@@ -277,8 +271,6 @@ fn php_calls_run_bodies_and_never_reach_another_namespace_by_short_name() {
         ),
         ("lib/legacy.php", "<?php\n\nfunction legacy() {}\n"),
     ]);
-    let db = d.path().join(".ctxfast/recon.db");
-    index(d.path(), &db, &IndexOptions::default()).unwrap();
     assert_eq!(
         callees(&db, "App.Handler.handle"),
         vec!["App.Base.compose", "App.FormatsTrait.format"]
@@ -291,7 +283,7 @@ fn php_each_namespace_block_has_its_own_namespace_and_imports() {
     // Flysystem's test doubles: one file, a braced block per namespace mocked; Twig's
     // extensions: a class in `namespace Twig\Extension { … }`, its helper functions in a
     // global `namespace { … }` after it. And the statement form, twice in a file.
-    let d = repo(&[
+    let (_d, db) = indexed(&[
         (
             "src/mocks.php",
             concat!(
@@ -328,8 +320,6 @@ fn php_each_namespace_block_has_its_own_namespace_and_imports() {
             "<?php\nnamespace App\\Util;\n\nclass Other\n{\n    public static function now() {}\n}\n",
         ),
     ]);
-    let db = d.path().join(".ctxfast/recon.db");
-    index(d.path(), &db, &IndexOptions::default()).unwrap();
     let defs = pairs(
         &db,
         "SELECT qualname, file FROM nodes WHERE kind = 'function' \
@@ -431,9 +421,7 @@ fn ruby_repo() -> tempfile::TempDir {
 
 #[test]
 fn ruby_definitions_calls_and_requires_resolve() {
-    let d = ruby_repo();
-    let db = d.path().join(".ctxfast/recon.db");
-    index(d.path(), &db, &IndexOptions::default()).unwrap();
+    let (_d, db) = index_tree(ruby_repo());
     let defs = pairs(
         &db,
         "SELECT qualname, kind FROM nodes WHERE file = 'lib/shop/cart.rb' AND kind != 'ref' \
@@ -513,12 +501,10 @@ fn ruby_definitions_calls_and_requires_resolve() {
 fn ruby_calls_reach_the_def_on_the_side_they_run_on() {
     // Sinatra's `def self.settings` beside `def settings`, Faraday's `attr_writer :conn`
     // beside `def conn`: one local qualname each, two definitions.
-    let d = repo(&[(
+    let (_d, db) = indexed(&[(
         "lib/app.rb",
         "class App\n  attr_writer :conn\n\n  def self.settings\n    self\n  end\n\n  def settings\n    self.class.settings\n  end\n\n  def conn\n    @conn\n  end\n\n  def run\n    settings\n    conn\n  end\n\n  def self.boot\n    settings\n  end\nend\n\nApp.settings\n",
     )]);
-    let db = d.path().join(".ctxfast/recon.db");
-    index(d.path(), &db, &IndexOptions::default()).unwrap();
     let targets = function_calls_by_line(&db, "lib/app.rb");
     assert_eq!(
         targets,
@@ -536,7 +522,7 @@ fn ruby_class_self_blocks_define_singleton_methods() {
     // Sinatra's `Sinatra::Base`: most of its class methods sit in `class << self`, several
     // beside an instance method of the same name. Both orders, so that neither side wins by
     // coming first.
-    let d = repo(&[(
+    let (_d, db) = indexed(&[(
         "lib/app.rb",
         concat!(
             "class Base\n",            // 1
@@ -569,8 +555,6 @@ fn ruby_class_self_blocks_define_singleton_methods() {
             "App.settings\n",          // 28
         ),
     )]);
-    let db = d.path().join(".ctxfast/recon.db");
-    index(d.path(), &db, &IndexOptions::default()).unwrap();
     let targets = function_calls_by_line(&db, "lib/app.rb");
     assert_eq!(
         targets,
@@ -598,7 +582,7 @@ fn ruby_class_self_blocks_define_singleton_methods() {
 
 #[test]
 fn ruby_dsl_blocks_named_by_a_symbol_are_definitions() {
-    let d = repo(&[
+    let (_d, db) = indexed(&[
         (
             "lib/kit/selectors.rb",
             concat!(
@@ -633,8 +617,6 @@ fn ruby_dsl_blocks_named_by_a_symbol_are_definitions() {
             "module Kit\n  class Tasks\n    task :build do\n      compile\n    end\n\n    def compile; end\n  end\nend\n",
         ),
     ]);
-    let db = d.path().join(".ctxfast/recon.db");
-    index(d.path(), &db, &IndexOptions::default()).unwrap();
     let defs = pairs(
         &db,
         "SELECT qualname, kind FROM nodes WHERE kind = 'function' ORDER BY file, line",
@@ -803,15 +785,13 @@ fn singleton_sides_and_later_namespaces_survive_the_stored_blobs() {
 
 #[test]
 fn php_and_ruby_syntax_errors_keep_what_parses() {
-    let d = repo(&[
+    let (_d, db) = indexed(&[
         (
             "src/Broken.php",
             "<?php\nnamespace P;\n\nclass Ok\n{\n    public function fine() {}\n}\n\nclass Bad {\n    public function (\n",
         ),
         ("lib/broken.rb", "class Ok\n  def fine\n  end\nend\n\nclass Bad\n  def oops(\n"),
     ]);
-    let db = d.path().join(".ctxfast/recon.db");
-    index(d.path(), &db, &IndexOptions::default()).unwrap();
     assert_eq!(
         count(
             &db,
@@ -849,7 +829,7 @@ fn php_and_ruby_module_names_and_test_files() {
 #[test]
 fn minified_and_bundled_files_are_recorded_as_skipped_never_parsed() {
     let minified = format!("{}\n", "function a(b){return b+1};".repeat(200));
-    let d = repo(&[
+    let (_d, db) = indexed(&[
         ("src/App.php", "<?php\nnamespace P;\n\nclass App {}\n"),
         ("public/js/jquery.min.js", "function jQuery(s){return s}\n"),
         ("public/js/vendor.bundle.js", "function v(){}\n"),
@@ -868,8 +848,6 @@ fn minified_and_bundled_files_are_recorded_as_skipped_never_parsed() {
             &format!("<?php\n$t = [{}];\n", "1, ".repeat(600)),
         ),
     ]);
-    let db = d.path().join(".ctxfast/recon.db");
-    index(d.path(), &db, &IndexOptions::default()).unwrap();
     let skipped = pairs(
         &db,
         "SELECT path, parse_error FROM files WHERE sha256 IS NULL ORDER BY path",
