@@ -287,10 +287,14 @@ def test_go_analyser_resolves_module_calls(tmp_path: Path) -> None:
     assert by[(7, "other")] == (("m.go", 8),)
 
 
-@pytest.mark.skipif(
+#: The TypeScript and JavaScript analysers run on node with Debian's node-typescript.
+needs_tsc = pytest.mark.skipif(
     shutil.which("node") is None or not Path(DEBIAN_TYPESCRIPT).exists(),
     reason="needs node and node-typescript",
 )
+
+
+@needs_tsc
 def test_typescript_analyser_follows_imports(tmp_path: Path) -> None:
     _graph(
         tmp_path,
@@ -305,10 +309,7 @@ def test_typescript_analyser_follows_imports(tmp_path: Path) -> None:
     ]
 
 
-@pytest.mark.skipif(
-    shutil.which("node") is None or not Path(DEBIAN_TYPESCRIPT).exists(),
-    reason="needs node and node-typescript",
-)
+@needs_tsc
 def test_javascript_analyser_follows_require_and_prototypes(tmp_path: Path) -> None:
     _graph(
         tmp_path,
@@ -334,10 +335,7 @@ def test_javascript_analyser_follows_require_and_prototypes(tmp_path: Path) -> N
     }
 
 
-@pytest.mark.skipif(
-    shutil.which("node") is None or not Path(DEBIAN_TYPESCRIPT).exists(),
-    reason="needs node and node-typescript",
-)
+@needs_tsc
 def test_javascript_analyser_follows_a_variable_naming_another_value(tmp_path: Path) -> None:
     """``var dQuote = utils.dQuote; dQuote(x)`` calls ``utils.dQuote``, as the compiler
     resolves the call: the variable's own declaration is no function to score."""
