@@ -6,7 +6,10 @@ message, a warning) adds its length in characters to the files holding it, share
 them. Why: the file that prints a message is where it comes from, which neither vocabulary
 nor names see when the message is prose. Measured on the 296 scorable SWE-bench Lite
 instances: file Acc@1/5/10 .507/.784/.838 → .517/.787/.848, MRR .623 → .633 (weight 0.5:
-Acc@5 .784).
+Acc@5 .784). Switched off alone (stop 65, same run, tasks with every gold file first / in
+the first five / a gold function in the first ten): issue corpus half A 60/95/56 → 64/95/57,
+half B 67/106/64 → 64/105/63, Lite 88/118/85 → 86/117/82, the PHP/Ruby and JS/TS sets within
+one task: a gain on one half of the corpus and a loss on the other, so it stays.
 
 ``literal_names``: each name the task gives (an environment-variable-like constant; with
 ``literal_names_flags`` a command-line flag, with ``literal_names_quoted`` a one-token quoted

@@ -5,7 +5,11 @@ Why: a path written out in an issue (``django/db/models/query.py``, a file name 
 line) names the file outright.
 
 Measured on SWE-bench Lite: one of the five signals whose plain sum with whole-file BM25 took
-file Acc@5 from ≈ .69 (``file_bm25`` alone) to ≈ .81; no figure of its own is recorded.
+file Acc@5 from ≈ .69 (``file_bm25`` alone) to ≈ .81. Switched off alone (stop 65, same run,
+tasks with every gold file first / in the first five / a gold function in the first ten):
+issue corpus half A 60/95/56 → 59/95/56, half B 67/106/64 → 66/106/64, Lite 88/118/85 →
+86/118/83, the PHP/Ruby and JS/TS sets unchanged: few tasks print a path, and those that do
+mostly rank the file first by other words too.
 
 Settings (``FileSignals``): ``path_mentions`` switches it; ``weights["path_mentions"]``. What
 counts as a printed path is the query's (``query.file_paths``).

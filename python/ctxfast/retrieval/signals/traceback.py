@@ -6,7 +6,11 @@ Why: a traceback names the code the error went through, nearest the error most p
 a long trace's outer frames (a test runner, a framework's dispatch) say little.
 
 Measured on SWE-bench Lite: one of the five signals whose plain sum with whole-file BM25 took
-file Acc@5 from ≈ .69 (``file_bm25`` alone) to ≈ .81; no figure of its own is recorded.
+file Acc@5 from ≈ .69 (``file_bm25`` alone) to ≈ .81. Switched off with its recall source
+(stop 65, same run, tasks with every gold file first / in the first five / a gold function in
+the first ten): issue corpus half A 60/95/56 → 61/95/56, half B 67/106/64 → 66/106/61, Lite
+88/118/85 → 88/118/84, PHP/Ruby set A 12 → 11 first: the files move little (a frame's file
+is usually named by other evidence too); the frames' definitions are what it adds.
 
 Settings: switched with the traceback recall source, ``sources.traceback`` (flat name
 ``traceback``; no ``FileSignals`` field of its own); ``FileSignals.weights["traceback"]``.
