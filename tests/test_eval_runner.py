@@ -10,7 +10,7 @@ from ctxfast.cli import main
 from ctxfast.eval.compare import compare
 from ctxfast.eval.instances import load_bench, sample
 from ctxfast.eval.runner import TOP_KEYS
-from ctxfast.eval.systems import identifier_tokens
+from ctxfast.eval.systems import identifier_tokens, source_files
 
 
 @pytest.fixture
@@ -52,6 +52,18 @@ def test_identifier_tokens_split():
     ]
     assert identifier_tokens("HTTPServer") == ["httpserver", "http", "server"]
     assert identifier_tokens("a_b", split=False) == ["a_b"]
+
+
+def test_source_files_skip_symlinks(tmp_path):
+    # A broken link (a submodule not checked out) made the BM25 baselines fail the task; a
+    # link may also point outside the tree. The index's walk skips both, so do the baselines.
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "real.py").write_text("x = 1\n")
+    (tmp_path / "pkg" / "broken.py").symlink_to("../vendor/missing.py")
+    outside = tmp_path.parent / f"{tmp_path.name}_outside.py"
+    outside.write_text("secret = 1\n")
+    (tmp_path / "pkg" / "out.py").symlink_to(outside)
+    assert source_files(tmp_path) == ["pkg/real.py"]
 
 
 def test_sample_is_stratified_and_reproducible():

@@ -102,13 +102,17 @@ class System(Protocol):
 
 def source_files(root: Path, globs: Sequence[str] = ("*.py",)) -> list[str]:
     """POSIX paths (relative, sorted) of every file whose name matches one of ``globs``,
-    skipping hidden directories and ``node_modules`` (installed packages, not the project)."""
+    skipping hidden directories and ``node_modules`` (installed packages, not the project).
+    Symlinks are skipped, as the index's walk skips them: a broken link (a submodule not
+    checked out) cannot be read, and a link may point outside the tree."""
     found: list[str] = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != "node_modules")
         rel = Path(dirpath).relative_to(root)
         for fn in filenames:
-            if any(fnmatch.fnmatchcase(fn, g) for g in globs):
+            if any(fnmatch.fnmatchcase(fn, g) for g in globs) and not os.path.islink(
+                os.path.join(dirpath, fn)
+            ):
                 found.append((rel / fn).as_posix())
     return sorted(found)
 
