@@ -13,8 +13,8 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-import tempfile
 
+from benchmarks import cache_root
 from ctxfast.state_store import STATE_DIRNAME
 
 TASK = (
@@ -51,7 +51,7 @@ class ColdCompose:
     warmup_time = 0
 
     def setup_cache(self):
-        root = tempfile.mkdtemp(prefix="ctxfast-asv-cold-")
+        root = cache_root("cold")
         tree = _tree(root)
         index_dir = os.path.join(root, "index")
         rebuilt = _compose(tree, index_dir)  # indexes, then builds and stores the state

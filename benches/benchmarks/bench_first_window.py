@@ -70,7 +70,7 @@ class FirstWindow:
     warmup_time = 0
 
     def setup_cache(self):
-        return bench_tree("ctxfast-asv-first-")
+        return bench_tree("first-window")
 
     def setup(self, tree):
         self.index_dir = tempfile.mkdtemp(prefix="ctxfast-asv-first-idx-")

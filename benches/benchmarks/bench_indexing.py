@@ -10,7 +10,7 @@ import os
 import shutil
 import tempfile
 
-from benchmarks import copy_stdlib_packages
+from benchmarks import cache_root, copy_stdlib_packages
 from ctxfast import ParseCache, Repository
 
 
@@ -20,7 +20,7 @@ class ParseCacheIndex:
     repeat = 3
 
     def setup_cache(self):
-        root = tempfile.mkdtemp(prefix="ctxfast-asv-cache-")
+        root = cache_root("parse-cache")
         copy_stdlib_packages(os.path.join(root, "src"))
         cache = ParseCache(os.path.join(root, "cache"))
         Repository(os.path.join(root, "src"), os.path.join(root, "fill"), parse_cache=cache).index(

@@ -13,10 +13,9 @@ measures the same refreshes at 10k, 30k and 100k files. The graph alone
 import os
 import re
 import shutil
-import tempfile
 from pathlib import Path
 
-from benchmarks import PACKAGES, copy_stdlib_packages
+from benchmarks import PACKAGES, cache_root, copy_stdlib_packages
 from ctxfast import Repository
 
 COPIES = 6
@@ -42,7 +41,7 @@ class Refresh:
     repeat = 5
 
     def setup_cache(self):
-        root = tempfile.mkdtemp(prefix="ctxfast-asv-refresh-")
+        root = cache_root("refresh")
         _synthesise(Path(root))
         Repository(os.path.join(root, "src"), os.path.join(root, "index")).index(
             retrieval_state=False
@@ -72,7 +71,7 @@ class RefreshWithState:
     repeat = 5
 
     def setup_cache(self):
-        root = tempfile.mkdtemp(prefix="ctxfast-asv-refresh-state-")
+        root = cache_root("refresh-state")
         _synthesise(Path(root))
         Repository(os.path.join(root, "src"), os.path.join(root, "index")).index()
         return root

@@ -9,10 +9,9 @@ with per-stage shares.
 """
 
 import os
-import tempfile
 
 import ctxfast
-from benchmarks import copy_stdlib_packages
+from benchmarks import cache_root, copy_stdlib_packages
 from ctxfast import Repository
 from ctxfast.retrieval.lexical import LexicalCorpus, lexical_search
 
@@ -33,7 +32,7 @@ class Retrieval:
     timeout = 300
 
     def setup_cache(self):
-        root = tempfile.mkdtemp(prefix="ctxfast-asv-")
+        root = cache_root("retrieval")
         copy_stdlib_packages(os.path.join(root, "src"))
         Repository(os.path.join(root, "src"), os.path.join(root, "index")).index()
         return root

@@ -13,10 +13,9 @@ packages, indexed once (``retrieval_state=False``); each call starts from no sto
 """
 
 import shutil
-import tempfile
 from pathlib import Path
 
-from benchmarks import bench_tree
+from benchmarks import bench_tree, cache_root
 from ctxfast.recon.graph_db import reading
 from ctxfast.repository import Repository
 from ctxfast.retrieval.text_state import Prebuild
@@ -40,8 +39,8 @@ class _IndexedTree:
     warmup_time = 0
 
     def setup_cache(self):
-        tree = bench_tree("ctxfast-asv-state-")
-        index_dir = tempfile.mkdtemp(prefix="ctxfast-asv-state-idx-")
+        tree = bench_tree("state")
+        index_dir = cache_root("state-index")
         Repository(tree, index_dir).index(retrieval_state=False)
         return tree, index_dir
 
