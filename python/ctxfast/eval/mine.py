@@ -31,7 +31,6 @@ import json
 import re
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
@@ -39,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxfast.eval.errors import EvalError
+from ctxfast.eval.gold_functions import definitions_of
 
 #: The repositories reserved for evaluation (SWE-bench's twelve, the held-out sets): never
 #: mined, never trained or tuned on. The list ships with the package (``reserved_repos.txt``,
@@ -236,41 +236,20 @@ def changed_line_count(mirror: Path, c: Commit, paths: list[str]) -> int:
 
 
 def definitions_at_parent(mirror: Path, c: Commit, files: list[str]) -> dict[str, list[Any]]:
-    """Definitions of each gold file at the parent, from ctxfast's parser (one temp tree).
-
-    Only the gold files are written: a definition's local qualname depends on its own file
-    alone, and parsing a handful of files keeps mining cheap.
-    """
-    from ctxfast.repository import Repository
-
-    with tempfile.TemporaryDirectory(prefix="ctxfast-mine-") as tmp:
-        root = Path(tmp) / "tree"
-        for f in files:
-            dest = root / f
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.write_bytes(
-                subprocess.run(
+    """Definitions of each gold file at the parent, from ctxfast's parser
+    (:func:`~ctxfast.eval.gold_functions.definitions_of`)."""
+    return dict(
+        definitions_of(
+            {
+                f: subprocess.run(
                     ["git", "-C", str(mirror), "show", f"{c.parent}:{f}"],
                     capture_output=True,
                     check=True,
                 ).stdout
-            )
-        repo = Repository(root, Path(tmp) / "index")
-        repo.index()
-        graph = repo.graph
-        out: dict[str, list[Any]] = {}
-        for f in files:
-            module = graph.module_qualname(f) or ""
-            # Module nodes (kind "def") are the file itself: outside every definition is
-            # "<module>", as in shared/bench/.
-            defs = [n for n in graph.nodes_in_file(f) if n.is_definition and n.kind != "def"]
-            out[f] = [(n, _local(n.qualname, module)) for n in defs]
-        graph.close()
-        return out
-
-
-def _local(qualname: str, module: str) -> str:
-    return qualname[len(module) + 1 :] if module and qualname.startswith(module + ".") else qualname
+                for f in files
+            }
+        )
+    )
 
 
 def gold_symbols(

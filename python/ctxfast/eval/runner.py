@@ -23,6 +23,7 @@ from ctxfast.eval import window_misses as W
 from ctxfast.eval.ablation import ablation_entry
 from ctxfast.eval.compare import construction_rule, recon_rule, retrieval_rule
 from ctxfast.eval.errors import EvalError
+from ctxfast.eval.gold_functions import with_derived_functions
 from ctxfast.eval.instances import Instance, Region, line_count, located_regions, present_symbols
 from ctxfast.eval.systems import (
     BM25Files,
@@ -389,6 +390,8 @@ def resolve_jobs(
             syms = present_symbols(inst, al)
         else:
             gold = inst.hunk_regions(tree.path)
+            if not inst.gold_symbols and inst.gold_hunks:
+                inst = with_derived_functions(inst, tree.path)
             n_hunks, syms = len(inst.gold_hunks), inst.gold_symbols
         jobs.append(Job(inst, tree, gold, n_hunks, syms))
     return jobs, skipped
