@@ -9,6 +9,8 @@ from construct_fixtures import cand
 
 from ctxfast.construct import CodeCandidate, ConstructConfig, ImpactEdge, PlanNode, construct
 from ctxfast.construct.render import local_name, safe
+from ctxfast.fence import open_fence
+from ctxfast.tokens import count_tokens
 
 TARGET = "app.session.SessionManager.load"
 
@@ -217,3 +219,17 @@ def test_a_huge_single_word_task_keeps_its_head_rather_than_vanishing():
     ctx = construct(task, ceiling=300)
     assert 0 < ctx.token_count <= 300
     assert ctx.render().startswith("## Task\nxxx")
+
+
+def test_a_code_fence_the_task_leaves_open_does_not_swallow_the_window():
+    task = "load fails on a missing key\n```python\nmanager.load('absent')"
+    body = "def load(self, key):\n    return key"
+    plan = PlanNode("n", "fix load", TARGET)
+    ctx = construct(task, candidates=[cand(TARGET, "app/session.py", 40, body, 0.9)], plan=plan)
+    text = ctx.render()
+    head, _, rest = text.partition("\n## Context")
+    assert rest, "the context section is there"
+    assert "manager.load('absent')\n```\n\n## " in head  # the task's fence, closed
+    assert open_fence(head) is None
+    assert "### app/session.py:40-41" in rest
+    assert ctx.token_count == count_tokens(text)

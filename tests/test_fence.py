@@ -7,7 +7,14 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxfast.fence import DATA_NOTICE, MIN_FENCE, fence_block, safe_label
+from ctxfast.fence import (
+    DATA_NOTICE,
+    MIN_FENCE,
+    closing_open_fence,
+    fence_block,
+    open_fence,
+    safe_label,
+)
 
 
 def test_a_hostile_file_name_stays_on_its_header_line():
@@ -35,3 +42,25 @@ def test_no_content_closes_its_fence(text):
     inner = re.split(r"\r\n|\r|\n", block[len(fence) :])[1:-1]
     assert block.endswith("\n" + fence)
     assert not any(line.lstrip(" \t").startswith(fence) for line in inner)
+
+
+def test_a_fence_left_open_is_closed_with_its_own_run():
+    assert open_fence("see\n```python\nx = 1") == "```"
+    assert closing_open_fence("see\n```python\nx = 1\n") == "see\n```python\nx = 1\n```"
+    assert closing_open_fence("~~~~\nx\n~~~\n") == "~~~~\nx\n~~~\n~~~~"  # too short to close
+    assert closing_open_fence("````\n```\nstill code") == "````\n```\nstill code\n````"
+
+
+def test_closed_fences_and_inline_code_are_left_as_they_are():
+    closed = "a\n```\nx\n```\nb\n   ~~~\ny\n~~~~~\n"
+    assert open_fence(closed) is None and closing_open_fence(closed) == closed
+    # A backtick run whose info string holds a backtick is inline code, not a fence; a line
+    # indented four spaces is code inside a list, not a fence.
+    assert open_fence("``` `x` ```\ntext") is None
+    assert open_fence("    ```\ntext") is None
+    assert open_fence("```\nx\n```  trailing words") == "```"
+
+
+@given(st.text())
+def test_after_closing_no_fence_is_open(text):
+    assert open_fence(closing_open_fence(text)) is None

@@ -12,6 +12,9 @@ structure. Two rules, shared by every renderer:
 * :func:`fence_block` — content goes inside a backtick fence longer than any backtick run that
   starts a line of it (the CommonMark rule), so nothing inside can close the fence and
   whatever follows inside stays code, heading-like lines included.
+* :func:`closing_open_fence` — text shown as prose (the task, an issue as filed) ends with
+  every code fence it opened closed, so a fence the issue left open (or a cut ended inside)
+  does not turn the window's own sections after it into code.
 
 :data:`DATA_NOTICE` is the one sentence a window states once, before the fenced content.
 """
@@ -60,4 +63,45 @@ def fence_block(text: str, info: str = "") -> str:
     return f"{fence}{label}\n{safe_name(text)}\n{fence}"
 
 
-__all__ = ["DATA_NOTICE", "MIN_FENCE", "fence_block", "safe_label"]
+# A CommonMark fence line: up to three spaces, then three or more backticks or tildes.
+_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+# CommonMark's line endings.
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def open_fence(text: str) -> str | None:
+    """The fence (its run of backticks or tildes) that ``text`` opens and never closes, by
+    the CommonMark rules: a closing line repeats the opener's character at least as many
+    times and holds nothing else; a backtick opener's info string holds no backtick (such a
+    line is inline code, not a fence). None when every fence is closed."""
+    current: str | None = None
+    for line in _LINE_BREAK.split(text):
+        m = _FENCE_LINE.match(line)
+        if m is None:
+            continue
+        run, rest = m.group(1), m.group(2)
+        if current is None:
+            if not (run[0] == "`" and "`" in rest):
+                current = run
+        elif run[0] == current[0] and len(run) >= len(current) and not rest.strip():
+            current = None
+    return current
+
+
+def closing_open_fence(text: str) -> str:
+    """``text`` with a closing fence line added when it leaves a code fence open
+    (:func:`open_fence`); unchanged otherwise."""
+    run = open_fence(text)
+    if run is None:
+        return text
+    return text.rstrip("\n") + "\n" + run
+
+
+__all__ = [
+    "DATA_NOTICE",
+    "MIN_FENCE",
+    "closing_open_fence",
+    "fence_block",
+    "open_fence",
+    "safe_label",
+]

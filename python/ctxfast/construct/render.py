@@ -24,7 +24,7 @@ from ctxfast.construct.order import LIVE_ORDER
 from ctxfast.construct.represent import Rendering, Role
 from ctxfast.construct.schema import Kind, PlanNode, WindowEntry
 from ctxfast.construct.terms import short_name
-from ctxfast.fence import DATA_NOTICE, fence_block, safe_label
+from ctxfast.fence import DATA_NOTICE, closing_open_fence, fence_block, safe_label
 from ctxfast.numbered import render_numbered
 
 SEPARATOR = "\n\n"
@@ -66,7 +66,9 @@ def safe(name: str) -> str:
 
 
 def task_text(task: str) -> str:
-    return f"## Task\n{task}"
+    """The task section; a code fence the task leaves open is closed at its end, so the
+    window's sections after it stay structure (:func:`~ctxfast.fence.closing_open_fence`)."""
+    return f"## Task\n{closing_open_fence(task)}"
 
 
 def local_name(entity: str, path: str) -> str:
