@@ -440,6 +440,24 @@ def test_a_task_sharing_no_word_with_the_code_shows_the_best_ranked_file(tmp_pat
     assert "best_file_fallback" not in _decisions(given, "defaults")
 
 
+def test_a_task_matching_only_module_level_code_shows_that_file_not_the_task_alone(tmp_path):
+    root = tmp_path / "site"
+    (root / "app").mkdir(parents=True)
+    (root / "app/__init__.py").write_text("", encoding="utf-8")
+    ext = "from flask_login import LoginManager\n\nlogin = LoginManager()\ncors = None\n"
+    (root / "app/extensions.py").write_text(ext, encoding="utf-8")
+    views = "def index():\n    return 'ok'\n\n\ndef about():\n    return 'about'\n"
+    (root / "app/views.py").write_text(views, encoding="utf-8")
+    repo = ctxfast.Repository(root)
+    task = "Add CORS extensions"
+    got = repo.retrieve(task).candidates
+    assert got and not any(c.qualname for c in got)  # the best file's header, no definition
+    ctx = ctxfast.compose(repo, task)
+    shown = {n for e in ctx.window if e.file == "app/extensions.py" for n in e.shown_lines()}
+    assert shown == {1, 2, 3, 4}
+    assert _decisions(ctx, "defaults")["best_file_fallback"].subject == "app/extensions.py"
+
+
 def test_config_consumers_from_code_and_config_files(project):
     repo = ctxfast.Repository(project)
     ctx = ctxfast.compose(

@@ -166,9 +166,11 @@ def prepare(
     candidates, log = to_code_candidates(result)
     lap("retrieve")
     reader = SourceReader(repo.root)
+    # Only definitions count: the best file's module header alone (imports, constants) is
+    # what the rank rules add to any ranking, and the gate finds nothing in it to admit.
     stand_in = (
         None
-        if candidates or localization is not None
+        if any(c.qualname for c in candidates) or localization is not None
         else best_file_fallback(repo.graph, reader, result.ranked_files())
     )
     if stand_in is not None:
