@@ -63,6 +63,8 @@ def test_an_insertion_names_the_function_holding_both_lines_around_it():
     between = {"file": "pkg/reader.py", "start_line": 9, "end_line": 10, "kind": "insert"}
     assert _spans({"pkg/reader.py": PY}, [inside]) == [("pkg/reader.py", "helper", 18, 19)]
     assert _spans({"pkg/reader.py": PY}, [between]) == []
+    lite = {"file": "pkg/reader.py", "start": 9, "end": 10, "blocks": [[9, 10, "insert"]]}
+    assert _spans({"pkg/reader.py": PY}, [lite]) == []  # the Lite format's kind is its block's
 
 
 def test_any_parsed_language_and_the_lite_hunk_format():

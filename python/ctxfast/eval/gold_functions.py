@@ -68,7 +68,7 @@ def function_spans(
     for h in hunks:
         f = str(h["file"])
         lo, hi = hunk_span(h)
-        insert = h.get("kind") == "insert"
+        insert = _kind(h) == "insert"
         fns = [(n, q) for n, q in defs.get(f, ()) if n.kind in FUNCTION_KINDS]
         for line in (lo, hi) if insert else range(lo, hi + 1):
             around = [
@@ -80,6 +80,15 @@ def function_spans(
                 n, q = max(around, key=lambda d: (d[0].line, -d[0].end_line))
                 out.setdefault((f, q), (f, q, n.line, n.end_line))
     return list(out.values())
+
+
+def _kind(hunk: dict[str, Any]) -> str | None:
+    """A hunk's kind: ``kind`` (the issue corpus) or its first block's (the Lite format and
+    the miner: ``blocks: [[start, end, kind], ...]``)."""
+    if "kind" in hunk:
+        return str(hunk["kind"])
+    blocks = hunk.get("blocks") or []
+    return str(blocks[0][2]) if blocks and len(blocks[0]) > 2 else None
 
 
 def derived_function_spans(

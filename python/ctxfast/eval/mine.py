@@ -238,18 +238,13 @@ def changed_line_count(mirror: Path, c: Commit, paths: list[str]) -> int:
 def definitions_at_parent(mirror: Path, c: Commit, files: list[str]) -> dict[str, list[Any]]:
     """Definitions of each gold file at the parent, from ctxfast's parser
     (:func:`~ctxfast.eval.gold_functions.definitions_of`)."""
-    return dict(
-        definitions_of(
-            {
-                f: subprocess.run(
-                    ["git", "-C", str(mirror), "show", f"{c.parent}:{f}"],
-                    capture_output=True,
-                    check=True,
-                ).stdout
-                for f in files
-            }
-        )
-    )
+    shown = {
+        f: subprocess.run(
+            ["git", "-C", str(mirror), "show", f"{c.parent}:{f}"], capture_output=True, check=True
+        ).stdout
+        for f in files
+    }
+    return definitions_of(shown)
 
 
 def gold_symbols(
