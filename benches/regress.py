@@ -17,9 +17,11 @@ as slower only beyond ``--tolerance`` (25 % by default) of the previous one::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -107,7 +109,14 @@ def _once(bench: Any, args: tuple[Any, ...], name: str) -> tuple[float, Any]:
 
 
 def measure(rounds: int, say: Callable[[str], None]) -> dict[str, float]:
-    """The median of each ratio over ``rounds`` rounds."""
+    """The median of each ratio over ``rounds`` rounds, run as asv runs a suite: in a
+    temporary working directory, where the ``setup_cache`` fixtures are built and which is
+    removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="ctxfast-regress-") as work, contextlib.chdir(work):
+        return _measure(rounds, say)
+
+
+def _measure(rounds: int, say: Callable[[str], None]) -> dict[str, float]:
     sys.path.insert(0, str(HERE))
     out: dict[str, float] = {}
     made: dict[tuple[str, str], tuple[Any, tuple[Any, ...]]] = {}
