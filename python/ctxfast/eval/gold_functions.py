@@ -42,20 +42,32 @@ def definitions_of(files: Mapping[str, bytes]) -> dict[str, list[tuple[Node, str
         repo.index(retrieval_state=False)
         graph = repo.graph
         try:
-            out: dict[str, list[tuple[Node, str]]] = {}
-            for rel in files:
-                module = graph.module_qualname(rel) or ""
-                # The module node (kind "def") is the file itself, not a definition in it.
-                defs = [n for n in graph.nodes_in_file(rel) if n.is_definition and n.kind != "def"]
-                out[rel] = [(n, local_qualname(n.qualname, module)) for n in defs]
-            return out
+            # The module node (kind "def") is the file itself, not a definition in it.
+            return {
+                rel: [
+                    (n, repo.local_symbol(rel, n.qualname))
+                    for n in graph.nodes_in_file(rel)
+                    if n.is_definition and n.kind != "def"
+                ]
+                for rel in files
+            }
         finally:
             graph.close()
 
 
-def local_qualname(qualname: str, module: str) -> str:
-    """``qualname`` without its module prefix (``pkg.mod.Class.f`` → ``Class.f``)."""
-    return qualname[len(module) + 1 :] if module and qualname.startswith(module + ".") else qualname
+def innermost(
+    defs: Sequence[tuple[Node, str]], line: int, lo: int, hi: int, insert: bool
+) -> tuple[Node, str] | None:
+    """The innermost of ``defs`` around ``line`` of a hunk spanning ``lo``–``hi``: an
+    insertion's must hold both lines around it; a function or class beats a variable
+    defined inside it (TS/JS locals). None outside all of them."""
+    around = [
+        (n, q)
+        for n, q in defs
+        if n.line <= line <= n.end_line and (not insert or n.line <= lo <= hi <= n.end_line)
+    ]
+    code = [d for d in around if d[0].kind != "var"] or around
+    return max(code, key=lambda d: (d[0].line, -d[0].end_line)) if code else None
 
 
 def function_spans(
@@ -71,13 +83,9 @@ def function_spans(
         insert = _kind(h) == "insert"
         fns = [(n, q) for n, q in defs.get(f, ()) if n.kind in FUNCTION_KINDS]
         for line in (lo, hi) if insert else range(lo, hi + 1):
-            around = [
-                (n, q)
-                for n, q in fns
-                if n.line <= line <= n.end_line and (not insert or n.line <= lo <= hi <= n.end_line)
-            ]
-            if around:
-                n, q = max(around, key=lambda d: (d[0].line, -d[0].end_line))
+            found = innermost(fns, line, lo, hi, insert)
+            if found is not None:
+                n, q = found
                 out.setdefault((f, q), (f, q, n.line, n.end_line))
     return list(out.values())
 

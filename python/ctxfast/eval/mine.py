@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxfast.eval.errors import EvalError
-from ctxfast.eval.gold_functions import definitions_of
+from ctxfast.eval.gold_functions import definitions_of, innermost
 
 #: The repositories reserved for evaluation (SWE-bench's twelve, the held-out sets): never
 #: mined, never trained or tuned on. The list ships with the package (``reserved_repos.txt``,
@@ -258,16 +258,9 @@ def gold_symbols(
         lines = [lo, hi] if kind == "insert" else list(range(lo, hi + 1))
         names = []
         for line in lines:
-            around = [
-                (n, q)
-                for n, q in defs.get(f, [])
-                if n.line <= line <= n.end_line
-                and (kind != "insert" or (n.line <= lo and hi <= n.end_line))
-            ]
-            # A function or class beats a variable defined inside it (TS/JS locals).
-            code = [d for d in around if d[0].kind != "var"]
-            if code or around:
-                n, q = max(code or around, key=lambda d: (d[0].line, -d[0].end_line))
+            found = innermost(defs.get(f, []), line, lo, hi, kind == "insert")
+            if found is not None:
+                n, q = found
                 key, sym_kind = (f, q), n.kind
             else:
                 key, sym_kind = (f, "<module>"), "module"
