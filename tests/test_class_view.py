@@ -4,6 +4,8 @@ instead of one window of lines that is usually the class docstring."""
 
 from __future__ import annotations
 
+import pytest
+
 import ctxfast
 from ctxfast.construct import ConstructConfig, DefaultsConfig
 
@@ -94,3 +96,50 @@ def test_the_view_stays_within_its_line_cap(tmp_path):
     shown = _shown(ctx)
     assert set(range(1, 11)) <= shown  # header and constructor fit in 14 lines
     assert 63 in shown and 65 not in shown  # fetch_entry does not: its first line only
+
+
+_FILLER_PHP = "".join(
+    f"    public function report{i}()\n    {{\n"
+    f"        return array_sum($this->totals) + {i};\n    }}\n\n"
+    for i in range(12)
+)
+_FILLER_RB = "".join(f"  def report_{i}\n    @totals.sum + {i}\n  end\n\n" for i in range(12))
+LANG_CLASSES = {
+    # PHP's constructor is ``__construct`` (lines 6-10), Ruby's ``initialize`` (lines 3-6).
+    "php": (
+        "<?php\nclass Ledger\n{\n    private $pages;\n\n"
+        "    public function __construct($pages)\n    {\n        $this->pages = $pages;\n"
+        "        $this->totals = [];\n    }\n\n"
+        + _FILLER_PHP
+        + "    public function fetchEntry($offset)\n    {\n"
+        "        return $this->pages[intdiv($offset, 10)][$offset % 10];\n    }\n}\n",
+        range(6, 11),
+    ),
+    "rb": (
+        "class Ledger\n\n  def initialize(pages)\n    @pages = pages\n    @totals = []\n  end\n\n"
+        + _FILLER_RB
+        + "  def fetch_entry(offset)\n    @pages[offset / 10][offset % 10]\n  end\nend\n",
+        range(3, 7),
+    ),
+}
+
+
+@pytest.mark.parametrize("ext", sorted(LANG_CLASSES))
+def test_php_and_ruby_constructors_are_the_views_constructor(tmp_path, ext):
+    """``__construct`` and ``initialize`` construct an instance as ``__init__`` does: the view
+    shows them in full although the task shares no word with them."""
+    source, ctor = LANG_CLASSES[ext]
+    (tmp_path / f"ledger.{ext}").write_text(source, encoding="utf-8")
+    repo = ctxfast.Repository(tmp_path)
+    repo.index()
+    cls = next(n for n in repo.graph.nodes_in_file(f"ledger.{ext}") if n.kind == "class")
+    ctx = ctxfast.compose(
+        repo,
+        TASK,
+        localization=[cls.qualname],
+        config=CONFIG,
+        defaults=DefaultsConfig(file_outlines=False, class_view_methods=1),
+    )
+    shown = {n for e in ctx.window if e.file == f"ledger.{ext}" for n in e.shown_lines()}
+    assert set(ctor) <= shown
+    assert len(shown) < source.count("\n") // 2  # a view, not the whole class

@@ -56,7 +56,9 @@ class ClassViewSettings:
 
 
 # Member names that construct an instance: their body is where arguments are checked.
-CONSTRUCTOR_NAMES = ("__init__", "__new__", "constructor")
+# Python's, JavaScript's and TypeScript's, PHP's ``__construct`` and Ruby's ``initialize``;
+# Java, C# and C++ name the constructor after its class (the view checks that too).
+CONSTRUCTOR_NAMES = ("__init__", "__new__", "constructor", "__construct", "initialize")
 
 
 def _members(graph: CodeGraph, cand: CodeCandidate) -> list[Node]:
