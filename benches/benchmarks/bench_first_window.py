@@ -10,8 +10,8 @@ the first window").
 
 The ``track_*`` figures are ratios measured within one call, so machine load cancels out
 mostly; ``benches/regress.py`` compares them with the committed previous results. The tree
-is ``$CTXFAST_BENCH_TREE`` (e.g. Django 4.2), else a copy of a few standard-library
-packages, so the suite needs no download.
+is ``$CTXFAST_BENCH_TREE`` (e.g. Django 4.2), else a copy of the standard library's code
+(``benchmarks.copy_stdlib``, about 600 files), so the suite needs no download.
 """
 
 import shutil
@@ -20,7 +20,7 @@ import sys
 import tempfile
 import time
 
-from benchmarks import bench_tree
+from benchmarks import stdlib_tree
 
 TASK = (
     "HTTPConnection.request() sends a malformed Content-Length header when the body is a "
@@ -70,7 +70,7 @@ class FirstWindow:
     warmup_time = 0
 
     def setup_cache(self):
-        return bench_tree("first-window")
+        return stdlib_tree("first-window")
 
     def setup(self, tree):
         self.index_dir = tempfile.mkdtemp(prefix="ctxfast-asv-first-idx-")
