@@ -61,7 +61,37 @@ def test_a_file_named_test_or_tests_beside_the_code_is_a_test(path):
 
 @pytest.mark.parametrize(
     "path",
-    ["src/addDays/index.ts", "lib/Tests.php", "src/attest.ts", "lib/adapter/test.rb", "u/test.py"],
+    [
+        "conftest.py",
+        "pkg/conftest.py",
+        "app_test/views.py",
+        "integration_tests/dataset_tests/read.py",
+        "test_projects/rails/config/application.rb",
+        "shop/cart_tests.py",
+        "src/core/arena_test.cc",
+        "src/core/arena_unittest.cpp",
+        "app/src/CartTest.kt",
+        "Shop/CartTests.cs",
+        "Sources/CartTests.swift",
+    ],
+)
+def test_pytest_s_fixtures_and_tests_named_for_what_they_test_are_tests(path):
+    assert is_test_path(path) and not is_product_path(path)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "src/addDays/index.ts",
+        "lib/Tests.php",
+        "src/attest.ts",
+        "lib/adapter/test.rb",
+        "u/test.py",
+        "utils/tests_fetcher.py",
+        "contest/scoring.py",
+        "latest_version/check.py",
+        "src/attest_tool/run.py",
+    ],
 )
 def test_a_name_that_only_holds_test_is_not(path):
     assert not is_test_path(path)

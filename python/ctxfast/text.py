@@ -263,20 +263,26 @@ JS_TS_EXTENSIONS = ("js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts")
 #: Test file names per language: pytest, Go, Jest/Vitest (``.test``/``.spec``), JUnit,
 #: PHPUnit, RSpec and Minitest.
 TEST_SUFFIXES = tuple(
-    ["_test.py", "_test.go", "Test.java", "Tests.java", "Test.php", "_spec.rb", "_test.rb"]
+    ["_test.py", "_tests.py", "_test.go", "Test.java", "Tests.java", "Test.php", "_spec.rb"]
+    + ["_test.rb", "_test.cc", "_test.cpp", "_unittest.cc", "_unittest.cpp"]
+    + ["Test.kt", "Tests.kt", "Test.cs", "Tests.cs", "Tests.swift"]
     + [f".{kind}.{ext}" for kind in ("test", "spec") for ext in JS_TS_EXTENSIONS]
 )
 #: Whole file names of the tests a language keeps beside the code they test: JavaScript's
 #: and TypeScript's ``<module>/test.ts`` (date-fns keeps 900 of them), a Django app's
-#: ``tests.py``, Rust's ``test.rs``/``tests.rs`` test modules. Not every language: a Ruby
-#: library's ``lib/faraday/adapter/test.rb`` is the stub adapter it ships, Python's
-#: ``utils/test.py`` a helper module.
+#: ``tests.py``, Rust's ``test.rs``/``tests.rs`` test modules, pytest's ``conftest.py``
+#: (its fixtures, at any depth: a root ``conftest.py`` was ranked first for an issue). Not
+#: every language: a Ruby library's ``lib/faraday/adapter/test.rb`` is the stub adapter it
+#: ships, Python's ``utils/test.py`` a helper module.
 BESIDE_CODE_TEST_NAMES = frozenset(
     [
         *(f"{stem}.{ext}" for stem in ("test", "tests") for ext in JS_TS_EXTENSIONS),
-        *("tests.py", "test.rs", "tests.rs"),
+        *("tests.py", "test.rs", "tests.rs", "conftest.py"),
     ]
 )
+#: A directory of tests named for what they test: ``integration_tests/``, ``app_test/``,
+#: ``stress_tests/``, ``test_projects/``, ``tests_e2e/``.
+TEST_DIR_NAME = re.compile(r"\w+_tests?|tests?_\w+")
 #: Name fragments of generated or minified files (bundles, protobuf and gRPC stubs, Dart's
 #: and C#'s generator output: the indexer's ``GENERATED_SUFFIXES``).
 GENERATED_NAME_PARTS = (
@@ -299,14 +305,16 @@ class FileRole(StrEnum):
 @functools.lru_cache(maxsize=1 << 17)
 def is_test_path(path: str) -> bool:
     """Whether the POSIX ``path`` is a test file: under a ``tests``/``test``/``__tests__``
-    directory, or a top-level ``testing`` one (pytest's own suite; a ``testing`` package
-    inside the library, ``sympy/testing``, is library code), or named as a test
-    (``test_*.py``, ``*_test.go``, ``*.spec.ts``, ``*Test.php``, ``*_spec.rb``, ...), or one
-    of the ``BESIDE_CODE_TEST_NAMES`` (``src/addDays/test.ts``, an app's ``tests.py``). Two
+    directory or one named for the tests it holds (``integration_tests``, ``test_data``), or
+    a top-level ``testing`` one (pytest's own suite; a ``testing`` package inside the
+    library, ``sympy/testing``, is library code), or named as a test (``test_*.py``,
+    ``*_test.go``, ``*.spec.ts``, ``*Test.php``, ``*_spec.rb``, ``*_unittest.cc``, ...), or
+    one of the ``BESIDE_CODE_TEST_NAMES`` (``src/addDays/test.ts``, ``conftest.py``). Two
     directory names are tests in one language only, where they are the convention and
     elsewhere may name library code: RSpec's ``spec/`` for Ruby, Symfony's ``Tests/`` for
     PHP."""
-    name = path.rsplit("/", 1)[-1]
+    parts = path.split("/")
+    name = parts[-1]
     return (
         path.startswith(("tests/", "test/", "__tests__/", "testing/"))
         or "/tests/" in path
@@ -315,6 +323,7 @@ def is_test_path(path: str) -> bool:
         or name.startswith("test_")
         or name.endswith(TEST_SUFFIXES)
         or name in BESIDE_CODE_TEST_NAMES
+        or any(TEST_DIR_NAME.fullmatch(d) for d in parts[:-1])
         or (name.endswith(".rb") and (path.startswith("spec/") or "/spec/" in path))
         or (name.endswith(".php") and (path.startswith("Tests/") or "/Tests/" in path))
     )
