@@ -149,6 +149,9 @@ fn parse_one(
     if lang.skips_minified() && discover::is_minified(&bytes) {
         return Outcome::Skipped(discover::MINIFIED_LINES.into());
     }
+    if discover::is_generated(&bytes) {
+        return Outcome::Skipped(discover::GENERATED_HEADER.into());
+    }
     let sha = sha_key(&bytes, &f.rel);
     if !reparse_all && previous.sha(&f.rel) == Some(sha.as_str()) {
         return Outcome::Unchanged;

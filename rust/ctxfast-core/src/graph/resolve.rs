@@ -54,8 +54,10 @@ pub use symbols::{c_linkage, linkage_keys, Symbols};
 /// resolver is rebuilt rather than kept with the edges of the old rules. 1: a PHP call
 /// reaches the method where a property shares its name, a method with a body before an
 /// abstract declaration, and never another namespace's definition by its short name; a Ruby
-/// call reaches a `def` before an attribute of the same name, on the side it runs on.
-pub const RESOLVER_VERSION: u32 = 1;
+/// call reaches a `def` before an attribute of the same name, on the side it runs on. 2: a
+/// file whose header marks it generated is skipped (`discover::is_generated`), so a
+/// reference into it reaches nothing.
+pub const RESOLVER_VERSION: u32 = 2;
 
 /// One parsed file as resolution sees it.
 pub struct FileData {
