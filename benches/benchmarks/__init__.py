@@ -3,6 +3,7 @@
 import os
 import shutil
 import sysconfig
+from collections.abc import Callable
 
 #: Standard-library packages copied as the real-code tree the suites index (~100 files).
 PACKAGES = ("email", "json", "http", "urllib", "logging", "importlib")
@@ -19,7 +20,7 @@ def copy_stdlib_packages(dest: str) -> None:
         )
 
 
-#: The standard library's own code, the tree :func:`stdlib_tree` copies: every top-level
+#: The standard library's own code, the tree :func:`copy_stdlib` makes: every top-level
 #: module and these packages (those the running Python has), about 600 files and 10 MB.
 #: Time to the first window is a ratio to an ``ast`` walk of the same files; on the ~100
 #: files of :data:`PACKAGES` that walk takes 0.3 s, less than a process's start and a
@@ -85,25 +86,13 @@ def cache_root(name: str) -> str:
     return root
 
 
-def bench_tree(name: str) -> str:
+def bench_tree(name: str, copy: Callable[[str], None] = copy_stdlib_packages) -> str:
     """The tree a suite times: ``$CTXFAST_BENCH_TREE`` when set (e.g. Django 4.2), else a
-    fresh copy of :data:`PACKAGES` in :func:`cache_root` ``(name)``; call it from
-    ``setup_cache``."""
+    fresh tree made by ``copy`` (:data:`PACKAGES` by default, :func:`copy_stdlib` for a
+    bigger one) in :func:`cache_root` ``(name)``; call it from ``setup_cache``."""
     given = os.environ.get("CTXFAST_BENCH_TREE")
     if given:
         return given
     tree = os.path.join(cache_root(name), "src")
-    copy_stdlib_packages(tree)
-    return tree
-
-
-def stdlib_tree(name: str) -> str:
-    """The tree the time-to-first-window suite times: ``$CTXFAST_BENCH_TREE`` when set,
-    else a fresh copy of the standard library (:func:`copy_stdlib`) in :func:`cache_root`
-    ``(name)``."""
-    given = os.environ.get("CTXFAST_BENCH_TREE")
-    if given:
-        return given
-    tree = os.path.join(cache_root(name), "src")
-    copy_stdlib(tree)
+    copy(tree)
     return tree

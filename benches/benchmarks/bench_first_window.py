@@ -20,7 +20,7 @@ import sys
 import tempfile
 import time
 
-from benchmarks import stdlib_tree
+from benchmarks import bench_tree, copy_stdlib
 
 TASK = (
     "HTTPConnection.request() sends a malformed Content-Length header when the body is a "
@@ -70,7 +70,7 @@ class FirstWindow:
     warmup_time = 0
 
     def setup_cache(self):
-        return stdlib_tree("first-window")
+        return bench_tree("first-window", copy_stdlib)
 
     def setup(self, tree):
         self.index_dir = tempfile.mkdtemp(prefix="ctxfast-asv-first-idx-")
