@@ -7,6 +7,7 @@ from typing import Any, final
 __version__: str
 # PyO3 fills the module's __all__ at import time; stubtest compares it with this list.
 __all__ = [
+    "GRAPH_MACHINE_MADE",
     "GRAPH_SCHEMA_VERSION",
     "GRAPH_TEXT_ID_VIEWS",
     "BM25Index",
@@ -112,6 +113,7 @@ class IndexProgress:
 
 GRAPH_SCHEMA_VERSION: str
 GRAPH_TEXT_ID_VIEWS: str
+GRAPH_MACHINE_MADE: list[str]
 
 @final
 class GraphReader:
@@ -258,6 +260,7 @@ def lexical_search(
     max_line_chars: int = 500,
     exclude_any_depth: list[str] | None = None,
     exclude_root: list[str] | None = None,
+    exclude_files: list[str] = ...,
 ) -> tuple[
     list[tuple[str, list[tuple[str, int, str]], bool]],
     list[tuple[str, str]],
@@ -278,6 +281,7 @@ class LexicalCorpus:
         exclude_any_depth: list[str] | None = None,
         exclude_root: list[str] | None = None,
         max_bytes: int = ...,
+        exclude_files: list[str] = ...,
     ) -> LexicalCorpus: ...
     def search(
         self, terms: list[str], max_hits: int = 40, max_line_chars: int = 500

@@ -16,7 +16,7 @@ file reads were most of a query's lexical cost on Django.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -94,6 +94,7 @@ def lexical_search(
     max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
     exclude_any_depth: Sequence[str] = DEFAULT_EXCLUDE_ANY_DEPTH,
     exclude_root: Sequence[str] = DEFAULT_EXCLUDE_ROOT,
+    exclude_files: Collection[str] = (),
 ) -> LexicalResult:
     """Search ``root`` for each of ``terms`` as a literal string, case-sensitively.
 
@@ -102,7 +103,8 @@ def lexical_search(
     known (and no ``extra_globs``) :class:`~ctxfast.errors.InvalidArgumentError` is raised.
     Empty terms and terms with a line break cannot match a line and land in
     ``skipped_terms``. Binary files (a NUL byte) are skipped as ripgrep does; other non-UTF-8
-    text is searched as bytes and reported with U+FFFD replacements.
+    text is searched as bytes and reported with U+FFFD replacements. ``exclude_files`` are
+    paths relative to ``root`` (POSIX) left out of the search.
     """
     term_list = _checked_terms(terms)
     _check_counts(max_hits=max_hits, max_line_chars=max_line_chars)
@@ -116,6 +118,7 @@ def lexical_search(
             max_line_chars,
             list(exclude_any_depth),
             list(exclude_root),
+            sorted(exclude_files),
         )
     )
 
@@ -141,6 +144,7 @@ class LexicalCorpus:
         exclude_any_depth: Sequence[str] = DEFAULT_EXCLUDE_ANY_DEPTH,
         exclude_root: Sequence[str] = DEFAULT_EXCLUDE_ROOT,
         max_bytes: int = DEFAULT_CORPUS_MAX_BYTES,
+        exclude_files: Collection[str] = (),
     ) -> None:
         _check_counts(max_bytes=max_bytes)
         self._corpus = _native.LexicalCorpus(
@@ -150,6 +154,7 @@ class LexicalCorpus:
             list(exclude_any_depth),
             list(exclude_root),
             max_bytes,
+            sorted(exclude_files),
         )
 
     @property

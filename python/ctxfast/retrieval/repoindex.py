@@ -103,6 +103,17 @@ class RepoIndex:
             files = con.rows(
                 "SELECT path, sha256, language FROM files WHERE sha256 IS NOT NULL ORDER BY path"
             )
+            reasons = _native.GRAPH_MACHINE_MADE
+            #: Files the index skipped as a tool's output (minified, bundled, generated):
+            #: a text search still finds their lines, which are not the product's code.
+            self.machine_made: frozenset[str] = frozenset(
+                p
+                for (p,) in con.rows(
+                    "SELECT path FROM files WHERE sha256 IS NULL AND parse_error IN "
+                    f"({','.join('?' * len(reasons))})",
+                    reasons,
+                )
+            )
             self.key = content_key_of(files)
             self.state = StateStore(index_dir, self.key) if index_dir is not None else None
             #: The replaced state's pieces, when a refresh made this state (read before the

@@ -106,6 +106,9 @@ class LexicalRecall:
                 if "." in name
             }
         )
+        #: The index's files skipped as minified or generated: never searched, so that
+        #: their lines neither become candidates nor take a term's hits.
+        self.machine_made = index.machine_made
         known = [lang for lang in langs if lang in LANGUAGE_GLOBS]
         self.languages = known if known or self.extra_globs else None
         self._corpus: LexicalCorpus | None = None
@@ -124,10 +127,14 @@ class LexicalRecall:
                 max_hits,
                 extra_globs=self.extra_globs,
                 max_line_chars=0,
+                exclude_files=self.machine_made,
             )
         if self._corpus is None:
             self._corpus = LexicalCorpus(
-                self.root, languages=self.languages, extra_globs=self.extra_globs
+                self.root,
+                languages=self.languages,
+                extra_globs=self.extra_globs,
+                exclude_files=self.machine_made,
             )
         return self._corpus.search(terms, max_hits=max_hits, max_line_chars=0)
 

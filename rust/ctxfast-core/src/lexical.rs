@@ -83,6 +83,9 @@ pub struct LexicalRequest {
     pub max_line_chars: usize,
     pub exclude_any_depth: Vec<String>,
     pub exclude_root: Vec<String>,
+    /// Files (POSIX paths relative to the root) left out of the walk: the index's
+    /// machine-made files, whose lines would otherwise take a term's hits.
+    pub exclude_files: Vec<String>,
 }
 
 impl LexicalRequest {
@@ -96,6 +99,7 @@ impl LexicalRequest {
             max_line_chars: 500,
             exclude_any_depth: VENDORED_DIRS.iter().map(ToString::to_string).collect(),
             exclude_root: EXCLUDED_DIRS_ROOT.iter().map(ToString::to_string).collect(),
+            exclude_files: Vec::new(),
         }
     }
 }
@@ -172,12 +176,14 @@ fn cap_chars(s: &str, max: usize) -> String {
     }
 }
 
-/// Where the walk goes: the root, the include globs and the pruned directory names.
+/// Where the walk goes: the root, the include globs, the pruned directory names and the
+/// files left out.
 struct WalkSpec<'a> {
     root: &'a Path,
     globs: &'a [String],
     exclude_any_depth: &'a [String],
     exclude_root: &'a [String],
+    exclude_files: &'a [String],
 }
 
 /// Lists the files to search, sorted by relative POSIX path.
@@ -219,6 +225,11 @@ fn collect_files(spec: &WalkSpec<'_>) -> CoreResult<Vec<(String, PathBuf)>> {
         })
     });
     let mut files = found.into_inner().expect("walk lock");
+    if !spec.exclude_files.is_empty() {
+        let left_out: std::collections::HashSet<&str> =
+            spec.exclude_files.iter().map(String::as_str).collect();
+        files.retain(|(rel, _)| !left_out.contains(rel.as_str()));
+    }
     files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     Ok(files)
 }
@@ -503,6 +514,7 @@ fn request_files(req: &LexicalRequest, globs: &[String]) -> CoreResult<Vec<(Stri
         globs,
         exclude_any_depth: &req.exclude_any_depth,
         exclude_root: &req.exclude_root,
+        exclude_files: &req.exclude_files,
     })
 }
 
@@ -837,6 +849,36 @@ mod tests {
         assert_eq!(res.terms[1].hits[0].path, "a/mod.py");
         assert!(res.terms[2].hits.is_empty());
         assert!(!res.terms[0].truncated);
+    }
+
+    #[test]
+    fn excluded_files_are_never_searched_and_take_no_hits_of_the_cap() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        write(r, "a_generated.py", b"needle 1\nneedle 2\nneedle 3\n");
+        write(r, "b.py", b"needle here\n");
+        write(r, "pkg/a_generated.py", b"needle nested\n");
+        let mut req = LexicalRequest::new(r, vec!["needle".into()]);
+        req.max_hits = 2;
+        let paths = |res: &LexicalResult| -> Vec<String> {
+            res.terms[0].hits.iter().map(|h| h.path.clone()).collect()
+        };
+        assert_eq!(
+            paths(&search(&req).unwrap()),
+            ["a_generated.py", "a_generated.py"]
+        );
+        // Left out by its exact path: the cap goes to the other files, and a file of the
+        // same name elsewhere is still searched.
+        req.exclude_files = vec!["a_generated.py".into()];
+        let walk = search(&req).unwrap();
+        assert_eq!(paths(&walk), ["b.py", "pkg/a_generated.py"]);
+        assert_eq!(walk.files_searched, 2);
+        let corpus = Corpus::load(&req, u64::MAX).unwrap();
+        assert_eq!(corpus.num_files(), 2);
+        assert_eq!(
+            paths(&corpus.search(&req.terms, 2, 500).unwrap()),
+            paths(&walk)
+        );
     }
 
     #[test]

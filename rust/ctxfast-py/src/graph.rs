@@ -140,5 +140,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // The version `recon.db` is stamped with; Python readers refuse any other.
     m.add("GRAPH_SCHEMA_VERSION", graph::store::index_version())?;
     m.add("GRAPH_TEXT_ID_VIEWS", graph::store::TEXT_ID_VIEWS)?;
+    // The `files.parse_error` of a file skipped as machine-made (minified, generated).
+    m.add("GRAPH_MACHINE_MADE", graph::discover::MACHINE_MADE.to_vec())?;
     Ok(())
 }

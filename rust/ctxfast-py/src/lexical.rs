@@ -28,6 +28,7 @@ type PyLexical = (
     max_line_chars = 500,
     exclude_any_depth = None,
     exclude_root = None,
+    exclude_files = Vec::new(),
 ))]
 #[allow(clippy::too_many_arguments)]
 fn lexical_search(
@@ -40,8 +41,10 @@ fn lexical_search(
     max_line_chars: usize,
     exclude_any_depth: Option<Vec<String>>,
     exclude_root: Option<Vec<String>>,
+    exclude_files: Vec<String>,
 ) -> PyResult<PyLexical> {
     let mut req = LexicalRequest::new(root, terms);
+    req.exclude_files = exclude_files;
     req.languages = languages;
     req.extra_globs = extra_globs;
     req.max_hits = max_hits;
@@ -94,7 +97,9 @@ impl PyLexicalCorpus {
         exclude_any_depth = None,
         exclude_root = None,
         max_bytes = lexical::DEFAULT_CORPUS_MAX_BYTES,
+        exclude_files = Vec::new(),
     ))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         root: PathBuf,
@@ -103,8 +108,10 @@ impl PyLexicalCorpus {
         exclude_any_depth: Option<Vec<String>>,
         exclude_root: Option<Vec<String>>,
         max_bytes: u64,
+        exclude_files: Vec<String>,
     ) -> PyResult<Self> {
         let mut req = LexicalRequest::new(root, Vec::new());
+        req.exclude_files = exclude_files;
         req.languages = languages;
         req.extra_globs = extra_globs;
         if let Some(x) = exclude_any_depth {

@@ -337,6 +337,16 @@ pub fn is_minified(bytes: &[u8]) -> bool {
 
 /// The skip reason of a file whose first lines say it is generated ([`is_generated`]).
 pub const GENERATED_HEADER: &str = "skipped: generated (its header says so)";
+/// The skip reasons of files a tool wrote (minified, bundled, generated): no search may
+/// offer their lines as the product's code. Other skips (too large, a symlink, a FIFO) say
+/// nothing about who wrote the file.
+pub const MACHINE_MADE: &[&str] = &[
+    MINIFIED_NAME,
+    MINIFIED_LINES,
+    BUNDLE_DIR,
+    GENERATED_NAME,
+    GENERATED_HEADER,
+];
 /// How far into a file [`is_generated`] looks: the lines a license header leaves before a
 /// generator's mark.
 const GENERATED_HEAD_LINES: usize = 40;
