@@ -262,6 +262,53 @@ def test_definitions_come_with_decorators_comments_and_blank_margins(tmp_path):
     assert 6 not in shown and 9 not in shown
 
 
+def test_a_block_comment_above_a_definition_comes_whole_or_not_at_all(tmp_path):
+    root = tmp_path / "javadoc"
+    src = root / "src/main/java/org/shop"
+    src.mkdir(parents=True)
+    long_doc = "".join(f"     * Line {i} of the contract.\n" for i in range(12))
+    (src / "Cart.java").write_text(
+        "package org.shop;\n"  # 1
+        "\n"
+        "public class Cart {\n"  # 3
+        "    /**\n"  # 4
+        "     * The total of every item.\n"
+        "\n"  # 6: a blank line inside the comment
+        "     * @return the sum\n"
+        "     */\n"  # 8
+        "    public int total() {\n"  # 9
+        "        return 0;\n"
+        "    }\n"  # 11
+        "\n"
+        "    /**\n"  # 13
+        + long_doc  # 14-25
+        + "     */\n"  # 26
+        "    public int count() {\n"  # 27
+        "        return 0;\n"
+        "    }\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    repo = ctxfast.Repository(root)
+    frugal = ConstructConfig(target_tokens=0)
+    plain = DefaultsConfig(file_outlines=False, margin_lines=0)
+    cart = "src/main/java/org/shop/Cart.java"
+    for target, doc in (("total", range(4, 9)), ("count", range(13, 27))):
+        ctx = ctxfast.compose(
+            repo,
+            f"Cart.{target} is wrong",
+            localization=[f"org.shop.Cart.{target}"],
+            config=frugal,
+            defaults=plain,
+        )
+        shown = {n for e in ctx.window if e.file == cart for n in e.shown_lines()}
+        if target == "total":  # five lines with a blank one inside: whole, from its /**
+            assert set(doc) <= shown, sorted(shown)
+        else:  # fourteen lines, over the ten attached lines: none of it, not its tail
+            assert not set(doc) & shown, sorted(shown)
+            assert 27 in shown
+
+
 def test_a_decorator_written_over_several_lines_comes_whole_with_its_definition(tmp_path):
     root = _one_module(
         tmp_path / "deco_multi",

@@ -211,6 +211,13 @@ def test_local_names_and_safe_labels():
     assert local_name("matplotlib.colors.Normalize", "lib/matplotlib/colors.py") == "Normalize"
     assert local_name("rust.core.truncate.cut", "rust/core/src/truncate.rs") == "cut"
     assert local_name("pkg.f", "other/x.py") == "pkg.f"
+    # a C-family module is its whole path, the file name's dot as an underscore
+    cpp = "src.catch2.reporters.catch_reporter_compact_cpp.AssertionPrinter.print"
+    assert local_name(cpp, "src/catch2/reporters/catch_reporter_compact.cpp") == (
+        "AssertionPrinter.print"
+    )
+    assert local_name("lib.zstd_h.ZSTD_compress", "lib/zstd.h") == "ZSTD_compress"
+    assert local_name("third_party.v1_2.a_c.f", "third_party/v1.2/a.c") == "f"
     assert "\n" not in safe("a\nb`c\u202e")
 
 

@@ -187,3 +187,18 @@ def test_the_lines_above_a_definition_that_belong_to_it():
     assert attached_above(java, 3, prefixes, 10) == 3  # the method before is not an annotation
     call = ["x = configure(", "    1,", ")", "def run():"]
     assert attached_above(call, 3, prefixes, 10) == 3  # nor is a call that opens no decorator
+
+
+def test_a_block_comment_above_a_definition_is_taken_whole_or_not_at_all():
+    prefixes = ("@", "#[", "#", "//", "/*", "*")
+    doc = ["  }", "", "  /**", "   * Parses it.", "", "   * @return it", "   */", "  @Override"]
+    java = [*doc, "  Object parse() {"]
+    assert attached_above(java, 8, prefixes, 10, True) == 2  # the blank line inside is kept
+    assert attached_above(java, 8, prefixes, 10) == 5  # line by line, the blank line ends it
+    assert attached_above(java, 8, prefixes, 4, True) == 7  # too long: only the annotation
+    assert attached_above(java, 8, prefixes, 5, True) == 7  # not its last lines without /**
+    short = ["int x;", "/* one line */", "void f() {"]
+    assert attached_above(short, 2, prefixes, 10, True) == 1
+    # a line ending in */ that closes no comment above: nothing attached
+    stray = ["x = 1;", "  y(); */", "void f() {"]
+    assert attached_above(stray, 2, prefixes, 10, True) == 2

@@ -121,14 +121,31 @@ PATH_WORD_STOPWORDS = frozenset((
 DECORATOR_PREFIXES = ("@", "#[")
 
 
-def attached_above(lines: Sequence[str], first: int, prefixes: tuple[str, ...], most: int) -> int:
+def attached_above(
+    lines: Sequence[str],
+    first: int,
+    prefixes: tuple[str, ...],
+    most: int,
+    block_comments: bool = False,
+) -> int:
     """The index of the first line of the run right above ``lines[first]`` that belongs to
     that line's definition: lines starting with one of ``prefixes``, and a decorator or
     attribute written over several lines (``@pytest.mark.parametrize(`` … ``)``,
     ``#[cfg(any(`` … ``))]``, ``@SuppressWarnings({`` … ``})``) whole, whose inner lines
-    start with nothing of the kind; at most ``most`` lines. ``first`` when there is none."""
+    start with nothing of the kind; at most ``most`` lines. ``first`` when there is none.
+
+    With ``block_comments``, a ``/* … */`` comment (a Javadoc, a Doxygen block) is taken
+    whole or not at all: blank lines inside it do not end the run, and one longer than what
+    is left of ``most`` is left out, since its last lines alone start the block in the
+    middle of a sentence, without the ``/**`` that says it is a comment."""
     top = first
     while top > 0 and first - top < most:
+        if block_comments and lines[top - 1].rstrip().endswith("*/"):
+            opener = _comment_opener(lines, top - 1)
+            if opener is None or first - opener > most:
+                break
+            top = opener
+            continue
         if lines[top - 1].lstrip().startswith(prefixes):
             top -= 1
             continue
@@ -141,6 +158,19 @@ def attached_above(lines: Sequence[str], first: int, prefixes: tuple[str, ...], 
             break
         top = opener
     return top
+
+
+def _comment_opener(lines: Sequence[str], last: int) -> int | None:
+    """The line at or above ``last`` (which ends a ``/* … */`` comment) that opens it, or
+    None when no line does (the ``*/`` ends something else, say a string)."""
+    for i in range(last, -1, -1):
+        text = lines[i]
+        at = text.rfind("/*", 0, len(text.rstrip()) - 2 if i == last else len(text))
+        if at >= 0:
+            return i
+        if i < last and "*/" in text:
+            return None
+    return None
 
 
 def _group_opener(lines: Sequence[str], last: int, floor: int) -> int | None:

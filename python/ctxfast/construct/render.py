@@ -74,16 +74,27 @@ def task_text(task: str) -> str:
 def local_name(entity: str, path: str) -> str:
     """``entity`` without the module prefix its file already says: ``a.b.C.area`` in
     ``a/b.py`` (or ``src/a/b.py``, ``lib/a/b.rs``) → ``C.area``. The prefix is the longest
-    run of leading name parts that the path's folders and stem contain in order."""
-    stem = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
-    folders = [p for p in stem.split("/") if p]
+    run of leading name parts that the path's folders and file name contain in order; a
+    C-family module names its file whole, dots and pluses as underscores
+    (``src.reporters.console_cpp.Printer.print`` in ``src/reporters/console.cpp`` →
+    ``Printer.print``)."""
+    segments = [p for p in path.split("/") if p]
     parts = entity.split(".")
     k, j = 0, 0
-    while k < len(parts) - 1 and j < len(folders):
-        if folders[j] == parts[k]:
+    while k < len(parts) - 1 and j < len(segments):
+        if parts[k] in _segment_names(segments[j], last=j == len(segments) - 1):
             k += 1
         j += 1
     return ".".join(parts[k:]) if k else entity
+
+
+def _segment_names(segment: str, last: bool) -> tuple[str, ...]:
+    """The names a module path gives one segment of a file's path: itself and its
+    C-family spelling (``v1.2`` → ``v1_2``), and for the file name its stem too."""
+    c_family = segment.replace(".", "_").replace("+", "_")
+    if last and "." in segment:
+        return (segment.rsplit(".", 1)[0], c_family)
+    return (segment, c_family)
 
 
 def _callee_name(head: str, caller: str | None) -> str:
