@@ -141,8 +141,8 @@ def attached_above(
     top = first
     while top > 0 and first - top < most:
         if block_comments and lines[top - 1].rstrip().endswith("*/"):
-            opener = _comment_opener(lines, top - 1)
-            if opener is None or first - opener > most:
+            opener = _comment_opener(lines, top - 1, first - most)
+            if opener is None:
                 break
             top = opener
             continue
@@ -160,10 +160,12 @@ def attached_above(
     return top
 
 
-def _comment_opener(lines: Sequence[str], last: int) -> int | None:
-    """The line at or above ``last`` (which ends a ``/* … */`` comment) that opens it, or
-    None when no line does (the ``*/`` ends something else, say a string)."""
-    for i in range(last, -1, -1):
+def _comment_opener(lines: Sequence[str], last: int, floor: int) -> int | None:
+    """The line, at ``floor`` or below ``last`` (which ends a ``/* … */`` comment), that
+    opens it; None when none does that far up (the comment is too long, or the ``*/``
+    ends something else, say a string). The floor bounds the scan, so a file of stray
+    ``*/`` lines costs a few lines per definition, not the file."""
+    for i in range(last, max(floor, 0) - 1, -1):
         text = lines[i]
         at = text.rfind("/*", 0, len(text.rstrip()) - 2 if i == last else len(text))
         if at >= 0:
