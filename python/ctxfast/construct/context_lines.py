@@ -158,7 +158,8 @@ def margins(lines: Sequence[str], start: int, end: int, cfg: DefaultsConfig) -> 
     """The span ``start..end`` of a definition in ``lines`` widened over its attached lines
     above (at most ``cfg.context.attached_lines``; a decorator written over several lines
     whole) and up to ``cfg.context.margin_lines`` blank lines on each side."""
-    start = attached_above(lines, start - 1, _ATTACHED, cfg.context.attached_lines, True) + 1
+    most = cfg.context.attached_lines
+    start = attached_above(lines, start - 1, _ATTACHED, most, block_comments=True) + 1
     taken = 0
     while start > 1 and taken < cfg.context.margin_lines and not lines[start - 2].strip():
         start -= 1
